@@ -1,0 +1,144 @@
+/** Builds the Fastify app from explicit dependencies; server.ts starts it, tests inject into it. */
+import { resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { LIMITS } from '@portal/contract/constants';
+import { type Config, publicUrl } from './config.ts';
+import type { Database } from './db/client.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { cryptoRandom, type Random } from './lib/crypto.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createAuthService } from './modules/auth/auth.service.ts';
+import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
+import { createIdentityRepository } from './modules/auth/identity.repository.ts';
+import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
+import { createSessionStore } from './modules/auth/session-store.ts';
+import { registerHealthRoutes } from './modules/health/health.routes.ts';
+import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerOpenApi } from './plugins/openapi.ts';
+import { registerSession } from './plugins/session.ts';
+import { registerStaticWeb } from './plugins/static-web.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  secret: string;
+  clock?: Clock;
+  random?: Random;
+  /** Fastify logger options; tests pass false. */
+  logger?: boolean | object;
+  /** Where the built web app lives; defaults to apps/web/dist. */
+  webDistDir?: string;
+}
+
+export interface App {
+  app: FastifyInstance;
+  mailer: Mailer;
+  /** Starts background workers (mail retries, …). */
+  startWorkers(): void;
+  close(): Promise<void>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? cryptoRandom;
+  const db = database.db;
+  const cookieSecure = config.COOKIE_SECURE ?? (config.PUBLIC_URL?.startsWith('https://') ?? false);
+
+  const app = Fastify({
+    logger: deps.logger ?? {
+      level: config.LOG_LEVEL,
+      // Never log credentials.
+      redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+    },
+    bodyLimit: LIMITS.bodyBytes,
+    trustProxy: true,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        frameSrc: ["'self'"],
+        frameAncestors: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    hsts: cookieSecure,
+  });
+  await app.register(cookie);
+  await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
+  await registerOpenApi(app, config.API_BASE_PATH);
+
+  const mailer = createMailer({ db, smtpUrl: config.SMTP_URL, log: app.log });
+  const sessions = createSessionStore({ db, secret: deps.secret, clock, random });
+  const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
+  const identity = createIdentityRepository(db);
+  const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
+  const auth = createAuthService({
+    db,
+    identity,
+    sessions,
+    tokens,
+    mailer,
+    clock,
+    random,
+    secret: deps.secret,
+    portalUrl: publicUrl(config),
+    defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
+  });
+
+  registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
+
+  await app.register(
+    async (api) => {
+      registerAuthRoutes(api, { auth, cookieSecure, rateLimitPerMinute: config.AUTH_RATE_LIMIT_PER_MINUTE });
+      registerHealthRoutes(api, { database });
+    },
+    { prefix: config.API_BASE_PATH },
+  );
+
+  await registerStaticWeb(app, {
+    distDir: deps.webDistDir ?? resolve(here, '../../web/dist'),
+    basePath: config.BASE_PATH,
+    apiBasePath: config.API_BASE_PATH,
+  });
+
+  let sweeper: NodeJS.Timeout | null = null;
+  return {
+    app,
+    mailer,
+    startWorkers() {
+      mailer.start();
+      sweeper = setInterval(() => void sessions.purgeExpired().catch((err: unknown) => app.log.error({ err }, 'session sweep failed')), 10 * 60_000);
+      sweeper.unref();
+    },
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await app.close();
+      await mailer.stop();
+    },
+  };
+}
+

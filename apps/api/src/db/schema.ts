@@ -1,0 +1,337 @@
+/**
+ * The whole data model. Tenancy runs distributor → reseller → company → users/teams/VMs; every
+ * tenant table carries `company_id` so each query can be scoped by it.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+
+/** Branding and mail fields shared by distributors and resellers. */
+const brand = () => ({
+  name: text('name').notNull(),
+  logoUrl: text('logo_url'),
+  tabLogoUrl: text('tab_logo_url'),
+  /** Sender address of the portal's mail. */
+  email: text('email'),
+  /** Where support messages go. */
+  supportEmail: text('support_email'),
+});
+
+export const distributors = pgTable('distributors', {
+  id: serial('id').primaryKey(),
+  externalId: text('external_id').unique(),
+  ...brand(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const resellers = pgTable('resellers', {
+  id: serial('id').primaryKey(),
+  distributorId: integer('distributor_id').notNull().references(() => distributors.id),
+  externalId: text('external_id').unique(),
+  ...brand(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const companies = pgTable('companies', {
+  id: serial('id').primaryKey(),
+  resellerId: integer('reseller_id').notNull().references(() => resellers.id),
+  externalId: text('external_id').unique(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id').notNull().references(() => companies.id),
+    /** Stored lower-cased; unique across the platform because sign-in is by email alone. */
+    email: text('email').notNull(),
+    firstName: text('first_name').notNull().default(''),
+    lastName: text('last_name').notNull().default(''),
+    /** argon2id; null until an invited user sets one. */
+    passwordHash: text('password_hash'),
+    /** Company administrators manage every team and user of their company. */
+    isCompanyAdmin: boolean('is_company_admin').notNull().default(false),
+    forcePasswordReset: boolean('force_password_reset').notNull().default(false),
+    emailConfirmedAt: timestamp('email_confirmed_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('users_email_key').on(t.email), index('users_company_idx').on(t.companyId, t.id)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** SHA-256 of the cookie's token: a leaked table does not leak live sessions. */
+    id: text('id').primaryKey(),
+    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** 'mfa' until the emailed code is accepted, then 'authenticated'. */
+    state: text('state', { enum: ['mfa', 'authenticated'] }).notNull(),
+    rememberMe: boolean('remember_me').notNull().default(false),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+export const mfaChallenges = pgTable('mfa_challenges', {
+  id: serial('id').primaryKey(),
+  sessionId: text('session_id').notNull().references(() => sessions.id, { onDelete: 'cascade' }).unique(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt(),
+});
+
+/** Emailed single-use keys: password reset links and invitations. */
+export const oneTimeTokens = pgTable(
+  'one_time_tokens',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['reset_password', 'confirm_email'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('one_time_tokens_hash_key').on(t.tokenHash), index('one_time_tokens_user_idx').on(t.userId)],
+);
+
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: serial('id').primaryKey(),
+    toAddress: text('to_address').notNull(),
+    fromAddress: text('from_address').notNull(),
+    replyTo: text('reply_to'),
+    subject: text('subject').notNull(),
+    textBody: text('text_body').notNull(),
+    htmlBody: text('html_body'),
+    /** pending → sent | failed (after the last retry); 'kept' when no SMTP is configured. */
+    status: text('status', { enum: ['pending', 'sent', 'failed', 'kept'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+);
+
+export const roles = pgTable('roles', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  info: text('info').notNull(),
+});
+
+export const teams = pgTable(
+  'teams',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id').notNull().references(() => companies.id),
+    name: text('name').notNull(),
+    parentTeamId: integer('parent_team_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('teams_company_idx').on(t.companyId, t.id)],
+);
+
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    teamId: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id').notNull().references(() => roles.id),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user_idx').on(t.userId)],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id'),
+    actorUserId: integer('actor_user_id'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    requestId: text('request_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_company_idx').on(t.companyId, t.createdAt)],
+);
+
+// ---- VM catalog ----
+
+export const countries = pgTable('countries', { id: serial('id').primaryKey(), name: text('name').notNull().unique() });
+
+export const regions = pgTable('regions', {
+  id: serial('id').primaryKey(),
+  countryId: integer('country_id').notNull().references(() => countries.id),
+  name: text('name').notNull(),
+});
+
+export const cities = pgTable('cities', {
+  id: serial('id').primaryKey(),
+  regionId: integer('region_id').notNull().references(() => regions.id),
+  name: text('name').notNull(),
+});
+
+export const images = pgTable(
+  'images',
+  {
+    id: serial('id').primaryKey(),
+    regionId: integer('region_id').notNull().references(() => regions.id),
+    name: text('name').notNull(),
+  },
+  (t) => [uniqueIndex('images_region_name_key').on(t.regionId, t.name)],
+);
+
+export const configurations = pgTable('configurations', {
+  id: serial('id').primaryKey(),
+  key: text('key').notNull().unique(),
+  name: text('name').notNull(),
+  cpu: integer('cpu').notNull(),
+  ram: integer('ram').notNull(),
+  disk: integer('disk').notNull(),
+});
+
+export const providers = pgTable('providers', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Key in the driver registry: 'simulator', 'qemu', … */
+  driver: text('driver').notNull(),
+  settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
+  enabled: boolean('enabled').notNull().default(true),
+});
+
+/** Which provider can run which configuration of which image in which region. */
+export const providerOfferings = pgTable(
+  'provider_offerings',
+  {
+    providerId: integer('provider_id').notNull().references(() => providers.id),
+    regionId: integer('region_id').notNull().references(() => regions.id),
+    configurationId: integer('configuration_id').notNull().references(() => configurations.id),
+  },
+  (t) => [primaryKey({ columns: [t.providerId, t.regionId, t.configurationId] }), index('provider_offerings_region_idx').on(t.regionId, t.configurationId)],
+);
+
+export const virtualMachines = pgTable(
+  'virtual_machines',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id').notNull().references(() => companies.id),
+    teamId: integer('team_id').references(() => teams.id),
+    createdByUserId: integer('created_by_user_id'),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    configurationId: integer('configuration_id').notNull().references(() => configurations.id),
+    regionId: integer('region_id').notNull().references(() => regions.id),
+    image: text('image').notNull(),
+    providerId: integer('provider_id').notNull().references(() => providers.id),
+    /** The driver's own id for the machine, once created. */
+    providerRef: text('provider_ref'),
+    publicIp: text('public_ip'),
+    privateIp: text('private_ip'),
+    sshUsername: text('ssh_username').notNull().default('root'),
+    sshPassword: text('ssh_password'),
+    publicKey: text('public_key'),
+    privateKey: text('private_key'),
+    errorReason: text('error_reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** Set when deletion completes; usage counts still see the VM for the months it existed. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('vms_company_name_idx').on(t.companyId, t.name),
+    index('vms_company_created_idx').on(t.companyId, t.createdAt),
+    index('vms_team_idx').on(t.teamId),
+  ],
+);
+
+/** Durable VM work: recorded before it runs, claimed with FOR UPDATE SKIP LOCKED, resumed after restarts. */
+export const operations = pgTable(
+  'operations',
+  {
+    id: serial('id').primaryKey(),
+    vmId: integer('vm_id').notNull().references(() => virtualMachines.id),
+    kind: text('kind').notNull(),
+    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] }).notNull().default('pending'),
+    payload: jsonb('payload').notNull().default(sql`'{}'::jsonb`),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    runAfter: timestamp('run_after', { withTimezone: true }).notNull().defaultNow(),
+    lockedBy: text('locked_by'),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    requestedByUserId: integer('requested_by_user_id'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('operations_due_idx').on(t.status, t.runAfter),
+    /** One unfinished operation per VM. */
+    uniqueIndex('operations_one_active_per_vm').on(t.vmId).where(sql`status in ('pending', 'running')`),
+  ],
+);
+
+export const supportMessages = pgTable('support_messages', {
+  id: serial('id').primaryKey(),
+  companyId: integer('company_id').notNull().references(() => companies.id),
+  userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+  message: text('message').notNull(),
+  outboxId: integer('outbox_id'),
+  createdAt: createdAt(),
+});
+
+export const clientLogs = pgTable('client_logs', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id'),
+  level: text('level').notNull(),
+  message: text('message').notNull(),
+  details: jsonb('details'),
+  createdAt: createdAt(),
+});
+
+/** Platform operator tokens for the operator calls (imports, debug, profiling). */
+export const apiTokens = pgTable('api_tokens', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+});
+
+/** Small key/value settings the server keeps (e.g. the generated session secret). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

@@ -1,0 +1,26 @@
+/** Who is calling, as established by the session cookie (plugins/session.ts). */
+export interface AuthContext {
+  /** Keyed hash of the cookie token; the primary key of the sessions row. */
+  sessionId: string;
+  state: 'mfa' | 'authenticated';
+  rememberMe: boolean;
+  userId: number;
+  companyId: number;
+  email: string;
+  isCompanyAdmin: boolean;
+}
+
+/** The scope every tenant query takes. */
+export interface TenantScope {
+  userId: number;
+  companyId: number;
+  isCompanyAdmin: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+    /** Set when the request carried a valid operator API token. */
+    operatorTokenId: number | null;
+  }
+}

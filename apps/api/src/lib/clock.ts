@@ -1,0 +1,5 @@
+/** Time behind an interface so tests can move it. */
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,101 @@
+/**
+ * Wires one contract route into Fastify: validation from the contract's schemas, the access rule,
+ * rate limits, and the `{ message, data }` envelope. Handlers stay thin: parse, call a service, return.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
+import { API_MESSAGES } from '@portal/contract/messages';
+import type { AuthContext } from './auth-context.ts';
+import { UnauthorizedError } from './errors.ts';
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerContext<R extends RouteDef, A> {
+  params: Out<R['params']>;
+  query: Out<R['query']>;
+  body: Out<R['body']>;
+  auth: A;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface HandlerResult<R extends RouteDef> {
+  message?: string;
+  data: z.input<R['data']>;
+  status?: number;
+}
+
+type AuthFor<R extends RouteDef> = R['access'] extends 'user' | 'mfaPending' ? AuthContext : AuthContext | null;
+
+export interface RouteOptions {
+  /** Requests per minute per key; the key defaults to the client address. */
+  rateLimit?: { max: number; keyGenerator?: (req: FastifyRequest) => string };
+}
+
+export function registerRoute<R extends RouteDef>(
+  app: FastifyInstance,
+  def: R,
+  handler: (ctx: HandlerContext<R, AuthFor<R>>) => Promise<HandlerResult<R>>,
+  options: RouteOptions = {},
+): void {
+  const errorResponses = Object.fromEntries([400, 401, 403, 404, 409, 429, 500].map((s) => [s, errorBodySchema]));
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: def.method,
+    url: def.path,
+    schema: {
+      summary: def.summary,
+      tags: [def.tag],
+      ...(def.params ? { params: def.params } : {}),
+      ...(def.query ? { querystring: def.query } : {}),
+      ...(def.body ? { body: def.body } : {}),
+      ...(def.access === 'operator' ? { security: [{ operatorToken: [] }] } : def.access === 'public' ? {} : { security: [{ session: [] }] }),
+      response: { 200: envelope(def.data), ...errorResponses },
+    },
+    config: options.rateLimit
+      ? { rateLimit: { max: options.rateLimit.max, timeWindow: 60_000, ...(options.rateLimit.keyGenerator ? { keyGenerator: options.rateLimit.keyGenerator } : {}) } }
+      : { rateLimit: false },
+    preHandler: async (request) => {
+      enforceAccess(def, request);
+    },
+    handler: async (request, reply) => {
+      const result = await handler({
+        params: request.params as Out<R['params']>,
+        query: request.query as Out<R['query']>,
+        body: request.body as Out<R['body']>,
+        auth: request.auth as AuthFor<R>,
+        request,
+        reply: reply as FastifyReply,
+      });
+      if (result.status) (reply as FastifyReply).status(result.status);
+      return { message: result.message ?? API_MESSAGES.ok, data: result.data };
+    },
+  });
+}
+
+function enforceAccess(def: RouteDef, request: FastifyRequest): void {
+  switch (def.access) {
+    case 'public':
+      return;
+    case 'operator':
+      if (request.operatorTokenId === null) throw new UnauthorizedError('A valid operator API token is required');
+      return;
+    case 'mfaPending':
+      if (!request.auth) throw new UnauthorizedError();
+      return;
+    case 'user':
+      if (!request.auth) throw new UnauthorizedError();
+      if (request.auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
+      return;
+  }
+}
+
+/** ISO string for a database timestamp. */
+export function iso(date: Date | string): string {
+  return (date instanceof Date ? date : new Date(date)).toISOString();
+}
+
+export function totalPages(total: number, rowsPerPage: number): number {
+  return Math.ceil(total / rowsPerPage);
+}

@@ -1,0 +1,51 @@
+/** The portal's mail texts. Plain text first; the HTML mirrors it. */
+import { MFA_CODE_TTL_MS } from '@portal/contract/constants';
+
+export interface Rendered {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function layout(brand: string, paragraphs: string[]): string {
+  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1f2937;max-width:560px;margin:auto;padding:24px">
+<h2 style="margin:0 0 16px">${escape(brand)}</h2>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</body></html>`;
+}
+
+export function mfaCodeMail(brand: string, code: string): Rendered {
+  const minutes = Math.round(MFA_CODE_TTL_MS / 60000);
+  return {
+    subject: `${brand} verification code: ${code}`,
+    text: `Your verification code is ${code}\n\nIt expires in ${minutes} minutes and works once. If you did not try to sign in, change your password.`,
+    html: layout(brand, [
+      'Your verification code is',
+      `<strong style="font-size:28px;letter-spacing:4px">${code}</strong>`,
+      `It expires in ${minutes} minutes and works once. If you did not try to sign in, change your password.`,
+    ]),
+  };
+}
+
+export function resetPasswordMail(brand: string, link: string): Rendered {
+  return {
+    subject: `${brand}: reset your password`,
+    text: `Someone asked to reset the password of your ${brand} account.\n\nSet a new password here (the link works once and expires in one hour):\n${link}\n\nIf it was not you, ignore this message.`,
+    html: layout(brand, [
+      `Someone asked to reset the password of your ${escape(brand)} account.`,
+      `<a href="${escape(link)}">Set a new password</a> (the link works once and expires in one hour).`,
+      'If it was not you, ignore this message.',
+    ]),
+  };
+}
+
+export function inviteMail(brand: string, inviter: string, company: string, link: string): Rendered {
+  return {
+    subject: `You are invited to ${brand}`,
+    text: `${inviter} invited you to ${company} on ${brand}.\n\nConfirm your email and choose a password here (the link expires in 7 days):\n${link}`,
+    html: layout(brand, [
+      `${escape(inviter)} invited you to ${escape(company)} on ${escape(brand)}.`,
+      `<a href="${escape(link)}">Confirm your email and choose a password</a> (the link expires in 7 days).`,
+    ]),
+  };
+}

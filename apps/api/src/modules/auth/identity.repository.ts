@@ -1,0 +1,62 @@
+/** Reads a user with the branding of their reseller (falling back to the distributor). */
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { companies, distributors, resellers, users } from '../../db/schema.ts';
+
+export interface UserWithBrand {
+  id: number;
+  companyId: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  passwordHash: string | null;
+  isCompanyAdmin: boolean;
+  forcePasswordReset: boolean;
+  emailConfirmedAt: Date | null;
+  createdAt: Date;
+  companyName: string;
+  resellerName: string | null;
+  resellerEmail: string | null;
+  supportEmail: string | null;
+  logoUrl: string | null;
+  tabLogoUrl: string | null;
+}
+
+export function createIdentityRepository(db: Db) {
+  const select = () =>
+    db
+      .select({
+        id: users.id,
+        companyId: users.companyId,
+        email: users.email,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        passwordHash: users.passwordHash,
+        isCompanyAdmin: users.isCompanyAdmin,
+        forcePasswordReset: users.forcePasswordReset,
+        emailConfirmedAt: users.emailConfirmedAt,
+        createdAt: users.createdAt,
+        companyName: companies.name,
+        resellerName: sql<string | null>`coalesce(${resellers.name}, ${distributors.name})`,
+        resellerEmail: sql<string | null>`coalesce(${resellers.email}, ${distributors.email})`,
+        supportEmail: sql<string | null>`coalesce(${resellers.supportEmail}, ${distributors.supportEmail}, ${resellers.email}, ${distributors.email})`,
+        logoUrl: sql<string | null>`coalesce(${resellers.logoUrl}, ${distributors.logoUrl})`,
+        tabLogoUrl: sql<string | null>`coalesce(${resellers.tabLogoUrl}, ${distributors.tabLogoUrl})`,
+      })
+      .from(users)
+      .innerJoin(companies, eq(companies.id, users.companyId))
+      .innerJoin(resellers, eq(resellers.id, companies.resellerId))
+      .innerJoin(distributors, eq(distributors.id, resellers.distributorId));
+
+  return {
+    async byEmail(email: string): Promise<UserWithBrand | undefined> {
+      const [row] = await select().where(eq(users.email, email.trim().toLowerCase())).limit(1);
+      return row;
+    },
+    async byId(id: number): Promise<UserWithBrand | undefined> {
+      const [row] = await select().where(eq(users.id, id)).limit(1);
+      return row;
+    },
+  };
+}
+export type IdentityRepository = ReturnType<typeof createIdentityRepository>;

@@ -1,0 +1,105 @@
+/** Server-side sessions. The cookie holds a random token; the table holds only its keyed hash. */
+import { and, eq, gt, lt, ne } from 'drizzle-orm';
+import { MFA_PENDING_TTL_MS, REMEMBER_ME_TTL_MS, SESSION_TTL_MS } from '@portal/contract/constants';
+import type { Db } from '../../db/client.ts';
+import { sessions, users } from '../../db/schema.ts';
+import type { AuthContext } from '../../lib/auth-context.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { keyedHash, type Random } from '../../lib/crypto.ts';
+
+/** How often the last-seen time (and a sliding expiry) is written back. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface NewSession {
+  token: string;
+  sessionId: string;
+  expiresAt: Date;
+}
+
+export interface SessionStore {
+  resolve(token: string): Promise<AuthContext | null>;
+  create(input: { userId: number; state: 'mfa' | 'authenticated'; rememberMe: boolean; ip?: string; userAgent?: string }): Promise<NewSession>;
+  destroy(sessionId: string): Promise<void>;
+  /** Ends every session of a user except `keep` (after a password change). */
+  destroyAllFor(userId: number, keep?: string): Promise<void>;
+  extend(sessionId: string, rememberMe: boolean): Promise<Date>;
+  purgeExpired(): Promise<void>;
+  ttlFor(state: 'mfa' | 'authenticated', rememberMe: boolean): number;
+}
+
+export function createSessionStore(deps: { db: Db; secret: string; clock: Clock; random: Random }): SessionStore {
+  const { db, clock } = deps;
+  const idOf = (token: string) => keyedHash(deps.secret, `session:${token}`);
+  const ttlFor = (state: 'mfa' | 'authenticated', rememberMe: boolean) =>
+    state === 'mfa' ? MFA_PENDING_TTL_MS : rememberMe ? REMEMBER_ME_TTL_MS : SESSION_TTL_MS;
+
+  return {
+    ttlFor,
+    async resolve(token) {
+      if (token.length > 200) return null;
+      const now = clock.now();
+      const id = idOf(token);
+      const [row] = await db
+        .select({
+          state: sessions.state,
+          rememberMe: sessions.rememberMe,
+          lastSeenAt: sessions.lastSeenAt,
+          userId: users.id,
+          companyId: users.companyId,
+          email: users.email,
+          isCompanyAdmin: users.isCompanyAdmin,
+        })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(and(eq(sessions.id, id), gt(sessions.expiresAt, now)))
+        .limit(1);
+      if (!row) return null;
+      if (row.state === 'authenticated' && now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+        // Sliding expiry for active users; remember-me sessions keep their long fixed window.
+        const patch = row.rememberMe ? { lastSeenAt: now } : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+        await db.update(sessions).set(patch).where(eq(sessions.id, id));
+      }
+      return {
+        sessionId: id,
+        state: row.state,
+        rememberMe: row.rememberMe,
+        userId: row.userId,
+        companyId: row.companyId,
+        email: row.email,
+        isCompanyAdmin: row.isCompanyAdmin,
+      };
+    },
+    async create(input) {
+      const token = deps.random.token(32);
+      const sessionId = idOf(token);
+      const now = clock.now();
+      const expiresAt = new Date(now.getTime() + ttlFor(input.state, input.rememberMe));
+      await db.insert(sessions).values({
+        id: sessionId,
+        userId: input.userId,
+        state: input.state,
+        rememberMe: input.rememberMe,
+        ip: input.ip ?? null,
+        userAgent: input.userAgent?.slice(0, 300) ?? null,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt,
+      });
+      return { token, sessionId, expiresAt };
+    },
+    async destroy(sessionId) {
+      await db.delete(sessions).where(eq(sessions.id, sessionId));
+    },
+    async destroyAllFor(userId, keep) {
+      await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+    },
+    async extend(sessionId, rememberMe) {
+      const expiresAt = new Date(clock.now().getTime() + ttlFor('authenticated', rememberMe));
+      await db.update(sessions).set({ expiresAt, lastSeenAt: clock.now() }).where(eq(sessions.id, sessionId));
+      return expiresAt;
+    },
+    async purgeExpired() {
+      await db.delete(sessions).where(lt(sessions.expiresAt, clock.now()));
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/** The one error model: typed errors and framework errors become statuses and `{ message, data }`. */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { API_MESSAGES } from '@portal/contract/messages';
+import { AppError } from '../lib/errors.ts';
+
+interface Issue {
+  path: string;
+  message: string;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const requestId = request.id;
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const issues: Issue[] = error.validation.map((v) => {
+        const where = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+        const params = v.params as { issue?: { code?: string; keys?: string[] } };
+        const keys = params.issue?.code === 'unrecognized_keys' ? params.issue.keys?.join(', ') : undefined;
+        const field = [error.validationContext, where].filter(Boolean).join('.');
+        return { path: field, message: keys ? `Unknown field: ${keys}` : v.message ?? 'Invalid value' };
+      });
+      const first = issues[0];
+      const message = first ? (first.path ? `${first.message} (${first.path})` : first.message) : API_MESSAGES.invalidRequest;
+      return reply.status(400).send({ message, data: { requestId, issues } });
+    }
+    if (error instanceof AppError) {
+      return reply.status(error.statusCode).send({ message: error.message, data: { requestId, ...(error.issues ? { issues: error.issues } : {}) } });
+    }
+    if (isResponseSerializationError(error)) {
+      request.log.error({ err: error, issues: error.cause?.issues }, 'response did not match the contract');
+      return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
+    }
+    const status = error.statusCode ?? 500;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // A body over the limit is bad input like any other (issue 2: 400, never 5xx).
+      return reply.status(400).send({ message: API_MESSAGES.payloadTooLarge, data: { requestId } });
+    }
+    if (status === 429) {
+      return reply.status(429).send({ message: API_MESSAGES.tooManyRequests, data: { requestId } });
+    }
+    if (status >= 400 && status < 500) {
+      // Framework client errors (bad JSON, wrong content type, empty body): safe to describe.
+      return reply.status(status === 413 || status === 415 ? 400 : status).send({ message: clientMessage(error), data: { requestId } });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ message: API_MESSAGES.routeNotFound, data: { requestId: request.id } });
+  });
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Request body must not be empty';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content type must be application/json';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    default:
+      if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return 'Request body is not valid JSON';
+      return API_MESSAGES.invalidRequest;
+  }
+}

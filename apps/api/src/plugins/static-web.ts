@@ -1,0 +1,46 @@
+/**
+ * Serves the built portal under BASE_PATH with a SPA fallback. index.html gets the runtime config
+ * (base href + API path) injected, so one build works under any base path.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface StaticWebOptions {
+  distDir: string;
+  basePath: string;
+  apiBasePath: string;
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+export function renderIndexHtml(template: string, opts: { basePath: string; apiBasePath: string }): string {
+  const base = opts.basePath.endsWith('/') ? opts.basePath : `${opts.basePath}/`;
+  const config = JSON.stringify({ basePath: opts.basePath, apiBasePath: opts.apiBasePath });
+  return template.replace('<!--PORTAL_CONFIG-->', `<base href="${escapeAttr(base)}"><meta name="portal-config" content='${escapeAttr(config)}'>`);
+}
+
+export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOptions): Promise<boolean> {
+  const indexFile = join(opts.distDir, 'index.html');
+  if (!existsSync(indexFile)) {
+    app.log.warn(`web app not built (${indexFile} missing): run "npm run build" to serve the portal`);
+    return false;
+  }
+  const html = renderIndexHtml(readFileSync(indexFile, 'utf8'), opts);
+  const prefix = opts.basePath.endsWith('/') ? opts.basePath : `${opts.basePath}/`;
+  await app.register(fastifyStatic, { root: opts.distDir, prefix, index: false, wildcard: false, cacheControl: false, setHeaders: (res: FastifyReply, path: string) => {
+    // Hashed assets are immutable; everything else is revalidated.
+    res.header('cache-control', path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+  } });
+  const sendIndex = (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0] ?? '';
+    // Unknown API paths and missing files are 404s, not the portal's page.
+    if (path.startsWith(`${opts.apiBasePath}/`) || /\.[a-z0-9]+$/i.test(path)) return reply.callNotFound();
+    return reply.type('text/html').header('cache-control', 'no-cache').send(html);
+  };
+  app.get(prefix, sendIndex);
+  if (prefix !== '/') app.get(opts.basePath, sendIndex);
+  app.get(`${prefix}*`, sendIndex);
+  return true;
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
+import { LIMITS } from './constants.ts';
+import { loginEmailSchema, mfaFormSchema, newPasswordSchema, passwordInputSchema } from './validation.ts';
+
+/** The signed-in user as the portal holds it (SPEC point 3, "User (auth state)"). */
+export const authUserSchema = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  createdAt: timestampSchema,
+  forcePasswordReset: z.boolean(),
+  /** A single-use key for the forced reset; only present once the emailed code was accepted. */
+  resetKey: z.string().nullable(),
+  resellerName: z.string().nullable(),
+  resellerEmail: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  tabLogoUrl: z.string().nullable(),
+  companyName: z.string(),
+  isCompanyAdmin: z.boolean(),
+});
+export type AuthUser = z.infer<typeof authUserSchema>;
+
+const userData = z.object({ user: authUserSchema });
+
+export const authRoutes = {
+  login: route({
+    method: 'POST',
+    path: '/auth/login',
+    summary: 'Check email and password; on success mail a one-time code and start a session awaiting it',
+    tag: 'Auth',
+    access: 'public',
+    body: z.object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() }).strict(),
+    data: userData,
+  }),
+  mfa: route({
+    method: 'POST',
+    path: '/auth/mfa',
+    summary: 'Accept the emailed code and complete sign-in',
+    tag: 'Auth',
+    access: 'mfaPending',
+    body: mfaFormSchema.strict(),
+    data: userData,
+  }),
+  check: route({
+    method: 'GET',
+    path: '/auth/check',
+    summary: 'The signed-in user, or 401. `authed` is false while the emailed code is still due.',
+    tag: 'Auth',
+    access: 'mfaPending',
+    data: z.object({ authed: z.boolean(), user: authUserSchema }),
+  }),
+  logout: route({
+    method: 'POST',
+    path: '/auth/logout',
+    summary: 'End the session on the server and clear its cookie',
+    tag: 'Auth',
+    access: 'public',
+    body: emptyBodySchema,
+    data: z.null(),
+  }),
+  refreshAuth: route({
+    method: 'POST',
+    path: '/auth/refreshAuth',
+    summary: 'Extend the session and return the current user',
+    tag: 'Auth',
+    access: 'user',
+    body: emptyBodySchema,
+    data: userData,
+  }),
+  shouldResetPassword: route({
+    method: 'POST',
+    path: '/auth/shouldResetPassword',
+    summary: 'Whether the signed-in user must set a new password before going on',
+    tag: 'Auth',
+    access: 'user',
+    body: emptyBodySchema,
+    data: z.object({ forcePasswordReset: z.boolean(), resetKey: z.string().nullable() }),
+  }),
+} as const;
+
+export const passwordRoutes = {
+  me: route({
+    method: 'GET',
+    path: '/users/me',
+    summary: 'The signed-in user with branding',
+    tag: 'Users',
+    access: 'user',
+    data: authUserSchema,
+  }),
+  forgotPassword: route({
+    method: 'POST',
+    path: '/users/forgotPassword',
+    summary: 'Mail a reset link if the account exists; the answer never tells',
+    tag: 'Users',
+    access: 'public',
+    body: z.object({ email: z.string().trim().min(1).max(LIMITS.email) }).strict(),
+    data: z.null(),
+  }),
+  resetPasswordFromEmail: route({
+    method: 'POST',
+    path: '/users/resetPasswordFromEmail/:token',
+    summary: 'Set a new password with the emailed key. The path carries the user id (the link\'s `id`), the body the key (the link\'s `token`).',
+    tag: 'Users',
+    access: 'public',
+    params: z.object({ token: idSchema }),
+    body: z.object({ password: newPasswordSchema, resetKey: z.string().min(1).max(200) }).strict(),
+    data: z.null(),
+  }),
+  confirmEmail: route({
+    method: 'POST',
+    path: '/users/confirmEmail/:token',
+    summary: 'Accept an invitation: set names and password. The path carries the user id, the body the invite key.',
+    tag: 'Users',
+    access: 'public',
+    params: z.object({ token: idSchema }),
+    body: z
+      .object({
+        password: newPasswordSchema,
+        resetKey: z.string().min(1).max(200),
+        firstName: z.string().trim().min(1, 'First Name is Required').max(LIMITS.name),
+        lastName: z.string().trim().min(1, 'Last Name is Required').max(LIMITS.name),
+      })
+      .strict(),
+    data: z.null(),
+  }),
+  updatePassword: route({
+    method: 'POST',
+    path: '/users/updatePassword',
+    summary: 'Change the signed-in user\'s password (the current one is required)',
+    tag: 'Users',
+    access: 'user',
+    body: z.object({ currentPassword: passwordInputSchema, password: newPasswordSchema }).strict(),
+    data: z.null(),
+  }),
+} as const;

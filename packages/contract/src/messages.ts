@@ -1,0 +1,158 @@
+/**
+ * Every user-facing text of SPEC points 2, 4, 5 and 8, typed once. The portal shows these words
+ * and the server answers with them, so a test can look for the same constant on both sides.
+ */
+
+/** Validation messages (SPEC point 5). */
+export const VALIDATION = {
+  emailRequired: 'Email is required',
+  emailFormat: 'Entered value does not match email format',
+  passwordRequired: 'Password is required',
+  forgotEmailRequired: 'An email address is required',
+  forgotEmailFormat: 'Please enter a valid email address',
+  passwordMin: 'Password must be at least 12 characters long',
+  passwordMax: 'Password must not exceed 50 characters',
+  /** The combined complexity message; its text is ours (SPEC leaves it open). */
+  passwordComplexity:
+    'Password must contain at least one number, one special character, one uppercase and one lowercase letter, and no spaces',
+  passwordMismatch: "Your passwords don't match. Please try again.",
+  firstNameRequired: 'First Name is Required',
+  lastNameRequired: 'Last Name is Required',
+  missingResetToken:
+    'You seem to be missing your Reset Token in your URL. Please try to open this reset link from your email again',
+  roleRequired: 'Role is required',
+  firstNameEmpty: 'First name cannot be empty',
+  lastNameEmpty: 'Last name cannot be empty',
+  firstNameSpecial: 'First name cannot contain special characters',
+  lastNameSpecial: 'Last name cannot contain special characters',
+  userUpdated: 'User updated successfully',
+  mfaRequired: 'MFA is required',
+  fillEmptyFields: 'Please fill in empty fields',
+  copiesRange: 'Number of copies must be between 1 to 10',
+  selectCountry: 'Please select a country',
+  selectRegion: 'Please select a region',
+  selectImage: 'Please select an Image',
+  selectConfiguration: 'Please select a machine configuration',
+  teamNameEmpty: 'Team name cannot be empty',
+  renameEmpty: 'Name cannot be empty',
+  renameSame: 'New name must be different from the current name',
+  invalidConsoleUrl: 'Invalid console URL',
+} as const;
+
+/** Helper error prefixes (SPEC point 8); most are followed by ': {detail}'. */
+export const ERRORS = {
+  fetchDashboard: 'Error fetching dashboard data',
+  fetchVms: 'Error fetching virtual machines',
+  createVm: 'Error creating virtual machine',
+  fetchVmDetails: 'Error fetching virtual machine details',
+  fetchConfigurations: 'Error fetching configurations',
+  fetchImages: 'Error fetching virtual machines images',
+  invalidConsoleUrl: 'Invalid console URL',
+  fetchConsole: 'Failed to fetch console URL',
+  fetchTeam: 'Error fetching team',
+  fetchTeams: 'Error fetching teams',
+  addUserToTeam: 'Error adding user to team',
+  removeUserFromTeam: 'Error removing user from team',
+  createTeam: 'Error creating team',
+  updateTeam: 'Error updating team',
+  deleteTeam: 'Error deleting team',
+  login: 'Error logging in.',
+  authenticating: 'Error authenticating',
+  checkAuth: 'Error checking auth.',
+  resetPassword: 'Error resetting password',
+  confirmEmail: 'Error confirming email',
+  logout: 'Error logging out',
+  fetchUsers: 'Error fetching users',
+  createUsers: 'Error creating users',
+  editUser: 'Error editing user',
+  deleteUsers: 'Error deleting users',
+  forgotPassword: 'Error forgot password',
+  fetchUser: 'Error fetching user',
+  fetchRoles: 'Error fetching user roles',
+  updateRole: 'Error updating user role',
+} as const;
+
+/** Joins a helper prefix with a detail the way the portal shows it. */
+export function withDetail(prefix: string, detail?: string | null): string {
+  return detail ? `${prefix}: ${detail}` : prefix;
+}
+
+/** Texts of screens, dialogs and toasts (SPEC points 2 and 4). */
+export const TEXT = {
+  unexpectedError: 'Unexpected Application Error!',
+  invalidMfaCode: 'Invalid MFA code',
+  retriesExhausted: 'Retries exhausted',
+  retriesExhaustedHelp: 'Too many wrong codes. Please sign in again to get a new code.',
+  consoleFailed: 'Failed to load console. Please try again.',
+  consoleLoading: 'Loading console...',
+  consoleUnavailable: 'Console is currently unavailable',
+  noVms: 'No virtual machines found',
+  noUsers: 'No users found',
+  noTeams: 'No teams found',
+  noTeamMembers: 'No team members found',
+  companyLogoAlt: 'Company Logo',
+  collapseSidebar: 'Collapse sidebar',
+  expandSidebar: 'Expand sidebar',
+  searchDefault: 'Search...',
+  searchTeams: 'Search teams...',
+  searchTeamMembers: 'Search team members...',
+  teamsTableTitle: 'Teams',
+  teamsTableMessage: 'Manage teams and their resource allocations',
+  deleteTitle: (name: string) => `Delete ${name}?`,
+  deleteBody: (item: string) => `You are going to delete the ${item} completely.`,
+  cannotBeReversed: 'This action cannot be reversed.',
+  pageXofY: (x: number, y: number) => `Page ${x} of ${y}`,
+  mfaHeading: 'Please check your email',
+  forgotSent: 'Reset request sent!',
+  forgotSentBody:
+    "If an account with that email exists, you'll receive a password reset link shortly. Please check your inbox and spam folder.",
+  forgotContact: 'Please contact support for help.',
+  passwordReset: 'Password has been reset.',
+  emailConfirmed: 'Your email has been confirmed',
+  loggingOut: 'Logging Out',
+  logoutSuccessful: 'Logout Successful',
+  messageSent: 'Message sent!',
+  copied: (label: string) => `${label} copied to clipboard`,
+  refreshingVm: 'Refreshing VM details',
+  upgradeWait: 'This process can take up to a minute. You can close this window to continue working.',
+  noProvider: 'Chosen configuration has no possible provider',
+  completedCreatingUser: (email: string) => `Completed creating user: ${email}`,
+  vmStarted: 'VM is being started',
+  vmStopped: 'VM is being stopped',
+  vmReset: 'VM is being reset',
+  vmDeleted: 'VM is being deleted',
+  startVmTitle: 'Start VM',
+  stopVmTitle: 'Stop VM',
+  resetVmTitle: 'Reset VM',
+  startVmText: 'Are you sure you want to start the VM?',
+  stopVmText: 'Are you sure you want to stop the VM?',
+  resetVmText: 'Are you sure you want to reset the VM?',
+  none: 'None',
+} as const;
+
+/** Messages the server puts in the envelope. */
+export const API_MESSAGES = {
+  ok: 'OK',
+  invalidCredentials: 'Invalid email or password',
+  mfaSent: 'A verification code was sent to your email',
+  invalidMfaCode: 'Invalid MFA code',
+  retriesExhausted: 'Retries exhausted',
+  mfaExpired: 'Your code has expired. Please sign in again.',
+  notAuthenticated: 'Not authenticated',
+  mfaPending: 'Verification code required',
+  forbidden: 'You do not have permission to do that',
+  notFound: 'Not found',
+  routeNotFound: 'Route not found',
+  invalidRequest: 'Invalid request',
+  csrf: 'Missing or invalid CSRF token',
+  tooManyRequests: 'Too many requests. Please wait and try again.',
+  internal: 'Something went wrong. Please try again later.',
+  payloadTooLarge: 'Request body is too large',
+  forgotPasswordAccepted:
+    "If an account with that email exists, you'll receive a password reset link shortly.",
+  invalidResetToken: 'This link is invalid or has expired. Please request a new one.',
+  passwordUpdated: 'Password updated',
+  currentPasswordWrong: 'Current password is incorrect',
+  emailConfirmed: 'Your email has been confirmed',
+  loggedOut: 'Logged out',
+} as const;

@@ -1,0 +1,30 @@
+/** The route table: every call of SPEC point 7, declared once. */
+import { authRoutes, passwordRoutes } from './auth.ts';
+import type { RouteDef } from './common.ts';
+import { platformRoutes } from './platform.ts';
+import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
+import { vmRoutes } from './virtual-machines.ts';
+
+export const routes = {
+  auth: authRoutes,
+  password: passwordRoutes,
+  users: usersRoutes,
+  roles: rolesRoutes,
+  teams: teamsRoutes,
+  permissions: permissionsRoutes,
+  vms: vmRoutes,
+  platform: platformRoutes,
+} as const;
+
+export function allRoutes(): RouteDef[] {
+  return Object.values(routes).flatMap((group) => Object.values(group) as RouteDef[]);
+}
+
+/** Fills `:name` path parameters. */
+export function buildPath(path: string, params: Record<string, string | number> = {}): string {
+  return path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`Missing path parameter ${name} for ${path}`);
+    return encodeURIComponent(String(value));
+  });
+}

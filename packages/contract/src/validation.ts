@@ -1,0 +1,161 @@
+/**
+ * Field rules of SPEC point 5. The portal's forms and the server's request bodies use the same
+ * schemas, so a rule and its message are written once.
+ */
+import { z } from 'zod';
+import {
+  INSTANCE_COUNT_MAX,
+  INSTANCE_COUNT_MIN,
+  LIMITS,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from './constants.ts';
+import { VALIDATION } from './messages.ts';
+
+/** The "simple email pattern": something@something.tld, no spaces. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Punctuation accepted as the "special character" of a password. */
+export const SPECIAL_CHARACTERS = `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`;
+const SPECIAL_RE = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/;
+/** Names may hold letters (any script), spaces, apostrophes, hyphens and dots. */
+const NAME_RE = /^[\p{L}\p{M}' .-]+$/u;
+
+/** True when the text contains one of the special characters (SPEC point 5's helper). */
+export function hasSpecialCharacter(text: string): boolean {
+  return SPECIAL_RE.test(text);
+}
+
+/** The live checklist under a new password. */
+export function passwordChecklist(password: string, confirm: string) {
+  return {
+    minLength: password.length >= PASSWORD_MIN_LENGTH,
+    special: SPECIAL_RE.test(password),
+    number: /\d/.test(password),
+    uppercase: /[A-Z]/.test(password),
+    lowercase: /[a-z]/.test(password),
+    confirmed: password.length > 0 && password === confirm,
+  };
+}
+
+export const CHECKLIST_LABELS = {
+  minLength: 'Minimum 12 characters',
+  special: 'Special character',
+  number: 'Contains number',
+  uppercase: 'Uppercase letter',
+  lowercase: 'Lowercase letter',
+  confirmed: 'Password confirmed',
+} as const;
+
+export const loginEmailSchema = z
+  .string({ error: VALIDATION.emailRequired })
+  .trim()
+  .min(1, VALIDATION.emailRequired)
+  .max(LIMITS.email, VALIDATION.emailFormat)
+  .regex(EMAIL_PATTERN, VALIDATION.emailFormat);
+
+export const newPasswordSchema = z
+  .string({ error: VALIDATION.passwordRequired })
+  .min(1, VALIDATION.passwordRequired)
+  .min(PASSWORD_MIN_LENGTH, VALIDATION.passwordMin)
+  .max(PASSWORD_MAX_LENGTH, VALIDATION.passwordMax)
+  .refine(
+    (p) => /\d/.test(p) && SPECIAL_RE.test(p) && /[A-Z]/.test(p) && /[a-z]/.test(p) && !/\s/.test(p),
+    VALIDATION.passwordComplexity,
+  );
+
+/** A password being checked at sign-in: any non-empty string, bounded so hashing stays cheap. */
+export const passwordInputSchema = z
+  .string({ error: VALIDATION.passwordRequired })
+  .min(1, VALIDATION.passwordRequired)
+  .max(1024, VALIDATION.passwordRequired);
+
+const nameSchema = (empty: string, special: string) =>
+  z
+    .string({ error: empty })
+    .trim()
+    .min(1, empty)
+    .max(LIMITS.name, special)
+    .regex(NAME_RE, special);
+
+export const firstNameSchema = nameSchema(VALIDATION.firstNameEmpty, VALIDATION.firstNameSpecial);
+export const lastNameSchema = nameSchema(VALIDATION.lastNameEmpty, VALIDATION.lastNameSpecial);
+
+export const loginFormSchema = z.object({
+  email: loginEmailSchema,
+  password: passwordInputSchema,
+  rememberMe: z.boolean().optional(),
+});
+
+export const forgotPasswordFormSchema = z.object({
+  email: z
+    .string({ error: VALIDATION.forgotEmailRequired })
+    .trim()
+    .min(1, VALIDATION.forgotEmailRequired)
+    .max(LIMITS.email, VALIDATION.forgotEmailFormat)
+    .regex(EMAIL_PATTERN, VALIDATION.forgotEmailFormat),
+});
+
+export const mfaFormSchema = z.object({
+  code: z
+    .string({ error: VALIDATION.mfaRequired })
+    .trim()
+    .min(1, VALIDATION.mfaRequired)
+    .max(32, 'Invalid MFA code'),
+});
+
+const passwordsMatch = (v: { password: string; confirmPassword: string }) => v.password === v.confirmPassword;
+const mismatch = { message: VALIDATION.passwordMismatch, path: ['confirmPassword'] };
+
+export const resetPasswordFormSchema = z
+  .object({ password: newPasswordSchema, confirmPassword: z.string() })
+  .refine(passwordsMatch, mismatch);
+
+export const confirmEmailFormSchema = z
+  .object({
+    firstName: z.string().trim().min(1, VALIDATION.firstNameRequired).max(LIMITS.name).regex(NAME_RE, VALIDATION.firstNameSpecial),
+    lastName: z.string().trim().min(1, VALIDATION.lastNameRequired).max(LIMITS.name).regex(NAME_RE, VALIDATION.lastNameSpecial),
+    password: newPasswordSchema,
+    confirmPassword: z.string(),
+  })
+  .refine(passwordsMatch, mismatch);
+
+export const addUserFormSchema = z.object({
+  email: loginEmailSchema,
+  roleId: z.number({ error: VALIDATION.roleRequired }).int().positive(VALIDATION.roleRequired),
+  teamIds: z.array(z.number().int().positive()).max(100),
+});
+
+export const userEditFormSchema = z.object({
+  firstName: firstNameSchema,
+  lastName: lastNameSchema,
+});
+
+export const teamNameSchema = z
+  .string({ error: VALIDATION.teamNameEmpty })
+  .trim()
+  .min(1, VALIDATION.teamNameEmpty)
+  .max(LIMITS.name, 'Team name must not exceed 100 characters');
+
+export const vmNameSchema = z
+  .string({ error: VALIDATION.fillEmptyFields })
+  .trim()
+  .min(1, VALIDATION.fillEmptyFields)
+  .max(63, 'Name must not exceed 63 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Name may contain letters, numbers, spaces, dots, dashes and underscores');
+
+export const instanceCountSchema = z.coerce
+  .number({ error: VALIDATION.copiesRange })
+  .int(VALIDATION.copiesRange)
+  .min(INSTANCE_COUNT_MIN, VALIDATION.copiesRange)
+  .max(INSTANCE_COUNT_MAX, VALIDATION.copiesRange);
+
+/** Rename rule: non-empty after trimming and different from the current name. */
+export function renameSchema(currentName: string) {
+  return z.object({
+    name: vmNameSchema
+      .refine((n) => n.length > 0, VALIDATION.renameEmpty)
+      .refine((n) => n !== currentName.trim(), VALIDATION.renameSame),
+  });
+}
+
+export const consoleUrlSchema = z.string({ error: VALIDATION.invalidConsoleUrl }).min(1, VALIDATION.invalidConsoleUrl);

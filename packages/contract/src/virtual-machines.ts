@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
+import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
+import { instanceCountSchema, vmNameSchema } from './validation.ts';
+
+export const vmStatusSchema = z.enum(VM_STATUSES);
+
+export const configurationSchema = z.object({
+  id: z.number().int(),
+  key: z.enum(VM_SIZE_KEYS),
+  name: z.string(),
+  cpu: z.number().int(),
+  ram: z.number().int(),
+  disk: z.number().int(),
+});
+export type Configuration = z.infer<typeof configurationSchema>;
+
+export const namedSchema = z.object({ id: z.number().int(), name: z.string() });
+export type Named = z.infer<typeof namedSchema>;
+
+export const vmListItemSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  status: vmStatusSchema,
+  configuration: z.string(),
+  cpu: z.number().int(),
+  ram: z.number().int(),
+  createdAt: timestampSchema,
+  regionId: z.number().int(),
+  teamId: z.number().int().nullable(),
+});
+export type VmListItem = z.infer<typeof vmListItemSchema>;
+
+export const vmDetailsSchema = z.object({
+  virtualMachine: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    configuration: z.string(),
+    configurationId: z.number().int(),
+    country: z.string(),
+    region: z.string(),
+    image: z.string(),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+    cpu: z.number().int(),
+    ram: z.number().int(),
+    disk: z.number().int(),
+    teamId: z.number().int().nullable(),
+    network: z.object({ publicIp: z.string().nullable(), privateIp: z.string().nullable() }),
+  }),
+  status: vmStatusSchema,
+  consoleAvailable: z.boolean(),
+  /** cpuUsage in percent of all cores (0–100); ramUsage in GB used. */
+  usage: z.object({ cpuUsage: z.number(), ramUsage: z.number() }),
+  /** Why the VM is in Error, when it is. */
+  errorReason: z.string().nullable(),
+  /** The operation still running on it, if any. */
+  pendingOperation: z.string().nullable(),
+});
+export type VmDetails = z.infer<typeof vmDetailsSchema>;
+
+export const dashboardCountsSchema = z.object(
+  Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, z.number().int()])) as Record<(typeof VM_SIZE_KEYS)[number], z.ZodNumber>,
+);
+export const dashboardDataSchema = z.object({
+  currentMonth: dashboardCountsSchema,
+  previousMonth: dashboardCountsSchema,
+  ytd: dashboardCountsSchema,
+});
+export type DashboardData = z.infer<typeof dashboardDataSchema>;
+
+export const VM_SORT_COLUMNS = ['name', 'configuration'] as const;
+
+export const createVmBodySchema = z
+  .object({
+    regionId: idSchema,
+    image: z.string().trim().min(1).max(100),
+    configurationId: idSchema,
+    providerId: idSchema,
+    name: vmNameSchema,
+    numberOfInstances: instanceCountSchema,
+    teamId: idSchema.nullable().optional(),
+  })
+  .strict();
+
+const base = { tag: 'Virtual Machines', access: 'user' } as const;
+const P = '/virtualMachines';
+
+export const vmRoutes = {
+  create: route({ ...base, method: 'POST', path: `${P}/create`, summary: 'Create 1–10 VMs', body: createVmBodySchema, data: z.object({ ids: z.array(z.number().int()) }) }),
+  list: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/list`,
+    summary: 'VMs the caller may see',
+    query: z.object({
+      ...pageQueryFields,
+      sortColumn: z.enum(VM_SORT_COLUMNS).optional(),
+      sortDescending: z.enum(['true', 'false']).optional(),
+      teamId: idSchema.optional(),
+    }),
+    data: pagedSchema(vmListItemSchema),
+  }),
+  listCountries: route({ ...base, method: 'GET', path: `${P}/listCountries`, summary: 'Countries with at least one region', data: z.array(namedSchema) }),
+  listConfigurations: route({ ...base, method: 'GET', path: `${P}/listConfigurations`, summary: 'The VM sizes', data: z.array(configurationSchema) }),
+  listRegions: route({ ...base, method: 'GET', path: `${P}/listRegions/:id`, summary: 'Regions of a country', params: idParamsSchema, data: z.array(namedSchema) }),
+  listCities: route({ ...base, method: 'GET', path: `${P}/listCities/:id`, summary: 'Cities of a region', params: idParamsSchema, data: z.array(namedSchema) }),
+  listImages: route({ ...base, method: 'GET', path: `${P}/listImages/:id`, summary: 'Images offered in a region', params: idParamsSchema, data: z.array(z.string()) }),
+  getRegion: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/getRegion/:id`,
+    summary: 'A region with its country',
+    params: idParamsSchema,
+    data: z.object({ id: z.number().int(), name: z.string(), countryId: z.number().int(), country: z.string() }),
+  }),
+  listProviders: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listProviders/:regionId`,
+    summary: 'Providers that can run a configuration in a region',
+    params: z.object({ regionId: idSchema }),
+    query: z.object({ configurationId: idSchema.optional() }),
+    data: z.array(namedSchema),
+  }),
+  fetchConfigurations: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/fetchVirtualMachineConfigurations/:regionId`,
+    summary: 'Configurations offered in a region (for an image)',
+    params: z.object({ regionId: idSchema }),
+    query: z.object({ image: z.string().max(100).optional() }),
+    data: z.array(configurationSchema),
+  }),
+  details: route({ ...base, method: 'GET', path: `${P}/details/:id`, summary: 'One VM with status and usage', params: idParamsSchema, data: vmDetailsSchema }),
+  getAccess: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/getAccess/:id`,
+    summary: 'How to reach a VM over SSH',
+    params: idParamsSchema,
+    data: z.object({ username: z.string(), host: z.string().nullable(), port: z.number().int(), publicKey: z.string() }),
+  }),
+  getAccessKey: route({ ...base, method: 'GET', path: `${P}/getAccessKey/:id`, summary: "The VM's SSH private key (PEM)", params: idParamsSchema, data: z.object({ privateKey: z.string() }) }),
+  getPassword: route({ ...base, method: 'GET', path: `${P}/getPassword/:id`, summary: "The VM's SSH password", params: idParamsSchema, data: z.object({ sshPassword: z.string() }) }),
+  getConsole: route({ ...base, method: 'GET', path: `${P}/getConsole/:id`, summary: 'A short-lived console URL', params: idParamsSchema, data: z.object({ consoleUrl: z.string().min(1) }) }),
+  changeConfiguration: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/changeConfiguration`,
+    summary: 'Upgrade a VM to a configuration with more CPU',
+    body: z.object({ id: idSchema, configurationId: idSchema }).strict(),
+    data: z.null(),
+  }),
+  delete: route({ ...base, method: 'DELETE', path: `${P}/delete/:id`, summary: 'Delete a VM', params: idParamsSchema, data: z.null() }),
+  start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
+  stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
+  reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
+  edit: route({ ...base, method: 'PUT', path: `${P}/edit/:id`, summary: 'Rename a VM', params: idParamsSchema, body: z.object({ name: vmNameSchema }).strict(), data: z.null() }),
+  dashboard: route({ ...base, method: 'GET', path: `${P}/GetDashboardData`, summary: 'VMs per size this month, last month and this year', data: dashboardDataSchema }),
+} as const;
