@@ -19,6 +19,12 @@ import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
 import { createSessionStore } from './modules/auth/session-store.ts';
 import { registerHealthRoutes } from './modules/health/health.routes.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
+import { createAccess } from './modules/access/access.ts';
+import { registerTeamsModule } from './modules/teams/teams.module.ts';
+import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
+import { registerPlatformModule } from './modules/platform/platform.module.ts';
+import { createAudit } from './lib/audit.ts';
+import type { ModuleDeps, Worker } from './lib/module.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { registerSession } from './plugins/session.ts';
@@ -96,25 +102,35 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
   const identity = createIdentityRepository(db);
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
-  const auth = createAuthService({
-    db,
-    identity,
-    sessions,
-    tokens,
-    mailer,
-    clock,
-    random,
-    secret: deps.secret,
-    portalUrl: publicUrl(config),
-    defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
-  });
+  const auth = createAuthService({ db, identity, sessions, tokens, mailer, clock, random, secret: deps.secret, portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' });
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
+  const moduleDeps: ModuleDeps = {
+    config,
+    database,
+    db,
+    clock,
+    random,
+    secret: deps.secret,
+    mailer,
+    access: createAccess(db),
+    audit: createAudit(db),
+    tokens,
+    sessions,
+    identity,
+    portalUrl: publicUrl(config),
+    defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
+    log: app.log,
+  };
+  const workers: Worker[] = [];
   await app.register(
     async (api) => {
       registerAuthRoutes(api, { auth, cookieSecure, rateLimitPerMinute: config.AUTH_RATE_LIMIT_PER_MINUTE });
       registerHealthRoutes(api, { database });
+      workers.push(...(await registerTeamsModule(api, moduleDeps)));
+      workers.push(...(await registerVirtualMachinesModule(api, moduleDeps)));
+      workers.push(...(await registerPlatformModule(api, moduleDeps)));
     },
     { prefix: config.API_BASE_PATH },
   );
@@ -131,11 +147,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     mailer,
     startWorkers() {
       mailer.start();
+      for (const w of workers) w.start();
       sweeper = setInterval(() => void sessions.purgeExpired().catch((err: unknown) => app.log.error({ err }, 'session sweep failed')), 10 * 60_000);
       sweeper.unref();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      for (const w of workers) await w.stop();
       await app.close();
       await mailer.stop();
     },

@@ -1,0 +1,72 @@
+/**
+ * Access checks shared by every module. Rows of another company are reported as not found (so ids
+ * of other tenants cannot be probed); rows the caller can see but not change are forbidden.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { teamMembers, teams } from '../../db/schema.ts';
+import type { TenantScope } from '../../lib/auth-context.ts';
+import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { roleGrants, type Permission } from './permissions.ts';
+
+export interface TeamAccess {
+  teamId: number;
+  /** The caller's role in the team, or null when they reach it as a company administrator. */
+  roleId: number | null;
+}
+
+export function createAccess(db: Db) {
+  async function roleInTeam(userId: number, teamId: number): Promise<number | null> {
+    const [row] = await db
+      .select({ roleId: teamMembers.roleId })
+      .from(teamMembers)
+      .where(and(eq(teamMembers.userId, userId), eq(teamMembers.teamId, teamId)))
+      .limit(1);
+    return row?.roleId ?? null;
+  }
+
+  return {
+    roleInTeam,
+
+    /** Resolves a team of the caller's company and checks `permission` on it. */
+    async requireTeam(scope: TenantScope, teamId: number, permission: Permission, notFound = 'Team not found'): Promise<TeamAccess> {
+      const [team] = await db
+        .select({ id: teams.id })
+        .from(teams)
+        .where(and(eq(teams.id, teamId), eq(teams.companyId, scope.companyId)))
+        .limit(1);
+      if (!team) throw new NotFoundError(notFound);
+      const roleId = await roleInTeam(scope.userId, teamId);
+      if (scope.isCompanyAdmin) return { teamId, roleId };
+      if (roleId === null) throw new NotFoundError(notFound);
+      if (!roleGrants(roleId, permission)) throw new ForbiddenError();
+      return { teamId, roleId };
+    },
+
+    /**
+     * Checks `permission` on a VM already loaded with its company, team and creator. VMs outside
+     * any team belong to their creator (and the company administrators).
+     */
+    async requireVm(
+      scope: TenantScope,
+      vm: { companyId: number; teamId: number | null; createdByUserId: number | null },
+      permission: Permission,
+      notFound = 'Virtual machine not found',
+    ): Promise<void> {
+      if (vm.companyId !== scope.companyId) throw new NotFoundError(notFound);
+      if (scope.isCompanyAdmin) return;
+      if (vm.teamId === null) {
+        if (vm.createdByUserId === scope.userId) return;
+        throw new NotFoundError(notFound);
+      }
+      const roleId = await roleInTeam(scope.userId, vm.teamId);
+      if (roleId === null || !roleGrants(roleId, 'vm.view')) throw new NotFoundError(notFound);
+      if (!roleGrants(roleId, permission)) throw new ForbiddenError();
+    },
+
+    requireCompanyAdmin(scope: TenantScope): void {
+      if (!scope.isCompanyAdmin) throw new ForbiddenError('Only company administrators can do that');
+    },
+  };
+}
+export type Access = ReturnType<typeof createAccess>;

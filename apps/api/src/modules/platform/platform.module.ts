@@ -1,0 +1,7 @@
+/** Registers the platform routes and returns the module's background workers. (Stub: being built.) */
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps, Worker } from '../../lib/module.ts';
+
+export async function registerPlatformModule(_api: FastifyInstance, _deps: ModuleDeps): Promise<Worker[]> {
+  return [];
+}

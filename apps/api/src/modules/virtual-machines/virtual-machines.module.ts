@@ -1,0 +1,7 @@
+/** Registers the virtual-machines routes and returns the module's background workers. (Stub: being built.) */
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps, Worker } from '../../lib/module.ts';
+
+export async function registerVirtualMachinesModule(_api: FastifyInstance, _deps: ModuleDeps): Promise<Worker[]> {
+  return [];
+}

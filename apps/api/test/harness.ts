@@ -1,0 +1,157 @@
+/**
+ * Builds the real app for a test file: on a fresh PGlite database, or on a fresh database of the
+ * throwaway PostgreSQL cluster when the suite runs in the `api-postgres` project; mail goes to a real
+ * SMTP peer. Nothing of our own server or database is mocked.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildRoute, type RouteDef } from './route-call.ts';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { openDatabase, type Database, type Db } from '../src/db/client.ts';
+import type { Clock } from '../src/lib/clock.ts';
+import { seedDemoTenant, seedReferenceData } from '../src/seed/seed.ts';
+import { startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string | null;
+  }
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'Admin-Password-1!' } as const;
+
+export interface TestApp {
+  portal: App;
+  db: Db;
+  database: Database;
+  smtp: SmtpCatcher;
+  config: Config;
+  client(): TestClient;
+  close(): Promise<void>;
+}
+
+async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const pgUrl = inject('pgUrl');
+  if (!pgUrl) return { database: await openDatabase({ dataDir: 'memory://' }), drop: async () => {} };
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = pgUrl.replace(/\/postgres$/, `/${name}`);
+  const database = await openDatabase({ databaseUrl: url, poolSize: 5 });
+  return {
+    database,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean } = {}): Promise<TestApp> {
+  const smtp = await startSmtpCatcher();
+  const { database, drop } = await openTestDatabase();
+  const config = loadConfig({
+    PUBLIC_URL: 'http://portal.test',
+    SMTP_URL: smtp.url,
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  await seedReferenceData(database.db);
+  if (opts.seed !== false) await seedDemoTenant(database.db, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
+  const portal = await buildApp({
+    config,
+    database,
+    secret: 'test-secret-that-is-long-enough-0123456789',
+    logger: false,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  await portal.app.ready();
+  return {
+    portal,
+    db: database.db,
+    database,
+    smtp,
+    config,
+    client: () => new TestClient(portal, config.API_BASE_PATH),
+    async close() {
+      await portal.close();
+      await smtp.close();
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+export interface CallResult<T = unknown> {
+  status: number;
+  message: string;
+  data: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/** A browser-like client: keeps cookies and echoes the CSRF cookie in the header, like the portal. */
+export class TestClient {
+  readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly portal: App,
+    private readonly apiBase: string,
+  ) {}
+
+  async call<R extends RouteDef>(
+    route: R,
+    input: { params?: Record<string, string | number>; query?: Record<string, string | number | boolean | undefined>; body?: unknown } = {},
+  ): Promise<CallResult<any>> {
+    const { url } = buildRoute(route, input.params, input.query);
+    return this.raw(route.method, `${this.apiBase}${url}`, input.body);
+  }
+
+  async raw(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<CallResult<any>> {
+    if (!this.cookies.has('csrf_token')) this.cookies.set('csrf_token', randomBytes(16).toString('hex'));
+    const unsafe = method !== 'GET' && method !== 'HEAD';
+    // Like the portal, a bodiless write sends `{}`.
+    const payload = body === undefined ? (unsafe ? '{}' : undefined) : typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await this.portal.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(unsafe ? { 'x-csrf-token': this.cookies.get('csrf_token')! } : {}),
+        ...(unsafe && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    for (const c of res.cookies) {
+      if (c.value === '' || (c.expires && c.expires.getTime() < Date.now())) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    let parsed: { message?: string; data?: unknown } = {};
+    try {
+      parsed = res.json();
+    } catch {
+      parsed = { message: res.body };
+    }
+    return { status: res.statusCode, message: parsed.message ?? '', data: parsed.data, headers: res.headers };
+  }
+}
+
+/** Signs in through password + the mailed code; returns the signed-in client. */
+export async function signIn(t: TestApp, email: string = ADMIN.email, password: string = ADMIN.password, rememberMe = false): Promise<TestClient> {
+  const { routes } = await import('@portal/contract/routes');
+  const { codeFrom } = await import('./smtp-catcher.ts');
+  const client = t.client();
+  const before = t.smtp.messages.length;
+  const login = await client.call(routes.auth.login, { body: { email, password, rememberMe } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.message}`);
+  const mail = await t.smtp.waitFor(email, (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject));
+  const mfa = await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } });
+  if (mfa.status !== 200) throw new Error(`mfa failed: ${mfa.status} ${mfa.message}`);
+  return client;
+}

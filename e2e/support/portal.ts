@@ -1,0 +1,89 @@
+/**
+ * Starts the real portal (API + built web app) for one e2e file on a free port, with a fresh
+ * database and a real SMTP peer, and drives Debian's Chromium through playwright-core.
+ */
+import { createServer } from 'node:net';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ADMIN, createTestApp, type TestApp } from '../../apps/api/test/harness.ts';
+import { codeFrom } from '../../apps/api/test/smtp-catcher.ts';
+
+export { ADMIN };
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = new URL('../../test-results/screenshots/', import.meta.url).pathname;
+
+export interface Portal extends TestApp {
+  url: string;
+  apiUrl: string;
+  browser: Browser;
+  newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  /** Signs in through the screens: login form, mailed code, MFA form. Lands on the dashboard. */
+  signIn(page: Page, email?: string, password?: string, opts?: { rememberMe?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPortal(opts: { env?: Record<string, string>; basePath?: string } = {}): Promise<Portal> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
+  const port = await freePort();
+  const basePath = opts.basePath ?? '/';
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ env: { PORT: String(port), BASE_PATH: basePath, PUBLIC_URL: origin, ...opts.env } });
+  await t.portal.app.listen({ port, host: '127.0.0.1' });
+  t.portal.startWorkers();
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const url = basePath === '/' ? origin : `${origin}${basePath}`;
+  const portal: Portal = {
+    ...t,
+    url,
+    apiUrl: `${origin}${t.config.API_BASE_PATH}`,
+    browser,
+    async newPage() {
+      const context = await browser.newContext({ viewport: { width: 1360, height: 860 }, acceptDownloads: true });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      return { context, page };
+    },
+    async signIn(page, email = ADMIN.email, password = ADMIN.password, signInOpts = {}) {
+      const before = t.smtp.messages.length;
+      await page.goto(`${url.replace(/\/$/, '')}/login`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      if (signInOpts.rememberMe) await page.getByLabel('Remember me').check();
+      await page.getByRole('button', { name: 'Login' }).click();
+      await page.waitForURL(/\/mfa/);
+      const mail = await t.smtp.waitFor(email, (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject));
+      await page.getByLabel(/code/i).fill(codeFrom(mail));
+      await page.getByRole('button', { name: 'Authenticate' }).click();
+      await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname));
+    },
+    async stop() {
+      await browser.close();
+      await t.close();
+    },
+  };
+  return portal;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+}
+
+export { expect };

@@ -1,0 +1,46 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three depths (ARCHITECTURE.md habit 9): unit tests; API tests through the real server on PGlite and
+ * again on a real PostgreSQL cluster; screens in Chromium against the running server.
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['packages/contract/src/**/*.test.ts', 'apps/api/src/**/*.unit.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'api-pglite',
+          include: ['apps/api/src/**/*.test.ts'],
+          exclude: ['apps/api/src/**/*.unit.test.ts'],
+          provide: { pgUrl: null },
+        },
+      },
+      {
+        test: {
+          name: 'api-postgres',
+          include: ['apps/api/src/**/*.test.ts'],
+          exclude: ['apps/api/src/**/*.unit.test.ts'],
+          globalSetup: ['apps/api/test/global-postgres.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.ts'],
+          provide: { pgUrl: null },
+          testTimeout: 90_000,
+          // One browser-driven file at a time: two cores, one server.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
