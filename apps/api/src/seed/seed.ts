@@ -8,6 +8,8 @@ import { companies, distributors, resellers, roles, users } from '../db/schema.t
 import { cryptoRandom } from '../lib/crypto.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { BUILT_IN_ROLES } from './roles.ts';
+import { seedCatalog } from './catalog.ts';
+import { seedDemoTeams } from './demo-teams.ts';
 
 export const DEMO = {
   distributor: 'Irontech Cloud',
@@ -30,6 +32,7 @@ export async function seedReferenceData(db: Db): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
     await db.insert(roles).values(role).onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
+  await seedCatalog(db);
 }
 
 export interface SeededAdmin {
@@ -55,7 +58,11 @@ export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminP
       .values({ distributorId: distributor!.id, externalId: 'demo-reseller', name: DEMO.reseller, email: DEMO.resellerEmail, supportEmail: DEMO.supportEmail, logoUrl: DEMO_LOGO, tabLogoUrl: DEMO_TAB_LOGO })
       .returning();
     const [company] = await tx.insert(companies).values({ resellerId: reseller!.id, externalId: 'demo-company', name: DEMO.company }).returning();
-    await tx.insert(users).values({ companyId: company!.id, email, firstName: 'Ada', lastName: 'Admin', passwordHash, isCompanyAdmin: true, emailConfirmedAt: new Date() });
+    const [admin] = await tx
+      .insert(users)
+      .values({ companyId: company!.id, email, firstName: 'Ada', lastName: 'Admin', passwordHash, isCompanyAdmin: true, emailConfirmedAt: new Date() })
+      .returning();
+    await seedDemoTeams(tx, { companyId: company!.id, adminUserId: admin!.id });
   });
   return { email, password, generated };
 }
