@@ -49,13 +49,13 @@ export const CHECKLIST_LABELS = {
 export const loginEmailSchema = z
   .string({ error: VALIDATION.emailRequired })
   .trim()
-  .min(1, VALIDATION.emailRequired)
+  .min(1, { error: VALIDATION.emailRequired, abort: true })
   .max(LIMITS.email, VALIDATION.emailFormat)
   .regex(EMAIL_PATTERN, VALIDATION.emailFormat);
 
 export const newPasswordSchema = z
   .string({ error: VALIDATION.passwordRequired })
-  .min(1, VALIDATION.passwordRequired)
+  .min(1, { error: VALIDATION.passwordRequired, abort: true })
   .min(PASSWORD_MIN_LENGTH, VALIDATION.passwordMin)
   .max(PASSWORD_MAX_LENGTH, VALIDATION.passwordMax)
   .refine(
@@ -66,14 +66,14 @@ export const newPasswordSchema = z
 /** A password being checked at sign-in: any non-empty string, bounded so hashing stays cheap. */
 export const passwordInputSchema = z
   .string({ error: VALIDATION.passwordRequired })
-  .min(1, VALIDATION.passwordRequired)
+  .min(1, { error: VALIDATION.passwordRequired, abort: true })
   .max(1024, VALIDATION.passwordRequired);
 
 const nameSchema = (empty: string, special: string) =>
   z
     .string({ error: empty })
     .trim()
-    .min(1, empty)
+    .min(1, { error: empty, abort: true })
     .max(LIMITS.name, special)
     .regex(NAME_RE, special);
 
@@ -90,7 +90,7 @@ export const forgotPasswordFormSchema = z.object({
   email: z
     .string({ error: VALIDATION.forgotEmailRequired })
     .trim()
-    .min(1, VALIDATION.forgotEmailRequired)
+    .min(1, { error: VALIDATION.forgotEmailRequired, abort: true })
     .max(LIMITS.email, VALIDATION.forgotEmailFormat)
     .regex(EMAIL_PATTERN, VALIDATION.forgotEmailFormat),
 });
@@ -99,7 +99,7 @@ export const mfaFormSchema = z.object({
   code: z
     .string({ error: VALIDATION.mfaRequired })
     .trim()
-    .min(1, VALIDATION.mfaRequired)
+    .min(1, { error: VALIDATION.mfaRequired, abort: true })
     .max(32, 'Invalid MFA code'),
 });
 
@@ -112,8 +112,8 @@ export const resetPasswordFormSchema = z
 
 export const confirmEmailFormSchema = z
   .object({
-    firstName: z.string().trim().min(1, VALIDATION.firstNameRequired).max(LIMITS.name).regex(NAME_RE, VALIDATION.firstNameSpecial),
-    lastName: z.string().trim().min(1, VALIDATION.lastNameRequired).max(LIMITS.name).regex(NAME_RE, VALIDATION.lastNameSpecial),
+    firstName: z.string().trim().min(1, { error: VALIDATION.firstNameRequired, abort: true }).max(LIMITS.name).regex(NAME_RE, VALIDATION.firstNameSpecial),
+    lastName: z.string().trim().min(1, { error: VALIDATION.lastNameRequired, abort: true }).max(LIMITS.name).regex(NAME_RE, VALIDATION.lastNameSpecial),
     password: newPasswordSchema,
     confirmPassword: z.string(),
   })
@@ -133,13 +133,13 @@ export const userEditFormSchema = z.object({
 export const teamNameSchema = z
   .string({ error: VALIDATION.teamNameEmpty })
   .trim()
-  .min(1, VALIDATION.teamNameEmpty)
+  .min(1, { error: VALIDATION.teamNameEmpty, abort: true })
   .max(LIMITS.name, 'Team name must not exceed 100 characters');
 
 export const vmNameSchema = z
   .string({ error: VALIDATION.fillEmptyFields })
   .trim()
-  .min(1, VALIDATION.fillEmptyFields)
+  .min(1, { error: VALIDATION.fillEmptyFields, abort: true })
   .max(63, 'Name must not exceed 63 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Name may contain letters, numbers, spaces, dots, dashes and underscores');
 
@@ -158,4 +158,4 @@ export function renameSchema(currentName: string) {
   });
 }
 
-export const consoleUrlSchema = z.string({ error: VALIDATION.invalidConsoleUrl }).min(1, VALIDATION.invalidConsoleUrl);
+export const consoleUrlSchema = z.string({ error: VALIDATION.invalidConsoleUrl }).min(1, { error: VALIDATION.invalidConsoleUrl, abort: true });
