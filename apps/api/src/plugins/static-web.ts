@@ -40,7 +40,6 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
     return reply.type('text/html').header('cache-control', 'no-cache').send(html);
   };
   app.get(prefix, sendIndex);
-  if (prefix !== '/') app.get(opts.basePath, sendIndex);
   app.get(`${prefix}*`, sendIndex);
   return true;
 }
