@@ -1,0 +1,34 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { useState } from 'react';
+import { RouterProvider } from 'react-router';
+import { Toasts } from '../components/ui/toast.tsx';
+import { setUnauthorizedHandler } from '../lib/api.ts';
+import { clearStoredAuth, forgetAuthAfterBrowserRestart } from '../lib/auth-storage.ts';
+import { queryClient } from '../lib/query-client.ts';
+import { installGlobalErrorReporting } from '../lib/report-error.ts';
+import { AuthProvider } from './auth-context.tsx';
+import { createRouter } from './router.tsx';
+
+forgetAuthAfterBrowserRestart();
+installGlobalErrorReporting();
+
+export function App() {
+  const [router] = useState(() => {
+    const r = createRouter();
+    // Any 401 (unless the caller handles it) clears the stored auth and goes to /login.
+    setUnauthorizedHandler(() => {
+      clearStoredAuth();
+      queryClient.clear();
+      void r.navigate('/login', { replace: true });
+    });
+    return r;
+  });
+  return (
+    <QueryClientProvider client={queryClient}>
+      <AuthProvider>
+        <RouterProvider router={router} />
+        <Toasts />
+      </AuthProvider>
+    </QueryClientProvider>
+  );
+}

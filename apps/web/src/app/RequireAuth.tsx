@@ -1,0 +1,47 @@
+/** Protected routes: the auth check runs on load; no session → /login, code still due → /mfa. */
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { routes } from '@portal/contract/routes';
+import { Spinner } from '../components/ui/Spinner.tsx';
+import { ApiError, callApi } from '../lib/api.ts';
+import { useAuth } from './auth-context.tsx';
+
+export const AUTH_CHECK_KEY = ['auth', 'check'] as const;
+
+export function useAuthCheck() {
+  return useQuery({
+    queryKey: AUTH_CHECK_KEY,
+    queryFn: () => callApi(routes.auth.check, { suppress401: true }),
+    retry: false,
+    staleTime: 60_000,
+  });
+}
+
+export function RequireAuth() {
+  const check = useAuthCheck();
+  const { setUser, clear } = useAuth();
+  const location = useLocation();
+
+  useEffect(() => {
+    if (check.data) setUser({ ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null }, check.data.authed);
+    if (check.error) clear();
+  }, [check.data, check.error, setUser, clear]);
+
+  if (check.isPending) {
+    return (
+      <div className="flex h-full items-center justify-center">
+        <Spinner label="Checking your session" />
+      </div>
+    );
+  }
+  if (check.error) {
+    if (check.error instanceof ApiError && check.error.status !== 401) {
+      return <p className="p-8 text-center text-red-600">{`Error checking auth.: ${check.error.message}`}</p>;
+    }
+    return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  }
+  if (!check.data.authed) return <Navigate to="/mfa" replace />;
+  if (check.data.user.forcePasswordReset) return <Navigate to="/resetPassword" replace />;
+  return <Outlet />;
+}

@@ -1,0 +1,84 @@
+/** The signed-in layout: side navigation (collapsible, persisted) beside the page. */
+import { ChevronsLeft, ChevronsRight, HelpCircle, LayoutDashboard, LogOut, Server, Users, UsersRound } from 'lucide-react';
+import { useState } from 'react';
+import { NavLink, Outlet } from 'react-router';
+import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
+import { TEXT } from '@portal/contract/messages';
+import { useAuth } from './auth-context.tsx';
+
+const LINKS = [
+  { to: '/', label: 'Dashboard', icon: LayoutDashboard, end: true },
+  { to: '/virtualMachines', label: 'Virtual Machines', icon: Server, end: false },
+  { to: '/teams', label: 'Teams', icon: UsersRound, end: false },
+  { to: '/users', label: 'Users', icon: Users, end: false },
+  { to: '/support', label: 'Support', icon: HelpCircle, end: false },
+] as const;
+
+function readCollapsed(): boolean {
+  return localStorage.getItem(SIDEBAR_STORAGE_KEY) === 'true';
+}
+
+const linkClass = (collapsed: boolean) => ({ isActive }: { isActive: boolean }) =>
+  `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${collapsed ? 'justify-center' : ''} ${
+    isActive ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'
+  }`;
+
+export function Shell() {
+  const { user } = useAuth();
+  const [collapsed, setCollapsed] = useState(readCollapsed);
+  const toggle = () => {
+    const next = !collapsed;
+    localStorage.setItem(SIDEBAR_STORAGE_KEY, String(next));
+    setCollapsed(next);
+  };
+
+  return (
+    <div className="flex h-full">
+      <nav
+        aria-label="Main"
+        className="flex shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200"
+        style={{ width: collapsed ? SIDEBAR_WIDTH_COLLAPSED : SIDEBAR_WIDTH_EXPANDED }}
+      >
+        <div className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}>
+          {user?.logoUrl ? (
+            <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`} />
+          ) : (
+            <span />
+          )}
+          <button
+            type="button"
+            onClick={toggle}
+            aria-label={collapsed ? TEXT.expandSidebar : TEXT.collapseSidebar}
+            className="rounded-md p-1.5 text-slate-400 hover:bg-slate-800 hover:text-white"
+          >
+            {collapsed ? <ChevronsRight className="h-4 w-4" /> : <ChevronsLeft className="h-4 w-4" />}
+          </button>
+        </div>
+        <ul className="flex-1 space-y-1 px-2 py-3">
+          {LINKS.map(({ to, label, icon: Icon, end }) => (
+            <li key={to}>
+              <NavLink to={to} end={end} className={linkClass(collapsed)} aria-label={collapsed ? label : undefined} title={collapsed ? label : undefined}>
+                <Icon className="h-5 w-5 shrink-0" aria-hidden />
+                {!collapsed && <span>{label}</span>}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+        <div className="space-y-2 border-t border-slate-800 px-2 py-3">
+          <NavLink to="/logout" className={linkClass(collapsed)} aria-label={collapsed ? 'Logout' : undefined} title={collapsed ? 'Logout' : undefined}>
+            <LogOut className="h-5 w-5 shrink-0" aria-hidden />
+            {!collapsed && <span>Logout</span>}
+          </NavLink>
+          {!collapsed && user && (
+            <p className="truncate px-3 text-sm text-slate-400" data-testid="nav-user-name">
+              {`${user.firstName} ${user.lastName}`.trim() || user.email}
+            </p>
+          )}
+        </div>
+      </nav>
+      <div className="min-w-0 flex-1 overflow-hidden">
+        <Outlet />
+      </div>
+    </div>
+  );
+}

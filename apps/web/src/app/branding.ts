@@ -1,0 +1,22 @@
+/** Tab title and icon from the user's record, with the spec's defaults (SPEC point 1). */
+import { useEffect } from 'react';
+import { DEFAULT_BRAND } from '@portal/contract/constants';
+
+/** A plain white circle. */
+export const DEFAULT_TAB_ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAzMiAzMiI+PGNpcmNsZSBjeD0iMTYiIGN5PSIxNiIgcj0iMTQiIGZpbGw9IiNmZmYiIHN0cm9rZT0iI2QxZDVkYiIgc3Ryb2tlLXdpZHRoPSIxIi8+PC9zdmc+';
+
+export function useBranding(brand: { resellerName?: string | null; tabLogoUrl?: string | null } | undefined): void {
+  const title = brand?.resellerName || DEFAULT_BRAND.acronymTitle;
+  const icon = brand?.tabLogoUrl || DEFAULT_TAB_ICON;
+  useEffect(() => {
+    document.title = title;
+    let link = document.querySelector<HTMLLinkElement>('link[rel~="icon"]');
+    if (!link) {
+      link = document.createElement('link');
+      link.rel = 'icon';
+      document.head.appendChild(link);
+    }
+    link.href = icon;
+  }, [title, icon]);
+}

@@ -1,0 +1,58 @@
+/** The route table of SPEC point 2. Public screens stand alone; protected ones sit behind the auth check. */
+import { createBrowserRouter, Outlet } from 'react-router';
+import { portalConfig } from '../lib/config.ts';
+import { ConfirmEmailPage } from '../features/auth/routes/ConfirmEmailPage.tsx';
+import { ForgotPasswordPage } from '../features/auth/routes/ForgotPasswordPage.tsx';
+import { LoginPage } from '../features/auth/routes/LoginPage.tsx';
+import { LogoutPage } from '../features/auth/routes/LogoutPage.tsx';
+import { MfaPage } from '../features/auth/routes/MfaPage.tsx';
+import { ResetPasswordPage } from '../features/auth/routes/ResetPasswordPage.tsx';
+import { PlaceholderPage } from '../features/placeholders/PlaceholderPage.tsx';
+import { BrandedRoot } from './BrandedRoot.tsx';
+import { ErrorPage } from './ErrorPage.tsx';
+import { RequireAuth } from './RequireAuth.tsx';
+import { Shell } from './Shell.tsx';
+
+export function createRouter() {
+  return createBrowserRouter(
+    [
+      {
+        element: <BrandedRoot />,
+        errorElement: <ErrorPage />,
+        children: [
+          { path: '/login', element: <LoginPage /> },
+          { path: '/mfa', element: <MfaPage /> },
+          { path: '/logout', element: <LogoutPage /> },
+          { path: '/resetPassword', element: <ResetPasswordPage /> },
+          { path: '/confirmNewUser', element: <ConfirmEmailPage /> },
+          { path: '/forgotPassword', element: <ForgotPasswordPage /> },
+          {
+            element: <RequireAuth />,
+            children: [
+              { path: '/virtualMachineConsole/:virtualMachineId', element: <PlaceholderPage title="Console" /> },
+              {
+                element: <Shell />,
+                errorElement: <ErrorPage />,
+                children: [
+                  { path: '/', element: <PlaceholderPage title="Dashboard" /> },
+                  { path: '/createVirtualMachine', element: <PlaceholderPage title="Create Virtual Machine" back /> },
+                  { path: '/createUser', element: <PlaceholderPage title="Add User" back /> },
+                  { path: '/support', element: <PlaceholderPage title="Support" /> },
+                  { path: '/virtualMachines', element: <PlaceholderPage title="Virtual Machines" /> },
+                  { path: '/virtualMachineDetails/:virtualMachineId', element: <PlaceholderPage title="Virtual Machine" back /> },
+                  { path: '/teams', element: <PlaceholderPage title="Teams" /> },
+                  { path: '/team', element: <PlaceholderPage title="Team" back /> },
+                  { path: '/createEditTeam', element: <PlaceholderPage title="Create Team" back /> },
+                  { path: '/users', element: <PlaceholderPage title="Users" /> },
+                  { path: '/user', element: <PlaceholderPage title="User" back /> },
+                ],
+              },
+            ],
+          },
+          { path: '*', element: <Outlet />, loader: () => { throw new Response('Not Found', { status: 404, statusText: 'Not Found' }); } },
+        ],
+      },
+    ],
+    { basename: portalConfig.basePath === '/' ? undefined : portalConfig.basePath },
+  );
+}

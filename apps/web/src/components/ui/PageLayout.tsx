@@ -1,0 +1,36 @@
+/** Page layout: title, optional secondary title, optional back arrow and action button, scrolling main area. */
+import { ArrowLeft } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { Button } from './Button.tsx';
+
+export interface PageLayoutProps {
+  title: string;
+  secondaryTitle?: string;
+  onBack?: () => void;
+  action?: { name: string; onClick: () => void; disabled?: boolean };
+  children?: ReactNode;
+}
+
+export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-6 py-4">
+        {onBack && (
+          <button type="button" onClick={onBack} aria-label="Back" className="rounded-md p-1.5 text-slate-500 hover:bg-slate-100 hover:text-slate-800">
+            <ArrowLeft className="h-5 w-5" />
+          </button>
+        )}
+        <div className="min-w-0 flex-1">
+          <h1 className="truncate text-xl font-semibold text-slate-900">{title}</h1>
+          {secondaryTitle && <p className="truncate text-sm text-slate-500">{secondaryTitle}</p>}
+        </div>
+        {action && (
+          <Button onClick={action.onClick} disabled={action.disabled}>
+            {action.name}
+          </Button>
+        )}
+      </header>
+      <main className="flex-1 overflow-y-auto p-6">{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * Form text field: label, required marker, text / password (show-hide) / textArea, inline error
+ * taken from the form's error for this field name.
+ */
+import { Eye, EyeOff } from 'lucide-react';
+import { useId, useState, type InputHTMLAttributes } from 'react';
+import { useFormContext, type FieldValues, type Path, type UseFormRegister, type FieldErrors, get } from 'react-hook-form';
+
+interface Props<T extends FieldValues> extends Omit<InputHTMLAttributes<HTMLInputElement & HTMLTextAreaElement>, 'name' | 'type'> {
+  name: Path<T>;
+  label: string;
+  type?: 'text' | 'password' | 'textArea' | 'email';
+  required?: boolean;
+  register?: UseFormRegister<T>;
+  errors?: FieldErrors<T>;
+  rows?: number;
+}
+
+const inputClass =
+  'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 disabled:text-slate-500';
+
+export function TextField<T extends FieldValues>({ name, label, type = 'text', required, register, errors, rows = 4, className = '', ...rest }: Props<T>) {
+  const id = useId();
+  const context = useFormContext<T>() as ReturnType<typeof useFormContext<T>> | null;
+  const reg = register ?? context?.register;
+  const errs = errors ?? context?.formState.errors;
+  const error = get(errs, name) as { message?: string } | undefined;
+  const [shown, setShown] = useState(false);
+  const registered = reg ? reg(name) : { name };
+  const describedBy = error?.message ? `${id}-error` : undefined;
+
+  return (
+    <div className={`space-y-1 ${className}`}>
+      <div className="flex items-baseline gap-0.5">
+        <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+          {label}
+        </label>
+        {/* Outside the label so the field's accessible name is exactly the label. */}
+        {required && (
+          <span className="text-sm text-red-600" aria-hidden>
+            *
+          </span>
+        )}
+      </div>
+      {type === 'textArea' ? (
+        <textarea id={id} rows={rows} className={inputClass} aria-invalid={!!error} aria-describedby={describedBy} {...registered} {...rest} />
+      ) : (
+        <div className="relative">
+          <input
+            id={id}
+            type={type === 'password' ? (shown ? 'text' : 'password') : type}
+            className={`${inputClass} ${type === 'password' ? 'pr-10' : ''}`}
+            aria-invalid={!!error}
+            aria-describedby={describedBy}
+            {...registered}
+            {...rest}
+          />
+          {type === 'password' && (
+            <button
+              type="button"
+              onClick={() => setShown((s) => !s)}
+              aria-label={shown ? 'Hide password' : 'Show password'}
+              className="absolute inset-y-0 right-0 flex items-center px-3 text-slate-500 hover:text-slate-700"
+            >
+              {shown ? <EyeOff className="h-4 w-4" /> : <Eye className="h-4 w-4" />}
+            </button>
+          )}
+        </div>
+      )}
+      {error?.message && (
+        <p id={`${id}-error`} className="text-sm text-red-600">
+          {error.message}
+        </p>
+      )}
+    </div>
+  );
+}

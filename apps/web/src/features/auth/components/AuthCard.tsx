@@ -1,0 +1,27 @@
+/** The centred card every public auth screen sits in, with the brand's logo when known. */
+import type { ReactNode } from 'react';
+import { TEXT } from '@portal/contract/messages';
+import { useAuth } from '../../../app/auth-context.tsx';
+
+export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
+  const { user } = useAuth();
+  return (
+    <div className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 to-brand-50 px-4 py-12">
+      <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-8 shadow-lg">
+        {user?.logoUrl && <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className="mb-6 h-10" />}
+        <h1 className="text-2xl font-semibold text-slate-900">{title}</h1>
+        {subtitle && <div className="mt-1 text-sm text-slate-500">{subtitle}</div>}
+        <div className="mt-6">{children}</div>
+      </div>
+    </div>
+  );
+}
+
+export function FormError({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+      {message}
+    </p>
+  );
+}

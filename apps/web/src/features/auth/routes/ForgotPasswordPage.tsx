@@ -1,0 +1,63 @@
+/** /forgotPassword — email, Continue, Back to Login; then the "sent" texts. */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { FormProvider, useForm } from 'react-hook-form';
+import { Link } from 'react-router';
+import type { z } from 'zod';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { forgotPasswordFormSchema } from '@portal/contract/validation';
+import { Button } from '../../../components/ui/Button.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { useForgotPassword } from '../api/forgot-password.ts';
+import { AuthCard, FormError } from '../components/AuthCard.tsx';
+
+type ForgotForm = z.input<typeof forgotPasswordFormSchema>;
+
+export function ForgotPasswordPage() {
+  const forgot = useForgotPassword();
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const form = useForm<ForgotForm>({ resolver: zodResolver(forgotPasswordFormSchema), defaultValues: { email: '' } });
+
+  const onSubmit = form.handleSubmit(async ({ email }) => {
+    setError(null);
+    try {
+      await forgot.mutateAsync(email);
+      setSent(true);
+    } catch (err) {
+      setError(withDetail(ERRORS.forgotPassword, errorMessage(err)));
+    }
+  });
+
+  if (sent) {
+    return (
+      <AuthCard title={TEXT.forgotSent}>
+        <div className="space-y-3 text-sm text-slate-600">
+          <p>{TEXT.forgotSentBody}</p>
+          <p>{TEXT.forgotContact}</p>
+          <Link to="/login" className="block pt-2 font-medium text-brand-600 hover:underline">
+            Back to Login
+          </Link>
+        </div>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title="Forgot password" subtitle="Enter your email and we will send you a link to set a new password.">
+      <FormProvider {...form}>
+        <form onSubmit={onSubmit} className="space-y-4" noValidate>
+          <TextField<ForgotForm> name="email" label="Email" type="email" autoComplete="email" required />
+          <FormError message={error} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+            Continue
+          </Button>
+          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+            Back to Login
+          </Link>
+        </form>
+      </FormProvider>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,123 @@
+/** /mfa — "Please check your email", the one-time code, Authenticate, Return to Login. */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { FormProvider, useForm } from 'react-hook-form';
+import { Link, useLocation, useNavigate } from 'react-router';
+import type { z } from 'zod';
+import { API_MESSAGES, ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
+import { mfaFormSchema } from '@portal/contract/validation';
+import { useAuth } from '../../../app/auth-context.tsx';
+import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { Button } from '../../../components/ui/Button.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
+import { ApiError, callApi, errorMessage } from '../../../lib/api.ts';
+import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
+import { pathAfterSignIn } from '../after-sign-in.ts';
+import { useVerifyMfa } from '../api/verify-mfa.ts';
+import { AuthCard, FormError } from '../components/AuthCard.tsx';
+
+type MfaForm = z.input<typeof mfaFormSchema>;
+type FromLogin = { email?: string; resellerEmail?: string | null } | null;
+
+export function MfaPage() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { user, setUser, clear } = useAuth();
+  const passed = useLocation().state as FromLogin;
+  const verify = useVerifyMfa();
+  const [error, setError] = useState<string | null>(null);
+  const [exhausted, setExhausted] = useState(false);
+  const form = useForm<MfaForm>({ resolver: zodResolver(mfaFormSchema), defaultValues: { code: '' } });
+
+  // Already signed in: go on as after a code; no session at all: back to login.
+  useEffect(() => {
+    let active = true;
+    callApi(routes.auth.check, { suppress401: true })
+      .then((res) => {
+        if (active && res.authed) navigate(pathAfterSignIn(res.user), { replace: true });
+      })
+      .catch((err: unknown) => {
+        if (active && err instanceof ApiError && err.status === 401 && !exhausted) navigate('/login', { replace: true });
+      });
+    return () => {
+      active = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [navigate]);
+
+  const email = passed?.email ?? user?.email;
+  const resellerEmail = passed?.resellerEmail ?? user?.resellerEmail;
+
+  const onSubmit = form.handleSubmit(async ({ code }) => {
+    setError(null);
+    try {
+      const { user: signedIn } = await verify.mutateAsync(code);
+      const plain = { ...signedIn, createdAt: signedIn.createdAt.toISOString() };
+      setUser(plain, true);
+      writeStoredAuth({ needsReset: signedIn.forcePasswordReset, resetKey: signedIn.resetKey });
+      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
+      navigate(pathAfterSignIn(signedIn), { replace: true });
+    } catch (err) {
+      const message = errorMessage(err);
+      if (message === API_MESSAGES.retriesExhausted || (err instanceof ApiError && err.status === 401)) {
+        clearStoredAuth();
+        clear();
+        setExhausted(true);
+        setError(message);
+        return;
+      }
+      setError(message === API_MESSAGES.invalidMfaCode ? TEXT.invalidMfaCode : withDetail(ERRORS.authenticating, message));
+    }
+  });
+
+  return (
+    <AuthCard
+      title={TEXT.mfaHeading}
+      subtitle={
+        resellerEmail ? (
+          <>
+            We sent a verification code from <strong>{resellerEmail}</strong>
+            {email ? (
+              <>
+                {' '}
+                to <strong>{email}</strong>
+              </>
+            ) : null}
+            .
+          </>
+        ) : email ? (
+          <>
+            We sent a verification code to <strong>{email}</strong>.
+          </>
+        ) : (
+          'We sent a verification code to your email address.'
+        )
+      }
+    >
+      {exhausted ? (
+        <div className="space-y-4">
+          <FormError message={error} />
+          <p className="text-sm text-slate-600">{TEXT.retriesExhaustedHelp}</p>
+          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+            Return to Login
+          </Link>
+        </div>
+      ) : (
+        <FormProvider {...form}>
+          <form onSubmit={onSubmit} className="space-y-4" noValidate>
+            <TextField<MfaForm> name="code" label="Verification code" inputMode="numeric" autoComplete="one-time-code" placeholder="6-digit code" required autoFocus />
+            <FormError message={error} />
+            <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+              Authenticate
+            </Button>
+            <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+              Return to Login
+            </Link>
+          </form>
+        </FormProvider>
+      )}
+    </AuthCard>
+  );
+}

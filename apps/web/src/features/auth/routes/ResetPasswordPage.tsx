@@ -1,0 +1,92 @@
+/**
+ * /resetPassword — new and confirm password with the live checklist. The key and user id come from
+ * the link's `token` and `id`, else the stored reset key and user (a forced reset after sign-in).
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { FormProvider, useForm } from 'react-hook-form';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import type { z } from 'zod';
+import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
+import { resetPasswordFormSchema } from '@portal/contract/validation';
+import { useAuth } from '../../../app/auth-context.tsx';
+import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { Button } from '../../../components/ui/Button.tsx';
+import { PasswordChecklist } from '../../../components/ui/PasswordChecklist.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { readStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
+import { useResetPassword } from '../api/reset-password.ts';
+import { AuthCard, FormError } from '../components/AuthCard.tsx';
+
+type ResetForm = z.input<typeof resetPasswordFormSchema>;
+
+function useResetTarget(): { resetKey: string | null; userId: number | null } {
+  const [params] = useSearchParams();
+  const passed = useLocation().state as { user?: { id: number; resetKey: string | null } } | null;
+  const stored = readStoredAuth();
+  const resetKey = params.get('token') ?? stored?.resetKey ?? passed?.user?.resetKey ?? null;
+  const rawId = params.get('id') ?? stored?.user?.id ?? passed?.user?.id ?? null;
+  const userId = rawId === null ? null : Number(rawId);
+  return { resetKey, userId: Number.isInteger(userId) ? userId : null };
+}
+
+export function ResetPasswordPage() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { user, setUser } = useAuth();
+  const { resetKey, userId } = useResetTarget();
+  const reset = useResetPassword();
+  const [done, setDone] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const form = useForm<ResetForm>({ resolver: zodResolver(resetPasswordFormSchema), defaultValues: { password: '', confirmPassword: '' } });
+  const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setError(null);
+    if (!resetKey || userId === null) {
+      setError(VALIDATION.missingResetToken);
+      return;
+    }
+    try {
+      await reset.mutateAsync({ userId, resetKey, password: values.password });
+      writeStoredAuth({ needsReset: false, resetKey: null });
+      if (user) setUser({ ...user, forcePasswordReset: false, resetKey: null }, true);
+      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
+      setDone(true);
+    } catch (err) {
+      setError(withDetail(ERRORS.resetPassword, errorMessage(err)));
+    }
+  });
+
+  if (done) {
+    return (
+      <AuthCard title={TEXT.passwordReset}>
+        <Button className="w-full" onClick={() => navigate('/', { replace: true })}>
+          Go to Dashboard
+        </Button>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title="Reset Password" subtitle="Choose a new password for your account.">
+      <FormProvider {...form}>
+        <form onSubmit={onSubmit} className="space-y-4" noValidate>
+          {(!resetKey || userId === null) && <FormError message={VALIDATION.missingResetToken} />}
+          <TextField<ResetForm> name="password" label="New Password" type="password" autoComplete="new-password" required />
+          <TextField<ResetForm> name="confirmPassword" label="Confirm Password" type="password" autoComplete="new-password" required />
+          <PasswordChecklist password={password ?? ''} confirm={confirmPassword ?? ''} />
+          <FormError message={error} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+            Reset Password
+          </Button>
+          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+            Back to Login
+          </Link>
+        </form>
+      </FormProvider>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * The one typed client, driven by the contract's route table: `callApi(routes.auth.login, { body })`.
+ * Reads the `{ message, data }` envelope, revives dates, sends the CSRF header, and sends a 401 to
+ * /login unless the caller suppresses that.
+ */
+import type { z } from 'zod';
+import type { RouteDef } from '@portal/contract/common';
+import { buildPath } from '@portal/contract/routes';
+import { portalConfig } from './config.ts';
+import { csrfToken } from './csrf.ts';
+import { reviveDates, type Revived } from './dates.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface CallOptions<R extends RouteDef> {
+  params?: Record<string, string | number>;
+  query?: R['query'] extends z.ZodType ? Partial<Record<keyof z.input<R['query']>, string | number | boolean | undefined>> : never;
+  body?: R['body'] extends z.ZodType ? z.input<R['body']> : never;
+  /** Do not send the user to /login on a 401 (the caller handles it). */
+  suppress401?: boolean;
+  signal?: AbortSignal;
+}
+
+export type ApiData<R extends RouteDef> = Revived<z.output<R['data']>>;
+
+type UnauthorizedHandler = () => void;
+let onUnauthorized: UnauthorizedHandler = () => {};
+/** The app registers what a 401 does (clear stored auth, go to /login). */
+export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
+  onUnauthorized = handler;
+}
+
+export function apiUrl(path: string): string {
+  return `${portalConfig.apiBasePath}${path}`;
+}
+
+export async function callApi<R extends RouteDef>(route: R, options: CallOptions<R> = {}): Promise<ApiData<R>> {
+  const { data } = await callApiWithMessage(route, options);
+  return data;
+}
+
+export async function callApiWithMessage<R extends RouteDef>(route: R, options: CallOptions<R> = {}): Promise<{ message: string; data: ApiData<R> }> {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries((options.query ?? {}) as Record<string, unknown>)) {
+    if (v !== undefined && v !== null && v !== '') query.set(k, String(v));
+  }
+  const path = buildPath(route.path, options.params) + (query.size ? `?${query.toString()}` : '');
+  const unsafe = route.method !== 'GET';
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path), {
+      method: route.method,
+      credentials: 'include',
+      headers: unsafe ? { 'content-type': 'application/json', 'x-csrf-token': csrfToken() } : {},
+      ...(unsafe ? { body: JSON.stringify(options.body ?? {}) } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
+  }
+  let body: { message?: string; data?: unknown } = {};
+  try {
+    body = (await response.json()) as typeof body;
+  } catch {
+    body = { message: response.statusText };
+  }
+  if (!response.ok) {
+    const message = body.message || `Request failed (${response.status})`;
+    if (response.status === 401 && !options.suppress401) onUnauthorized();
+    throw new ApiError(response.status, message);
+  }
+  return { message: body.message ?? '', data: reviveDates(body.data) as ApiData<R> };
+}
+
+/** The server's message of an error, for "{prefix}: {detail}" texts. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
