@@ -1,7 +1,18 @@
-/** Registers the teams routes and returns the module's background workers. (Stub: being built.) */
+/** Users, roles, teams and permissions. */
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../../lib/module.ts';
+import { createTeamsRepository } from './teams.repository.ts';
+import { registerTeamsRoutes } from './teams.routes.ts';
+import { createTeamsService } from './teams.service.ts';
+import { createUsersRepository } from './users.repository.ts';
+import { createUsersService } from './users.service.ts';
 
-export async function registerTeamsModule(_api: FastifyInstance, _deps: ModuleDeps): Promise<Worker[]> {
+export async function registerTeamsModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const teams = createTeamsRepository(deps.db);
+  const users = createUsersRepository(deps.db);
+  registerTeamsRoutes(api, {
+    teams: createTeamsService({ ...deps, teams, users }),
+    users: createUsersService({ ...deps, teams, users }),
+  });
   return [];
 }
