@@ -29,3 +29,17 @@ export async function createOtherCompany(t: TestApp, adminEmail = 'boss@other.ex
   const admin = await createUser(t, c!.id, adminEmail, { isCompanyAdmin: true });
   return { companyId: c!.id, admin };
 }
+
+/** A VM row (with the catalog rows it needs), for tests that only need one to exist. */
+export async function insertVm(t: TestApp, values: { companyId: number; teamId: number | null; name?: string; status?: string; createdByUserId?: number }) {
+  const { countries, regions, configurations, providers, virtualMachines } = await import('../src/db/schema.ts');
+  const [country] = await t.db.insert(countries).values({ name: `Fixture land ${Math.random()}` }).returning();
+  const [region] = await t.db.insert(regions).values({ countryId: country!.id, name: 'Fixture region' }).returning();
+  const [config] = await t.db.insert(configurations).values({ key: `fixture-${Math.random()}`, name: 'Fixture', cpu: 2, ram: 4, disk: 80 }).returning();
+  const [provider] = await t.db.insert(providers).values({ name: 'Fixture provider', driver: 'simulator' }).returning();
+  const [vm] = await t.db
+    .insert(virtualMachines)
+    .values({ companyId: values.companyId, teamId: values.teamId, name: values.name ?? 'fixture-vm', status: values.status ?? 'Running', configurationId: config!.id, regionId: region!.id, image: 'Debian 12', providerId: provider!.id, createdByUserId: values.createdByUserId ?? null })
+    .returning();
+  return vm!;
+}

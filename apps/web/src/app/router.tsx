@@ -7,6 +7,13 @@ import { LoginPage } from '../features/auth/routes/LoginPage.tsx';
 import { LogoutPage } from '../features/auth/routes/LogoutPage.tsx';
 import { MfaPage } from '../features/auth/routes/MfaPage.tsx';
 import { ResetPasswordPage } from '../features/auth/routes/ResetPasswordPage.tsx';
+import { DashboardPage } from '../features/dashboard/routes/DashboardPage.tsx';
+import { CreateEditTeamPage } from '../features/teams/routes/CreateEditTeamPage.tsx';
+import { TeamPage } from '../features/teams/routes/TeamPage.tsx';
+import { TeamsPage } from '../features/teams/routes/TeamsPage.tsx';
+import { CreateUserPage } from '../features/users/routes/CreateUserPage.tsx';
+import { UserPage } from '../features/users/routes/UserPage.tsx';
+import { UsersPage } from '../features/users/routes/UsersPage.tsx';
 import { PlaceholderPage } from '../features/placeholders/PlaceholderPage.tsx';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
@@ -34,17 +41,17 @@ export function createRouter() {
                 element: <Shell />,
                 errorElement: <ErrorPage />,
                 children: [
-                  { path: '/', element: <PlaceholderPage title="Dashboard" /> },
+                  { path: '/', element: <DashboardPage /> },
                   { path: '/createVirtualMachine', element: <PlaceholderPage title="Create Virtual Machine" back /> },
-                  { path: '/createUser', element: <PlaceholderPage title="Add User" back /> },
+                  { path: '/createUser', element: <CreateUserPage /> },
                   { path: '/support', element: <PlaceholderPage title="Support" /> },
                   { path: '/virtualMachines', element: <PlaceholderPage title="Virtual Machines" /> },
                   { path: '/virtualMachineDetails/:virtualMachineId', element: <PlaceholderPage title="Virtual Machine" back /> },
-                  { path: '/teams', element: <PlaceholderPage title="Teams" /> },
-                  { path: '/team', element: <PlaceholderPage title="Team" back /> },
-                  { path: '/createEditTeam', element: <PlaceholderPage title="Create Team" back /> },
-                  { path: '/users', element: <PlaceholderPage title="Users" /> },
-                  { path: '/user', element: <PlaceholderPage title="User" back /> },
+                  { path: '/teams', element: <TeamsPage /> },
+                  { path: '/team', element: <TeamPage /> },
+                  { path: '/createEditTeam', element: <CreateEditTeamPage /> },
+                  { path: '/users', element: <UsersPage /> },
+                  { path: '/user', element: <UserPage /> },
                 ],
               },
             ],

@@ -23,7 +23,7 @@ export function createTeamsRepository(db: Db) {
       f.search ? ilike(teams.name, containsPattern(f.search)) : undefined,
       f.excludeTeamId ? sql`${teams.id} <> ${f.excludeTeamId}` : undefined,
       f.memberUserId !== null
-        ? sql`exists (select 1 from team_members m where m.team_id = ${teams.id} and m.user_id = ${f.memberUserId})`
+        ? sql`exists (select 1 from team_members m where m.team_id = "teams"."id" and m.user_id = ${f.memberUserId})`
         : undefined,
     );
   }
@@ -39,8 +39,8 @@ export function createTeamsRepository(db: Db) {
             name: teams.name,
             parentTeamId: teams.parentTeamId,
             createdAt: teams.createdAt,
-            userCount: sql<number>`(select count(*)::int from team_members m where m.team_id = ${teams.id})`,
-            vmCount: sql<number>`(select count(*)::int from virtual_machines v where v.team_id = ${teams.id} and v.deleted_at is null)`,
+            userCount: sql<number>`(select count(*)::int from team_members m where m.team_id = "teams"."id")`,
+            vmCount: sql<number>`(select count(*)::int from virtual_machines v where v.team_id = "teams"."id" and v.deleted_at is null)`,
           })
           .from(teams)
           .where(where)

@@ -67,6 +67,8 @@ describe('teams', () => {
     const [config] = await t.db.insert(configurations).values({ key: 'test-size', name: 'T', cpu: 2, ram: 4, disk: 80 }).returning();
     const [provider] = await t.db.insert(providers).values({ name: 'P', driver: 'simulator' }).returning();
     await t.db.insert(virtualMachines).values({ companyId: 1, teamId: team.id, name: 'vm', status: 'Running', configurationId: config!.id, regionId: region!.id, image: 'debian', providerId: provider!.id });
+    const listed = await admin.call(routes.teams.list, { query: { search: 'Has VMs' } });
+    expect(listed.data.data[0]).toMatchObject({ name: 'Has VMs', vmCount: 1 });
     const res = await admin.call(routes.teams.delete, { body: { teamId: team.id } });
     expect(res.status).toBe(409);
     expect(res.message).toBe('This team still has 1 virtual machine. Delete them first.');

@@ -23,7 +23,7 @@ export function createUsersRepository(db: Db) {
         eq(users.companyId, f.companyId),
         f.search ? or(ilike(fullName, containsPattern(f.search)), ilike(users.email, containsPattern(f.search))) : undefined,
         f.excludeTeamId
-          ? sql`not exists (select 1 from team_members m where m.team_id = ${f.excludeTeamId} and m.user_id = ${users.id})`
+          ? sql`not exists (select 1 from team_members m where m.team_id = ${f.excludeTeamId} and m.user_id = "users"."id")`
           : undefined,
       );
       const { limit, offset } = pageWindow(f.page, f.rowsPerPage);
@@ -49,7 +49,7 @@ export function createUsersRepository(db: Db) {
         eq(teamMembers.userId, f.userId),
         f.search ? ilike(teams.name, containsPattern(f.search)) : undefined,
         f.visibleToUserId !== null
-          ? sql`exists (select 1 from team_members v where v.team_id = ${teams.id} and v.user_id = ${f.visibleToUserId})`
+          ? sql`exists (select 1 from team_members v where v.team_id = "teams"."id" and v.user_id = ${f.visibleToUserId})`
           : undefined,
       );
       const { limit, offset } = pageWindow(f.page, f.rowsPerPage);

@@ -1,0 +1,137 @@
+/** /createUser — "Add User": email, teams (filtered multi-select), role with its info, Send Invite Email. */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { Controller, useForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import { toast } from 'react-toastify';
+import type { z } from 'zod';
+import { DROPDOWN_MAX_HEIGHT_PX, PAGE_SIZE, SEARCH_DEBOUNCE_MS } from '@portal/contract/constants';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { addUserFormSchema } from '@portal/contract/validation';
+import { Button } from '../../../components/ui/Button.tsx';
+import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { useDebounced } from '../../../lib/use-debounced.ts';
+import { useRoles } from '../../teams/api/roles.ts';
+import { useTeamsList } from '../../teams/api/teams-list.ts';
+import { useInviteUser } from '../api/users.ts';
+
+type AddUserForm = z.input<typeof addUserFormSchema>;
+
+export function CreateUserPage() {
+  const navigate = useNavigate();
+  const invite = useInviteUser();
+  const roles = useRoles();
+  const [filter, setFilter] = useState('');
+  const search = useDebounced(filter.trim(), SEARCH_DEBOUNCE_MS);
+  const teams = useTeamsList({ page: 1, rowsPerPage: PAGE_SIZE.addUserTeams, search });
+  const [picked, setPicked] = useState<Map<number, string>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const form = useForm<AddUserForm>({ resolver: zodResolver(addUserFormSchema), defaultValues: { email: '', teamIds: [] } });
+  const roleId = form.watch('roleId');
+  const role = roles.data?.find((r) => r.id === roleId);
+
+  const toggle = (id: number, name: string) => {
+    const next = new Map(picked);
+    if (next.has(id)) next.delete(id);
+    else next.set(id, name);
+    setPicked(next);
+    form.setValue('teamIds', [...next.keys()]);
+  };
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setError(null);
+    try {
+      const created = await invite.mutateAsync({ email: values.email, roleId: values.roleId, teamIds: values.teamIds });
+      const text = TEXT.completedCreatingUser(created.email);
+      setDone(text);
+      toast.success(text);
+      setTimeout(() => navigate(-1), 1500);
+    } catch (err) {
+      setError(withDetail(ERRORS.createUsers, errorMessage(err)));
+    }
+  });
+
+  return (
+    <PageLayout title="Add User" secondaryTitle="Invite someone to your company" onBack={() => navigate(-1)}>
+      <form onSubmit={onSubmit} className="max-w-xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
+        <TextField<AddUserForm> name="email" label="Email" type="email" required register={form.register} errors={form.formState.errors} placeholder="colleague@company.com" />
+
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-medium text-slate-700">Teams</legend>
+          {picked.size > 0 && (
+            <div className="flex flex-wrap gap-2">
+              {[...picked].map(([id, name]) => (
+                <button key={id} type="button" onClick={() => toggle(id, name)} className="rounded-full bg-brand-50 px-3 py-1 text-sm text-brand-700 hover:bg-brand-100" aria-label={`Remove ${name}`}>
+                  {name} ×
+                </button>
+              ))}
+            </div>
+          )}
+          <input
+            type="search"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            placeholder="Filter teams..."
+            aria-label="Filter teams"
+            className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
+          <ul className="divide-y divide-slate-100 overflow-y-auto rounded-md border border-slate-200" style={{ maxHeight: DROPDOWN_MAX_HEIGHT_PX }}>
+            {teams.data?.data.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{TEXT.noTeams}</li>}
+            {teams.error && <li className="px-3 py-2 text-sm text-red-600">{withDetail(ERRORS.fetchTeams, errorMessage(teams.error))}</li>}
+            {teams.data?.data.map((t) => (
+              <li key={t.id}>
+                <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50">
+                  <input type="checkbox" checked={picked.has(t.id)} onChange={() => toggle(t.id, t.name)} />
+                  {t.name}
+                </label>
+              </li>
+            ))}
+          </ul>
+        </fieldset>
+
+        <div className="space-y-1">
+          <div className="flex items-baseline gap-0.5">
+            <label htmlFor="invite-role" className="text-sm font-medium text-slate-700">
+              Role
+            </label>
+            <span className="text-sm text-red-600" aria-hidden>
+              *
+            </span>
+          </div>
+          <Controller
+            control={form.control}
+            name="roleId"
+            render={({ field, fieldState }) => (
+              <>
+                <select
+                  id="invite-role"
+                  value={field.value ?? ''}
+                  onChange={(e) => field.onChange(e.target.value ? Number(e.target.value) : undefined)}
+                  className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+                >
+                  <option value="">Select a role</option>
+                  {roles.data?.map((r) => (
+                    <option key={r.id} value={r.id}>
+                      {r.name}
+                    </option>
+                  ))}
+                </select>
+                {fieldState.error?.message && <p className="text-sm text-red-600">{fieldState.error.message}</p>}
+              </>
+            )}
+          />
+          {role && <p className="text-sm text-slate-500">{role.info}</p>}
+        </div>
+
+        {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+        {done && <p role="status" className="text-sm font-medium text-emerald-700">{done}</p>}
+        <Button type="submit" disabled={form.formState.isSubmitting || done !== null}>
+          Send Invite Email
+        </Button>
+      </form>
+    </PageLayout>
+  );
+}

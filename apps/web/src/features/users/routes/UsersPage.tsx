@@ -1,0 +1,101 @@
+/** /users — name and email, row → /user, delete (hidden for yourself) with errors in the dialog. */
+import { Trash2, Users } from 'lucide-react';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PAGE_SIZE } from '@portal/contract/constants';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { useAuth } from '../../../app/auth-context.tsx';
+import { DataTable } from '../../../components/ui/DataTable.tsx';
+import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
+import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { useTableState } from '../../../lib/use-table-state.ts';
+import { useDeleteUser, useUsersList } from '../api/users.ts';
+
+export function UsersPage() {
+  const navigate = useNavigate();
+  const { user: me } = useAuth();
+  const table = useTableState();
+  const list = useUsersList({ ...table.query, rowsPerPage: PAGE_SIZE.users });
+  const del = useDeleteUser();
+  const [selected, setSelected] = useState<{ id: number; name: string } | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  async function confirmDelete() {
+    if (!selected) return;
+    setDeleteError(null);
+    try {
+      await del.mutateAsync(selected.id);
+      setSelected(null);
+    } catch (err) {
+      setDeleteError(withDetail(ERRORS.deleteUsers, errorMessage(err)));
+    }
+  }
+
+  return (
+    <PageLayout title="Users" action={{ name: 'Create User', onClick: () => navigate('/createUser') }}>
+      <DataTable
+        title="Users"
+        message="People in your company"
+        icon={<Users className="h-5 w-5" />}
+        columns={[
+          {
+            key: 'name',
+            header: 'Name',
+            render: (u) => (
+              <span className="font-medium text-slate-900">
+                {u.name}
+                {!u.confirmed && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-800">Invited</span>}
+              </span>
+            ),
+          },
+          { key: 'email', header: 'Email', render: (u) => u.email },
+          {
+            key: 'delete',
+            header: <span className="sr-only">Delete</span>,
+            align: 'right',
+            render: (u) =>
+              u.id === me?.id ? null : (
+                <button
+                  type="button"
+                  aria-label={`Delete ${u.name}`}
+                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    setDeleteError(null);
+                    setSelected({ id: u.id, name: u.name });
+                  }}
+                >
+                  <Trash2 className="h-4 w-4" />
+                </button>
+              ),
+          },
+        ]}
+        rows={list.error ? [] : list.data?.data}
+        rowKey={(u) => u.id}
+        rowLabel={(u) => u.name}
+        onRowClick={(u) => navigate(`/user?id=${u.id}`)}
+        loading={list.isPending}
+        error={list.error ? withDetail(ERRORS.fetchUsers, errorMessage(list.error)) : null}
+        noDataMessage={TEXT.noUsers}
+        search={{ value: table.search, onChange: table.setSearch }}
+        onRefresh={() => list.refetch()}
+        page={table.page}
+        totalPages={list.data?.totalPages ?? 0}
+        onPageChange={table.setPage}
+      />
+      <DeleteConfirmationModal
+        open={selected !== null}
+        name={selected?.name ?? ''}
+        item="user"
+        loading={del.isPending}
+        error={deleteError}
+        onConfirm={() => void confirmDelete()}
+        onCancel={() => {
+          setDeleteError(null);
+          setSelected(null);
+        }}
+      />
+    </PageLayout>
+  );
+}

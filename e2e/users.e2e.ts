@@ -1,0 +1,121 @@
+/** Users screens in Chromium: invite → mail → confirm → sign in; edit; memberships; list, search, delete. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { TEXT, VALIDATION } from '@portal/contract/messages';
+import { teamMembers, users } from '../apps/api/src/db/schema.ts';
+import { createTeam, createUser } from '../apps/api/test/fixtures.ts';
+import { linkFrom } from '../apps/api/test/smtp-catcher.ts';
+import { screenshot, startPortal, type Portal } from './support/portal.ts';
+
+let portal: Portal;
+beforeAll(async () => {
+  portal = await startPortal();
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+describe('users', () => {
+  it('invites a user, who confirms from the mailed link and signs in', async () => {
+    const team = await createTeam(portal, 1, 'Support Crew', [{ userId: 1, roleId: 1 }]);
+    await createTeam(portal, 1, 'Other Crew', [{ userId: 1, roleId: 1 }]);
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('button', { name: 'Create User' }).click();
+    await page.waitForURL(/\/createUser/);
+    await expect.poll(() => page.getByRole('heading', { name: 'Add User' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Send Invite Email' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.emailRequired).isVisible()).toBe(true);
+    expect(await page.getByText(VALIDATION.roleRequired).isVisible()).toBe(true);
+
+    await page.getByLabel('Email').fill('newbie@example.com');
+    await page.getByLabel('Filter teams').fill('support');
+    await expect.poll(() => page.getByLabel('Other Crew').count()).toBe(0);
+    await page.getByLabel('Support Crew').check();
+    await page.getByLabel('Role').selectOption({ label: 'Operator' });
+    await expect.poll(() => page.getByText(/Creates, starts, stops/).isVisible()).toBe(true);
+    await screenshot(page, 'add-user');
+    await page.getByRole('button', { name: 'Send Invite Email' }).click();
+    await expect.poll(() => page.getByText(TEXT.completedCreatingUser('newbie@example.com')).first().isVisible()).toBe(true);
+    await page.waitForURL(/\/users$/);
+    await context.close();
+
+    const mail = await portal.smtp.waitFor('newbie@example.com', (m) => /invited/i.test(m.subject));
+    const invitee = await portal.newPage();
+    await invitee.page.goto(linkFrom(mail).toString());
+    await invitee.page.getByLabel('First Name').fill('Nina');
+    await invitee.page.getByLabel('Last Name').fill('Newbie');
+    await invitee.page.getByLabel('New Password').fill('Newbie-Password-1!');
+    await invitee.page.getByLabel('Confirm Password').fill('Newbie-Password-1!');
+    await invitee.page.getByRole('button', { name: 'Confirm Email' }).click();
+    await expect.poll(() => invitee.page.getByText(TEXT.emailConfirmed).isVisible()).toBe(true);
+    await portal.signIn(invitee.page, 'newbie@example.com', 'Newbie-Password-1!');
+    await invitee.page.getByRole('link', { name: 'Teams' }).click();
+    await expect.poll(() => invitee.page.getByRole('row', { name: 'Support Crew' }).isVisible()).toBe(true);
+    expect(await invitee.page.getByRole('row', { name: 'Other Crew' }).count()).toBe(0);
+    const [row] = await portal.db.select().from(users).where(eq(users.email, 'newbie@example.com'));
+    expect((await portal.db.select().from(teamMembers).where(eq(teamMembers.userId, row!.id)))[0]).toMatchObject({ teamId: team.id, roleId: 2 });
+    await invitee.context.close();
+  });
+
+  it('edits names with their validation and manages memberships', async () => {
+    const u = await createUser(portal, 1, 'editme@example.com', { firstName: 'Eddie', lastName: 'Edit' });
+    const alpha = await createTeam(portal, 1, 'Alpha', [{ userId: u.id, roleId: 3 }]);
+    await createTeam(portal, 1, 'Bravo', [{ userId: u.id, roleId: 1 }]);
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.goto(`${portal.url}/user?id=${u.id}`);
+    await expect.poll(() => page.getByLabel('First Name').inputValue()).toBe('Eddie');
+    expect(await page.getByText('editme@example.com').isVisible()).toBe(true);
+    await page.getByLabel('First Name').fill('Ed$');
+    await page.getByLabel('Last Name').fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.firstNameSpecial).isVisible()).toBe(true);
+    expect(await page.getByText(VALIDATION.lastNameEmpty).isVisible()).toBe(true);
+    await page.getByLabel('First Name').fill('Edwina');
+    await page.getByLabel('Last Name').fill('Edit');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.userUpdated).isVisible()).toBe(true);
+    expect((await portal.db.select().from(users).where(eq(users.id, u.id)))[0]!.firstName).toBe('Edwina');
+
+    // Memberships: Admin is fixed text; others have a dropdown without Admin.
+    const memberships = page.getByRole('region', { name: 'Team Memberships' });
+    await expect.poll(() => memberships.getByRole('row', { name: /Bravo/ }).getByText('Admin').isVisible()).toBe(true);
+    const select = page.getByLabel('Role in Alpha');
+    expect(await select.locator('option').allTextContents()).toEqual(['Operator', 'Viewer']);
+    await select.selectOption({ label: 'Operator' });
+    await expect.poll(async () => (await portal.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, alpha.id), eq(teamMembers.userId, u.id))))[0]?.roleId).toBe(2);
+    await memberships.getByPlaceholder(TEXT.searchTeams).fill('bra');
+    await expect.poll(() => memberships.getByRole('row').count()).toBe(2);
+    await memberships.getByPlaceholder(TEXT.searchTeams).fill('alp');
+    await expect.poll(() => memberships.getByRole('row', { name: /Alpha/ }).isVisible()).toBe(true);
+    await screenshot(page, 'user-details');
+    await page.getByRole('button', { name: 'Remove from Alpha' }).click();
+    await expect.poll(() => memberships.getByText(TEXT.noTeams).isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it('lists and searches users, hides delete for yourself, and deletes another user', async () => {
+    for (let i = 0; i < 10; i++) await createUser(portal, 1, `listed${i}@example.com`, { firstName: `Listed${i}` });
+    await createUser(portal, 1, 'doomed@example.com', { firstName: 'Doomed', lastName: 'User' });
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.getByRole('link', { name: 'Users' }).click();
+    const table = page.getByRole('region', { name: 'Users' });
+    await expect.poll(() => table.getByText(/Page 1 of \d/).isVisible()).toBe(true);
+    expect(await table.getByText('Page 1 of 1').count()).toBe(0);
+    await table.getByPlaceholder('Search...').fill('ada');
+    await expect.poll(() => table.getByRole('row', { name: 'Ada Admin' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Delete Ada Admin' }).count()).toBe(0);
+    await table.getByPlaceholder('Search...').fill('nobody-at-all');
+    await expect.poll(() => table.getByText(TEXT.noUsers).isVisible()).toBe(true);
+    await table.getByPlaceholder('Search...').fill('doomed');
+    await page.getByRole('button', { name: 'Delete Doomed User' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText('Delete Doomed User?').isVisible()).toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => table.getByText(TEXT.noUsers).isVisible()).toBe(true);
+    await screenshot(page, 'users');
+    await context.close();
+  });
+});
