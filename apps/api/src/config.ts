@@ -30,6 +30,12 @@ export const configSchema = z.object({
   SEED_ADMIN_EMAIL: z.email().optional(),
   SEED_ADMIN_PASSWORD: z.string().optional(),
   VM_PROVIDER: z.string().default('simulator'),
+  /** How long one simulated provider action takes. */
+  SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+  /** How often the operation runner looks for due work (it is also woken on each new operation). */
+  VM_RUNNER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How often stored VM status is compared with the providers'. */
+  VM_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** Sign-in, code and forgot-password attempts allowed per minute per client. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,5 +1,56 @@
-/** The VM catalog seed (countries, regions, images, configurations, providers). Stub: being built. */
+/**
+ * The demo VM catalog, seeded when the catalog is empty. It shows every case of the create chain:
+ *  - US East: one provider for most sizes (auto-selected), two for Medium and Large (a dropdown);
+ *  - Singapore: no provider for Extra Large ("Chosen configuration has no possible provider").
+ */
+import { sql } from 'drizzle-orm';
+import { VM_SIZES } from '@portal/contract/constants';
 import type { Db } from '../db/client.ts';
+import { cities, configurations, countries, images, providerOfferings, providers, regions } from '../db/schema.ts';
 
-/** Seeds the catalog when it is empty; safe to call on every start. */
-export async function seedCatalog(_db: Db): Promise<void> {}
+const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
+
+export async function seedCatalog(db: Db): Promise<void> {
+  const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
+  if (n > 0) return;
+  await db.transaction(async (tx) => {
+    const sizes = await tx.insert(configurations).values(VM_SIZES.map((s) => ({ key: s.key, name: s.name, cpu: s.cpu, ram: s.ram, disk: s.disk }))).returning();
+    const sizeId = (key: string) => sizes.find((s) => s.key === key)!.id;
+    const [primary, secondary] = await tx
+      .insert(providers)
+      .values([
+        { name: 'Northwind Cloud', driver: 'simulator', settings: { site: 'nw-1' } },
+        { name: 'Irontech Metal', driver: 'simulator', settings: { site: 'it-1' } },
+      ])
+      .returning();
+    const [us, de, sg] = await tx.insert(countries).values([{ name: 'United States' }, { name: 'Germany' }, { name: 'Singapore' }]).returning();
+    const [usEast, usWest, frankfurt, singapore] = await tx
+      .insert(regions)
+      .values([
+        { countryId: us!.id, name: 'US East' },
+        { countryId: us!.id, name: 'US West' },
+        { countryId: de!.id, name: 'Frankfurt' },
+        { countryId: sg!.id, name: 'Singapore' },
+      ])
+      .returning();
+    await tx.insert(cities).values([
+      { regionId: usEast!.id, name: 'Ashburn' },
+      { regionId: usEast!.id, name: 'New York' },
+      { regionId: usWest!.id, name: 'San Jose' },
+      { regionId: frankfurt!.id, name: 'Frankfurt am Main' },
+      { regionId: singapore!.id, name: 'Singapore' },
+    ]);
+    for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
+      await tx.insert(images).values(IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({ regionId: region.id, name })));
+    }
+    const offerings: { providerId: number; regionId: number; configurationId: number }[] = [];
+    for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
+      for (const size of VM_SIZES) {
+        if (region === singapore && size.key === 'extraLarge') continue;
+        offerings.push({ providerId: primary!.id, regionId: region.id, configurationId: sizeId(size.key) });
+      }
+    }
+    for (const key of ['medium', 'large']) offerings.push({ providerId: secondary!.id, regionId: usEast!.id, configurationId: sizeId(key) });
+    await tx.insert(providerOfferings).values(offerings);
+  });
+}

@@ -1,0 +1,181 @@
+/** SQL for the catalog, VMs and their operations. VM reads take the caller's visibility scope. */
+import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.ts';
+import { cities, configurations, countries, images, operations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import type { TenantScope } from '../../lib/auth-context.ts';
+import { containsPattern, pageWindow } from '../../lib/paging.ts';
+
+/** VMs the caller may see: company admins all of the company's; others their teams' and their own team-less ones. */
+export function visibleVms(scope: TenantScope): SQL {
+  const base = and(eq(virtualMachines.companyId, scope.companyId), isNull(virtualMachines.deletedAt))!;
+  if (scope.isCompanyAdmin) return base;
+  return and(
+    base,
+    sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})
+      or (${virtualMachines.teamId} is null and ${virtualMachines.createdByUserId} = ${scope.userId}))`,
+  )!;
+}
+
+export type VmRow = typeof virtualMachines.$inferSelect;
+
+export function createVmRepository(db: Db) {
+  return {
+    // ---- catalog ----
+    countries: () =>
+      db
+        .select({ id: countries.id, name: countries.name })
+        .from(countries)
+        .where(sql`exists (select 1 from regions r where r.country_id = "countries"."id")`)
+        .orderBy(asc(countries.name)),
+    regions: (countryId: number) => db.select({ id: regions.id, name: regions.name }).from(regions).where(eq(regions.countryId, countryId)).orderBy(asc(regions.name)),
+    cities: (regionId: number) => db.select({ id: cities.id, name: cities.name }).from(cities).where(eq(cities.regionId, regionId)).orderBy(asc(cities.name)),
+    images: async (regionId: number) => (await db.select({ name: images.name }).from(images).where(eq(images.regionId, regionId)).orderBy(asc(images.name))).map((r) => r.name),
+    async region(id: number) {
+      const [row] = await db
+        .select({ id: regions.id, name: regions.name, countryId: countries.id, country: countries.name })
+        .from(regions)
+        .innerJoin(countries, eq(countries.id, regions.countryId))
+        .where(eq(regions.id, id))
+        .limit(1);
+      return row;
+    },
+    configurations: () => db.select().from(configurations).orderBy(asc(configurations.cpu), asc(configurations.id)),
+    async configuration(id: number) {
+      const [row] = await db.select().from(configurations).where(eq(configurations.id, id)).limit(1);
+      return row;
+    },
+    /** Configurations some enabled provider offers in a region. */
+    regionConfigurations: (regionId: number) =>
+      db
+        .selectDistinct({ id: configurations.id, key: configurations.key, name: configurations.name, cpu: configurations.cpu, ram: configurations.ram, disk: configurations.disk })
+        .from(configurations)
+        .innerJoin(providerOfferings, eq(providerOfferings.configurationId, configurations.id))
+        .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
+        .where(and(eq(providerOfferings.regionId, regionId), eq(providers.enabled, true)))
+        .orderBy(asc(configurations.cpu)),
+    /** Every configuration listed for a region; those without a provider are included so the portal can say so. */
+    providersFor: (regionId: number, configurationId?: number) =>
+      db
+        .selectDistinct({ id: providers.id, name: providers.name })
+        .from(providers)
+        .innerJoin(providerOfferings, eq(providerOfferings.providerId, providers.id))
+        .where(and(eq(providerOfferings.regionId, regionId), eq(providers.enabled, true), configurationId ? eq(providerOfferings.configurationId, configurationId) : undefined))
+        .orderBy(asc(providers.name)),
+    async offers(providerId: number, regionId: number, configurationId: number): Promise<boolean> {
+      const [row] = await db
+        .select({ p: providerOfferings.providerId })
+        .from(providerOfferings)
+        .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
+        .where(and(eq(providerOfferings.providerId, providerId), eq(providerOfferings.regionId, regionId), eq(providerOfferings.configurationId, configurationId), eq(providers.enabled, true)))
+        .limit(1);
+      return !!row;
+    },
+    async imageOffered(regionId: number, image: string): Promise<boolean> {
+      const [row] = await db.select({ id: images.id }).from(images).where(and(eq(images.regionId, regionId), eq(images.name, image))).limit(1);
+      return !!row;
+    },
+    async provider(id: number) {
+      const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
+      return row;
+    },
+    enabledProviders: () => db.select().from(providers).where(eq(providers.enabled, true)).orderBy(asc(providers.id)),
+
+    // ---- VMs ----
+    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; descending: boolean }) {
+      const where = and(visibleVms(scope), q.search ? ilike(virtualMachines.name, containsPattern(q.search)) : undefined, q.teamId ? eq(virtualMachines.teamId, q.teamId) : undefined);
+      const dir = q.descending ? desc : asc;
+      const order =
+        q.sortColumn === 'name'
+          ? [dir(virtualMachines.name), dir(virtualMachines.id)]
+          : q.sortColumn === 'configuration'
+            ? [dir(configurations.cpu), dir(virtualMachines.name), dir(virtualMachines.id)]
+            : [desc(virtualMachines.createdAt), desc(virtualMachines.id)];
+      const { limit, offset } = pageWindow(q.page, q.rowsPerPage);
+      const [rows, [total]] = await Promise.all([
+        db
+          .select({
+            id: virtualMachines.id,
+            name: virtualMachines.name,
+            status: virtualMachines.status,
+            configuration: configurations.name,
+            cpu: configurations.cpu,
+            ram: configurations.ram,
+            createdAt: virtualMachines.createdAt,
+            regionId: virtualMachines.regionId,
+            teamId: virtualMachines.teamId,
+          })
+          .from(virtualMachines)
+          .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+          .where(where)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset),
+        db.select({ n: count() }).from(virtualMachines).where(where),
+      ]);
+      return { rows, total: total?.n ?? 0 };
+    },
+
+    async byId(id: number): Promise<VmRow | undefined> {
+      const [row] = await db.select().from(virtualMachines).where(and(eq(virtualMachines.id, id), isNull(virtualMachines.deletedAt))).limit(1);
+      return row;
+    },
+
+    async detailsOf(id: number) {
+      const [row] = await db
+        .select({ vm: virtualMachines, configuration: configurations, region: regions.name, country: countries.name })
+        .from(virtualMachines)
+        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+        .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+        .innerJoin(countries, eq(countries.id, regions.countryId))
+        .where(eq(virtualMachines.id, id))
+        .limit(1);
+      return row;
+    },
+
+    async activeOperation(vmId: number) {
+      const [row] = await db
+        .select({ id: operations.id, kind: operations.kind })
+        .from(operations)
+        .where(and(eq(operations.vmId, vmId), inArray(operations.status, ['pending', 'running'])))
+        .limit(1);
+      return row;
+    },
+
+    async insertVm(tx: Tx, values: typeof virtualMachines.$inferInsert) {
+      const [row] = await tx.insert(virtualMachines).values(values).returning();
+      return row!;
+    },
+
+    async insertOperation(tx: Tx, values: { vmId: number; kind: string; payload?: unknown; requestedByUserId: number }) {
+      const [row] = await tx.insert(operations).values({ ...values, payload: values.payload ?? {} }).returning();
+      return row!;
+    },
+
+    async setStatus(tx: Tx | Db, vmId: number, patch: Partial<typeof virtualMachines.$inferInsert>) {
+      const [row] = await tx.update(virtualMachines).set({ ...patch, updatedAt: new Date() }).where(eq(virtualMachines.id, vmId)).returning();
+      return row;
+    },
+
+    /** VMs per size that existed at some time in [from, to) (created before `to`, not deleted before `from`). */
+    async countsBySize(scope: TenantScope, from: Date, to: Date) {
+      const rows = await db
+        .select({ key: configurations.key, n: count() })
+        .from(virtualMachines)
+        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+        .where(
+          and(
+            eq(virtualMachines.companyId, scope.companyId),
+            sql`${virtualMachines.createdAt} < ${to.toISOString()}`,
+            sql`(${virtualMachines.deletedAt} is null or ${virtualMachines.deletedAt} >= ${from.toISOString()})`,
+            scope.isCompanyAdmin
+              ? undefined
+              : sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})
+                  or (${virtualMachines.teamId} is null and ${virtualMachines.createdByUserId} = ${scope.userId}))`,
+          ),
+        )
+        .groupBy(configurations.key);
+      return new Map(rows.map((r) => [r.key, r.n]));
+    },
+  };
+}
+export type VmRepository = ReturnType<typeof createVmRepository>;

@@ -1,0 +1,150 @@
+/** VM routes: the contract's calls, plus the live event stream and the console page. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { platformRoutes } from '@portal/contract/platform';
+import { vmRoutes } from '@portal/contract/virtual-machines';
+import { TEXT } from '@portal/contract/messages';
+import type { AuthContext } from '../../lib/auth-context.ts';
+import { UnauthorizedError } from '../../lib/errors.ts';
+import { registerRoute } from '../../lib/http.ts';
+import { scopeOf } from '../../lib/module.ts';
+import type { Access } from '../access/access.ts';
+import type { createConsoleTokens } from './console-tokens.ts';
+import type { VmEvents } from './vm-events.ts';
+import type { VmService } from './vm.service.ts';
+import type { VmRepository } from './vm.repository.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+
+const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface VmRoutesDeps {
+  vms: VmService;
+  repo: VmRepository;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  access: Access;
+  consoleTokens: ReturnType<typeof createConsoleTokens>;
+  apiBasePath: string;
+}
+
+export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
+  const { vms } = d;
+  registerRoute(app, vmRoutes.listCountries, async () => ({ data: await vms.countries() }));
+  registerRoute(app, vmRoutes.listConfigurations, async () => ({ data: await vms.configurations() }));
+  registerRoute(app, vmRoutes.listRegions, async ({ params }) => ({ data: await vms.regions(params.id) }));
+  registerRoute(app, vmRoutes.listCities, async ({ params }) => ({ data: await vms.cities(params.id) }));
+  registerRoute(app, vmRoutes.listImages, async ({ params }) => ({ data: await vms.images(params.id) }));
+  registerRoute(app, vmRoutes.getRegion, async ({ params }) => ({ data: await vms.region(params.id) }));
+  registerRoute(app, vmRoutes.listProviders, async ({ params, query }) => ({ data: await vms.providers(params.regionId, query.configurationId) }));
+  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params }) => ({ data: await vms.regionConfigurations(params.regionId) }));
+
+  registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));
+  registerRoute(app, vmRoutes.details, async ({ auth, params }) => ({ data: await vms.details(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.dashboard, async ({ auth }) => ({ data: await vms.dashboard(scopeOf(auth)) }));
+  registerRoute(app, vmRoutes.getPassword, async ({ auth, params }) => ({ data: await vms.password(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.getAccessKey, async ({ auth, params }) => ({ data: await vms.privateKey(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.getAccess, async ({ auth, params }) => ({ data: await vms.access(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.getConsole, async ({ auth, params }) => {
+    await vms.consoleTarget(scopeOf(auth), params.id);
+    const token = d.consoleTokens.issue(params.id, auth.sessionId);
+    return { data: { consoleUrl: `${d.apiBasePath}/virtualMachines/console/${params.id}?token=${token}` } };
+  });
+
+  registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({ message: 'Virtual machines are being created', data: await vms.create(ctxOf(auth, request), body) }));
+  registerRoute(app, vmRoutes.start, async ({ auth, params, request }) => {
+    await vms.start(ctxOf(auth, request), params.id);
+    return { message: TEXT.vmStarted, data: null };
+  });
+  registerRoute(app, vmRoutes.stop, async ({ auth, params, request }) => {
+    await vms.stop(ctxOf(auth, request), params.id);
+    return { message: TEXT.vmStopped, data: null };
+  });
+  registerRoute(app, vmRoutes.reset, async ({ auth, params, request }) => {
+    await vms.reset(ctxOf(auth, request), params.id);
+    return { message: TEXT.vmReset, data: null };
+  });
+  registerRoute(app, vmRoutes.changeConfiguration, async ({ auth, body, request }) => {
+    await vms.upgrade(ctxOf(auth, request), body.id, body.configurationId);
+    return { message: TEXT.upgradeWait, data: null };
+  });
+  registerRoute(app, vmRoutes.edit, async ({ auth, params, body, request }) => {
+    await vms.rename(ctxOf(auth, request), params.id, body.name);
+    return { message: 'VM renamed', data: null };
+  });
+  registerRoute(app, vmRoutes.delete, async ({ auth, params, request }) => {
+    await vms.remove(ctxOf(auth, request), params.id);
+    return { message: TEXT.vmDeleted, data: null };
+  });
+
+  // The console page the portal frames: the machine's text console, behind a single-use token.
+  app.get('/virtualMachines/console/:id', { schema: { hide: true, params: z.object({ id: z.coerce.number().int().positive() }), querystring: z.object({ token: z.string().max(100) }) } }, async (request, reply) => {
+    const { id } = request.params as { id: number };
+    const { token } = request.query as { token: string };
+    if (!request.auth || request.auth.state !== 'authenticated' || !d.consoleTokens.consume(token, id, request.auth.sessionId)) {
+      return reply.status(403).type('text/html').send('<!doctype html><p>This console link has expired. Open the console again from the portal.</p>');
+    }
+    const { name, text } = await vms.consoleText(id);
+    return reply
+      .type('text/html')
+      .header('cache-control', 'no-store')
+      .send(
+        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(name)} console</title><style>html,body{margin:0;height:100%;background:#0b1120;color:#d1fae5}pre{margin:0;padding:16px;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}</style></head><body><pre id="console">${escapeHtml(text)}<span>█</span></pre></body></html>`,
+      );
+  });
+
+  // Live status: a server-sent events stream of the VMs this user may see.
+  app.get('/virtualMachines/events', { schema: { hide: true } }, async (request, reply) => {
+    const auth = request.auth;
+    if (!auth || auth.state !== 'authenticated') throw new UnauthorizedError();
+    const scope = scopeOf(auth);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(': connected\n\n');
+    const unsubscribe = d.events.subscribe((event) => {
+      if (event.companyId !== scope.companyId) return;
+      void d.access
+        .requireVm(scope, event, 'vm.view')
+        .then(() => res.write(`event: vm\ndata: ${JSON.stringify({ id: event.vmId, status: event.status, deleted: event.deleted })}\n\n`))
+        .catch(() => {});
+    });
+    const ping = setInterval(() => res.write(': ping\n\n'), 25_000);
+    request.raw.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
+    });
+  });
+
+  // Provider health for load balancers, and the operator's diagnostics.
+  registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply }) => {
+    const checks: Record<string, { status: 'ok' | 'down'; detail: string | null; latencyMs: number }> = {};
+    for (const provider of await d.repo.enabledProviders()) {
+      const started = performance.now();
+      let healthy = false;
+      try {
+        healthy = (await d.registry.driverFor(provider).health()).healthy;
+      } catch {
+        healthy = false;
+      }
+      checks[provider.name] = { status: healthy ? 'ok' : 'down', detail: provider.driver, latencyMs: Math.round(performance.now() - started) };
+    }
+    const down = Object.values(checks).some((c) => c.status === 'down');
+    if (down) reply.status(503);
+    return { message: down ? 'A provider is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
+  });
+  registerRoute(app, platformRoutes.debug, async () => {
+    const rows = [];
+    for (const provider of await d.repo.enabledProviders()) {
+      let healthy = false;
+      let detail: unknown = null;
+      try {
+        ({ healthy, detail } = await d.registry.driverFor(provider).health());
+      } catch (err) {
+        detail = err instanceof Error ? err.message : String(err);
+      }
+      rows.push({ provider: provider.name, driver: provider.driver, healthy, detail });
+    }
+    return { data: rows };
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Brings stored VM status in line with what the provider reports, for VMs with no operation under
+ * way: a machine powered off outside the portal becomes Shutoff, one started outside becomes Running,
+ * one the provider no longer has becomes Error (or is re-adopted by drivers that can, like the simulator).
+ */
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client.ts';
+import { configurations, providers, regions, virtualMachines } from '../db/schema.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
+
+export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; intervalMs?: number }) {
+  const { db, registry, events, log } = opts;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+
+  async function reconcileOnce(): Promise<number> {
+    const rows = await db
+      .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name })
+      .from(virtualMachines)
+      .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
+      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+      .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+      .where(
+        and(
+          isNull(virtualMachines.deletedAt),
+          isNotNull(virtualMachines.providerRef),
+          inArray(virtualMachines.status, ['Running', 'Stopped', 'Shutoff']),
+          sql`not exists (select 1 from operations o where o.vm_id = "virtual_machines"."id" and o.status in ('pending', 'running'))`,
+        ),
+      );
+    let changed = 0;
+    for (const { vm, provider, config, region } of rows) {
+      try {
+        const driver = registry.driverFor(provider);
+        const state = await driver.status(vm.providerRef!);
+        let next: string | null = null;
+        let reason: string | null = null;
+        if (state === 'missing') {
+          if (driver.adopt) {
+            await driver.adopt(vm.providerRef!, { key: `vm-${vm.id}`, name: vm.name, image: vm.image, cpu: config.cpu, ramGb: config.ram, diskGb: config.disk, region, publicKey: vm.publicKey ?? '', password: '' }, vm.status === 'Running' ? 'running' : 'stopped', { publicIp: vm.publicIp, privateIp: vm.privateIp });
+            continue;
+          }
+          next = 'Error';
+          reason = 'The machine no longer exists at the provider';
+        } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
+        else if (state === 'stopped' && vm.status === 'Running') next = 'Shutoff';
+        if (!next) continue;
+        // Only if nothing changed it meanwhile.
+        const updated = await db
+          .update(virtualMachines)
+          .set({ status: next, errorReason: reason, updatedAt: new Date() })
+          .where(and(eq(virtualMachines.id, vm.id), eq(virtualMachines.status, vm.status)))
+          .returning();
+        if (updated[0]) {
+          changed++;
+          events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: next, deleted: false });
+        }
+      } catch (err) {
+        log.warn({ vmId: vm.id, err }, 'reconcile failed');
+      }
+    }
+    return changed;
+  }
+
+  return {
+    reconcileOnce,
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        running ??= reconcileOnce()
+          .then(() => undefined)
+          .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
+          .finally(() => {
+            running = null;
+          });
+      }, opts.intervalMs ?? 15_000);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

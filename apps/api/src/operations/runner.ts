@@ -1,0 +1,202 @@
+/**
+ * The durable operation runner. Work is recorded in `operations` before anything runs; a runner claims
+ * one due row at a time with FOR UPDATE SKIP LOCKED (safe with several API instances), holds it under a
+ * lease, calls the provider driver, and records the outcome. Transient failures are retried with
+ * exponential backoff; permanent ones put the VM in Error with the reason. A row whose lease ran out
+ * (its runner died) is claimed again, and drivers are idempotent by key, so nothing is done twice.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client.ts';
+import { configurations, operations, regions, virtualMachines } from '../db/schema.ts';
+import { TransientProviderError, type ProviderDriver } from '../providers/provider.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
+import type { SecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+
+export interface RunnerOptions {
+  db: Db;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  secrets: SecretBox;
+  log: FastifyBaseLogger;
+  pollMs?: number;
+  /** How long a claim holds before another runner may take the operation over. */
+  leaseMs?: number;
+  maxAttempts?: number;
+  /** First retry delay; doubles per attempt. */
+  backoffMs?: number;
+}
+
+type OperationRow = typeof operations.$inferSelect;
+
+export function createOperationRunner(opts: RunnerOptions) {
+  const { db, registry, events, log } = opts;
+  const workerId = `runner-${randomUUID().slice(0, 8)}`;
+  const pollMs = opts.pollMs ?? 250;
+  const leaseMs = opts.leaseMs ?? 5 * 60_000;
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const backoffMs = opts.backoffMs ?? 1000;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let stopped = true;
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function claim(): Promise<OperationRow | null> {
+    const res = await db.execute<{ id: number }>(sql`
+      update operations set status = 'running', locked_by = ${workerId},
+        locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
+      where id = (
+        select id from operations
+        where (status = 'pending' and run_after <= now()) or (status = 'running' and locked_until < now())
+        order by id limit 1 for update skip locked)
+      returning id`);
+    const id = res.rows[0]?.id;
+    if (id === undefined) return null;
+    const [row] = await db.select().from(operations).where(eq(operations.id, id));
+    return row ?? null;
+  }
+
+  /** Writes the outcome only if this runner still holds the claim. */
+  async function finish(op: OperationRow, patch: Partial<typeof operations.$inferInsert>): Promise<boolean> {
+    const done = await db
+      .update(operations)
+      .set(patch)
+      .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.status, 'running')))
+      .returning({ id: operations.id });
+    return done.length === 1;
+  }
+
+  async function publish(vmId: number) {
+    const [vm] = await db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
+    if (vm) events.publish({ vmId, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: vm.deletedAt !== null });
+  }
+
+  async function execute(op: OperationRow, driver: ProviderDriver) {
+    const [row] = await db
+      .select({ vm: virtualMachines, config: configurations, region: regions.name })
+      .from(virtualMachines)
+      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+      .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+      .where(eq(virtualMachines.id, op.vmId));
+    if (!row) throw new Error(`VM ${op.vmId} is gone`);
+    const { vm, config } = row;
+    const ref = () => {
+      if (!vm.providerRef) throw new Error('The machine was never created at the provider');
+      return vm.providerRef;
+    };
+    switch (op.kind) {
+      case 'create': {
+        const made = await driver.create({
+          key: `vm-${vm.id}`,
+          name: vm.name,
+          image: vm.image,
+          cpu: config.cpu,
+          ramGb: config.ram,
+          diskGb: config.disk,
+          region: row.region,
+          publicKey: vm.publicKey ?? '',
+          password: vm.sshPassword ? opts.secrets.open(vm.sshPassword) : '',
+        });
+        return { status: 'Running', providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
+      }
+      case 'start':
+        await driver.start(ref());
+        return { status: 'Running' };
+      case 'stop':
+        await driver.stop(ref());
+        return { status: 'Stopped' };
+      case 'reset':
+        await driver.reset(ref());
+        return { status: 'Running' };
+      case 'resize': {
+        const configurationId = (op.payload as { configurationId: number }).configurationId;
+        const [target] = await db.select().from(configurations).where(eq(configurations.id, configurationId));
+        if (!target) throw new Error('The target configuration no longer exists');
+        await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
+        return { status: 'Running', configurationId };
+      }
+      case 'delete':
+        if (vm.providerRef) await driver.delete(vm.providerRef);
+        return { status: 'Stopped', deletedAt: new Date() };
+      default:
+        throw new Error(`Unknown operation ${op.kind}`);
+    }
+  }
+
+  async function runOne(): Promise<boolean> {
+    const op = await claim();
+    if (!op) return false;
+    const work = (async () => {
+      try {
+        const [vm] = await db.select({ providerId: virtualMachines.providerId }).from(virtualMachines).where(eq(virtualMachines.id, op.vmId));
+        const provider = vm ? await db.query.providers.findFirst({ where: (p, { eq: e }) => e(p.id, vm.providerId) }) : undefined;
+        if (!provider) throw new Error('The VM\'s provider no longer exists');
+        const patch = await execute(op, registry.driverFor(provider));
+        if (await finish(op, { status: 'succeeded', finishedAt: new Date(), lastError: null, lockedBy: null, lockedUntil: null })) {
+          await db.update(virtualMachines).set({ ...patch, errorReason: null, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
+          await publish(op.vmId);
+        }
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        if (err instanceof TransientProviderError && op.attempts < maxAttempts) {
+          const delay = backoffMs * 2 ** (op.attempts - 1);
+          log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
+          await finish(op, { status: 'pending', lastError: reason, runAfter: new Date(Date.now() + delay), lockedBy: null, lockedUntil: null });
+          return;
+        }
+        log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
+        if (await finish(op, { status: 'failed', lastError: reason, finishedAt: new Date(), lockedBy: null, lockedUntil: null })) {
+          await db.update(virtualMachines).set({ status: 'Error', errorReason: reason, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
+          await publish(op.vmId);
+        }
+      }
+    })();
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+    return true;
+  }
+
+  async function tick() {
+    if (running) return;
+    running = (async () => {
+      try {
+        // Claim everything due; each operation runs concurrently (one per VM by construction).
+        while (!stopped && (await runOne()));
+      } catch (err) {
+        log.error({ err }, 'operation runner tick failed');
+      } finally {
+        running = null;
+      }
+    })();
+    await running;
+  }
+
+  return {
+    workerId,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(() => void tick(), pollMs);
+      timer.unref();
+      void tick();
+    },
+    /** Stops claiming; waits for in-flight operations unless `abandon` (a crash, in tests). */
+    async stop(options: { abandon?: boolean } = {}) {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      if (!options.abandon) await Promise.allSettled([...inFlight]);
+    },
+    /** Runs due work now (tests). */
+    tick,
+    /** Resolves when nothing is in flight. */
+    async idle() {
+      await running;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+export type OperationRunner = ReturnType<typeof createOperationRunner>;

@@ -1,0 +1,57 @@
+/**
+ * The one interface every VM driver implements (simulator, QEMU, clusters). Calls are idempotent by
+ * `key` where they create things, so a retried or resumed operation never makes a second machine.
+ */
+export interface MachineSpec {
+  /** Idempotency key: the same key returns the same machine. */
+  key: string;
+  name: string;
+  image: string;
+  cpu: number;
+  ramGb: number;
+  diskGb: number;
+  region: string;
+  /** OpenSSH public key to install for the default user. */
+  publicKey: string;
+  /** Password for the default user. */
+  password: string;
+}
+
+export interface CreatedMachine {
+  ref: string;
+  publicIp: string | null;
+  privateIp: string | null;
+}
+
+export type MachineState = 'running' | 'stopped' | 'missing';
+
+export interface Usage {
+  /** Percent of all cores, 0–100. */
+  cpuPercent: number;
+  ramUsedGb: number;
+}
+
+/** A failure the runner may retry (network blip, busy host) — anything else is permanent. */
+export class TransientProviderError extends Error {
+  override name = 'TransientProviderError';
+}
+
+export interface ProviderDriver {
+  readonly kind: string;
+  create(spec: MachineSpec): Promise<CreatedMachine>;
+  start(ref: string): Promise<void>;
+  stop(ref: string): Promise<void>;
+  reset(ref: string): Promise<void>;
+  resize(ref: string, size: { cpu: number; ramGb: number; diskGb: number }): Promise<void>;
+  delete(ref: string): Promise<void>;
+  status(ref: string): Promise<MachineState>;
+  usage(ref: string): Promise<Usage>;
+  /** The text console: boot log and a prompt. */
+  console(ref: string): Promise<string>;
+  health(): Promise<{ healthy: boolean; detail: unknown }>;
+  /**
+   * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
+   * portal restarts; a real cloud never needs this).
+   */
+  adopt?(ref: string, spec: MachineSpec, state: 'running' | 'stopped', ips: { publicIp: string | null; privateIp: string | null }): Promise<void>;
+}

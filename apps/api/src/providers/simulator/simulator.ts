@@ -1,0 +1,159 @@
+/**
+ * The simulator: a cloud that behaves like one. Every action takes time, machines remember their
+ * state, usage moves, and names can make it fail on purpose (for tests and demos):
+ *  - a name containing `fail-create` fails permanently when created;
+ *  - a name containing `flaky` fails transiently on its first two attempts of each action.
+ */
+import { z } from 'zod';
+import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
+
+export const simulatorSettingsSchema = z.object({
+  /** Duration of one action in ms. */
+  stepMs: z.number().int().min(0).max(600_000).optional(),
+  /** Region label used in the fake IPs and boot log. */
+  site: z.string().max(50).optional(),
+});
+
+interface SimMachine {
+  ref: string;
+  spec: MachineSpec;
+  state: 'running' | 'stopped';
+  bootedAt: number;
+  publicIp: string;
+  privateIp: string;
+  log: string[];
+}
+
+export function createSimulatorDriver(opts: { stepMs: number; site?: string | undefined }): ProviderDriver {
+  const machines = new Map<string, SimMachine>();
+  const byKey = new Map<string, string>();
+  const attempts = new Map<string, number>();
+  const creating = new Map<string, Promise<CreatedMachine>>();
+  let counter = 0;
+  const wait = () => new Promise((r) => setTimeout(r, opts.stepMs));
+
+  function flaky(action: string, ref: string, name: string) {
+    if (!name.includes('flaky')) return;
+    const k = `${action}:${ref}`;
+    const n = (attempts.get(k) ?? 0) + 1;
+    attempts.set(k, n);
+    if (n <= 2) throw new TransientProviderError(`simulated transient failure of ${action} (attempt ${n})`);
+  }
+
+  function machine(ref: string): SimMachine {
+    const m = machines.get(ref);
+    if (!m) throw new Error(`machine ${ref} does not exist`);
+    return m;
+  }
+
+  function boot(m: SimMachine) {
+    m.state = 'running';
+    m.bootedAt = Date.now();
+    const t = () => `[${((Date.now() - m.bootedAt) / 1000 + Math.random()).toFixed(6).padStart(12)}]`;
+    m.log.push(
+      `${t()} Linux version 6.1.0-sim (${m.spec.image})`,
+      `${t()} Memory: ${m.spec.ramGb * 1024}MB available, ${m.spec.cpu} CPUs`,
+      `${t()} EXT4-fs (vda1): mounted filesystem (${m.spec.diskGb}G)`,
+      `${t()} eth0: ${m.privateIp} up; public ${m.publicIp}`,
+      `${t()} Started OpenSSH server.`,
+      '',
+      `${m.spec.name} login: `,
+    );
+  }
+
+  return {
+    kind: 'simulator',
+    async create(spec: MachineSpec): Promise<CreatedMachine> {
+      // Idempotent by key, even while a first call is still running (a resumed operation).
+      const pending = creating.get(spec.key);
+      if (pending) return pending;
+      const existing = byKey.get(spec.key);
+      if (existing) {
+        const m = machine(existing);
+        return { ref: m.ref, publicIp: m.publicIp, privateIp: m.privateIp };
+      }
+      const run = (async () => {
+        await wait();
+        if (spec.name.includes('fail-create')) throw new Error('The simulator refused to create this machine (simulated permanent failure)');
+        flaky('create', spec.key, spec.name);
+        const n = ++counter;
+        const ref = `sim-${Date.now().toString(36)}-${n}`;
+        const m: SimMachine = {
+          ref,
+          spec,
+          state: 'stopped',
+          bootedAt: Date.now(),
+          publicIp: `203.0.113.${(n % 250) + 2}`,
+          privateIp: `10.20.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`,
+          log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`],
+        };
+        machines.set(ref, m);
+        byKey.set(spec.key, ref);
+        boot(m);
+        return { ref, publicIp: m.publicIp, privateIp: m.privateIp };
+      })();
+      creating.set(spec.key, run);
+      try {
+        return await run;
+      } finally {
+        creating.delete(spec.key);
+      }
+    },
+    async start(ref) {
+      const m = machine(ref);
+      await wait();
+      flaky('start', ref, m.spec.name);
+      if (m.state !== 'running') boot(m);
+    },
+    async stop(ref) {
+      const m = machine(ref);
+      await wait();
+      flaky('stop', ref, m.spec.name);
+      m.state = 'stopped';
+      m.log.push('', 'reboot: Power down');
+    },
+    async reset(ref) {
+      const m = machine(ref);
+      await wait();
+      flaky('reset', ref, m.spec.name);
+      m.log.push('', 'reboot: Restarting system');
+      boot(m);
+    },
+    async resize(ref, size) {
+      const m = machine(ref);
+      await wait();
+      flaky('resize', ref, m.spec.name);
+      m.spec = { ...m.spec, cpu: size.cpu, ramGb: size.ramGb, diskGb: size.diskGb };
+      boot(m);
+    },
+    async delete(ref) {
+      await wait();
+      machines.delete(ref);
+    },
+    async status(ref): Promise<MachineState> {
+      return machines.get(ref)?.state ?? 'missing';
+    },
+    async usage(ref): Promise<Usage> {
+      const m = machines.get(ref);
+      if (!m || m.state !== 'running') return { cpuPercent: 0, ramUsedGb: 0 };
+      // A gentle wave per machine so usage visibly moves between refreshes.
+      const phase = Date.now() / 15_000 + m.ref.length;
+      const cpuPercent = Math.round((25 + 20 * Math.sin(phase) + Math.random() * 10) * 10) / 10;
+      const ramUsedGb = Math.round(m.spec.ramGb * (0.35 + 0.15 * Math.sin(phase / 2) + Math.random() * 0.05) * 10) / 10;
+      return { cpuPercent, ramUsedGb };
+    },
+    async console(ref) {
+      return machine(ref).log.slice(-200).join('\n');
+    },
+    async adopt(ref, spec, state, ips) {
+      if (machines.has(ref)) return;
+      const m: SimMachine = { ref, spec, state: 'stopped', bootedAt: Date.now(), publicIp: ips.publicIp ?? '203.0.113.1', privateIp: ips.privateIp ?? '10.20.0.1', log: [`Re-adopted ${spec.name}`] };
+      machines.set(ref, m);
+      byKey.set(spec.key, ref);
+      if (state === 'running') boot(m);
+    },
+    async health() {
+      return { healthy: true, detail: { machines: machines.size, stepMs: opts.stepMs } };
+    },
+  };
+}
