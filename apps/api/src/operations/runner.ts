@@ -40,7 +40,9 @@ export function createOperationRunner(opts: RunnerOptions) {
   const backoffMs = opts.backoffMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
-  let stopped = true;
+  /** Set by stop(): no more claims. (tick() works before start(), for tests.) */
+  let halted = false;
+  let started = false;
   const inFlight = new Set<Promise<unknown>>();
 
   async function claim(): Promise<OperationRow | null> {
@@ -163,7 +165,7 @@ export function createOperationRunner(opts: RunnerOptions) {
     running = (async () => {
       try {
         // Claim everything due; each operation runs concurrently (one per VM by construction).
-        while (!stopped && (await runOne()));
+        while (!halted && (await runOne()));
       } catch (err) {
         log.error({ err }, 'operation runner tick failed');
       } finally {
@@ -176,15 +178,17 @@ export function createOperationRunner(opts: RunnerOptions) {
   return {
     workerId,
     start() {
-      if (!stopped) return;
-      stopped = false;
+      if (started) return;
+      started = true;
+      halted = false;
       timer = setInterval(() => void tick(), pollMs);
       timer.unref();
       void tick();
     },
     /** Stops claiming; waits for in-flight operations unless `abandon` (a crash, in tests). */
     async stop(options: { abandon?: boolean } = {}) {
-      stopped = true;
+      halted = true;
+      started = false;
       if (timer) clearInterval(timer);
       timer = null;
       await running;

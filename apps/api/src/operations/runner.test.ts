@@ -1,0 +1,61 @@
+/**
+ * A runner dies mid-operation: its lease runs out, a new runner claims the operation and finishes it,
+ * and the provider ends up with exactly one machine.
+ */
+import { eq } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { routes } from '@portal/contract/routes';
+import { operations, virtualMachines } from '../db/schema.ts';
+import { createTestApp, signIn, type TestApp } from '../../test/harness.ts';
+import { createProviderRegistry } from '../providers/registry.ts';
+import { createVmEvents } from '../modules/virtual-machines/vm-events.ts';
+import { createSecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+import { createOperationRunner } from './runner.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  // Workers are not started: this test drives its own runners.
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+it('resumes an operation after its runner dies, with no duplicate machine', async () => {
+  const admin = await signIn(t);
+  const catalog = await admin.call(routes.vms.listConfigurations);
+  const micro = catalog.data.find((c: { key: string }) => c.key === 'micro');
+  const east = (await admin.call(routes.vms.listRegions, { params: { id: (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States').id } })).data.find((r: { name: string }) => r.name === 'US East');
+  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
+  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'survivor', numberOfInstances: 1 } });
+  const vmId = created.data.ids[0] as number;
+
+  // One simulated cloud shared by both runners, as a real provider would be.
+  const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 150, pollMs: 20 };
+
+  const doomed = createOperationRunner(common);
+  await doomed.tick(); // claims the create and starts calling the provider
+  const [claimed] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(claimed).toMatchObject({ status: 'running', lockedBy: doomed.workerId, attempts: 1 });
+  await doomed.stop({ abandon: true }); // the process "dies": nobody renews or finishes its claim
+
+  await new Promise((r) => setTimeout(r, 200)); // the lease runs out
+  const rescuer = createOperationRunner(common);
+  await rescuer.tick();
+  const [retaken] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(retaken).toMatchObject({ status: 'running', lockedBy: rescuer.workerId, attempts: 2 });
+  await rescuer.idle();
+  await doomed.idle();
+
+  const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(op).toMatchObject({ status: 'succeeded', lockedBy: null });
+  const vms = await t.db.select().from(virtualMachines).where(eq(virtualMachines.name, 'survivor'));
+  expect(vms).toHaveLength(1);
+  expect(vms[0]!.status).toBe('Running');
+  expect(vms[0]!.providerRef).toMatch(/^sim-/);
+  // The provider made exactly one machine although two runners asked for it.
+  const health = await registry.driverFor({ id: provider.id, driver: 'simulator', settings: {} }).health();
+  expect((health.detail as { machines: number }).machines).toBe(1);
+});
