@@ -37,6 +37,8 @@ export default defineConfig({
           include: ['e2e/**/*.e2e.ts'],
           provide: { pgUrl: null },
           testTimeout: 90_000,
+          // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
+          expect: { poll: { timeout: 10_000, interval: 50 } },
           // One browser-driven file at a time: two cores, one server.
           fileParallelism: false,
         },

@@ -5,6 +5,7 @@ import { NavLink, Outlet } from 'react-router';
 import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { useAuth } from './auth-context.tsx';
+import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 
 const LINKS = [
   { to: '/', label: 'Dashboard', icon: LayoutDashboard, end: true },
@@ -26,6 +27,7 @@ const linkClass = (collapsed: boolean) => ({ isActive }: { isActive: boolean }) 
 export function Shell() {
   const { user } = useAuth();
   const [collapsed, setCollapsed] = useState(readCollapsed);
+  useLiveVmStatus();
   const toggle = () => {
     const next = !collapsed;
     localStorage.setItem(SIDEBAR_STORAGE_KEY, String(next));

@@ -14,6 +14,10 @@ import { TeamsPage } from '../features/teams/routes/TeamsPage.tsx';
 import { CreateUserPage } from '../features/users/routes/CreateUserPage.tsx';
 import { UserPage } from '../features/users/routes/UserPage.tsx';
 import { UsersPage } from '../features/users/routes/UsersPage.tsx';
+import { CreateVirtualMachinePage } from '../features/virtual-machines/routes/CreateVirtualMachinePage.tsx';
+import { VirtualMachinesPage } from '../features/virtual-machines/routes/VirtualMachinesPage.tsx';
+import { VmConsolePage } from '../features/virtual-machines/routes/VmConsolePage.tsx';
+import { VmDetailsPage } from '../features/virtual-machines/routes/VmDetailsPage.tsx';
 import { PlaceholderPage } from '../features/placeholders/PlaceholderPage.tsx';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
@@ -36,17 +40,17 @@ export function createRouter() {
           {
             element: <RequireAuth />,
             children: [
-              { path: '/virtualMachineConsole/:virtualMachineId', element: <PlaceholderPage title="Console" /> },
+              { path: '/virtualMachineConsole/:virtualMachineId', element: <VmConsolePage /> },
               {
                 element: <Shell />,
                 errorElement: <ErrorPage />,
                 children: [
                   { path: '/', element: <DashboardPage /> },
-                  { path: '/createVirtualMachine', element: <PlaceholderPage title="Create Virtual Machine" back /> },
+                  { path: '/createVirtualMachine', element: <CreateVirtualMachinePage /> },
                   { path: '/createUser', element: <CreateUserPage /> },
                   { path: '/support', element: <PlaceholderPage title="Support" /> },
-                  { path: '/virtualMachines', element: <PlaceholderPage title="Virtual Machines" /> },
-                  { path: '/virtualMachineDetails/:virtualMachineId', element: <PlaceholderPage title="Virtual Machine" back /> },
+                  { path: '/virtualMachines', element: <VirtualMachinesPage /> },
+                  { path: '/virtualMachineDetails/:virtualMachineId', element: <VmDetailsPage /> },
                   { path: '/teams', element: <TeamsPage /> },
                   { path: '/team', element: <TeamPage /> },
                   { path: '/createEditTeam', element: <CreateEditTeamPage /> },

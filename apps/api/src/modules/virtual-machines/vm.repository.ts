@@ -44,16 +44,7 @@ export function createVmRepository(db: Db) {
       const [row] = await db.select().from(configurations).where(eq(configurations.id, id)).limit(1);
       return row;
     },
-    /** Configurations some enabled provider offers in a region. */
-    regionConfigurations: (regionId: number) =>
-      db
-        .selectDistinct({ id: configurations.id, key: configurations.key, name: configurations.name, cpu: configurations.cpu, ram: configurations.ram, disk: configurations.disk })
-        .from(configurations)
-        .innerJoin(providerOfferings, eq(providerOfferings.configurationId, configurations.id))
-        .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
-        .where(and(eq(providerOfferings.regionId, regionId), eq(providers.enabled, true)))
-        .orderBy(asc(configurations.cpu)),
-    /** Every configuration listed for a region; those without a provider are included so the portal can say so. */
+    /** Providers that can run a configuration (or anything) in a region. */
     providersFor: (regionId: number, configurationId?: number) =>
       db
         .selectDistinct({ id: providers.id, name: providers.name })

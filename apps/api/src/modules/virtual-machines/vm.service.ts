@@ -72,7 +72,11 @@ export function createVmService(deps: Deps) {
       return region;
     },
     configurations: async () => (await repo.configurations()).map(toConfiguration),
-    regionConfigurations: async (regionId: number) => (await repo.regionConfigurations(regionId)).map(toConfiguration),
+    /** Every size is listed for a region; one that no provider offers there is answered by an empty provider list. */
+    regionConfigurations: async (regionId: number) => {
+      if (!(await repo.region(regionId))) throw new NotFoundError('Region not found');
+      return (await repo.configurations()).map(toConfiguration);
+    },
     providers: (regionId: number, configurationId?: number) => repo.providersFor(regionId, configurationId),
 
     // ---- reads ----

@@ -1,0 +1,68 @@
+/** /virtualMachines — the VM list: search, paging, sort by name or size, Details. */
+import { Server } from 'lucide-react';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PAGE_SIZE } from '@portal/contract/constants';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { Button } from '../../../components/ui/Button.tsx';
+import { DataTable, type SortState } from '../../../components/ui/DataTable.tsx';
+import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { formatDate } from '../../../lib/dates.ts';
+import { useTableState } from '../../../lib/use-table-state.ts';
+import { useVmList } from '../api/vms.ts';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+
+export function VirtualMachinesPage() {
+  const navigate = useNavigate();
+  const table = useTableState();
+  const [sort, setSort] = useState<SortState | null>(null);
+  const list = useVmList({
+    ...table.query,
+    rowsPerPage: PAGE_SIZE.virtualMachines,
+    ...(sort ? { sortColumn: sort.column as 'name' | 'configuration', sortDescending: sort.descending } : {}),
+  });
+  return (
+    <PageLayout title="Virtual Machines" action={{ name: 'Create Virtual Machine', onClick: () => navigate('/createVirtualMachine') }}>
+      <DataTable
+        title="Virtual Machines"
+        message="Your machines, live"
+        icon={<Server className="h-5 w-5" />}
+        columns={[
+          { key: 'name', header: 'Name', sortable: true, render: (v) => <span className="font-medium text-slate-900">{v.name}</span> },
+          { key: 'status', header: 'Status', render: (v) => <StatusBadge status={v.status} /> },
+          { key: 'configuration', header: 'Size', sortable: true, render: (v) => v.configuration },
+          { key: 'cpu', header: 'CPU', align: 'center', render: (v) => v.cpu },
+          { key: 'ram', header: 'RAM', align: 'center', render: (v) => `${v.ram} GB` },
+          { key: 'created', header: 'Created', hideOnSmall: true, render: (v) => formatDate(v.createdAt) },
+          {
+            key: 'details',
+            header: <span className="sr-only">Details</span>,
+            align: 'right',
+            render: (v) => (
+              <Button variant="secondary" className="px-3 py-1" aria-label={`Details of ${v.name}`} onClick={() => navigate(`/virtualMachineDetails/${v.id}`)}>
+                Details
+              </Button>
+            ),
+          },
+        ]}
+        rows={list.data?.data}
+        rowKey={(v) => v.id}
+        rowLabel={(v) => v.name}
+        loading={list.isPending}
+        error={list.error ? withDetail(ERRORS.fetchVms, errorMessage(list.error)) : null}
+        noDataMessage={TEXT.noVms}
+        search={{ value: table.search, onChange: table.setSearch }}
+        onRefresh={() => list.refetch()}
+        page={table.page}
+        totalPages={list.data?.totalPages ?? 0}
+        onPageChange={table.setPage}
+        sort={sort}
+        onSortChange={(s) => {
+          setSort(s);
+          table.setPage(1);
+        }}
+      />
+    </PageLayout>
+  );
+}

@@ -1,0 +1,152 @@
+/** Virtual machines in Chromium: the create chain, live status without reload, every action, console, dashboard. */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEXT, VALIDATION } from '@portal/contract/messages';
+import { screenshot, startPortal, type Portal } from './support/portal.ts';
+
+let portal: Portal;
+beforeAll(async () => {
+  portal = await startPortal({ env: { SIMULATOR_STEP_MS: '400', VM_RUNNER_POLL_MS: '50' } });
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+describe('virtual machines', () => {
+  it('creates a VM through the whole chain and operates it without reloading', async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.getByRole('link', { name: 'Virtual Machines' }).click();
+    await expect.poll(() => page.getByText(TEXT.noVms).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
+    await page.waitForURL(/\/createVirtualMachine/);
+
+    // The chain: each field enables the next.
+    expect(await page.getByLabel('Country').isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.fillEmptyFields).first().isVisible()).toBe(true);
+    expect(await page.getByText(VALIDATION.selectCountry).isVisible()).toBe(true);
+    await page.getByLabel('Name').fill('web-demo');
+    await page.getByLabel('Country').selectOption({ label: 'Singapore' });
+    await page.getByLabel('Region').selectOption({ label: 'Singapore' });
+    await page.getByLabel('Image').selectOption({ label: 'Debian 12' });
+    await page.getByLabel('Configuration').selectOption({ index: 6 });
+    await expect.poll(() => page.getByText(TEXT.noProvider).isVisible()).toBe(true);
+    await page.getByLabel('Country').selectOption({ label: 'United States' });
+    expect(await page.getByLabel('Region').inputValue()).toBe('');
+    await page.getByLabel('Region').selectOption({ label: 'US East' });
+    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
+    await page.getByLabel('Configuration').selectOption({ label: 'Medium — 8 cores, 12 GB RAM, 240 GB disk' });
+    await expect.poll(() => page.getByLabel('Provider').isVisible()).toBe(true);
+    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
+    expect(await page.getByLabel('Team (optional)').isDisabled()).toBe(true);
+    await page.getByLabel('Number of copies').fill('11');
+    await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.copiesRange).isVisible()).toBe(true);
+    await page.getByLabel('Number of copies').fill('1');
+    expect(await page.getByLabel('Team (optional)').isEnabled()).toBe(true);
+    await screenshot(page, 'vm-create');
+    await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
+    await page.waitForURL(/\/virtualMachines$/);
+
+    // Provisioning → Running arrives by the live stream, no reload.
+    const row = page.getByRole('row', { name: 'web-demo' });
+    await expect.poll(() => row.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+    await screenshot(page, 'vm-list');
+    await row.getByRole('button', { name: 'Details of web-demo' }).click();
+    await page.waitForURL(/\/virtualMachineDetails\/\d+/);
+    await expect.poll(() => page.getByRole('heading', { name: 'web-demo' }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('[data-usage="CPU"]').textContent()).toMatch(/% of 2 cores/);
+
+    // Password: masked, shown, copied (1 s disable), hidden again.
+    await page.getByRole('button', { name: 'Show password' }).click();
+    await expect.poll(() => page.getByTestId('vm-password').textContent()).not.toMatch(/•/);
+    const password = await page.getByTestId('vm-password').textContent();
+    await page.getByRole('button', { name: 'Copy Password' }).click();
+    await expect.poll(() => page.getByText('Password copied to clipboard').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Copy Password' }).isDisabled()).toBe(true);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(password);
+    await page.getByRole('button', { name: 'Hide password' }).click();
+    expect(await page.getByTestId('vm-password').textContent()).toMatch(/•/);
+
+    // Private key download.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Private Key' }).click()]);
+    expect(download.suggestedFilename()).toBe('privateKey.pem');
+    expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+
+    // Console in a new tab.
+    const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Console' }).click()]);
+    await tab.waitForLoadState();
+    await expect.poll(() => tab.frameLocator('iframe[title="VM console"]').getByText('web-demo login:').isVisible(), { timeout: 10_000 }).toBe(true);
+    await screenshot(tab, 'vm-console');
+    await tab.close();
+
+    // Stop → Stopped (live), Start → Running, Reset.
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText(TEXT.stopVmText).isVisible()).toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByText(TEXT.vmStopped).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Stopped');
+    expect(await page.getByRole('button', { name: 'Reset' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Console' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText(TEXT.resetVmText).isVisible()).toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => page.getByText(TEXT.vmReset).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+
+    // Rename with its rules.
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => page.getByText(VALIDATION.renameSame).isVisible()).toBe(true);
+    await page.getByLabel('New name').fill('web-prod');
+    await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'web-prod' }).isVisible()).toBe(true);
+
+    // Upgrade: only bigger sizes are offered.
+    await page.getByRole('button', { name: 'Upgrade' }).click();
+    const options = await page.getByRole('dialog').getByRole('radio').count();
+    expect(options).toBe(5);
+    await page.getByRole('dialog').getByText('Small', { exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Upgrade' }).click();
+    await expect.poll(() => page.getByText(TEXT.upgradeWait).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Return' }).click();
+    await expect.poll(() => page.locator('[data-label="Size"]').textContent(), { timeout: 10_000 }).toBe('Small');
+    await screenshot(page, 'vm-details');
+
+    // Dashboard counts it.
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    const usage = page.getByRole('region', { name: 'VM Usage' });
+    await expect.poll(() => usage.locator('tr[data-size="small"] td').nth(2).textContent()).toBe('1');
+    expect(await usage.locator('tr[data-size="micro"]').count()).toBe(0);
+    await screenshot(page, 'dashboard');
+
+    // Delete.
+    await page.getByRole('link', { name: 'Virtual Machines' }).click();
+    await page.getByRole('button', { name: 'Details of web-prod' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText('Delete web-prod?').isVisible()).toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByText(TEXT.vmDeleted).isVisible()).toBe(true);
+    await page.waitForURL(/\/virtualMachines$/);
+    await expect.poll(() => page.getByText(TEXT.noVms).isVisible(), { timeout: 10_000 }).toBe(true);
+    await context.close();
+  });
+
+  it('closes a console tab whose id is not a number, and shows the failure text for a VM that cannot give one', async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.goto(`${portal.url}/virtualMachineConsole/999999`);
+    await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
+    // Opened by the portal (as the Console button does), a tab with a non-numeric id closes itself.
+    await page.goto(`${portal.url}/`);
+    const [popup] = await Promise.all([context.waitForEvent('page'), page.evaluate(() => void window.open('virtualMachineConsole/abc', '_blank'))]);
+    await popup.waitForEvent('close', { timeout: 10_000 });
+    expect(popup.isClosed()).toBe(true);
+    await context.close();
+  });
+});
