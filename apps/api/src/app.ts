@@ -23,6 +23,7 @@ import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
+import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
 import type { ModuleDeps, Worker } from './lib/module.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  const metrics = createMetrics();
+  metrics.install(app);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -130,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerHealthRoutes(api, { database });
       workers.push(...(await registerTeamsModule(api, moduleDeps)));
       workers.push(...(await registerVirtualMachinesModule(api, moduleDeps)));
-      workers.push(...(await registerPlatformModule(api, moduleDeps)));
+      workers.push(...(await registerPlatformModule(api, moduleDeps, metrics)));
     },
     { prefix: config.API_BASE_PATH },
   );

@@ -39,6 +39,8 @@ export const configSchema = z.object({
   /** Sign-in, code and forgot-password attempts allowed per minute per client. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
+  METRICS_PUBLIC: bool.default(false),
   /** Allow POST /users/register (off: accounts come by invitation). */
   ALLOW_SELF_REGISTRATION: bool.default(false),
 });

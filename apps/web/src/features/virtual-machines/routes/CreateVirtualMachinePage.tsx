@@ -69,6 +69,12 @@ export function CreateVirtualMachinePage() {
 
   const copiesValid = instanceCountSchema.safeParse(copies).success;
 
+  // Messages of a failed submit go away as soon as the user changes something.
+  useEffect(() => {
+    setErrors({});
+    setFormError(null);
+  }, [name, countryId, regionId, image, configurationId, providerId, copies, teamId]);
+
   function validate(): boolean {
     const next: Record<string, string> = {};
     const parsedName = vmNameSchema.safeParse(name);

@@ -1,0 +1,104 @@
+/**
+ * Operator imports of distributors, resellers and companies: idempotent by external id, validated row
+ * by row, each row written in its own transaction so a bad row never half-writes, with a report.
+ */
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import { companyImportRowSchema, distributorImportRowSchema, resellerImportRowSchema, type importReportSchema } from '@portal/contract/platform';
+import type { Db, Tx } from '../../db/client.ts';
+import { companies, distributors, resellers } from '../../db/schema.ts';
+import type { Audit } from '../../lib/audit.ts';
+
+type Report = z.infer<typeof importReportSchema>;
+type RowOutcome = Report['rows'][number];
+
+class RowRejected extends Error {}
+
+async function runImport<S extends z.ZodType>(
+  db: Db,
+  rows: Record<string, unknown>[],
+  schema: S,
+  write: (tx: Tx, row: z.output<S>) => Promise<{ id: number; created: boolean }>,
+): Promise<Report> {
+  const out: RowOutcome[] = [];
+  for (const [index, raw] of rows.entries()) {
+    const externalId = typeof raw.externalId === 'string' ? raw.externalId : null;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      out.push({ index, externalId, outcome: 'rejected', id: null, reason: `${issue.path.join('.') || 'row'}: ${issue.message}` });
+      continue;
+    }
+    try {
+      const result = await db.transaction((tx) => write(tx, parsed.data));
+      out.push({ index, externalId, outcome: result.created ? 'created' : 'updated', id: result.id, reason: null });
+    } catch (err) {
+      if (!(err instanceof RowRejected)) throw err;
+      out.push({ index, externalId, outcome: 'rejected', id: null, reason: err.message });
+    }
+  }
+  return {
+    created: out.filter((r) => r.outcome === 'created').length,
+    updated: out.filter((r) => r.outcome === 'updated').length,
+    rejected: out.filter((r) => r.outcome === 'rejected').length,
+    rows: out,
+  };
+}
+
+const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tabLogoUrl?: string | null | undefined; email?: string | null | undefined; supportEmail?: string | null | undefined }) => ({
+  name: r.name,
+  ...(r.logoUrl !== undefined ? { logoUrl: r.logoUrl } : {}),
+  ...(r.tabLogoUrl !== undefined ? { tabLogoUrl: r.tabLogoUrl } : {}),
+  ...(r.email !== undefined ? { email: r.email } : {}),
+  ...(r.supportEmail !== undefined ? { supportEmail: r.supportEmail } : {}),
+});
+
+export function createImportsService(deps: { db: Db; audit: Audit }) {
+  const { db } = deps;
+  const record = (tx: Tx, action: string, type: string, id: number, after: unknown) => deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
+
+  return {
+    distributors: (rows: Record<string, unknown>[]) =>
+      runImport(db, rows, distributorImportRowSchema, async (tx, row) => {
+        const [existing] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.externalId));
+        if (existing) {
+          await tx.update(distributors).set({ ...brandFields(row), updatedAt: new Date() }).where(eq(distributors.id, existing.id));
+          await record(tx, 'import.distributor.update', 'distributor', existing.id, row);
+          return { id: existing.id, created: false };
+        }
+        const [made] = await tx.insert(distributors).values({ externalId: row.externalId, ...brandFields(row) }).returning({ id: distributors.id });
+        await record(tx, 'import.distributor.create', 'distributor', made!.id, row);
+        return { id: made!.id, created: true };
+      }),
+
+    resellers: (rows: Record<string, unknown>[]) =>
+      runImport(db, rows, resellerImportRowSchema, async (tx, row) => {
+        const [distributor] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.distributorExternalId));
+        if (!distributor) throw new RowRejected(`distributorExternalId: no distributor "${row.distributorExternalId}"`);
+        const [existing] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.externalId));
+        if (existing) {
+          await tx.update(resellers).set({ ...brandFields(row), distributorId: distributor.id, updatedAt: new Date() }).where(eq(resellers.id, existing.id));
+          await record(tx, 'import.reseller.update', 'reseller', existing.id, row);
+          return { id: existing.id, created: false };
+        }
+        const [made] = await tx.insert(resellers).values({ externalId: row.externalId, distributorId: distributor.id, ...brandFields(row) }).returning({ id: resellers.id });
+        await record(tx, 'import.reseller.create', 'reseller', made!.id, row);
+        return { id: made!.id, created: true };
+      }),
+
+    companies: (rows: Record<string, unknown>[]) =>
+      runImport(db, rows, companyImportRowSchema, async (tx, row) => {
+        const [reseller] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.resellerExternalId));
+        if (!reseller) throw new RowRejected(`resellerExternalId: no reseller "${row.resellerExternalId}"`);
+        const [existing] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.externalId, row.externalId));
+        if (existing) {
+          await tx.update(companies).set({ name: row.name, resellerId: reseller.id, updatedAt: new Date() }).where(eq(companies.id, existing.id));
+          await record(tx, 'import.company.update', 'company', existing.id, row);
+          return { id: existing.id, created: false };
+        }
+        const [made] = await tx.insert(companies).values({ externalId: row.externalId, name: row.name, resellerId: reseller.id }).returning({ id: companies.id });
+        await record(tx, 'import.company.create', 'company', made!.id, row);
+        return { id: made!.id, created: true };
+      }),
+  };
+}
