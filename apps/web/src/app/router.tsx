@@ -18,7 +18,7 @@ import { CreateVirtualMachinePage } from '../features/virtual-machines/routes/Cr
 import { VirtualMachinesPage } from '../features/virtual-machines/routes/VirtualMachinesPage.tsx';
 import { VmConsolePage } from '../features/virtual-machines/routes/VmConsolePage.tsx';
 import { VmDetailsPage } from '../features/virtual-machines/routes/VmDetailsPage.tsx';
-import { PlaceholderPage } from '../features/placeholders/PlaceholderPage.tsx';
+import { SupportPage } from '../features/support/routes/SupportPage.tsx';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
 import { RequireAuth } from './RequireAuth.tsx';
@@ -48,7 +48,7 @@ export function createRouter() {
                   { path: '/', element: <DashboardPage /> },
                   { path: '/createVirtualMachine', element: <CreateVirtualMachinePage /> },
                   { path: '/createUser', element: <CreateUserPage /> },
-                  { path: '/support', element: <PlaceholderPage title="Support" /> },
+                  { path: '/support', element: <SupportPage /> },
                   { path: '/virtualMachines', element: <VirtualMachinesPage /> },
                   { path: '/virtualMachineDetails/:virtualMachineId', element: <VmDetailsPage /> },
                   { path: '/teams', element: <TeamsPage /> },

@@ -1,0 +1,127 @@
+/** /support — searchable FAQ (one answer open at a time) and the Get In Touch form. */
+import { ChevronDown, Mail, Search } from 'lucide-react';
+import { useId, useMemo, useState } from 'react';
+import { LIMITS } from '@portal/contract/constants';
+import { TEXT } from '@portal/contract/messages';
+import { Button } from '../../../components/ui/Button.tsx';
+import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { errorMessage } from '../../../lib/api.ts';
+import { useSendSupportMessage } from '../api/send-support-message.ts';
+import { FAQ } from '../components/faq.ts';
+
+export function SupportPage() {
+  const [search, setSearch] = useState('');
+  const [open, setOpen] = useState<number | null>(null);
+  const entries = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return FAQ.map((e, i) => ({ ...e, i })).filter((e) => !q || e.question.toLowerCase().includes(q) || e.answer.toLowerCase().includes(q));
+  }, [search]);
+
+  return (
+    <PageLayout title="Support" secondaryTitle="Answers to common questions, and a direct line to our team">
+      <div className="grid gap-6 xl:grid-cols-3">
+        <section aria-label="Frequently asked questions" className="xl:col-span-2">
+          <label className="relative mb-4 block">
+            <span className="sr-only">Search the FAQ</span>
+            <Search className="pointer-events-none absolute left-3 top-2.5 h-4 w-4 text-slate-400" aria-hidden />
+            <input
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Search the FAQ..."
+              className="w-full rounded-md border border-slate-300 py-2 pl-9 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+            />
+          </label>
+          <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white shadow-sm">
+            {entries.length === 0 && <li className="px-4 py-8 text-center text-sm text-slate-500">No answers match your search</li>}
+            {entries.map((e) => {
+              const expanded = open === e.i;
+              return (
+                <li key={e.i}>
+                  <h3>
+                    <button
+                      type="button"
+                      aria-expanded={expanded}
+                      aria-controls={`faq-${e.i}`}
+                      onClick={() => setOpen(expanded ? null : e.i)}
+                      className="flex w-full items-center justify-between gap-4 px-4 py-3 text-left text-sm font-medium text-slate-900 hover:bg-slate-50"
+                    >
+                      {e.question}
+                      <ChevronDown className={`h-4 w-4 shrink-0 text-slate-400 transition-transform ${expanded ? 'rotate-180' : ''}`} aria-hidden />
+                    </button>
+                  </h3>
+                  {expanded && (
+                    <p id={`faq-${e.i}`} role="region" className="px-4 pb-4 text-sm leading-relaxed text-slate-600">
+                      {e.answer}
+                    </p>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+        <GetInTouch />
+      </div>
+    </PageLayout>
+  );
+}
+
+function GetInTouch() {
+  const id = useId();
+  const [revealed, setRevealed] = useState(false);
+  const [message, setMessage] = useState('');
+  const [sentText, setSentText] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const send = useSendSupportMessage();
+  // After sending, the button stays "Message sent!" until the text changes.
+  const sent = sentText !== null && sentText === message;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    setError(null);
+    if (!message.trim()) {
+      setError('Message is required');
+      return;
+    }
+    try {
+      await send.mutateAsync(message);
+      setSentText(message);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+
+  return (
+    <section aria-label="Get In Touch" className="h-fit rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+      <div className="flex items-center gap-3">
+        <Mail className="h-5 w-5 text-brand-600" />
+        <h2 className="font-semibold text-slate-900">Get In Touch</h2>
+      </div>
+      <p className="mt-2 text-sm text-slate-600">Could not find your answer? Write to our support team; we reply by email.</p>
+      {!revealed ? (
+        <Button className="mt-4 w-full" onClick={() => setRevealed(true)}>
+          Get In Touch
+        </Button>
+      ) : (
+        <form onSubmit={(e) => void submit(e)} className="mt-4 space-y-3" noValidate>
+          <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+            Message
+          </label>
+          <textarea
+            id={id}
+            rows={6}
+            maxLength={LIMITS.supportMessage}
+            value={message}
+            onChange={(e) => setMessage(e.target.value)}
+            className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+            placeholder="Tell us what happened, and which VM it concerns."
+          />
+          {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+          <Button type="submit" className="w-full" disabled={sent || send.isPending}>
+            {sent ? TEXT.messageSent : 'Send Message'}
+          </Button>
+        </form>
+      )}
+    </section>
+  );
+}
