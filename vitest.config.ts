@@ -10,12 +10,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['packages/contract/src/**/*.test.ts', 'apps/api/src/**/*.unit.test.ts'],
         },
       },
       {
+        extends: true,
         test: {
           name: 'api-pglite',
           include: ['apps/api/src/**/*.test.ts'],
@@ -24,6 +26,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'api-postgres',
           include: ['apps/api/src/**/*.test.ts'],
@@ -32,6 +35,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
