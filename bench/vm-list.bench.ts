@@ -2,9 +2,10 @@
  * VM list under load: seeds 1,000,000 VMs, 100,000 users and 20,000 teams into a throwaway PostgreSQL
  * cluster (or DATABASE_URL), then loads the VM list call (search + sort, 10 rows) and a bare Fastify JSON
  * route in the same run with autocannon. Prints requests/s, p50, p99 and the ratio; saves bench/results/*.json.
- *   npm run bench            (BENCH_VMS, BENCH_SECONDS, BENCH_CONNECTIONS to change the size)
+ *   npm run bench            (BENCH_VMS, BENCH_USERS, BENCH_TEAMS, BENCH_SECONDS, BENCH_CONNECTIONS to change the size)
+ * It also reports CPU time per request of this process and of PostgreSQL, to show where the time goes.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -40,7 +41,8 @@ await client.query(`
   insert into virtual_machines (company_id, team_id, name, status, configuration_id, region_id, image, provider_id, created_at)
   select 1 + (g % ${COMPANIES}), null, 'vm-' || g, (array['Running','Stopped','Error'])[1 + g % 3], 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
   from generate_series(1, ${VMS}) g`);
-await client.query('analyze');
+// As autovacuum would have done on a live table: fresh statistics and a visibility map for index-only scans.
+await client.query('vacuum analyze');
 const seedSeconds = (Date.now() - t0) / 1000;
 console.log(`seeded ${VMS} VMs, ${USERS} users, ${TEAMS} teams in ${seedSeconds.toFixed(1)} s`);
 await client.end();
@@ -72,9 +74,39 @@ const check = await fetch(listUrl, { headers: { cookie } });
 if (check.status !== 200) throw new Error(`list answered ${check.status}`);
 console.log('sample:', JSON.stringify((await check.json()).data.data.slice(0, 2)));
 
+/** CPU seconds used so far by every PostgreSQL process on this machine (from /proc), to see where the time goes. */
+function postgresCpuSeconds(): number {
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / tick;
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return total;
+}
+
 async function load(target: string, headers: Record<string, string> = {}) {
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpuSeconds();
   const r = await autocannon({ url: target, connections: CONNECTIONS, duration: SECONDS, headers });
-  return { requestsPerSecond: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const cpu = process.cpuUsage(cpu0);
+  const requests = r.requests.total;
+  return {
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    // Per request, in microseconds: this process (server and load generator together) and PostgreSQL.
+    nodeCpuUsPerRequest: Math.round((cpu.user + cpu.system) / requests),
+    postgresCpuUsPerRequest: Math.round(((postgresCpuSeconds() - pg0) * 1e6) / requests),
+  };
 }
 const bareResult = await load(bareUrl);
 const listResult = await load(listUrl, { cookie });
@@ -90,6 +122,7 @@ const result = {
 };
 console.log(`bare route : ${bareResult.requestsPerSecond.toFixed(0)} req/s, p50 ${bareResult.p50Ms} ms, p99 ${bareResult.p99Ms} ms`);
 console.log(`VM list    : ${listResult.requestsPerSecond.toFixed(0)} req/s, p50 ${listResult.p50Ms} ms, p99 ${listResult.p99Ms} ms (non-2xx ${listResult.non2xx})`);
+console.log(`CPU/request: bare ${bareResult.nodeCpuUsPerRequest} µs node; VM list ${listResult.nodeCpuUsPerRequest} µs node + ${listResult.postgresCpuUsPerRequest} µs PostgreSQL`);
 console.log(`ratio      : ${result.ratio.toFixed(2)} (goal ≥ 0.5; p99 goal ≤ 25 ms)`);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL(`./results/vm-list-${Date.now()}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);

@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -50,12 +52,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const dir = opts.dataDir ?? './data';
   let client: PGlite;
+  // The contrib extensions the migrations create (VM name search); real PostgreSQL ships them in contrib.
+  const extensions = { pg_trgm, btree_gin };
   if (dir.startsWith('memory://')) {
-    client = new PGlite();
+    client = new PGlite({ extensions });
   } else {
     const path = resolve(dir, 'pglite');
     mkdirSync(path, { recursive: true });
-    client = new PGlite(path);
+    client = new PGlite(path, { extensions });
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });

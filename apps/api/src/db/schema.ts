@@ -271,7 +271,13 @@ export const virtualMachines = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [
-    index('vms_company_name_idx').on(t.companyId, t.name),
+    // The VM list reads live VMs of one company: paged by name or newest first straight off these
+    // partial indexes, and searched by name fragment through a trigram GIN index that also holds the
+    // company (btree_gin), so a search touches only matching rows of that company.
+    index('vms_live_name_idx').on(t.companyId, t.name, t.id).where(sql`deleted_at is null`),
+    index('vms_live_created_idx').on(t.companyId, t.createdAt, t.id).where(sql`deleted_at is null`),
+    index('vms_live_search_idx').using('gin', t.companyId, sql`${t.name} gin_trgm_ops`).where(sql`deleted_at is null`),
+    // Usage counts include deleted VMs for the months they existed.
     index('vms_company_created_idx').on(t.companyId, t.createdAt),
     index('vms_team_idx').on(t.teamId),
   ],

@@ -1,5 +1,5 @@
 /** Server-side sessions. The cookie holds a random token; the table holds only its keyed hash. */
-import { and, eq, gt, lt, ne } from 'drizzle-orm';
+import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
 import { MFA_PENDING_TTL_MS, REMEMBER_ME_TTL_MS, SESSION_TTL_MS } from '@portal/contract/constants';
 import type { Db } from '../../db/client.ts';
 import { sessions, users } from '../../db/schema.ts';
@@ -33,26 +33,31 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
   const ttlFor = (state: 'mfa' | 'authenticated', rememberMe: boolean) =>
     state === 'mfa' ? MFA_PENDING_TTL_MS : rememberMe ? REMEMBER_ME_TTL_MS : SESSION_TTL_MS;
 
+  // Every API request resolves its session: a named prepared statement spares PostgreSQL the parse
+  // and plan each time (it is cached per connection).
+  const resolveQuery = db
+    .select({
+      state: sessions.state,
+      rememberMe: sessions.rememberMe,
+      lastSeenAt: sessions.lastSeenAt,
+      userId: users.id,
+      companyId: users.companyId,
+      email: users.email,
+      isCompanyAdmin: users.isCompanyAdmin,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, sql.placeholder('id')), gt(sessions.expiresAt, sql.placeholder('now'))))
+    .limit(1)
+    .prepare('session_resolve');
+
   return {
     ttlFor,
     async resolve(token) {
       if (token.length > 200) return null;
       const now = clock.now();
       const id = idOf(token);
-      const [row] = await db
-        .select({
-          state: sessions.state,
-          rememberMe: sessions.rememberMe,
-          lastSeenAt: sessions.lastSeenAt,
-          userId: users.id,
-          companyId: users.companyId,
-          email: users.email,
-          isCompanyAdmin: users.isCompanyAdmin,
-        })
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .where(and(eq(sessions.id, id), gt(sessions.expiresAt, now)))
-        .limit(1);
+      const [row] = await resolveQuery.execute({ id, now });
       if (!row) return null;
       if (row.state === 'authenticated' && now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
         // Sliding expiry for active users; remember-me sessions keep their long fixed window.

@@ -168,6 +168,14 @@ describe('lifecycle', () => {
     const list = await admin.call(routes.vms.list, { query: { search: 'batch', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2 } });
     expect(list.data.totalPages).toBe(2);
     expect(list.data.data.map((v: { name: string }) => v.name)).toEqual(['batch-3', 'batch-2']);
+    const second = await admin.call(routes.vms.list, { query: { search: 'BATCH', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2, page: 2 } });
+    expect(second.data).toMatchObject({ totalPages: 2, data: [{ name: 'batch-1' }] });
+    // Past the last page: no rows, and the page count still comes back.
+    expect((await admin.call(routes.vms.list, { query: { search: 'batch', rowsPerPage: 2, page: 5 } })).data).toEqual({ data: [], totalPages: 2 });
+    // Wildcards are matched literally; a one-letter search still finds the VMs.
+    expect((await admin.call(routes.vms.list, { query: { search: 'b%h' } })).data).toEqual({ data: [], totalPages: 0 });
+    expect((await admin.call(routes.vms.list, { query: { search: 'h-2', rowsPerPage: 100 } })).data.data.map((v: { name: string }) => v.name)).toContain('batch-2');
+    expect((await admin.call(routes.vms.list, { query: { search: 'b', rowsPerPage: 100 } })).data.data.length).toBeGreaterThanOrEqual(3);
     const bySize = await admin.call(routes.vms.list, { query: { sortColumn: 'configuration', rowsPerPage: 100 } });
     expect(bySize.status).toBe(200);
     const dash = await admin.call(routes.vms.dashboard);
