@@ -9,6 +9,7 @@ import type { Db } from '../db/client.ts';
 import { configurations, providers, regions, virtualMachines } from '../db/schema.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
+import { adoptIfMissing } from './adopt.ts';
 
 export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; intervalMs?: number }) {
   const { db, registry, events, log } = opts;
@@ -38,10 +39,7 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
         let next: string | null = null;
         let reason: string | null = null;
         if (state === 'missing') {
-          if (driver.adopt) {
-            await driver.adopt(vm.providerRef!, { key: `vm-${vm.id}`, name: vm.name, image: vm.image, cpu: config.cpu, ramGb: config.ram, diskGb: config.disk, region, publicKey: vm.publicKey ?? '', password: '' }, vm.status === 'Running' ? 'running' : 'stopped', { publicIp: vm.publicIp, privateIp: vm.privateIp });
-            continue;
-          }
+          if (await adoptIfMissing(driver, { vm, config, region })) continue;
           next = 'Error';
           reason = 'The machine no longer exists at the provider';
         } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
@@ -68,14 +66,17 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
     reconcileOnce,
     start() {
       if (timer) return;
-      timer = setInterval(() => {
+      const pass = () => {
         running ??= reconcileOnce()
           .then(() => undefined)
           .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
           .finally(() => {
             running = null;
           });
-      }, opts.intervalMs ?? 15_000);
+      };
+      // Once at start (machines a driver forgot come back before anyone asks for them), then on a timer.
+      pass();
+      timer = setInterval(pass, opts.intervalMs ?? 15_000);
       timer.unref();
     },
     async stop() {

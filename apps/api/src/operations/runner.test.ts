@@ -59,3 +59,57 @@ it('resumes an operation after its runner dies, with no duplicate machine', asyn
   const health = await registry.driverFor({ id: provider.id, driver: 'simulator', settings: {} }).health();
   expect((health.detail as { machines: number }).machines).toBe(1);
 });
+
+it('keeps the lease of a slow action, so no other runner takes it over', async () => {
+  const admin = await signIn(t);
+  const { body } = await createBody(admin, 'slowpoke');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 120, pollMs: 20 };
+  const first = createOperationRunner(common);
+  const second = createOperationRunner(common);
+  await first.tick();
+  await new Promise((r) => setTimeout(r, 300)); // well past one lease: only renewal keeps it
+  await second.tick();
+  const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(op).toMatchObject({ status: 'running', lockedBy: first.workerId, attempts: 1 });
+  await first.idle();
+  const [done] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+  await first.stop();
+  await second.stop();
+});
+
+it('acts on a machine its driver forgot (a restarted simulator) and keeps a stopped VM off through an upgrade', async () => {
+  const admin = await signIn(t);
+  const { body, configs } = await createBody(admin, 'phoenix');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const common = { db: t.db, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), pollMs: 20 };
+  const before = createOperationRunner({ ...common, registry: createProviderRegistry({}, { simulatorStepMs: 5 }) });
+  await before.tick();
+  await before.idle();
+  await before.stop();
+  // The portal restarts: a new simulator that knows no machine.
+  const after = createOperationRunner({ ...common, registry: createProviderRegistry({}, { simulatorStepMs: 5 }) });
+  const vmStatus = async () => (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId)))[0]!;
+  expect((await vmStatus()).status).toBe('Running');
+  expect((await admin.call(routes.vms.stop, { params: { id: vmId } })).status).toBe(200);
+  await after.tick();
+  await after.idle();
+  expect(await vmStatus()).toMatchObject({ status: 'Stopped', errorReason: null });
+  const bigger = configs.find((c) => c.key === 'small')!;
+  expect((await admin.call(routes.vms.changeConfiguration, { body: { id: vmId, configurationId: bigger.id } })).status).toBe(200);
+  await after.tick();
+  await after.idle();
+  expect(await vmStatus()).toMatchObject({ status: 'Stopped', configurationId: bigger.id });
+  await after.stop();
+});
+
+async function createBody(admin: Awaited<ReturnType<typeof signIn>>, name: string) {
+  const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
+  const micro = configs.find((c) => c.key === 'micro')!;
+  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
+  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
+  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
+  return { configs, body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1 } };
+}

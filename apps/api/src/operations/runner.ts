@@ -2,8 +2,10 @@
  * The durable operation runner. Work is recorded in `operations` before anything runs; a runner claims
  * one due row at a time with FOR UPDATE SKIP LOCKED (safe with several API instances), holds it under a
  * lease, calls the provider driver, and records the outcome. Transient failures are retried with
- * exponential backoff; permanent ones put the VM in Error with the reason. A row whose lease ran out
- * (its runner died) is claimed again, and drivers are idempotent by key, so nothing is done twice.
+ * exponential backoff; a permanent failure of a create puts the VM in Error with the reason, of any other
+ * action leaves it as the provider reports it (reason kept). The lease is extended while the driver works;
+ * a row whose lease ran out (its runner died) is claimed again, and drivers are idempotent by key, so
+ * nothing is done twice. The outcome and the VM's new state are written in one transaction.
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
@@ -14,6 +16,7 @@ import { TransientProviderError, type ProviderDriver } from '../providers/provid
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
 import type { SecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+import { adoptIfMissing } from './adopt.ts';
 
 export interface RunnerOptions {
   db: Db;
@@ -44,6 +47,7 @@ export function createOperationRunner(opts: RunnerOptions) {
   let halted = false;
   let started = false;
   const inFlight = new Set<Promise<unknown>>();
+  const leaseTimers = new Set<NodeJS.Timeout>();
 
   async function claim(): Promise<OperationRow | null> {
     const res = await db.execute<{ id: number }>(sql`
@@ -60,14 +64,50 @@ export function createOperationRunner(opts: RunnerOptions) {
     return row ?? null;
   }
 
-  /** Writes the outcome only if this runner still holds the claim. */
-  async function finish(op: OperationRow, patch: Partial<typeof operations.$inferInsert>): Promise<boolean> {
-    const done = await db
-      .update(operations)
-      .set(patch)
-      .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.status, 'running')))
-      .returning({ id: operations.id });
-    return done.length === 1;
+  /**
+   * Writes the outcome only if this very claim still holds the operation (same runner, same attempt: a
+   * claim taken over after its lease ran out has a higher attempt), together with the VM's new state in
+   * one transaction, so an operation never reads finished while its VM misses the result.
+   */
+  async function finish(op: OperationRow, patch: Partial<typeof operations.$inferInsert>, vmPatch?: Partial<typeof virtualMachines.$inferInsert>): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const done = await tx
+        .update(operations)
+        .set(patch)
+        .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running')))
+        .returning({ id: operations.id });
+      if (done.length !== 1) return false;
+      if (vmPatch) await tx.update(virtualMachines).set({ ...vmPatch, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
+      return true;
+    });
+  }
+
+  /** Extends the lease while the driver works, so a slow action is not taken over by another runner. */
+  function holdLease(op: OperationRow): () => void {
+    const timer = setInterval(() => {
+      void db
+        .update(operations)
+        .set({ lockedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+        .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running')))
+        .catch((err: unknown) => log.warn({ err, operationId: op.id }, 'could not extend the lease'));
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    timer.unref();
+    leaseTimers.add(timer);
+    return () => {
+      clearInterval(timer);
+      leaseTimers.delete(timer);
+    };
+  }
+
+  /** The VM status that matches what the provider reports, after an action failed for good. */
+  async function observedStatus(driver: ProviderDriver, ref: string | null): Promise<string> {
+    if (!ref) return 'Error';
+    try {
+      const state = await driver.status(ref);
+      return state === 'running' ? 'Running' : state === 'stopped' ? 'Stopped' : 'Error';
+    } catch {
+      return 'Error';
+    }
   }
 
   async function publish(vmId: number) {
@@ -84,6 +124,7 @@ export function createOperationRunner(opts: RunnerOptions) {
       .where(eq(virtualMachines.id, op.vmId));
     if (!row) throw new Error(`VM ${op.vmId} is gone`);
     const { vm, config } = row;
+    if (vm.providerRef && op.kind !== 'create') await adoptIfMissing(driver, { vm, config, region: row.region });
     const ref = () => {
       if (!vm.providerRef) throw new Error('The machine was never created at the provider');
       return vm.providerRef;
@@ -117,7 +158,8 @@ export function createOperationRunner(opts: RunnerOptions) {
         const [target] = await db.select().from(configurations).where(eq(configurations.id, configurationId));
         if (!target) throw new Error('The target configuration no longer exists');
         await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
-        return { status: 'Running', configurationId };
+        // A machine keeps its power state through a resize.
+        return { status: (await driver.status(ref())) === 'running' ? 'Running' : 'Stopped', configurationId };
       }
       case 'delete':
         if (vm.providerRef) await driver.delete(vm.providerRef);
@@ -131,13 +173,17 @@ export function createOperationRunner(opts: RunnerOptions) {
     const op = await claim();
     if (!op) return false;
     const work = (async () => {
+      const release = holdLease(op);
+      let driver: ProviderDriver | null = null;
       try {
         const [vm] = await db.select({ providerId: virtualMachines.providerId }).from(virtualMachines).where(eq(virtualMachines.id, op.vmId));
         const provider = vm ? await db.query.providers.findFirst({ where: (p, { eq: e }) => e(p.id, vm.providerId) }) : undefined;
         if (!provider) throw new Error('The VM\'s provider no longer exists');
-        const patch = await execute(op, registry.driverFor(provider));
-        if (await finish(op, { status: 'succeeded', finishedAt: new Date(), lastError: null, lockedBy: null, lockedUntil: null })) {
-          await db.update(virtualMachines).set({ ...patch, errorReason: null, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
+        driver = registry.driverFor(provider);
+        // Claimed again and again (its runners keep dying, or retries ran out): give up.
+        if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
+        const patch = await execute(op, driver);
+        if (await finish(op, { status: 'succeeded', finishedAt: new Date(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null })) {
           await publish(op.vmId);
         }
       } catch (err) {
@@ -149,10 +195,15 @@ export function createOperationRunner(opts: RunnerOptions) {
           return;
         }
         log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
-        if (await finish(op, { status: 'failed', lastError: reason, finishedAt: new Date(), lockedBy: null, lockedUntil: null })) {
-          await db.update(virtualMachines).set({ status: 'Error', errorReason: reason, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
+        // A failed create leaves no machine: Error. A failed action on an existing machine leaves it as
+        // the provider sees it (with the reason kept), so the VM can still be operated.
+        const [vm] = await db.select({ providerRef: virtualMachines.providerRef }).from(virtualMachines).where(eq(virtualMachines.id, op.vmId));
+        const status = op.kind === 'create' || !driver ? 'Error' : await observedStatus(driver, vm?.providerRef ?? null);
+        if (await finish(op, { status: 'failed', lastError: reason, finishedAt: new Date(), lockedBy: null, lockedUntil: null }, { status, errorReason: reason })) {
           await publish(op.vmId);
         }
+      } finally {
+        release();
       }
     })();
     inFlight.add(work);
@@ -192,7 +243,11 @@ export function createOperationRunner(opts: RunnerOptions) {
       if (timer) clearInterval(timer);
       timer = null;
       await running;
-      if (!options.abandon) await Promise.allSettled([...inFlight]);
+      if (options.abandon) {
+        // A dead process renews nothing: its leases run out and other runners take the work over.
+        for (const timer of leaseTimers) clearInterval(timer);
+        leaseTimers.clear();
+      } else await Promise.allSettled([...inFlight]);
     },
     /** Runs due work now (tests). */
     tick,

@@ -64,6 +64,13 @@ export function createAccess(db: Db) {
       if (!roleGrants(roleId, permission)) throw new ForbiddenError();
     },
 
+    /** Company administrators, or a user whose role grants `permission` in at least one team. */
+    async requireInAnyTeam(scope: TenantScope, permission: Permission, message?: string): Promise<void> {
+      if (scope.isCompanyAdmin) return;
+      const roles = await db.selectDistinct({ roleId: teamMembers.roleId }).from(teamMembers).where(eq(teamMembers.userId, scope.userId));
+      if (!roles.some((r) => roleGrants(r.roleId, permission))) throw new ForbiddenError(message);
+    },
+
     requireCompanyAdmin(scope: TenantScope): void {
       if (!scope.isCompanyAdmin) throw new ForbiddenError('Only company administrators can do that');
     },

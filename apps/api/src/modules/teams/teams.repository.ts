@@ -93,9 +93,17 @@ export function createTeamsRepository(db: Db) {
       return row?.n ?? 0;
     },
 
-    async liveVmCount(teamId: number): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(virtualMachines).where(and(eq(virtualMachines.teamId, teamId), isNull(virtualMachines.deletedAt)));
+    async liveVmCount(teamId: number, tx: Tx | Db = db): Promise<number> {
+      const [row] = await tx.select({ n: count() }).from(virtualMachines).where(and(eq(virtualMachines.teamId, teamId), isNull(virtualMachines.deletedAt)));
       return row?.n ?? 0;
+    },
+
+    /**
+     * Locks the team row against concurrent VM creation (a new VM's foreign key waits on this lock, then
+     * fails once the team is gone), so the live-VM check and the deletion see the same VMs.
+     */
+    async lockForDelete(tx: Tx, teamId: number) {
+      await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for('update');
     },
 
     async companyTeamIds(companyId: number, ids: number[]): Promise<number[]> {
@@ -125,9 +133,11 @@ export function createTeamsRepository(db: Db) {
       await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
     },
 
-    /** Deletes the team; memberships go with it (cascade), child teams lose their parent. */
+    /** Deletes the team; memberships go with it (cascade), child teams lose their parent. Call with no live VMs. */
     async delete(tx: Tx, teamId: number) {
       await tx.update(teams).set({ parentTeamId: null }).where(eq(teams.parentTeamId, teamId));
+      // Deleted VMs keep their rows for usage history; they no longer point at the team.
+      await tx.update(virtualMachines).set({ teamId: null }).where(eq(virtualMachines.teamId, teamId));
       await tx.delete(teams).where(eq(teams.id, teamId));
     },
   };

@@ -126,11 +126,12 @@ export function createTeamsService(deps: Deps) {
     async remove(ctx: Ctx, teamId: number) {
       await access.requireTeam(ctx.scope, teamId, 'team.delete');
       const team = (await teams.byId(ctx.scope.companyId, teamId))!;
-      const vms = await teams.liveVmCount(teamId);
-      if (vms > 0) {
-        throw new ConflictError(`This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`);
-      }
       await db.transaction(async (tx) => {
+        await teams.lockForDelete(tx, teamId);
+        const vms = await teams.liveVmCount(teamId, tx);
+        if (vms > 0) {
+          throw new ConflictError(`This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`);
+        }
         await teams.delete(tx, teamId);
         await audit.record(auditOf(ctx, 'team.delete', 'team', teamId, { before: { name: team.name } }), tx);
       });

@@ -1,7 +1,7 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../../lib/module.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -167,13 +167,20 @@ export function createVmService(deps: Deps) {
       const vm = await repo.byId(vmId);
       if (!vm?.providerRef) throw new NotFoundError('Virtual machine not found');
       const provider = await repo.provider(vm.providerId);
-      return { name: vm.name, text: await deps.registry.driverFor(provider!).console(vm.providerRef) };
+      try {
+        return { name: vm.name, text: await deps.registry.driverFor(provider!).console(vm.providerRef) };
+      } catch {
+        // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
+        throw new ProviderUnavailableError('Console is currently unavailable');
+      }
     },
 
     // ---- actions ----
     async create(ctx: Ctx, input: { regionId: number; image: string; configurationId: number; providerId: number; name: string; numberOfInstances: number; teamId?: number | null | undefined }) {
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
+      // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.
+      else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
       if (!(await repo.region(input.regionId))) throw new NotFoundError('Region not found');
       if (!(await repo.imageOffered(input.regionId, input.image))) throw new BadRequestError('The image is not offered in this region');
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');

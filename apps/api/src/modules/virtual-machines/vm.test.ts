@@ -211,9 +211,18 @@ describe('access', () => {
     expect((await v.call(routes.vms.stop, { params: { id } })).status).toBe(403);
     expect((await v.call(routes.vms.getPassword, { params: { id } })).status).toBe(403);
     expect((await createVm('viewer-vm', { teamId: team.id }, v)).status).toBe(403);
+    // Nor outside any team: a Viewer everywhere may not create billable machines of their own.
+    expect((await createVm('viewer-own-vm', {}, v)).status).toBe(403);
     const o = await signIn(t, outsider.email, PASSWORD);
     expect((await o.call(routes.vms.details, { params: { id } })).status).toBe(404);
     expect((await o.call(routes.vms.list, { query: {} })).data.data).toEqual([]);
+    expect((await createVm('outsider-vm', {}, o)).status).toBe(403);
+    const operator = await createUser(t, 1, 'vm-operator@example.com');
+    await createTeam(t, 1, 'Operators', [{ userId: operator.id, roleId: 2 }]);
+    const op = await signIn(t, operator.email, PASSWORD);
+    const own = (await createVm('operator-own-vm', {}, op)).data.ids[0] as number;
+    expect((await op.call(routes.vms.details, { params: { id: own } })).status).toBe(200);
+    expect((await v.call(routes.vms.details, { params: { id: own } })).status).toBe(404);
     const other = await createOtherCompany(t, 'vm-boss@other.example');
     const x = await signIn(t, other.admin.email, PASSWORD);
     expect((await x.call(routes.vms.details, { params: { id } })).status).toBe(404);
@@ -222,3 +231,27 @@ describe('access', () => {
     expect((await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id)))[0]!.deletedAt).toBeNull();
   });
 });
+
+describe('teams and their VMs', () => {
+  it('refuses to delete a team that owns VMs, and deletes it once they are gone (keeping their usage)', async () => {
+    const team = await createTeam(t, 1, 'Short-lived', [{ userId: 1, roleId: 1 }]);
+    const id = (await createVm('short-lived-vm', { teamId: team.id })).data.ids[0] as number;
+    await waitForStatus(id, 'Running');
+    const refused = await admin.call(routes.teams.delete, { body: { teamId: team.id } });
+    expect(refused.status).toBe(409);
+    expect(refused.message).toBe('This team still has 1 virtual machine. Delete them first.');
+    const ytdBefore = (await admin.call(routes.vms.dashboard)).data.ytd.micro as number;
+    expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    while ((await admin.call(routes.vms.details, { params: { id } })).status !== 404) {
+      if (Date.now() > deadline) throw new Error('the VM was not deleted');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const deleted = await admin.call(routes.teams.delete, { body: { teamId: team.id } });
+    expect(deleted.status).toBe(200);
+    expect((await admin.call(routes.teams.details, { params: { id: team.id } })).status).toBe(404);
+    // The deleted VM still counts for the months it existed.
+    expect((await admin.call(routes.vms.dashboard)).data.ytd.micro).toBe(ytdBefore);
+  });
+});
+

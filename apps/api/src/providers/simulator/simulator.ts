@@ -124,7 +124,11 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
       await wait();
       flaky('resize', ref, m.spec.name);
       m.spec = { ...m.spec, cpu: size.cpu, ramGb: size.ramGb, diskGb: size.diskGb };
-      boot(m);
+      // A running machine reboots into its new size; a stopped one stays off.
+      if (m.state === 'running') {
+        m.log.push('', 'reboot: Restarting system (resized)');
+        boot(m);
+      } else m.log.push(`Resized to ${size.cpu} CPUs, ${size.ramGb}GB RAM, ${size.diskGb}GB disk`);
     },
     async delete(ref) {
       await wait();
