@@ -93,6 +93,23 @@ export function createTeamsRepository(db: Db) {
       return row?.n ?? 0;
     },
 
+    /** Names of the teams where `userId` is the only Admin. */
+    async teamsWithSoleAdmin(userId: number, adminRoleId: number): Promise<string[]> {
+      const rows = await db
+        .select({ name: teams.name })
+        .from(teamMembers)
+        .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+        .where(
+          and(
+            eq(teamMembers.userId, userId),
+            eq(teamMembers.roleId, adminRoleId),
+            sql`not exists (select 1 from team_members o where o.team_id = ${teamMembers.teamId} and o.role_id = ${adminRoleId} and o.user_id <> ${userId})`,
+          ),
+        )
+        .orderBy(asc(teams.name));
+      return rows.map((r) => r.name);
+    },
+
     async liveVmCount(teamId: number, tx: Tx | Db = db): Promise<number> {
       const [row] = await tx.select({ n: count() }).from(virtualMachines).where(and(eq(virtualMachines.teamId, teamId), isNull(virtualMachines.deletedAt)));
       return row?.n ?? 0;

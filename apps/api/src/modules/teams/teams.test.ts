@@ -220,6 +220,19 @@ describe('users', () => {
     expect((await admin.call(routes.users.delete, { params: { id: victim.id } })).status).toBe(404);
   });
 
+  it("refuses to delete a team's only Admin until someone else is Admin", async () => {
+    const captain = await createUser(t, 1, 'captain@example.com');
+    const mate = await createUser(t, 1, 'mate@example.com');
+    const ship = await createTeam(t, 1, 'Ship', [{ userId: captain.id, roleId: 1 }, { userId: mate.id, roleId: 2 }]);
+    const refused = await admin.call(routes.users.delete, { params: { id: captain.id } });
+    expect(refused.status).toBe(409);
+    expect(refused.message).toBe('This user is the only Admin of Ship. Make another member Admin first, or delete the team.');
+    expect(await t.db.select().from(users).where(eq(users.id, captain.id))).toHaveLength(1);
+    await t.db.update(teamMembers).set({ roleId: 1 }).where(and(eq(teamMembers.teamId, ship.id), eq(teamMembers.userId, mate.id)));
+    expect((await admin.call(routes.users.delete, { params: { id: captain.id } })).status).toBe(200);
+    expect(await t.db.select().from(teamMembers).where(eq(teamMembers.teamId, ship.id))).toEqual([expect.objectContaining({ userId: mate.id, roleId: 1 })]);
+  });
+
   it('keeps self-registration closed', async () => {
     const res = await t.client().call(routes.users.register, { body: { email: 'self@example.com', password: 'Self-Register-1!', firstName: 'Self', lastName: 'Reg' } });
     expect(res.status).toBe(403);

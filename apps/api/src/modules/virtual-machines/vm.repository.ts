@@ -153,7 +153,10 @@ export function createVmRepository(db: Db) {
       return row;
     },
 
-    /** VMs per size that existed at some time in [from, to) (created before `to`, not deleted before `from`). */
+    /**
+     * VMs per size that existed at some time in [from, to): created before `to`, not deleted before `from`,
+     * and really made at the provider (or still being made): a create that failed never existed.
+     */
     async countsBySize(scope: TenantScope, from: Date, to: Date) {
       const rows = await db
         .select({ key: configurations.key, n: count() })
@@ -164,6 +167,7 @@ export function createVmRepository(db: Db) {
             eq(virtualMachines.companyId, scope.companyId),
             sql`${virtualMachines.createdAt} < ${to.toISOString()}`,
             sql`(${virtualMachines.deletedAt} is null or ${virtualMachines.deletedAt} >= ${from.toISOString()})`,
+            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = 'Provisioning')`,
             scope.isCompanyAdmin
               ? undefined
               : sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})

@@ -9,6 +9,8 @@ import { UnauthorizedError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
 import { scopeOf } from '../../lib/module.ts';
 import type { Access } from '../access/access.ts';
+import type { SessionStore } from '../auth/session-store.ts';
+import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { createConsoleTokens } from './console-tokens.ts';
 import type { VmEvents } from './vm-events.ts';
 import type { VmService } from './vm.service.ts';
@@ -25,8 +27,13 @@ export interface VmRoutesDeps {
   events: VmEvents;
   access: Access;
   consoleTokens: ReturnType<typeof createConsoleTokens>;
+  sessions: SessionStore;
+  /** How often a live stream checks its session again (tests shorten it). */
+  sessionRecheckMs?: number;
   apiBasePath: string;
 }
+
+const SESSION_RECHECK_MS = 15_000;
 
 export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   const { vms } = d;
@@ -93,11 +100,14 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
       );
   });
 
-  // Live status: a server-sent events stream of the VMs this user may see.
+  // Live status: a server-sent events stream of the VMs this user may see. The session is checked
+  // again every SESSION_RECHECK_MS: a stream ends soon after logout, a password reset or the user's
+  // deletion, and follows a change of company-admin rights.
   app.get('/virtualMachines/events', { schema: { hide: true } }, async (request, reply) => {
     const auth = request.auth;
-    if (!auth || auth.state !== 'authenticated') throw new UnauthorizedError();
-    const scope = scopeOf(auth);
+    const token = request.cookies[SESSION_COOKIE];
+    if (!auth || auth.state !== 'authenticated' || !token) throw new UnauthorizedError();
+    let scope = scopeOf(auth);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -110,8 +120,18 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
         .catch(() => {});
     });
     const ping = setInterval(() => res.write(': ping\n\n'), 25_000);
+    const recheck = setInterval(() => {
+      void d.sessions
+        .resolve(token)
+        .then((current) => {
+          if (current?.state === 'authenticated') scope = scopeOf(current);
+          else res.end();
+        })
+        .catch(() => {}); // a database blip: keep the stream, try again next time
+    }, d.sessionRecheckMs ?? SESSION_RECHECK_MS);
     request.raw.on('close', () => {
       clearInterval(ping);
+      clearInterval(recheck);
       unsubscribe();
     });
   });

@@ -150,9 +150,12 @@ describe('lifecycle', () => {
   });
 
   it('puts a VM in Error with the reason when the provider fails for good, and retries transient failures', async () => {
+    const usageBefore = (await admin.call(routes.vms.dashboard)).data.currentMonth.micro as number;
     const failed = (await createVm('will-fail-create')).data.ids[0] as number;
     const err = await waitForStatus(failed, 'Error');
     expect(err.errorReason).toMatch(/simulated permanent failure/);
+    // A machine that was never made is not usage.
+    expect((await admin.call(routes.vms.dashboard)).data.currentMonth.micro).toBe(usageBefore);
     const [op] = await t.db.select().from(operations).where(eq(operations.vmId, failed));
     expect(op).toMatchObject({ status: 'failed', attempts: 1 });
 
