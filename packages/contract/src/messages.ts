@@ -37,6 +37,9 @@ export const VALIDATION = {
   renameEmpty: 'Name cannot be empty',
   renameSame: 'New name must be different from the current name',
   invalidConsoleUrl: 'Invalid console URL',
+  /** Our text: NUL and other control characters (PostgreSQL refuses NUL in text). */
+  controlCharacters: 'Text must not contain control characters',
+  idTooLarge: 'Id is too large',
 } as const;
 
 /** Helper error prefixes (SPEC point 8); most are followed by ': {detail}'. */
@@ -140,6 +143,7 @@ export const API_MESSAGES = {
   mfaExpired: 'Your code has expired. Please sign in again.',
   notAuthenticated: 'Not authenticated',
   mfaPending: 'Verification code required',
+  passwordResetRequired: 'Set a new password before you continue',
   forbidden: 'You do not have permission to do that',
   notFound: 'Not found',
   routeNotFound: 'Route not found',
@@ -148,6 +152,10 @@ export const API_MESSAGES = {
   tooManyRequests: 'Too many requests. Please wait and try again.',
   internal: 'Something went wrong. Please try again later.',
   payloadTooLarge: 'Request body is too large',
+  /** A unique constraint refused the write (e.g. two requests creating the same thing at once). */
+  duplicate: 'That already exists. Please refresh and try again.',
+  /** A foreign key refused the write (something it refers to was deleted, or it is still referred to). */
+  referenceConflict: 'A related record was changed or is still in use. Please refresh and try again.',
   forgotPasswordAccepted:
     "If an account with that email exists, you'll receive a password reset link shortly.",
   invalidResetToken: 'This link is invalid or has expired. Please request a new one.',

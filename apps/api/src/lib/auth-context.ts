@@ -8,6 +8,8 @@ export interface AuthContext {
   companyId: number;
   email: string;
   isCompanyAdmin: boolean;
+  /** The user must set a new password: until then only the calls of the reset flow answer. */
+  mustResetPassword: boolean;
 }
 
 /** The scope every tenant query takes. */

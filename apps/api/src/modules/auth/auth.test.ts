@@ -245,12 +245,20 @@ describe('forgot and reset password', () => {
     expect(mfa.data.user.forcePasswordReset).toBe(true);
     const resetKey = mfa.data.user.resetKey as string;
     expect(resetKey.length).toBeGreaterThan(20);
+    // Until the new password is set, the API answers only the reset flow (not just the portal's redirect).
+    const blocked = await client.call(routes.users.list, { query: {} });
+    expect(blocked.status).toBe(403);
+    expect(blocked.message).toBe('Set a new password before you continue');
+    expect((await client.call(routes.vms.list, { query: {} })).status).toBe(403);
+    expect((await client.call(routes.password.me)).status).toBe(200);
+    expect((await client.call(routes.auth.check)).status).toBe(200);
     const reset = await client.call(routes.password.resetPasswordFromEmail, { params: { token: mfa.data.user.id }, body: { password: 'Fresh-Password-123!', resetKey } });
     expect(reset.status).toBe(200);
     // The session that did the reset stays signed in; the flag is cleared.
     const me = await client.call(routes.password.me);
     expect(me.status).toBe(200);
     expect(me.data.forcePasswordReset).toBe(false);
+    expect((await client.call(routes.users.list, { query: {} })).status).toBe(200);
   });
 
   it('changes the password of the signed-in user only with the current one', async () => {

@@ -44,6 +44,7 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       companyId: users.companyId,
       email: users.email,
       isCompanyAdmin: users.isCompanyAdmin,
+      mustResetPassword: users.forcePasswordReset,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -72,6 +73,7 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
         companyId: row.companyId,
         email: row.email,
         isCompanyAdmin: row.isCompanyAdmin,
+        mustResetPassword: row.mustResetPassword,
       };
     },
     async create(input) {
