@@ -3,12 +3,16 @@
  *   npm run operator -- token create <name>   prints a new operator API token (shown once)
  *   npm run operator -- token list            lists tokens (never their secrets)
  *   npm run operator -- token revoke <id>     revokes a token
+ *   npm run operator -- company-admin grant <email>    makes a user an administrator of their company
+ *   npm run operator -- company-admin revoke <email>   takes it back
+ *   npm run operator -- company-admin list             lists company administrators
  * Stop a PGlite-backed server first: the embedded database allows one process at a time.
  */
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/client.ts';
-import { apiTokens } from '../db/schema.ts';
+import { apiTokens, companies, users } from '../db/schema.ts';
+import { createAudit } from '../lib/audit.ts';
 import { loadOrCreateSecret } from '../lib/secret.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 
@@ -31,7 +35,26 @@ export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv 
       const done = await database.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, Number(arg))).returning();
       return done.length ? `Revoked token #${arg}.` : `No token #${arg}.`;
     }
-    throw new Error('Usage: operator token create <name> | token list | token revoke <id>');
+    if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
+      const grant = verb === 'grant';
+      const audit = createAudit(database.db);
+      return database.db.transaction(async (tx) => {
+        const [user] = await tx.update(users).set({ isCompanyAdmin: grant, updatedAt: new Date() }).where(eq(users.email, arg.toLowerCase())).returning();
+        if (!user) return `No user ${arg}.`;
+        await audit.record({ companyId: user.companyId, actorUserId: null, action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke', targetType: 'user', targetId: user.id, after: { isCompanyAdmin: grant, by: 'operator command' } }, tx);
+        return grant ? `${user.email} is now an administrator of company #${user.companyId}.` : `${user.email} is no longer a company administrator.`;
+      });
+    }
+    if (area === 'company-admin' && verb === 'list') {
+      const rows = await database.db
+        .select({ email: users.email, company: companies.name })
+        .from(users)
+        .innerJoin(companies, eq(companies.id, users.companyId))
+        .where(eq(users.isCompanyAdmin, true))
+        .orderBy(asc(companies.name), asc(users.email));
+      return rows.map((r) => `${r.company}\t${r.email}`).join('\n') || 'No company administrators.';
+    }
+    throw new Error('Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list');
   } finally {
     await database.close();
   }

@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { clientLogs, companies, distributors, mailOutbox, resellers, supportMessages, users } from '../../db/schema.ts';
+import { auditLog, clientLogs, companies, distributors, mailOutbox, resellers, supportMessages, users } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
 import { openDatabase } from '../../db/client.ts';
@@ -183,6 +183,30 @@ describe('operator command', () => {
     expect(await runOperatorCommand(['token', 'list'], { DATA_DIR: dir })).toMatch(/#1\tprometheus/);
     expect(await runOperatorCommand(['token', 'revoke', '1'], { DATA_DIR: dir })).toBe('Revoked token #1.');
     await expect(runOperatorCommand(['nope'], { DATA_DIR: dir })).rejects.toThrow(/Usage/);
+  });
+
+  it('grants and revokes company administration', async () => {
+    const { runOperatorCommand } = await import('../../cli/operator.ts');
+    const { seedDemoTenant, seedReferenceData } = await import('../../seed/seed.ts');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(`${tmpdir()}/op-`);
+    const database = await openDatabase({ dataDir: dir });
+    await seedReferenceData(database.db);
+    await seedDemoTenant(database.db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
+    await database.db.insert(users).values({ companyId: 1, email: 'deputy@example.com', firstName: 'Dep', lastName: 'Uty' });
+    await database.close();
+    expect(await runOperatorCommand(['company-admin', 'grant', 'Deputy@example.com'], { DATA_DIR: dir })).toMatch(/^deputy@example.com is now an administrator of company #1/);
+    const admins = (await runOperatorCommand(['company-admin', 'list'], { DATA_DIR: dir })).split('\n');
+    expect(admins).toEqual(['Demo Company\tdeputy@example.com', 'Demo Company\towner@example.com']);
+    expect(await runOperatorCommand(['company-admin', 'revoke', 'deputy@example.com'], { DATA_DIR: dir })).toBe('deputy@example.com is no longer a company administrator.');
+    expect(await runOperatorCommand(['company-admin', 'grant', 'nobody@example.com'], { DATA_DIR: dir })).toBe('No user nobody@example.com.');
+    const check = await openDatabase({ dataDir: dir });
+    const [deputy] = await check.db.select().from(users).where(eq(users.email, 'deputy@example.com'));
+    expect(deputy!.isCompanyAdmin).toBe(false);
+    const entries = await check.db.select().from(auditLog).where(eq(auditLog.targetId, String(deputy!.id)));
+    expect(entries.map((e) => e.action)).toEqual(['user.companyAdmin.grant', 'user.companyAdmin.revoke']);
+    await check.close();
   });
 });
 
