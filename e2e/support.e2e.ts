@@ -42,6 +42,10 @@ describe('support', () => {
     // Changing the text enables sending again.
     await box.getByLabel('Message').fill('My VM web-1 is stuck in Starting. Still.');
     await expect.poll(() => box.getByRole('button', { name: 'Send Message' }).isEnabled()).toBe(true);
+    // Editing back to the sent text does not bring "Message sent!" back: that text may be sent again.
+    await box.getByLabel('Message').fill('My VM web-1 is stuck in Starting.');
+    await expect.poll(() => box.getByRole('button', { name: 'Send Message' }).isEnabled()).toBe(true);
+    expect(await box.getByRole('button', { name: TEXT.messageSent }).count()).toBe(0);
     await context.close();
   });
 });

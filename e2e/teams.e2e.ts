@@ -1,10 +1,15 @@
 /** Teams screens in Chromium: create, build, set roles, rename, delete; paging, search, empty messages. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { TEXT } from '@portal/contract/messages';
+import type { Page } from 'playwright-core';
+import { ERRORS, TEXT } from '@portal/contract/messages';
 import { teamMembers, teams } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm } from '../apps/api/test/fixtures.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
+
+/** The side-navigation link shown as the current one. */
+const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
+const failWith = (message: string) => ({ status: 500, contentType: 'application/json', body: JSON.stringify({ message, data: null }) });
 
 let portal: Portal;
 beforeAll(async () => {
@@ -31,6 +36,7 @@ describe('teams', () => {
     await page.getByRole('button', { name: 'Create Team' }).click();
     await page.waitForURL(/\/createEditTeam$/);
     await expect.poll(() => page.getByRole('heading', { name: 'Create Team' }).isVisible()).toBe(true);
+    expect(await activeNav(page)).toBe('Teams');
     await page.getByRole('button', { name: 'Create Team' }).click();
     await expect.poll(() => page.getByText('Team name cannot be empty').isVisible()).toBe(true);
     await page.getByLabel('Team name').fill('Web Ops');
@@ -60,6 +66,7 @@ describe('teams', () => {
     await expect.poll(() => page.getByRole('row', { name: 'Grace Hopper' }).getByText('Viewer').isVisible()).toBe(true);
     // The team's VM table is there (empty).
     await expect.poll(() => page.getByRole('region', { name: 'Team Virtual Machines' }).isVisible()).toBe(true);
+    expect(await activeNav(page)).toBe('Teams');
 
     // Rename.
     await page.getByLabel('Team name').fill('Web Operations');
@@ -135,6 +142,35 @@ describe('teams', () => {
     await members.getByPlaceholder(TEXT.searchTeamMembers).fill('pager1');
     await members.getByRole('row', { name: 'Pager1 Tester' }).click();
     await page.waitForURL(/\/user\?id=/);
+    await context.close();
+  });
+
+  it('shows fetch errors: roles on the team screens, and an emptied members table in build mode', async () => {
+    const team = await createTeam(portal, 1, 'Fragile team', [{ userId: 1, roleId: 1 }]);
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.route(/\/roles\/userRoles(\?|$)/, (route) => route.fulfill(failWith('Roles unavailable')));
+    const rolesError = `${ERRORS.fetchRoles}: Roles unavailable`;
+
+    // Team view: the members table says the roles could not be fetched.
+    await page.goto(`${portal.url}/team?id=${team.id}`);
+    const members = page.getByRole('region', { name: 'Team Members' });
+    await expect.poll(() => members.getByRole('row', { name: 'Ada Admin' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText(rolesError).isVisible()).toBe(true);
+
+    // Set-permissions mode says it too.
+    await page.goto(`${portal.url}/createEditTeam?id=${team.id}`);
+    await page.getByRole('button', { name: 'Set Permissions' }).click();
+    await expect.poll(() => page.getByText(rolesError).isVisible()).toBe(true);
+    await screenshot(page, 'team-roles-error');
+
+    // Build mode: a failed team fetch empties the members and resets the page count to 1.
+    await page.route(/\/v1\/teams\/\d+(\?|$)/, (route) => route.fulfill(failWith('Team store down')));
+    await page.goto(`${portal.url}/createEditTeam?id=${team.id}`);
+    const buildMembers = page.getByRole('region', { name: 'Team Members' });
+    await expect.poll(() => buildMembers.getByText(`${ERRORS.fetchTeam}: Team store down`).isVisible()).toBe(true);
+    expect(await buildMembers.getByText('Page 1 of 1').isVisible()).toBe(true);
+    expect(await buildMembers.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     await context.close();
   });
 });

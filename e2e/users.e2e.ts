@@ -1,11 +1,15 @@
 /** Users screens in Chromium: invite → mail → confirm → sign in; edit; memberships; list, search, delete. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { TEXT, VALIDATION } from '@portal/contract/messages';
+import type { Page } from 'playwright-core';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
 import { teamMembers, users } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser } from '../apps/api/test/fixtures.ts';
 import { linkFrom } from '../apps/api/test/smtp-catcher.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
+
+/** The side-navigation link shown as the current one. */
+const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
 
 let portal: Portal;
 beforeAll(async () => {
@@ -25,6 +29,9 @@ describe('users', () => {
     await page.getByRole('button', { name: 'Create User' }).click();
     await page.waitForURL(/\/createUser/);
     await expect.poll(() => page.getByRole('heading', { name: 'Add User' }).isVisible()).toBe(true);
+    expect(await activeNav(page)).toBe('Users');
+    // Assignable roles only: no Admin in the list.
+    await expect.poll(() => page.getByLabel('Role').locator('option').allTextContents()).toEqual(['Select a role', 'Operator', 'Viewer']);
     await page.getByRole('button', { name: 'Send Invite Email' }).click();
     await expect.poll(() => page.getByText(VALIDATION.emailRequired).isVisible()).toBe(true);
     expect(await page.getByText(VALIDATION.roleRequired).isVisible()).toBe(true);
@@ -67,6 +74,7 @@ describe('users', () => {
     await portal.signIn(page);
     await page.goto(`${portal.url}/user?id=${u.id}`);
     await expect.poll(() => page.getByLabel('First Name').inputValue()).toBe('Eddie');
+    expect(await activeNav(page)).toBe('Users');
     expect(await page.getByText('editme@example.com').isVisible()).toBe(true);
     await page.getByLabel('First Name').fill('Ed$');
     await page.getByLabel('Last Name').fill('');
@@ -105,6 +113,18 @@ describe('users', () => {
     const table = page.getByRole('region', { name: 'Users' });
     // Twelve or more users at 10 a page: wait for the loaded count (the pager reads "Page 1 of 1" while loading).
     await expect.poll(() => table.getByText(/Page 1 of [2-9]/).isVisible()).toBe(true);
+    // Refresh: the spinner stays at least ~300 ms after the reload ends.
+    await page.route(/\/users\/list\?/, async (route) => {
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue();
+    });
+    const reloaded = page.waitForResponse(/\/users\/list\?/);
+    await table.getByRole('button', { name: 'Refresh' }).click();
+    await reloaded;
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await table.getByRole('status').filter({ hasText: 'Refreshing' }).count()).toBe(1);
+    await expect.poll(() => table.getByRole('button', { name: 'Refresh' }).isEnabled()).toBe(true);
+    await page.unroute(/\/users\/list\?/);
     await table.getByPlaceholder('Search...').fill('ada');
     await expect.poll(() => table.getByRole('row', { name: 'Ada Admin' }).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Delete Ada Admin' }).count()).toBe(0);
@@ -116,6 +136,22 @@ describe('users', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => table.getByText(TEXT.noUsers).isVisible()).toBe(true);
     await screenshot(page, 'users');
+    await context.close();
+  });
+
+  it('shows the roles fetch error on Add User and on the user screen', async () => {
+    const u = await createUser(portal, 1, 'noroles@example.com', { firstName: 'Rolf', lastName: 'Less' });
+    await createTeam(portal, 1, 'Roleless', [{ userId: u.id, roleId: 2 }]);
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await page.route(/\/roles\/userRoles(\?|$)/, (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'Roles unavailable', data: null }) }),
+    );
+    await page.goto(`${portal.url}/createUser`);
+    await expect.poll(() => page.getByText(`${ERRORS.fetchRoles}: Roles unavailable`).isVisible()).toBe(true);
+    await screenshot(page, 'add-user-roles-error');
+    await page.goto(`${portal.url}/user?id=${u.id}`);
+    await expect.poll(() => page.getByText(`${ERRORS.fetchRoles}: Roles unavailable`).isVisible()).toBe(true);
     await context.close();
   });
 });

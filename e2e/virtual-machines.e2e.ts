@@ -1,8 +1,15 @@
 /** Virtual machines in Chromium: the create chain, live status without reload, every action, console, dashboard. */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEXT, VALIDATION } from '@portal/contract/messages';
+import type { Page } from 'playwright-core';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { insertVm } from '../apps/api/test/fixtures.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
+
+/** The side-navigation link shown as the current one. */
+const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
+/** Answers one API call with a failure, the way the server would. */
+const failWith = (message: string, status = 500) => ({ status, contentType: 'application/json', body: JSON.stringify({ message, data: null }) });
 
 let portal: Portal;
 beforeAll(async () => {
@@ -20,6 +27,7 @@ describe('virtual machines', () => {
     await expect.poll(() => page.getByText(TEXT.noVms).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
     await page.waitForURL(/\/createVirtualMachine/);
+    await expect.poll(() => activeNav(page)).toBe('Virtual Machines');
 
     // The chain: each field enables the next.
     expect(await page.getByLabel('Country').isDisabled()).toBe(true);
@@ -46,6 +54,21 @@ describe('virtual machines', () => {
     await expect.poll(() => page.getByText(VALIDATION.copiesRange).isVisible()).toBe(true);
     await page.getByLabel('Number of copies').fill('1');
     expect(await page.getByLabel('Team (optional)').isEnabled()).toBe(true);
+    // Changing the country resets the whole chain below it, copies and team included.
+    await page.getByLabel('Country').selectOption({ label: 'Singapore' });
+    expect(await page.getByLabel('Region').inputValue()).toBe('');
+    expect(await page.getByLabel('Image').inputValue()).toBe('');
+    expect(await page.getByLabel('Configuration').inputValue()).toBe('');
+    expect(await page.getByLabel('Number of copies').inputValue()).toBe('');
+    expect(await page.getByLabel('Team (optional)').inputValue()).toBe('');
+    expect(await page.getByLabel('Team (optional)').isDisabled()).toBe(true);
+    await page.getByLabel('Country').selectOption({ label: 'United States' });
+    await page.getByLabel('Region').selectOption({ label: 'US East' });
+    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
+    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
+    await page.getByLabel('Number of copies').fill('1');
+    expect(await page.getByLabel('Team (optional)').isEnabled()).toBe(true);
     await screenshot(page, 'vm-create');
     await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
     await page.waitForURL(/\/virtualMachines$/);
@@ -57,6 +80,7 @@ describe('virtual machines', () => {
     await row.getByRole('button', { name: 'Details of web-demo' }).click();
     await page.waitForURL(/\/virtualMachineDetails\/\d+/);
     await expect.poll(() => page.getByRole('heading', { name: 'web-demo' }).isVisible()).toBe(true);
+    expect(await activeNav(page)).toBe('Virtual Machines');
     await expect.poll(() => page.locator('[data-usage="CPU"]').textContent()).toMatch(/% of 2 cores/);
 
     // Password: masked, shown, copied (1 s disable), hidden again.
@@ -140,13 +164,61 @@ describe('virtual machines', () => {
   it('closes a console tab whose id is not a number, and shows the failure text for a VM that cannot give one', async () => {
     const { context, page } = await portal.newPage();
     await portal.signIn(page);
+    const logged: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && logged.push(m.text()));
     await page.goto(`${portal.url}/virtualMachineConsole/999999`);
     await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Close', exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => logged.some((t) => t.startsWith(`${ERRORS.fetchConsole}: `))).toBe(true);
     // Opened by the portal (as the Console button does), a tab with a non-numeric id closes itself.
     await page.goto(`${portal.url}/`);
     const [popup] = await Promise.all([context.waitForEvent('page'), page.evaluate(() => void window.open('virtualMachineConsole/abc', '_blank'))]);
     await popup.waitForEvent('close', { timeout: 10_000 });
     expect(popup.isClosed()).toBe(true);
+    await context.close();
+  });
+
+  it('shows fetch errors instead of empty choices: providers, upgrade configurations, and an invalid console URL', async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+
+    // Create: a failed provider fetch shows its error, never "no provider".
+    await page.route(/\/virtualMachines\/listProviders\//, (route) => route.fulfill(failWith('Provider service down')));
+    await page.goto(`${portal.url}/createVirtualMachine`);
+    await page.getByLabel('Name').fill('err-demo');
+    await page.getByLabel('Country').selectOption({ label: 'United States' });
+    await page.getByLabel('Region').selectOption({ label: 'US East' });
+    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
+    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    await expect.poll(() => page.getByText('Error fetching providers: Provider service down').isVisible()).toBe(true);
+    expect(await page.getByText(TEXT.noProvider).count()).toBe(0);
+    expect(await page.getByLabel('Number of copies').isDisabled()).toBe(true);
+    await screenshot(page, 'vm-create-provider-error');
+
+    // (The fixture VM brings its own catalogue rows, so it is made after the create screen is done.)
+    const vm = await insertVm(portal, { companyId: 1, teamId: null, name: 'fixture-errors' });
+
+    // Upgrade: a failed configurations fetch is an error, not "already the largest".
+    await page.route(/\/virtualMachines\/listConfigurations(\?|$)/, (route) => route.fulfill(failWith('Catalog offline')));
+    await page.goto(`${portal.url}/virtualMachineDetails/${vm.id}`);
+    await expect.poll(() => page.getByRole('heading', { name: 'fixture-errors' }).isVisible()).toBe(true);
+    expect(await activeNav(page)).toBe('Virtual Machines');
+    await page.getByRole('button', { name: 'Upgrade' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText(`${ERRORS.fetchConfigurations}: Catalog offline`).isVisible()).toBe(true);
+    expect(await page.getByRole('dialog').getByText('This VM already has the largest configuration.').count()).toBe(0);
+    await screenshot(page, 'vm-upgrade-error');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    // Console: an empty URL is "Invalid console URL" in the log; the screen keeps its failure text.
+    const logged: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && logged.push(m.text()));
+    await page.route(/\/virtualMachines\/getConsole\//, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ message: 'OK', data: { consoleUrl: '' } }) }),
+    );
+    await page.goto(`${portal.url}/virtualMachineConsole/${vm.id}`);
+    await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
+    await expect.poll(() => logged.includes(ERRORS.invalidConsoleUrl)).toBe(true);
+    await screenshot(page, 'vm-console-invalid-url');
     await context.close();
   });
 });

@@ -1,19 +1,30 @@
 /** The signed-in layout: side navigation (collapsible, persisted) beside the page. */
 import { ChevronsLeft, ChevronsRight, HelpCircle, LayoutDashboard, LogOut, Server, Users, UsersRound } from 'lucide-react';
 import { useState } from 'react';
-import { NavLink, Outlet } from 'react-router';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { useAuth } from './auth-context.tsx';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 
+/** Each link is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
 const LINKS = [
-  { to: '/', label: 'Dashboard', icon: LayoutDashboard, end: true },
-  { to: '/virtualMachines', label: 'Virtual Machines', icon: Server, end: false },
-  { to: '/teams', label: 'Teams', icon: UsersRound, end: false },
-  { to: '/users', label: 'Users', icon: Users, end: false },
-  { to: '/support', label: 'Support', icon: HelpCircle, end: false },
+  { to: '/', label: 'Dashboard', icon: LayoutDashboard, also: [] },
+  { to: '/virtualMachines', label: 'Virtual Machines', icon: Server, also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'] },
+  { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
+  { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
+  { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
 ] as const;
+
+/** Route matching is case-insensitive (React Router's default), so the highlight is too. */
+function isActiveLink(pathname: string, link: (typeof LINKS)[number]): boolean {
+  const path = pathname.toLowerCase().replace(/\/+$/, '') || '/';
+  if (link.to === '/') return path === '/';
+  return [link.to, ...link.also].some((base) => {
+    const b = base.toLowerCase();
+    return path === b || path.startsWith(`${b}/`);
+  });
+}
 
 function readCollapsed(): boolean {
   return localStorage.getItem(SIDEBAR_STORAGE_KEY) === 'true';
@@ -26,6 +37,7 @@ const linkClass = (collapsed: boolean) => ({ isActive }: { isActive: boolean }) 
 
 export function Shell() {
   const { user } = useAuth();
+  const { pathname } = useLocation();
   const [collapsed, setCollapsed] = useState(readCollapsed);
   useLiveVmStatus();
   const toggle = () => {
@@ -57,14 +69,24 @@ export function Shell() {
           </button>
         </div>
         <ul className="flex-1 space-y-1 px-2 py-3">
-          {LINKS.map(({ to, label, icon: Icon, end }) => (
-            <li key={to}>
-              <NavLink to={to} end={end} className={linkClass(collapsed)} aria-label={collapsed ? label : undefined} title={collapsed ? label : undefined}>
-                <Icon className="h-5 w-5 shrink-0" aria-hidden />
-                {!collapsed && <span>{label}</span>}
-              </NavLink>
-            </li>
-          ))}
+          {LINKS.map((link) => {
+            const { to, label, icon: Icon } = link;
+            const active = isActiveLink(pathname, link);
+            return (
+              <li key={to}>
+                <Link
+                  to={to}
+                  className={linkClass(collapsed)({ isActive: active })}
+                  aria-current={active ? 'page' : undefined}
+                  aria-label={collapsed ? label : undefined}
+                  title={collapsed ? label : undefined}
+                >
+                  <Icon className="h-5 w-5 shrink-0" aria-hidden />
+                  {!collapsed && <span>{label}</span>}
+                </Link>
+              </li>
+            );
+          })}
         </ul>
         <div className="space-y-2 border-t border-slate-800 px-2 py-3">
           <NavLink to="/logout" className={linkClass(collapsed)} aria-label={collapsed ? 'Logout' : undefined} title={collapsed ? 'Logout' : undefined}>

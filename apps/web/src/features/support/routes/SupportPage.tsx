@@ -1,6 +1,6 @@
 /** /support — searchable FAQ (one answer open at a time) and the Get In Touch form. */
 import { ChevronDown, Mail, Search } from 'lucide-react';
-import { useId, useMemo, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import { LIMITS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { Button } from '../../../components/ui/Button.tsx';
@@ -70,11 +70,12 @@ function GetInTouch() {
   const id = useId();
   const [revealed, setRevealed] = useState(false);
   const [message, setMessage] = useState('');
-  const [sentText, setSentText] = useState<string | null>(null);
+  // After sending, the button reads "Message sent!" until the text changes; any edit resets it for good
+  // (editing back to the sent text does not bring it back).
+  const [sent, setSent] = useState(false);
+  const edits = useRef(0);
   const [error, setError] = useState<string | null>(null);
   const send = useSendSupportMessage();
-  // After sending, the button stays "Message sent!" until the text changes.
-  const sent = sentText !== null && sentText === message;
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -83,9 +84,11 @@ function GetInTouch() {
       setError('Message is required');
       return;
     }
+    const editsAtSend = edits.current;
     try {
       await send.mutateAsync(message);
-      setSentText(message);
+      // Text edited while the message was on its way: that text has not been sent.
+      if (edits.current === editsAtSend) setSent(true);
     } catch (err) {
       setError(errorMessage(err));
     }
@@ -112,7 +115,11 @@ function GetInTouch() {
             rows={6}
             maxLength={LIMITS.supportMessage}
             value={message}
-            onChange={(e) => setMessage(e.target.value)}
+            onChange={(e) => {
+              edits.current++;
+              setMessage(e.target.value);
+              setSent(false);
+            }}
             className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
             placeholder="Tell us what happened, and which VM it concerns."
           />

@@ -16,26 +16,33 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
   const roles = useRoles();
   const roleName = (id: number) => roles.data?.find((r) => r.id === id)?.name ?? `Role ${id}`;
   return (
-    <DataTable
-      title="Team Members"
-      icon={<Users className="h-5 w-5" />}
-      columns={[
-        { key: 'user', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
-        { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
-        { key: 'email', header: 'Email', render: (m) => m.email },
-      ]}
-      rows={team.error ? [] : team.data?.members}
-      rowKey={(m) => m.id}
-      rowLabel={(m) => m.name}
-      onRowClick={(m) => navigate(`/user?id=${m.id}`)}
-      loading={team.isPending}
-      error={team.error ? withDetail(ERRORS.fetchTeam, errorMessage(team.error)) : null}
-      noDataMessage={TEXT.noTeamMembers}
-      search={{ value: table.search, onChange: table.setSearch, placeholder: TEXT.searchTeamMembers }}
-      onRefresh={() => team.refetch()}
-      page={table.page}
-      totalPages={team.error ? 1 : (team.data?.totalPages ?? 0)}
-      onPageChange={table.setPage}
-    />
+    <div className="space-y-2">
+      {roles.error && (
+        <p role="alert" className="text-sm text-red-600">
+          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
+        </p>
+      )}
+      <DataTable
+        title="Team Members"
+        icon={<Users className="h-5 w-5" />}
+        columns={[
+          { key: 'user', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+          { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
+          { key: 'email', header: 'Email', render: (m) => m.email },
+        ]}
+        rows={team.error ? [] : team.data?.members}
+        rowKey={(m) => m.id}
+        rowLabel={(m) => m.name}
+        onRowClick={(m) => navigate(`/user?id=${m.id}`)}
+        loading={team.isPending}
+        error={team.error ? withDetail(ERRORS.fetchTeam, errorMessage(team.error)) : null}
+        noDataMessage={TEXT.noTeamMembers}
+        search={{ value: table.search, onChange: table.setSearch, placeholder: TEXT.searchTeamMembers }}
+        onRefresh={() => team.refetch()}
+        page={table.page}
+        totalPages={team.error ? 1 : (team.data?.totalPages ?? 0)}
+        onPageChange={table.setPage}
+      />
+    </div>
   );
 }

@@ -139,7 +139,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
               ),
             },
           ]}
-          rows={team.data?.members}
+          rows={team.error ? [] : team.data?.members}
           rowKey={(m) => m.id}
           loading={team.isPending}
           error={team.error ? withDetail(ERRORS.fetchTeam, errorMessage(team.error)) : null}
@@ -147,7 +147,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
           search={{ value: members.search, onChange: members.setSearch, placeholder: TEXT.searchTeamMembers }}
           onRefresh={() => team.refetch()}
           page={members.page}
-          totalPages={team.data?.totalPages ?? 0}
+          totalPages={team.error ? 1 : (team.data?.totalPages ?? 0)}
           onPageChange={members.setPage}
         />
       </div>
@@ -186,6 +186,11 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
   if (perms.error) return <p role="alert" className="text-sm text-red-600">{withDetail(ERRORS.fetchTeam, errorMessage(perms.error))}</p>;
   return (
     <div className="max-w-3xl space-y-4">
+      {roles.error && (
+        <p role="alert" className="text-sm text-red-600">
+          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
+        </p>
+      )}
       <div className="rounded-lg border border-slate-200 bg-white shadow-sm">
         {perms.data.members.length === 0 ? (
           <p className="px-4 py-8 text-center text-sm text-slate-500">{TEXT.noTeamMembers}</p>

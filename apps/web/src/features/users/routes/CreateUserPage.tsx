@@ -13,7 +13,7 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useDebounced } from '../../../lib/use-debounced.ts';
-import { useRoles } from '../../teams/api/roles.ts';
+import { isAdminRole, useRoles } from '../../teams/api/roles.ts';
 import { useTeamsList } from '../../teams/api/teams-list.ts';
 import { useInviteUser } from '../api/users.ts';
 
@@ -31,7 +31,9 @@ export function CreateUserPage() {
   const [done, setDone] = useState<string | null>(null);
   const form = useForm<AddUserForm>({ resolver: zodResolver(addUserFormSchema), defaultValues: { email: '', teamIds: [] } });
   const roleId = form.watch('roleId');
-  const role = roles.data?.find((r) => r.id === roleId);
+  // SPEC point 6: the dropdown offers every role except those named Admin.
+  const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
+  const role = assignable.find((r) => r.id === roleId);
 
   const toggle = (id: number, name: string) => {
     const next = new Map(picked);
@@ -113,7 +115,7 @@ export function CreateUserPage() {
                   className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
                 >
                   <option value="">Select a role</option>
-                  {roles.data?.map((r) => (
+                  {assignable.map((r) => (
                     <option key={r.id} value={r.id}>
                       {r.name}
                     </option>
@@ -123,6 +125,11 @@ export function CreateUserPage() {
               </>
             )}
           />
+          {roles.error && (
+            <p role="alert" className="text-sm text-red-600">
+              {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
+            </p>
+          )}
           {role && <p className="text-sm text-slate-500">{role.info}</p>}
         </div>
 

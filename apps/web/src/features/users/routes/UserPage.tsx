@@ -105,6 +105,11 @@ function MembershipsTable({ userId }: { userId: number }) {
   return (
     <div className="max-w-3xl space-y-2">
       {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+      {roles.error && (
+        <p role="alert" className="text-sm text-red-600">
+          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
+        </p>
+      )}
       <DataTable
         title="Team Memberships"
         columns={[

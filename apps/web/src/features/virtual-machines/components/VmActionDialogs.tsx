@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
-import { TEXT } from '@portal/contract/messages';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { renameSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
@@ -92,7 +92,8 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
   const [choice, setChoice] = useState<number | null>(null);
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const bigger = (configs.data ?? []).filter((c) => c.cpu > currentCpu);
+  // A failed fetch must not read as "already the largest": the error is shown instead.
+  const bigger = configs.error ? [] : (configs.data ?? []).filter((c) => c.cpu > currentCpu);
   async function confirm() {
     if (choice === null) return;
     setError(null);
@@ -114,7 +115,13 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
         </div>
       ) : (
         <div className="space-y-4">
-          {bigger.length === 0 ? (
+          {configs.error ? (
+            <p role="alert" className="text-sm text-red-600">
+              {withDetail(ERRORS.fetchConfigurations, errorMessage(configs.error))}
+            </p>
+          ) : configs.isPending ? (
+            <p className="text-sm text-slate-500">Loading configurations…</p>
+          ) : bigger.length === 0 ? (
             <p className="text-sm text-slate-600">This VM already has the largest configuration.</p>
           ) : (
             <fieldset className="space-y-2">

@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { INSTANCE_COUNT_MAX, INSTANCE_COUNT_MIN } from '@portal/contract/constants';
-import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { instanceCountSchema, vmNameSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
@@ -15,6 +15,17 @@ import { callApi, errorMessage } from '../../../lib/api.ts';
 import { useCreateVm } from '../api/vms.ts';
 
 const idOrNull = (v: string) => (v ? Number(v) : null);
+
+/** SPEC point 8 has no helper text for these three lookups; ours follow the catalogue's form. */
+const FETCH_COUNTRIES = 'Error fetching countries';
+const FETCH_REGIONS = 'Error fetching regions';
+const FETCH_PROVIDERS = 'Error fetching providers';
+
+const fetchError = (prefix: string, err: unknown) => (err ? withDetail(prefix, errorMessage(err)) : null);
+
+/** The dependent chain (SPEC point 4), top to bottom: a change clears every field below it. */
+const CHAIN = ['country', 'region', 'image', 'configuration', 'provider', 'copies', 'team'] as const;
+type ChainStep = (typeof CHAIN)[number];
 
 function Field({ label, children, error }: { label: string; children: (id: string) => ReactNode; error?: string | null | undefined }) {
   const id = useId();
@@ -61,8 +72,21 @@ export function CreateVirtualMachinePage() {
   });
   const teams = useQuery({ queryKey: ['teams', 'list', 'for-vm'], queryFn: () => callApi(routes.teams.list, { query: { page: 1, rowsPerPage: 100 } }) });
 
-  // Exactly one provider is chosen for the user; several make a dropdown; none gets a message.
-  const providerList = providers.data;
+  /** Clears every field of the chain below `step`. */
+  function clearBelow(step: ChainStep) {
+    const below = new Set<ChainStep>(CHAIN.slice(CHAIN.indexOf(step) + 1));
+    if (below.has('region')) setRegionId(null);
+    if (below.has('image')) setImage('');
+    if (below.has('configuration')) setConfigurationId(null);
+    if (below.has('provider')) setProviderId(null);
+    if (below.has('copies')) setCopies('');
+    if (below.has('team')) setTeamId(null);
+  }
+
+  // Exactly one provider is chosen for the user; several make a dropdown; none gets a message. A failed
+  // fetch shows its error and never reads as "no provider".
+  const providerList = providers.error ? undefined : providers.data;
+  const providerError = fetchError(FETCH_PROVIDERS, providers.error);
   useEffect(() => {
     if (providerList?.length === 1) setProviderId(providerList[0]!.id);
   }, [providerList]);
@@ -108,7 +132,7 @@ export function CreateVirtualMachinePage() {
           {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} placeholder="web-1" className={selectClass} />}
         </Field>
         <div className="grid gap-5 sm:grid-cols-2">
-          <Field label="Country" error={errors.country}>
+          <Field label="Country" error={errors.country ?? fetchError(FETCH_COUNTRIES, countries.error)}>
             {(id) => (
               <select
                 id={id}
@@ -117,10 +141,7 @@ export function CreateVirtualMachinePage() {
                 value={countryId ?? ''}
                 onChange={(e) => {
                   setCountryId(idOrNull(e.target.value));
-                  setRegionId(null);
-                  setImage('');
-                  setConfigurationId(null);
-                  setProviderId(null);
+                  clearBelow('country');
                 }}
               >
                 <option value="">Select a country</option>
@@ -132,7 +153,7 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Region" error={errors.region}>
+          <Field label="Region" error={errors.region ?? fetchError(FETCH_REGIONS, regions.error)}>
             {(id) => (
               <select
                 id={id}
@@ -141,9 +162,7 @@ export function CreateVirtualMachinePage() {
                 value={regionId ?? ''}
                 onChange={(e) => {
                   setRegionId(idOrNull(e.target.value));
-                  setImage('');
-                  setConfigurationId(null);
-                  setProviderId(null);
+                  clearBelow('region');
                 }}
               >
                 <option value="">Select a region</option>
@@ -155,7 +174,7 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Image" error={errors.image ?? (images.error ? `${ERRORS.fetchImages}: ${errorMessage(images.error)}` : null)}>
+          <Field label="Image" error={errors.image ?? fetchError(ERRORS.fetchImages, images.error)}>
             {(id) => (
               <select
                 id={id}
@@ -164,8 +183,7 @@ export function CreateVirtualMachinePage() {
                 value={image}
                 onChange={(e) => {
                   setImage(e.target.value);
-                  setConfigurationId(null);
-                  setProviderId(null);
+                  clearBelow('image');
                 }}
               >
                 <option value="">Select an image</option>
@@ -177,7 +195,7 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Configuration" error={errors.configuration ?? (configurations.error ? `${ERRORS.fetchConfigurations}: ${errorMessage(configurations.error)}` : null)}>
+          <Field label="Configuration" error={errors.configuration ?? fetchError(ERRORS.fetchConfigurations, configurations.error)}>
             {(id) => (
               <select
                 id={id}
@@ -186,8 +204,7 @@ export function CreateVirtualMachinePage() {
                 value={configurationId ?? ''}
                 onChange={(e) => {
                   setConfigurationId(idOrNull(e.target.value));
-                  setProviderId(null);
-                  setCopies('');
+                  clearBelow('configuration');
                 }}
               >
                 <option value="">Select a configuration</option>
@@ -201,6 +218,11 @@ export function CreateVirtualMachinePage() {
           </Field>
         </div>
 
+        {configurationId !== null && providerError && (
+          <p role="alert" className="text-sm text-red-600">
+            {providerError}
+          </p>
+        )}
         {configurationId !== null && providerList && providerList.length === 0 && (
           <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
             {TEXT.noProvider}
@@ -237,7 +259,7 @@ export function CreateVirtualMachinePage() {
               />
             )}
           </Field>
-          <Field label="Team (optional)">
+          <Field label="Team (optional)" error={fetchError(ERRORS.fetchTeams, teams.error)}>
             {(id) => (
               <select id={id} className={selectClass} disabled={!copiesValid} value={teamId ?? ''} onChange={(e) => setTeamId(idOrNull(e.target.value))}>
                 <option value="">No team</option>

@@ -2,9 +2,11 @@
 import { X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
-import { TEXT } from '@portal/contract/messages';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { consoleUrlSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ApiError, errorMessage } from '../../../lib/api.ts';
+import { reportError } from '../../../lib/report-error.ts';
 import { fetchConsoleUrl } from '../api/vms.ts';
 
 export function VmConsolePage() {
@@ -22,13 +24,31 @@ export function VmConsolePage() {
       return;
     }
     let active = true;
-    fetchConsoleUrl(id)
-      .then(({ consoleUrl }) => {
-        const parsed = consoleUrlSchema.safeParse(consoleUrl);
-        if (!parsed.success) throw new Error(TEXT.consoleFailed);
-        if (active) setUrl(parsed.data);
-      })
-      .catch(() => active && setFailed(true));
+    void (async () => {
+      let consoleUrl: unknown;
+      try {
+        ({ consoleUrl } = await fetchConsoleUrl(id));
+      } catch (err) {
+        if (!active) return;
+        // SPEC point 8: "Failed to fetch console URL: {detail}"; the screen keeps its one failure text.
+        const message = withDetail(ERRORS.fetchConsole, errorMessage(err));
+        console.error(message);
+        // A refusal (no such VM, not running, no permission) is an answer; anything else is worth reporting.
+        if (!(err instanceof ApiError) || err.status >= 500) reportError(new Error(message));
+        setFailed(true);
+        return;
+      }
+      if (!active) return;
+      // A null or empty console result is an error (SPEC points 5 and 7).
+      const parsed = consoleUrlSchema.safeParse(consoleUrl);
+      if (!parsed.success) {
+        console.error(ERRORS.invalidConsoleUrl);
+        reportError(new Error(ERRORS.invalidConsoleUrl));
+        setFailed(true);
+        return;
+      }
+      setUrl(parsed.data);
+    })();
     return () => {
       active = false;
     };
