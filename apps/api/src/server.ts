@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   await seedReferenceData(database.db);
-  const admin = await seedDemoTenant(database.db, { adminEmail: config.SEED_ADMIN_EMAIL, adminPassword: config.SEED_ADMIN_PASSWORD });
+  // A first start gets the demo tenant with demo teams and colleagues to look around with.
+  const admin = await seedDemoTenant(database.db, { adminEmail: config.SEED_ADMIN_EMAIL, adminPassword: config.SEED_ADMIN_PASSWORD, demoData: true });
 
   const portal = await buildApp({ config, database, secret });
   await portal.app.listen({ port: config.PORT, host: config.HOST });

@@ -1,6 +1,6 @@
 /**
- * First run: reference data always (roles), and on an empty database a demo distributor, reseller
- * (with branding), company and one owner. Prints where to sign in.
+ * First run: reference data always (roles, catalog), and on an empty database a demo distributor,
+ * reseller (with branding), company and one owner (plus demo teams when asked). Prints where to sign in.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
@@ -42,8 +42,11 @@ export interface SeededAdmin {
   generated: boolean;
 }
 
-/** Seeds the demo tenant when there is no distributor yet; returns the owner's sign-in, else null. */
-export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminPassword?: string }): Promise<SeededAdmin | null> {
+/**
+ * Seeds the demo tenant when there is no distributor yet; returns the owner's sign-in, else null.
+ * `demoData` adds demo teams and colleagues (the server's first run; tests leave it off).
+ */
+export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminPassword?: string; demoData?: boolean }): Promise<SeededAdmin | null> {
   const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(distributors);
   if (count > 0) return null;
   const email = (opts.adminEmail ?? DEMO.adminEmail).toLowerCase();
@@ -62,7 +65,7 @@ export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminP
       .insert(users)
       .values({ companyId: company!.id, email, firstName: 'Ada', lastName: 'Admin', passwordHash, isCompanyAdmin: true, emailConfirmedAt: new Date() })
       .returning();
-    await seedDemoTeams(tx, { companyId: company!.id, adminUserId: admin!.id });
+    if (opts.demoData) await seedDemoTeams(tx, { companyId: company!.id, adminUserId: admin!.id });
   });
   return { email, password, generated };
 }
