@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LIMITS } from '@portal/contract/constants';
-import { type Config, publicUrl } from './config.ts';
+import { type Config, publicUrl, trustProxyOption } from './config.ts';
 import type { Database } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { cryptoRandom, type Random } from './lib/crypto.ts';
@@ -25,6 +25,7 @@ import { registerVirtualMachinesModule } from './modules/virtual-machines/virtua
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
+import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, Worker } from './lib/module.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
@@ -53,6 +54,32 @@ export interface App {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+
+/** The server's logger settings (tests that read the log add a `stream`). */
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    // Never log credentials.
+    redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+    hooks: {
+      // A failed query's message and params hold its bound values (sign-in codes, tokens): wherever one
+      // is logged as `{ err }` or as the error itself, only its SQL text and database code/message go out.
+      logMethod(args, method) {
+        const [first, ...rest] = args as unknown[];
+        if (first instanceof Error) {
+          const safe = loggableError(first);
+          if (safe !== first) return method.apply(this, [{ err: safe }, ...(rest.length > 0 ? rest : ['query failed'])] as Parameters<typeof method>);
+        } else if (first !== null && typeof first === 'object' && 'err' in first) {
+          const safe = loggableError((first as { err: unknown }).err);
+          if (safe !== (first as { err: unknown }).err) return method.apply(this, [{ ...first, err: safe }, ...rest] as Parameters<typeof method>);
+        }
+        return method.apply(this, args);
+      },
+    },
+  };
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const clock = deps.clock ?? systemClock;
@@ -61,13 +88,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const cookieSecure = config.COOKIE_SECURE ?? (config.PUBLIC_URL?.startsWith('https://') ?? false);
 
   const app = Fastify({
-    logger: deps.logger ?? {
-      level: config.LOG_LEVEL,
-      // Never log credentials.
-      redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
-    },
+    logger: deps.logger ?? loggerOptions(config.LOG_LEVEL),
     bodyLimit: LIMITS.bodyBytes,
-    trustProxy: true,
+    // Off unless configured: otherwise any client could pick its own address with X-Forwarded-For
+    // and step around every per-address rate limit.
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,4 +1,5 @@
 /** Environment, validated once at start-up; a bad or missing variable is named in the error. */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
 
@@ -12,6 +13,50 @@ const basePath = (fallback: string) =>
     });
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** Names proxy-addr (Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which X-Forwarded-For hops to believe: `false` (the default: the socket address is the client),
+ * `true` (any proxy), a hop count (the nearest n proxies), or a comma list of proxy addresses, CIDR
+ * ranges and the names loopback, linklocal, uniquelocal. `true` and a hop count are only safe when
+ * nothing can reach the server except through those proxies; a list checks the proxy's address.
+ */
+export const trustProxySchema = z
+  .string()
+  .trim()
+  .transform((raw, ctx): boolean | number | string[] => {
+    const v = raw.toLowerCase();
+    if (v === 'true') return true;
+    if (v === 'false' || v === '' || v === '0') return false;
+    if (/^\d+$/.test(v)) {
+      const hops = Number(v);
+      if (hops <= 100) return hops;
+      ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY hop count must be at most 100' });
+      return z.NEVER;
+    }
+    const entries = raw.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+    const bad = entries.filter((e) => !isAddressOrCidr(e));
+    if (entries.length === 0 || bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `TRUST_PROXY must be true, false, a hop count, or a comma list of addresses/CIDR ranges (bad: ${bad.join(', ') || raw})`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -38,6 +83,8 @@ export const configSchema = z.object({
   VM_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** Sign-in, code and forgot-password attempts allowed per minute per client. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Which proxies' X-Forwarded-For to believe for the client address (rate limits, audit); off by default. */
+  TRUST_PROXY: trustProxySchema.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),
@@ -55,6 +102,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` option. Fastify 5 no longer treats a number as a hop count
+ * (it trusts nothing then), so a hop count becomes the equivalent function: trust the nearest n hops.
+ */
+export function trustProxyOption(value: Config['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value !== 'number') return value;
+  return (_address, hop) => hop < value;
 }
 
 /** The public origin + base path that mailed links point at. */

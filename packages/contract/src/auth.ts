@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
-import { loginEmailSchema, mfaFormSchema, newPasswordSchema, passwordInputSchema } from './validation.ts';
+import { VALIDATION } from './messages.ts';
+import { SINGLE_LINE_PATTERN, loginEmailSchema, mfaFormSchema, newPasswordSchema, passwordInputSchema } from './validation.ts';
 
 /** The signed-in user as the portal holds it (SPEC point 3, "User (auth state)"). */
 export const authUserSchema = z.object({
@@ -95,7 +96,7 @@ export const passwordRoutes = {
     summary: 'Mail a reset link if the account exists; the answer never tells',
     tag: 'Users',
     access: 'public',
-    body: z.object({ email: z.string().trim().min(1).max(LIMITS.email) }).strict(),
+    body: z.object({ email: z.string().trim().min(1).max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters) }).strict(),
     data: z.null(),
   }),
   resetPasswordFromEmail: route({
@@ -119,8 +120,8 @@ export const passwordRoutes = {
       .object({
         password: newPasswordSchema,
         resetKey: z.string().min(1).max(200),
-        firstName: z.string().trim().min(1, 'First Name is Required').max(LIMITS.name),
-        lastName: z.string().trim().min(1, 'Last Name is Required').max(LIMITS.name),
+        firstName: z.string().trim().min(1, 'First Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+        lastName: z.string().trim().min(1, 'Last Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
       })
       .strict(),
     data: z.null(),

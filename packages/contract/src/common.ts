@@ -1,6 +1,8 @@
 /** Building blocks shared by every area of the contract: the envelope, list paging, route declarations. */
 import { z } from 'zod';
-import { LIMITS, MAX_ROWS_PER_PAGE } from './constants.ts';
+import { LIMITS, MAX_ROWS_PER_PAGE, PG_INT_MAX } from './constants.ts';
+import { VALIDATION } from './messages.ts';
+import { SINGLE_LINE_PATTERN } from './validation.ts';
 
 /** Every response body is `{ message, data }`. */
 export function envelope<T extends z.ZodType>(data: T) {
@@ -19,14 +21,15 @@ export const errorBodySchema = z.object({
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-export const idSchema = z.coerce.number({ error: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive').max(2147483647, 'Id is too large');
+/** A database id in a path, query or body: 1..PG_INT_MAX (PostgreSQL `integer`), so an overflow is a 400, not a 500. */
+export const idSchema = z.coerce.number({ error: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive').max(PG_INT_MAX, VALIDATION.idTooLarge);
 export const idParamsSchema = z.object({ id: idSchema });
 export const timestampSchema = z.iso.datetime({ offset: true });
 
 export const pageQueryFields = {
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   rowsPerPage: z.coerce.number().int().min(1).max(MAX_ROWS_PER_PAGE).default(10),
-  search: z.string().trim().max(LIMITS.search).default(''),
+  search: z.string().trim().max(LIMITS.search).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).default(''),
 };
 /** The generic list query of SPEC point 3. */
 export const listQuerySchema = z.object({

@@ -82,6 +82,9 @@ export const DEFAULT_BRAND = {
   acronymTitle: 'VMP',
 } as const;
 
+/** Largest PostgreSQL `integer`: every id the API accepts is 1..PG_INT_MAX, so an overflow is bad input, not a 500. */
+export const PG_INT_MAX = 2_147_483_647;
+
 /** Limits on free text coming from outside. */
 export const LIMITS = {
   bodyBytes: 64 * 1024,

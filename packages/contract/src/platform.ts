@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { route } from './common.ts';
 import { LIMITS } from './constants.ts';
+import { VALIDATION } from './messages.ts';
+import { MULTI_LINE_PATTERN, SINGLE_LINE_PATTERN } from './validation.ts';
+
+/** One-line text without control characters (PostgreSQL refuses NUL). */
+const line = () => z.string().regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters);
+/** Free text: tabs and line breaks allowed, other control characters not. */
+const text = () => z.string().regex(MULTI_LINE_PATTERN, VALIDATION.controlCharacters);
+const externalId = () => line().min(1).max(100);
 
 export const brandingSchema = z.object({
   resellerName: z.string().nullable(),
@@ -8,23 +16,23 @@ export const brandingSchema = z.object({
   tabLogoUrl: z.string().nullable(),
 });
 
-const urlOrNull = z.url().max(2048).nullable().optional();
-const emailOrNull = z.email().max(LIMITS.email).nullable().optional();
+const urlOrNull = z.url().max(2048).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).nullable().optional();
+const emailOrNull = z.email().max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).nullable().optional();
 
 /** One row of an import; `externalId` makes a re-run update instead of duplicate. */
 export const distributorImportRowSchema = z.object({
-  externalId: z.string().min(1).max(100),
-  name: z.string().trim().min(1).max(LIMITS.name),
+  externalId: externalId(),
+  name: line().trim().min(1).max(LIMITS.name),
   logoUrl: urlOrNull,
   tabLogoUrl: urlOrNull,
   email: emailOrNull,
   supportEmail: emailOrNull,
 }).strict();
-export const resellerImportRowSchema = distributorImportRowSchema.extend({ distributorExternalId: z.string().min(1).max(100) }).strict();
+export const resellerImportRowSchema = distributorImportRowSchema.extend({ distributorExternalId: externalId() }).strict();
 export const companyImportRowSchema = z.object({
-  externalId: z.string().min(1).max(100),
-  name: z.string().trim().min(1).max(LIMITS.name),
-  resellerExternalId: z.string().min(1).max(100),
+  externalId: externalId(),
+  name: line().trim().min(1).max(LIMITS.name),
+  resellerExternalId: externalId(),
 }).strict();
 
 /** Rows are checked one by one, so the body takes any objects and the report says what became of each. */
@@ -64,10 +72,10 @@ export const platformRoutes = {
     access: 'public',
     body: z.object({
       level: z.enum(['error', 'warn', 'info']).default('error'),
-      message: z.string().min(1).max(LIMITS.logMessage),
-      stack: z.string().max(LIMITS.logMessage * 4).optional(),
-      url: z.string().max(2048).optional(),
-      userAgent: z.string().max(512).optional(),
+      message: text().min(1).max(LIMITS.logMessage),
+      stack: text().max(LIMITS.logMessage * 4).optional(),
+      url: line().max(2048).optional(),
+      userAgent: line().max(512).optional(),
     }).strict(),
     data: z.null(),
   }),
@@ -77,7 +85,7 @@ export const platformRoutes = {
     summary: "Send a message to the reseller's support address",
     tag: 'Support',
     access: 'user',
-    body: z.object({ message: z.string().trim().min(1, 'Message is required').max(LIMITS.supportMessage, 'Message must not exceed 5000 characters') }).strict(),
+    body: z.object({ message: z.string().trim().min(1, 'Message is required').max(LIMITS.supportMessage, 'Message must not exceed 5000 characters').regex(MULTI_LINE_PATTERN, VALIDATION.controlCharacters) }).strict(),
     data: z.object({ id: z.number().int() }),
   }),
 } as const;

@@ -9,11 +9,26 @@ import {
   LIMITS,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  PG_INT_MAX,
 } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 
-/** The "simple email pattern": something@something.tld, no spaces. */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The "simple email pattern": something@something.tld, no spaces and no control characters. */
+export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f]+$/;
+/**
+ * One-line text (names, search, ids from outside, URLs): no C0 control character and no DEL.
+ * PostgreSQL refuses NUL in text outright, and the others have no place in such a field.
+ */
+export const SINGLE_LINE_PATTERN = /^[^\u0000-\u001f\u007f]*$/;
+/** Free text (support message, client log text): tabs and line breaks are fine, other control characters are not. */
+export const MULTI_LINE_PATTERN = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
+
+/** A database id in a form (a number, not coerced): 1..PG_INT_MAX, so an overflow is a 400 rather than a database error. */
+export const formIdSchema = z
+  .number({ error: 'Id must be a number' })
+  .int('Id must be a whole number')
+  .positive('Id must be positive')
+  .max(PG_INT_MAX, VALIDATION.idTooLarge);
 /** Punctuation accepted as the "special character" of a password. */
 export const SPECIAL_CHARACTERS = `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`;
 const SPECIAL_RE = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/;
@@ -121,8 +136,8 @@ export const confirmEmailFormSchema = z
 
 export const addUserFormSchema = z.object({
   email: loginEmailSchema,
-  roleId: z.number({ error: VALIDATION.roleRequired }).int().positive(VALIDATION.roleRequired),
-  teamIds: z.array(z.number().int().positive()).max(100),
+  roleId: z.number({ error: VALIDATION.roleRequired }).int().positive(VALIDATION.roleRequired).max(PG_INT_MAX, VALIDATION.idTooLarge),
+  teamIds: z.array(formIdSchema).max(100),
 });
 
 export const userEditFormSchema = z.object({
@@ -134,7 +149,8 @@ export const teamNameSchema = z
   .string({ error: VALIDATION.teamNameEmpty })
   .trim()
   .min(1, { error: VALIDATION.teamNameEmpty, abort: true })
-  .max(LIMITS.name, 'Team name must not exceed 100 characters');
+  .max(LIMITS.name, 'Team name must not exceed 100 characters')
+  .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters);
 
 export const vmNameSchema = z
   .string({ error: VALIDATION.fillEmptyFields })

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
-import { instanceCountSchema, vmNameSchema } from './validation.ts';
+import { VALIDATION } from './messages.ts';
+import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
+
+/** An image name as the catalog lists it. */
+const imageSchema = z.string().trim().min(1).max(100).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters);
 
 export const vmStatusSchema = z.enum(VM_STATUSES);
 
@@ -74,7 +78,7 @@ export const VM_SORT_COLUMNS = ['name', 'configuration'] as const;
 export const createVmBodySchema = z
   .object({
     regionId: idSchema,
-    image: z.string().trim().min(1).max(100),
+    image: imageSchema,
     configurationId: idSchema,
     providerId: idSchema,
     name: vmNameSchema,
@@ -129,7 +133,7 @@ export const vmRoutes = {
     path: `${P}/fetchVirtualMachineConfigurations/:regionId`,
     summary: 'Configurations offered in a region (for an image)',
     params: z.object({ regionId: idSchema }),
-    query: z.object({ image: z.string().max(100).optional() }),
+    query: z.object({ image: z.string().max(100).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).optional() }),
     data: z.array(configurationSchema),
   }),
   details: route({ ...base, method: 'GET', path: `${P}/details/:id`, summary: 'One VM with status and usage', params: idParamsSchema, data: vmDetailsSchema }),

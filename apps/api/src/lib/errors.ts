@@ -48,3 +48,105 @@ export class ProviderUnavailableError extends AppError {
     super(503, message);
   }
 }
+
+/** SQLSTATE codes the error handler turns into client answers (PostgreSQL and PGlite report the same). */
+export const SQLSTATE = {
+  uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
+  /** e.g. a NUL character in text: input the contract should already have refused. */
+  invalidByteSequence: '22021',
+} as const;
+
+/** What may be logged of a database error: never `detail` or `where` (they quote row values), nor any parameters. */
+export interface DatabaseErrorInfo {
+  code: string;
+  message: string;
+  severity?: string;
+  table?: string;
+  column?: string;
+  constraint?: string;
+  routine?: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * The database's own error (pg's or PGlite's DatabaseError) in an error or its causes: Drizzle wraps
+ * it in a DrizzleQueryError whose message and `params` carry the query's bound values.
+ */
+export function databaseErrorOf(err: unknown): DatabaseErrorInfo | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && isRecord(current); depth++) {
+    const code = current.code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof current.severity === 'string') {
+      const info: DatabaseErrorInfo = { code, message: str(current.message) ?? 'database error' };
+      for (const key of ['severity', 'table', 'column', 'constraint', 'routine'] as const) {
+        const v = str(current[key]);
+        if (v !== undefined) info[key] = v;
+      }
+      return info;
+    }
+    current = current.cause;
+  }
+  return null;
+}
+
+/** A failed Drizzle query: its message and `params` hold the bound values (sign-in codes, tokens, personal data). */
+function isQueryError(err: unknown): err is Error & { query?: unknown; params?: unknown } {
+  return err instanceof Error && ('params' in err || err.constructor.name === 'DrizzleQueryError');
+}
+
+/** The stack frames without the message (a query error's message lists its parameters). */
+function framesOf(e: Error): string {
+  if (typeof e.stack !== 'string') return '';
+  const header = `${e.name}: ${e.message}`;
+  if (e.stack.startsWith(header)) return e.stack.slice(header.length).replace(/^\n/, '');
+  return e.stack.split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+}
+
+/**
+ * What is logged in place of a failed query: the SQL text (placeholders only), the database's code,
+ * message and the names of what it refused (table, constraint), and the stack frames.
+ */
+export class LoggedQueryError extends Error {
+  /** The class of the original error, e.g. DrizzleQueryError. */
+  readonly source: string;
+  readonly query?: string;
+  readonly code?: string;
+  readonly severity?: string;
+  readonly table?: string;
+  readonly column?: string;
+  readonly constraint?: string;
+  readonly routine?: string;
+
+  constructor(original: Error & { query?: unknown }, db: DatabaseErrorInfo | null) {
+    super(db ? `${db.code} ${db.message}` : 'query failed');
+    this.name = 'LoggedQueryError';
+    this.source = original.constructor.name || original.name || 'Error';
+    if (typeof original.query === 'string') this.query = original.query.slice(0, 2000);
+    if (db) {
+      const { message: _message, ...names } = db;
+      Object.assign(this, names);
+    }
+    this.stack = `${this.name}: ${this.message}\n${framesOf(original)}`;
+  }
+}
+
+/**
+ * A form of `err` that is safe to log. Database errors become a LoggedQueryError — never the bound
+ * parameters or row values (Drizzle's message, `params`, the database's `detail`). Anything else is
+ * returned unchanged for the logger's usual error serializer.
+ */
+export function loggableError(err: unknown): unknown {
+  if (err instanceof LoggedQueryError) return err;
+  const db = databaseErrorOf(err);
+  if (!db && !isQueryError(err)) return err;
+  const original = err instanceof Error ? err : Object.assign(new Error('database error'), { stack: '' });
+  return new LoggedQueryError(original, db);
+}

@@ -1,8 +1,8 @@
 /** The one error model: typed errors and framework errors become statuses and `{ message, data }`. */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { API_MESSAGES } from '@portal/contract/messages';
-import { AppError } from '../lib/errors.ts';
+import { API_MESSAGES, VALIDATION } from '@portal/contract/messages';
+import { AppError, SQLSTATE, databaseErrorOf, loggableError } from '../lib/errors.ts';
 
 interface Issue {
   path: string;
@@ -31,6 +31,26 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error, issues: error.cause?.issues }, 'response did not match the contract');
       return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
     }
+    const db = databaseErrorOf(error);
+    if (db) {
+      // A safety net, not the plan: services check first, but two requests can still race between the
+      // check and the write. The constraint held, so the answer is a conflict, not a crash.
+      const answer =
+        db.code === SQLSTATE.uniqueViolation
+          ? { status: 409, message: API_MESSAGES.duplicate }
+          : db.code === SQLSTATE.foreignKeyViolation
+            ? { status: 409, message: API_MESSAGES.referenceConflict }
+            : db.code === SQLSTATE.invalidByteSequence
+              ? { status: 400, message: VALIDATION.controlCharacters }
+              : null;
+      // Logged without the query's parameters (sign-in codes, tokens and personal data can be among them).
+      if (answer) {
+        request.log.warn({ err: loggableError(error) }, `database refused the write (${db.code})`);
+        return reply.status(answer.status).send({ message: answer.message, data: { requestId } });
+      }
+      request.log.error({ err: loggableError(error) }, 'unhandled database error');
+      return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
+    }
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // A body over the limit is bad input like any other (issue 2: 400, never 5xx).
@@ -43,7 +63,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // Framework client errors (bad JSON, wrong content type, empty body): safe to describe.
       return reply.status(status === 413 || status === 415 ? 400 : status).send({ message: clientMessage(error), data: { requestId } });
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: loggableError(error) }, 'unhandled error');
     return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
   });
 

@@ -179,4 +179,29 @@ describe('rate limits', () => {
       await limited.close();
     }
   });
+
+  it('limits sign-in attempts per email across client addresses (behind a trusted proxy)', async () => {
+    const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'true' } });
+    try {
+      const login = (ip: string, email: string) =>
+        limited.client().raw('POST', `${limited.config.API_BASE_PATH}/auth/login`, { email, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': ip });
+      const statuses: number[] = [];
+      // Every attempt from another address: only the per-email limit can stop them.
+      for (let i = 0; i < 4; i++) statuses.push((await login(`203.0.113.${i + 1}`, 'admin@example.com')).status);
+      // The email is compared case-insensitively, as sign-in does.
+      const upper = await login('203.0.113.50', 'ADMIN@Example.com');
+      statuses.push(upper.status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect(upper.message).toBe('Too many requests. Please wait and try again.');
+      expect(Number(upper.headers['retry-after'])).toBeGreaterThan(0);
+      // Another email from a fresh address is not held back by it.
+      expect((await login('203.0.113.60', 'someone.else@example.com')).status).toBe(401);
+      // Nor is the limited email's owner blocked from other limits: the per-address one still counts on its own.
+      const sameIp: number[] = [];
+      for (let i = 0; i < 4; i++) sameIp.push((await login('198.51.100.7', `other${i}@example.com`)).status);
+      expect(sameIp).toEqual([401, 401, 401, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
 });

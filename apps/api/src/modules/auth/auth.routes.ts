@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authRoutes, passwordRoutes } from '@portal/contract/auth';
 import { API_MESSAGES } from '@portal/contract/messages';
+import { TooManyRequestsError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { AuthService, ClientInfo } from './auth.service.ts';
@@ -10,7 +11,7 @@ import type { NewSession } from './session-store.ts';
 export interface AuthRoutesOptions {
   auth: AuthService;
   cookieSecure: boolean;
-  /** Sign-in, code and forgot-password attempts per minute per client. */
+  /** Sign-in, code and forgot-password attempts per minute per client; sign-in also per email. */
   rateLimitPerMinute: number;
 }
 
@@ -32,10 +33,28 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
   const limit = (key: (req: FastifyRequest) => string) => ({ rateLimit: { max: opts.rateLimitPerMinute, keyGenerator: key } });
   const byIp = (req: FastifyRequest) => `ip:${req.ip}`;
 
+  // Sign-in is limited twice. Per client address, at onRequest (before anything is parsed). And per
+  // email, whatever the address, so a password guesser spread over many addresses still meets a limit:
+  // that key needs the parsed and validated body, so it is checked in the handler (the plugin's own
+  // onRequest hook runs before the body exists).
+  const loginPerEmail = app.createRateLimit({
+    max: opts.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (req) => `login-email:${(req.body as { email: string }).email.toLowerCase()}`,
+  });
+  async function limitLoginPerEmail(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const result = await loginPerEmail(request);
+    if (!result.isAllowed && result.isExceeded) {
+      reply.header('retry-after', result.ttlInSeconds);
+      throw new TooManyRequestsError();
+    }
+  }
+
   registerRoute(
     app,
     authRoutes.login,
     async ({ body, request, reply }) => {
+      await limitLoginPerEmail(request, reply);
       const { session, user } = await auth.login({
         email: body.email,
         password: body.password,
@@ -47,7 +66,7 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
       setSessionCookie(reply, session, false);
       return { message: API_MESSAGES.mfaSent, data: { user } };
     },
-    limit((req) => `login:${req.ip}:${String((req.body as { email?: unknown } | undefined)?.email ?? '').toLowerCase().slice(0, 254)}`),
+    limit((req) => `login:${req.ip}`),
   );
 
   registerRoute(

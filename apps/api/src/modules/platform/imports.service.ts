@@ -1,21 +1,38 @@
 /**
  * Operator imports of distributors, resellers and companies: idempotent by external id, validated row
- * by row, each row written in its own transaction so a bad row never half-writes, with a report.
+ * by row, each row written in its own transaction so a bad row never half-writes, with a report. A
+ * row that fails for any reason is a rejected row of the report; the import always answers.
  */
 import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import { companyImportRowSchema, distributorImportRowSchema, resellerImportRowSchema, type importReportSchema } from '@portal/contract/platform';
 import type { Db, Tx } from '../../db/client.ts';
 import { companies, distributors, resellers } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
+import { SQLSTATE, databaseErrorOf, loggableError } from '../../lib/errors.ts';
 
 type Report = z.infer<typeof importReportSchema>;
 type RowOutcome = Report['rows'][number];
+type ImportLog = Pick<FastifyBaseLogger, 'error'>;
 
 class RowRejected extends Error {}
 
+/** The reason a row gets when its write failed unexpectedly; the details go to the server log only. */
+export const ROW_FAILED = {
+  conflict: 'row: conflicts with a change made at the same time; run the import again',
+  failed: 'row: could not be saved; the server log has the details',
+} as const;
+
+/** Until a logger is passed in, failures still reach the server's error output. */
+const fallbackLog: ImportLog = {
+  error: ((obj: unknown, msg?: string) => console.error(msg ?? 'import row failed', obj)) as ImportLog['error'],
+};
+
 async function runImport<S extends z.ZodType>(
   db: Db,
+  log: ImportLog,
+  kind: string,
   rows: Record<string, unknown>[],
   schema: S,
   write: (tx: Tx, row: z.output<S>) => Promise<{ id: number; created: boolean }>,
@@ -33,8 +50,16 @@ async function runImport<S extends z.ZodType>(
       const result = await db.transaction((tx) => write(tx, parsed.data));
       out.push({ index, externalId, outcome: result.created ? 'created' : 'updated', id: result.id, reason: null });
     } catch (err) {
-      if (!(err instanceof RowRejected)) throw err;
-      out.push({ index, externalId, outcome: 'rejected', id: null, reason: err.message });
+      if (err instanceof RowRejected) {
+        out.push({ index, externalId, outcome: 'rejected', id: null, reason: err.message });
+        continue;
+      }
+      // Earlier rows are committed already: this row is rejected and the import goes on, so the
+      // operator always gets the report. The cause is logged without the query's parameters.
+      const code = databaseErrorOf(err)?.code;
+      log.error({ err: loggableError(err), import: kind, index, externalId }, `import ${kind}: row ${index} failed`);
+      const conflict = code === SQLSTATE.uniqueViolation || code === SQLSTATE.foreignKeyViolation;
+      out.push({ index, externalId, outcome: 'rejected', id: null, reason: conflict ? ROW_FAILED.conflict : ROW_FAILED.failed });
     }
   }
   return {
@@ -53,13 +78,14 @@ const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tab
   ...(r.supportEmail !== undefined ? { supportEmail: r.supportEmail } : {}),
 });
 
-export function createImportsService(deps: { db: Db; audit: Audit }) {
+export function createImportsService(deps: { db: Db; audit: Audit; log?: ImportLog }) {
   const { db } = deps;
+  const log = deps.log ?? fallbackLog;
   const record = (tx: Tx, action: string, type: string, id: number, after: unknown) => deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
 
   return {
     distributors: (rows: Record<string, unknown>[]) =>
-      runImport(db, rows, distributorImportRowSchema, async (tx, row) => {
+      runImport(db, log, 'distributor', rows, distributorImportRowSchema, async (tx, row) => {
         const [existing] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.externalId));
         if (existing) {
           await tx.update(distributors).set({ ...brandFields(row), updatedAt: new Date() }).where(eq(distributors.id, existing.id));
@@ -72,7 +98,7 @@ export function createImportsService(deps: { db: Db; audit: Audit }) {
       }),
 
     resellers: (rows: Record<string, unknown>[]) =>
-      runImport(db, rows, resellerImportRowSchema, async (tx, row) => {
+      runImport(db, log, 'reseller', rows, resellerImportRowSchema, async (tx, row) => {
         const [distributor] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.distributorExternalId));
         if (!distributor) throw new RowRejected(`distributorExternalId: no distributor "${row.distributorExternalId}"`);
         const [existing] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.externalId));
@@ -87,7 +113,7 @@ export function createImportsService(deps: { db: Db; audit: Audit }) {
       }),
 
     companies: (rows: Record<string, unknown>[]) =>
-      runImport(db, rows, companyImportRowSchema, async (tx, row) => {
+      runImport(db, log, 'company', rows, companyImportRowSchema, async (tx, row) => {
         const [reseller] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.resellerExternalId));
         if (!reseller) throw new RowRejected(`resellerExternalId: no reseller "${row.resellerExternalId}"`);
         const [existing] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.externalId, row.externalId));
