@@ -21,7 +21,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
   let started = false;
   const vms = createVmService({ ...deps, repo, registry, events, secrets, kick: () => started && void runner.tick() });
-  registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens: createConsoleTokens(), sessions: deps.sessions, apiBasePath: deps.config.API_BASE_PATH });
+  registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens: createConsoleTokens(), sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
   return [
     {
       start() {

@@ -28,12 +28,11 @@ export interface VmRoutesDeps {
   access: Access;
   consoleTokens: ReturnType<typeof createConsoleTokens>;
   sessions: SessionStore;
-  /** How often a live stream checks its session again (tests shorten it). */
-  sessionRecheckMs?: number;
+  /** How often a live stream checks its session again. */
+  sessionRecheckMs: number;
   apiBasePath: string;
 }
 
-const SESSION_RECHECK_MS = 15_000;
 
 export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   const { vms } = d;
@@ -101,7 +100,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   });
 
   // Live status: a server-sent events stream of the VMs this user may see. The session is checked
-  // again every SESSION_RECHECK_MS: a stream ends soon after logout, a password reset or the user's
+  // again every VM_STREAM_SESSION_CHECK_MS: a stream ends soon after logout, a password reset or the user's
   // deletion, and follows a change of company-admin rights.
   app.get('/virtualMachines/events', { schema: { hide: true } }, async (request, reply) => {
     const auth = request.auth;
@@ -128,7 +127,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
           else res.end();
         })
         .catch(() => {}); // a database blip: keep the stream, try again next time
-    }, d.sessionRecheckMs ?? SESSION_RECHECK_MS);
+    }, d.sessionRecheckMs);
     request.raw.on('close', () => {
       clearInterval(ping);
       clearInterval(recheck);

@@ -1,0 +1,75 @@
+/**
+ * The live status stream over a real socket: a signed-in user sees their VMs move, another company sees
+ * nothing, and the stream ends soon after its session does.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { routes } from '@portal/contract/routes';
+import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_STREAM_SESSION_CHECK_MS: '100' } });
+  await t.portal.app.listen({ port: 0, host: '127.0.0.1' });
+  t.portal.startWorkers();
+  base = `http://127.0.0.1:${(t.portal.app.server.address() as { port: number }).port}${t.config.API_BASE_PATH}`;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** Opens the stream as `client` and collects what arrives; `ended` resolves when the server closes it. */
+async function openStream(client: TestClient) {
+  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const res = await fetch(`${base}/virtualMachines/events`, { headers: { cookie } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/event-stream');
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const stream = { text: '', ended: (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      stream.text += decoder.decode(value);
+    }
+  })(), cancel: () => reader.cancel() };
+  return stream;
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it('streams status changes to whoever may see the VM, and ends when the session does', async () => {
+  const admin = await signIn(t);
+  const other = await createOtherCompany(t, 'stream-boss@other.example');
+  const outsider = await signIn(t, other.admin.email, PASSWORD);
+  const mine = await openStream(admin);
+  const theirs = await openStream(outsider);
+
+  const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
+  const micro = configs.find((c) => c.key === 'micro')!;
+  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
+  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
+  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
+  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'streamed', numberOfInstances: 1 } });
+  const id = created.data.ids[0] as number;
+
+  await until(() => mine.text.includes(`{"id":${id},"status":"Running","deleted":false}`), 'Running on the stream');
+  expect(mine.text).toContain(`{"id":${id},"status":"Provisioning","deleted":false}`);
+  expect(theirs.text).not.toContain('event: vm');
+
+  // Signing out ends the stream within a few session checks.
+  expect((await admin.call(routes.auth.logout)).status).toBe(200);
+  const ended = await Promise.race([mine.ended, new Promise((r) => setTimeout(() => r(false), 3000))]);
+  expect(ended).toBe(true);
+  // A signed-out browser cannot open a new one.
+  const cookie = [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  expect((await fetch(`${base}/virtualMachines/events`, { headers: { cookie } })).status).toBe(401);
+  await theirs.cancel();
+});
