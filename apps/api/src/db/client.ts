@@ -34,11 +34,18 @@ export interface DatabaseOptions {
   /** PGlite directory; `memory://` for an in-memory database (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** Told when an idle pooled connection fails (the default prints one line to stderr). */
+  onIdleError?: (err: Error) => void;
 }
+
+const defaultIdleError = (err: Error) => process.stderr.write(`database: idle connection lost (${err.message}); it will be replaced\n`);
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle connection that the server drops (restart, failover, admin command) emits 'error' on the
+    // pool; unheard, that would crash the process. The pool replaces the connection on the next query.
+    pool.on('error', (err) => (opts.onIdleError ?? defaultIdleError)(err));
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
     return {

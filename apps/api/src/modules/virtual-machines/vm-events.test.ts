@@ -27,13 +27,14 @@ async function openStream(client: TestClient) {
   expect(res.headers.get('content-type')).toBe('text/event-stream');
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const stream = { text: '', ended: (async () => {
+  const stream = { text: '', ended: Promise.resolve(false), cancel: () => reader.cancel() };
+  stream.ended = (async () => {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return true;
       stream.text += decoder.decode(value);
     }
-  })(), cancel: () => reader.cancel() };
+  })();
   return stream;
 }
 
