@@ -160,7 +160,12 @@ describe('logging, profiling, metrics, debug, health', () => {
     expect(db.data.checks.database.status).toBe('ok');
     const remote = await t.client().call(routes.platform.healthRemoteApi);
     expect(remote.status).toBe(200);
-    expect(Object.keys(remote.data.checks)).toEqual(['Northwind Cloud', 'Irontech Metal']);
+    // Anyone may ask (load balancers); only the operator learns which providers and drivers there are.
+    expect(Object.keys(remote.data.checks)).toEqual(['provider-1', 'provider-2']);
+    expect(Object.values(remote.data.checks).map((c) => (c as { detail: string | null }).detail)).toEqual([null, null]);
+    const named = await t.client().raw('GET', api('/healthCheck/remoteAPI'), undefined, { authorization: `Bearer ${token}` });
+    expect(Object.keys(named.data.checks)).toEqual(['Northwind Cloud', 'Irontech Metal']);
+    expect(named.data.checks['Northwind Cloud'].detail).toBe('simulator');
 
     const database = await openDatabase({ dataDir: 'memory://' });
     const down = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database, secret: 'test-secret-that-is-long-enough-0123456789', logger: false, webDistDir: '/nonexistent' });

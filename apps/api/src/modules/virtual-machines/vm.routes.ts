@@ -136,7 +136,9 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   });
 
   // Provider health for load balancers, and the operator's diagnostics.
-  registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply }) => {
+  registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply, request }) => {
+    // Public for load balancers; provider names and drivers only for the operator's token.
+    const named = request.operatorTokenId !== null;
     const checks: Record<string, { status: 'ok' | 'down'; detail: string | null; latencyMs: number }> = {};
     for (const provider of await d.repo.enabledProviders()) {
       const started = performance.now();
@@ -146,7 +148,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
       } catch {
         healthy = false;
       }
-      checks[provider.name] = { status: healthy ? 'ok' : 'down', detail: provider.driver, latencyMs: Math.round(performance.now() - started) };
+      checks[named ? provider.name : `provider-${provider.id}`] = { status: healthy ? 'ok' : 'down', detail: named ? provider.driver : null, latencyMs: Math.round(performance.now() - started) };
     }
     const down = Object.values(checks).some((c) => c.status === 'down');
     if (down) reply.status(503);

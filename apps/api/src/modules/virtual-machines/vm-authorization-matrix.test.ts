@@ -1,0 +1,327 @@
+/**
+ * The authorisation matrix of the virtual-machine calls: every call signed in as a company admin, each
+ * team role, a non-member and another company's administrator (docs/permissions.md). Allowed = 200 and
+ * the effect happened; denied = 403 or 404 with nothing changed (VM rows, operations, audit log).
+ *
+ * The VMs are made through the API from the seeded catalog and run by the real operation runner on the
+ * simulator. Every action cell gets its own fresh VM in the status the action needs, and the runner is
+ * left to finish (no operation pending or running) after each cell, so cells cannot disturb each other
+ * and the "nothing changed" snapshot is stable.
+ */
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '@portal/contract/routes';
+import { auditLog, operations, virtualMachines } from '../../db/schema.ts';
+import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
+
+const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
+type Actor = (typeof ACTORS)[number];
+/** allow, or the denial status expected. */
+type Outcome = 'allow' | 403 | 404;
+type VmStatus = 'Running' | 'Stopped';
+
+let t: TestApp;
+const clients = {} as Record<Actor, TestClient>;
+const ids = {} as Record<Actor, number> & { team: number; otherCompanyId: number };
+/** The catalog the VMs are made from: US East, Debian 12, micro on its first provider; small to upgrade to. */
+const catalog = { regionId: 0, providerId: 0, micro: 0, small: 0 };
+/** Shared VMs of the team for the calls that change no status: reads, credentials, console, rename. */
+const shared = { read: 0, edit: 0, operatorOwn: 0 };
+/** Fresh VMs of the team, one per action cell, by status. */
+const pool: Record<VmStatus, number[]> = { Running: [], Stopped: [] };
+let seq = 0;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the runner has no operation pending or running. */
+async function settle(timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const busy = await t.db.select({ id: operations.id }).from(operations).where(inArray(operations.status, ['pending', 'running']));
+    if (busy.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`${busy.length} VM operations still under way`);
+    await sleep(20);
+  }
+}
+
+async function vmRow(id: number) {
+  const [row] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id));
+  return row!;
+}
+
+/** Creates VMs through the API as the company admin (in the team unless `teamId` is null) and lets them finish provisioning. */
+async function createVms(count: number, name: string, teamId: number | null = ids.team, client = clients.companyAdmin): Promise<number[]> {
+  const made: number[] = [];
+  for (let left = count; left > 0; left -= 10) {
+    const n = Math.min(left, 10);
+    const res = await client.call(routes.vms.create, {
+      body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `${name}-${++seq}`, numberOfInstances: n, ...(teamId === null ? {} : { teamId }) },
+    });
+    if (res.status !== 200) throw new Error(`could not create VMs: ${res.status} ${res.message}`);
+    made.push(...(res.data.ids as number[]));
+  }
+  await settle();
+  for (const id of made) if ((await vmRow(id)).status !== 'Running') throw new Error(`VM ${id} did not come up`);
+  return made;
+}
+
+function take(status: VmStatus): Promise<number> {
+  const id = pool[status].shift();
+  if (id === undefined) throw new Error(`the pool has no ${status} VM left`);
+  return Promise.resolve(id);
+}
+
+/** Everything a VM call could change. Taken only while the runner is idle, so it is stable. */
+async function snapshot(): Promise<string> {
+  const [vms, ops, audit] = await Promise.all([
+    t.db
+      .select({ id: virtualMachines.id, name: virtualMachines.name, status: virtualMachines.status, configurationId: virtualMachines.configurationId, teamId: virtualMachines.teamId, deletedAt: virtualMachines.deletedAt })
+      .from(virtualMachines),
+    t.db.select({ id: operations.id, status: operations.status }).from(operations),
+    t.db.select({ id: auditLog.id }).from(auditLog),
+  ]);
+  return JSON.stringify([vms.map((v) => JSON.stringify(v)).sort(), ops.map((o) => `${o.id}:${o.status}`).sort(), audit.length]);
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' } });
+  t.portal.startWorkers();
+  const mk = (email: string) => createUser(t, 1, email);
+  const teamAdmin = await mk('vmx-teamadmin@example.com');
+  const operator = await mk('vmx-operator@example.com');
+  const viewer = await mk('vmx-viewer@example.com');
+  const nonMember = await mk('vmx-nonmember@example.com');
+  const team = await createTeam(t, 1, 'VM matrix team', [
+    { userId: teamAdmin.id, roleId: 1 },
+    { userId: operator.id, roleId: 2 },
+    { userId: viewer.id, roleId: 3 },
+  ]);
+  const other = await createOtherCompany(t, 'vmx-boss@other.example');
+  Object.assign(ids, { companyAdmin: 1, teamAdmin: teamAdmin.id, operator: operator.id, viewer: viewer.id, nonMember: nonMember.id, otherCompany: other.admin.id, team: team.id, otherCompanyId: other.companyId });
+  clients.companyAdmin = await signIn(t);
+  for (const [actor, email] of [['teamAdmin', teamAdmin.email], ['operator', operator.email], ['viewer', viewer.email], ['nonMember', nonMember.email], ['otherCompany', other.admin.email]] as const) {
+    clients[actor] = await signIn(t, email, PASSWORD);
+  }
+
+  // The seeded catalog, read the way the portal's create form reads it.
+  const admin = clients.companyAdmin;
+  const us = ((await admin.call(routes.vms.listCountries)).data as { id: number; name: string }[]).find((c) => c.name === 'United States')!;
+  const east = ((await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data as { id: number; name: string }[]).find((r) => r.name === 'US East')!;
+  const configs = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: 'Debian 12' } })).data as { id: number; key: string }[];
+  const micro = configs.find((c) => c.key === 'micro')!;
+  const providers = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data as { id: number }[];
+  Object.assign(catalog, { regionId: east.id, providerId: providers[0]!.id, micro: micro.id, small: configs.find((c) => c.key === 'small')!.id });
+
+  // 6 callers × (stop, reset, upgrade, delete) Running VMs, 6 to start (stopped below), and the shared ones.
+  const made = await createVms(4 * 6 + 6 + 2, 'mx');
+  [shared.read, shared.edit] = [made[0]!, made[1]!];
+  pool.Running = made.slice(2, 2 + 4 * 6);
+  pool.Stopped = made.slice(2 + 4 * 6);
+  for (const id of pool.Stopped) {
+    const res = await admin.call(routes.vms.stop, { params: { id } });
+    if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
+  }
+  await settle();
+  for (const id of pool.Stopped) if ((await vmRow(id)).status !== 'Stopped') throw new Error(`VM ${id} did not stop`);
+  // A VM outside any team, made by the Operator: theirs and the company admins' only.
+  [shared.operatorOwn] = (await createVms(1, 'mx-own', null, clients.operator)) as [number];
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+});
+
+interface Cell {
+  call: string;
+  expect: Record<Actor, Outcome>;
+  /** Gives the VM the call acts on; runs before the "nothing changed" snapshot. */
+  prepare?: () => Promise<number>;
+  run: (client: TestClient, prepared: number) => Promise<CallResult>;
+  /** Checks an allowed answer and its effect, once the runner has finished what the call started. */
+  check?: (res: CallResult, actor: Actor, prepared: number) => void | Promise<void>;
+}
+
+const A = 'allow' as const;
+const all = (o: Outcome): Record<Actor, Outcome> => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
+/** vm.view on the team's VMs. */
+const vmView = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 } as const;
+/** vm.create / vm.operate / vm.modify / vm.delete: Admin and Operator; a Viewer sees the VM but may not change it. */
+const vmChange = { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 404, otherCompany: 404 } as const;
+
+const listed = (res: CallResult) => (res.data as { data: { id: number }[] }).data.map((v) => v.id);
+const opsOf = async (vmId: number) => t.db.select().from(operations).where(eq(operations.vmId, vmId));
+let lastName = '';
+
+const cells: Cell[] = [
+  {
+    call: 'GET /virtualMachines/list?teamId',
+    expect: vmView,
+    run: (c) => c.call(routes.vms.list, { query: { teamId: ids.team, rowsPerPage: 100 } }),
+    check: (res) => expect(listed(res)).toContain(shared.read),
+  },
+  {
+    call: 'GET /virtualMachines/list',
+    expect: all(A),
+    run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100 } }),
+    check: async (res, actor) => {
+      const seen = listed(res);
+      expect(seen.includes(shared.read)).toBe(!['nonMember', 'otherCompany'].includes(actor));
+      // The Operator's team-less VM: theirs and the company admin's only.
+      expect(seen.includes(shared.operatorOwn)).toBe(['companyAdmin', 'operator'].includes(actor));
+      // Nobody sees another company's VMs.
+      const companyOf = new Map((await t.db.select({ id: virtualMachines.id, companyId: virtualMachines.companyId }).from(virtualMachines)).map((v) => [v.id, v.companyId]));
+      const own = actor === 'otherCompany' ? ids.otherCompanyId : 1;
+      expect(seen.filter((id) => companyOf.get(id) !== own)).toEqual([]);
+    },
+  },
+  {
+    call: 'GET /virtualMachines/details/:id',
+    expect: vmView,
+    run: (c) => c.call(routes.vms.details, { params: { id: shared.read } }),
+    check: (res) => expect(res.data).toMatchObject({ virtualMachine: { id: shared.read, teamId: ids.team }, status: 'Running' }),
+  },
+  {
+    call: 'GET /virtualMachines/details/:id (team-less VM of the Operator)',
+    expect: { companyAdmin: A, teamAdmin: 404, operator: A, viewer: 404, nonMember: 404, otherCompany: 404 },
+    run: (c) => c.call(routes.vms.details, { params: { id: shared.operatorOwn } }),
+    check: (res) => expect(res.data).toMatchObject({ virtualMachine: { id: shared.operatorOwn, teamId: null } }),
+  },
+  {
+    call: 'GET /virtualMachines/getPassword/:id',
+    expect: vmChange,
+    run: (c) => c.call(routes.vms.getPassword, { params: { id: shared.read } }),
+    check: (res) => expect((res.data as { sshPassword: string }).sshPassword.length).toBeGreaterThanOrEqual(16),
+  },
+  {
+    call: 'GET /virtualMachines/getAccessKey/:id',
+    expect: vmChange,
+    run: (c) => c.call(routes.vms.getAccessKey, { params: { id: shared.read } }),
+    check: (res) => expect((res.data as { privateKey: string }).privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/),
+  },
+  {
+    call: 'GET /virtualMachines/getAccess/:id',
+    expect: vmChange,
+    run: (c) => c.call(routes.vms.getAccess, { params: { id: shared.read } }),
+    check: (res) => expect(res.data).toMatchObject({ username: 'root', port: 22, publicKey: expect.stringMatching(/^ssh-ed25519 /) }),
+  },
+  {
+    call: 'GET /virtualMachines/getConsole/:id',
+    expect: vmChange,
+    run: (c) => c.call(routes.vms.getConsole, { params: { id: shared.read } }),
+    check: (res) => expect((res.data as { consoleUrl: string }).consoleUrl).toMatch(new RegExp(`/virtualMachines/console/${shared.read}\\?token=`)),
+  },
+  {
+    call: 'POST /virtualMachines/start/:id',
+    expect: vmChange,
+    prepare: () => take('Stopped'),
+    run: (c, id) => c.call(routes.vms.start, { params: { id } }),
+    check: async (_res, _actor, id) => expect((await vmRow(id)).status).toBe('Running'),
+  },
+  {
+    call: 'POST /virtualMachines/stop/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.stop, { params: { id } }),
+    check: async (_res, _actor, id) => expect((await vmRow(id)).status).toBe('Stopped'),
+  },
+  {
+    call: 'POST /virtualMachines/reset/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.reset, { params: { id } }),
+    check: async (_res, _actor, id) => {
+      expect((await vmRow(id)).status).toBe('Running');
+      expect((await opsOf(id)).filter((o) => o.kind === 'reset').map((o) => o.status)).toEqual(['succeeded']);
+    },
+  },
+  {
+    call: 'PUT /virtualMachines/edit/:id',
+    expect: vmChange,
+    run: (c) => c.call(routes.vms.edit, { params: { id: shared.edit }, body: { name: (lastName = `mx-renamed-${++seq}`) } }),
+    check: async () => expect((await vmRow(shared.edit)).name).toBe(lastName),
+  },
+  {
+    call: 'PUT /virtualMachines/changeConfiguration',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.changeConfiguration, { body: { id, configurationId: catalog.small } }),
+    check: async (_res, _actor, id) => expect(await vmRow(id)).toMatchObject({ configurationId: catalog.small, status: 'Running' }),
+  },
+  {
+    call: 'DELETE /virtualMachines/delete/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.delete, { params: { id } }),
+    check: async (_res, _actor, id) => expect((await vmRow(id)).deletedAt).not.toBeNull(),
+  },
+  {
+    call: 'POST /virtualMachines/create (in the team)',
+    expect: vmChange,
+    run: (c) =>
+      c.call(routes.vms.create, { body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-created-${++seq}`, numberOfInstances: 1, teamId: ids.team } }),
+    check: async (res, actor) => {
+      const [id] = (res.data as { ids: number[] }).ids;
+      expect(await vmRow(id!)).toMatchObject({ companyId: 1, teamId: ids.team, createdByUserId: ids[actor], status: 'Running' });
+    },
+  },
+  {
+    // Before the team-less create below, which gives the other company a VM of its own.
+    call: 'GET /virtualMachines/GetDashboardData',
+    expect: all(A),
+    run: (c) => c.call(routes.vms.dashboard),
+    check: (res, actor) => {
+      const d = res.data as Record<'currentMonth' | 'previousMonth' | 'ytd', Record<string, number>>;
+      const total = (period: keyof typeof d) => Object.values(d[period]).reduce((a, b) => a + b, 0);
+      if (actor === 'nonMember' || actor === 'otherCompany') {
+        // Another company's (and a non-member's) counts stay 0: none of the team's VMs leak into them.
+        expect([total('currentMonth'), total('previousMonth'), total('ytd')]).toEqual([0, 0, 0]);
+      } else {
+        expect(d.currentMonth.micro).toBeGreaterThan(0);
+        expect(d.ytd.micro).toBeGreaterThanOrEqual(d.currentMonth.micro!);
+      }
+    },
+  },
+  {
+    // Outside any team: company admins (of their own company), or an Admin/Operator of some team.
+    call: 'POST /virtualMachines/create (no team)',
+    expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A },
+    run: (c) =>
+      c.call(routes.vms.create, { body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-own-${++seq}`, numberOfInstances: 1 } }),
+    check: async (res, actor) => {
+      const [id] = (res.data as { ids: number[] }).ids;
+      expect(await vmRow(id!)).toMatchObject({ companyId: actor === 'otherCompany' ? ids.otherCompanyId : 1, teamId: null, createdByUserId: ids[actor], status: 'Running' });
+    },
+  },
+];
+
+describe('authorisation matrix: virtual machines', () => {
+  it(`checks ${cells.length} calls × ${ACTORS.length} callers`, async () => {
+    let checked = 0;
+    const failures: string[] = [];
+    for (const cell of cells) {
+      for (const actor of ACTORS) {
+        const want = cell.expect[actor];
+        const prepared = cell.prepare ? await cell.prepare() : 0;
+        const before = await snapshot();
+        const res = await cell.run(clients[actor], prepared);
+        const ok = want === 'allow' ? res.status === 200 : res.status === want;
+        if (!ok) failures.push(`${cell.call} as ${actor}: expected ${want}, got ${res.status} ${res.message}`);
+        // Let the runner finish whatever the call started, so the next cell starts from a still world.
+        await settle();
+        if (want === 'allow' && res.status === 200 && cell.check) {
+          try {
+            await cell.check(res, actor, prepared);
+          } catch (err) {
+            failures.push(`${cell.call} as ${actor}: allowed but ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        // A denied call changes nothing: VM rows (name, status, size, team, deletion), operations and the audit log are as before.
+        if (want !== 'allow' && (await snapshot()) !== before) failures.push(`${cell.call} as ${actor}: denied but changed data`);
+        checked++;
+      }
+    }
+    console.log(`VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(cells.length * ACTORS.length);
+  });
+});
