@@ -1,28 +1,19 @@
 /** The route table of SPEC point 2. Public screens stand alone; protected ones sit behind the auth check. */
+import type { ComponentType } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router';
 import { portalConfig } from '../lib/config.ts';
-import { ConfirmEmailPage } from '../features/auth/routes/ConfirmEmailPage.tsx';
-import { ForgotPasswordPage } from '../features/auth/routes/ForgotPasswordPage.tsx';
-import { LoginPage } from '../features/auth/routes/LoginPage.tsx';
-import { LogoutPage } from '../features/auth/routes/LogoutPage.tsx';
-import { MfaPage } from '../features/auth/routes/MfaPage.tsx';
-import { ResetPasswordPage } from '../features/auth/routes/ResetPasswordPage.tsx';
-import { DashboardPage } from '../features/dashboard/routes/DashboardPage.tsx';
-import { CreateEditTeamPage } from '../features/teams/routes/CreateEditTeamPage.tsx';
-import { TeamPage } from '../features/teams/routes/TeamPage.tsx';
-import { TeamsPage } from '../features/teams/routes/TeamsPage.tsx';
-import { CreateUserPage } from '../features/users/routes/CreateUserPage.tsx';
-import { UserPage } from '../features/users/routes/UserPage.tsx';
-import { UsersPage } from '../features/users/routes/UsersPage.tsx';
-import { CreateVirtualMachinePage } from '../features/virtual-machines/routes/CreateVirtualMachinePage.tsx';
-import { VirtualMachinesPage } from '../features/virtual-machines/routes/VirtualMachinesPage.tsx';
-import { VmConsolePage } from '../features/virtual-machines/routes/VmConsolePage.tsx';
-import { VmDetailsPage } from '../features/virtual-machines/routes/VmDetailsPage.tsx';
-import { SupportPage } from '../features/support/routes/SupportPage.tsx';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
 import { RequireAuth } from './RequireAuth.tsx';
 import { Shell } from './Shell.tsx';
+
+/**
+ * Each screen is its own chunk, loaded when first visited (React Router's `lazy`), so the sign-in page does
+ * not wait for the whole portal.
+ */
+function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
+  return async () => ({ Component: (await load())[name] });
+}
 
 export function createRouter() {
   return createBrowserRouter(
@@ -30,32 +21,34 @@ export function createRouter() {
       {
         element: <BrandedRoot />,
         errorElement: <ErrorPage />,
+        // While the first screen's chunk loads (a few kB after the shell): a blank page, not a warning.
+        hydrateFallbackElement: <div aria-busy="true" />,
         children: [
-          { path: '/login', element: <LoginPage /> },
-          { path: '/mfa', element: <MfaPage /> },
-          { path: '/logout', element: <LogoutPage /> },
-          { path: '/resetPassword', element: <ResetPasswordPage /> },
-          { path: '/confirmNewUser', element: <ConfirmEmailPage /> },
-          { path: '/forgotPassword', element: <ForgotPasswordPage /> },
+          { path: '/login', lazy: page(() => import('../features/auth/routes/LoginPage.tsx'), 'LoginPage') },
+          { path: '/mfa', lazy: page(() => import('../features/auth/routes/MfaPage.tsx'), 'MfaPage') },
+          { path: '/logout', lazy: page(() => import('../features/auth/routes/LogoutPage.tsx'), 'LogoutPage') },
+          { path: '/resetPassword', lazy: page(() => import('../features/auth/routes/ResetPasswordPage.tsx'), 'ResetPasswordPage') },
+          { path: '/confirmNewUser', lazy: page(() => import('../features/auth/routes/ConfirmEmailPage.tsx'), 'ConfirmEmailPage') },
+          { path: '/forgotPassword', lazy: page(() => import('../features/auth/routes/ForgotPasswordPage.tsx'), 'ForgotPasswordPage') },
           {
             element: <RequireAuth />,
             children: [
-              { path: '/virtualMachineConsole/:virtualMachineId', element: <VmConsolePage /> },
+              { path: '/virtualMachineConsole/:virtualMachineId', lazy: page(() => import('../features/virtual-machines/routes/VmConsolePage.tsx'), 'VmConsolePage') },
               {
                 element: <Shell />,
                 errorElement: <ErrorPage />,
                 children: [
-                  { path: '/', element: <DashboardPage /> },
-                  { path: '/createVirtualMachine', element: <CreateVirtualMachinePage /> },
-                  { path: '/createUser', element: <CreateUserPage /> },
-                  { path: '/support', element: <SupportPage /> },
-                  { path: '/virtualMachines', element: <VirtualMachinesPage /> },
-                  { path: '/virtualMachineDetails/:virtualMachineId', element: <VmDetailsPage /> },
-                  { path: '/teams', element: <TeamsPage /> },
-                  { path: '/team', element: <TeamPage /> },
-                  { path: '/createEditTeam', element: <CreateEditTeamPage /> },
-                  { path: '/users', element: <UsersPage /> },
-                  { path: '/user', element: <UserPage /> },
+                  { path: '/', lazy: page(() => import('../features/dashboard/routes/DashboardPage.tsx'), 'DashboardPage') },
+                  { path: '/createVirtualMachine', lazy: page(() => import('../features/virtual-machines/routes/CreateVirtualMachinePage.tsx'), 'CreateVirtualMachinePage') },
+                  { path: '/createUser', lazy: page(() => import('../features/users/routes/CreateUserPage.tsx'), 'CreateUserPage') },
+                  { path: '/support', lazy: page(() => import('../features/support/routes/SupportPage.tsx'), 'SupportPage') },
+                  { path: '/virtualMachines', lazy: page(() => import('../features/virtual-machines/routes/VirtualMachinesPage.tsx'), 'VirtualMachinesPage') },
+                  { path: '/virtualMachineDetails/:virtualMachineId', lazy: page(() => import('../features/virtual-machines/routes/VmDetailsPage.tsx'), 'VmDetailsPage') },
+                  { path: '/teams', lazy: page(() => import('../features/teams/routes/TeamsPage.tsx'), 'TeamsPage') },
+                  { path: '/team', lazy: page(() => import('../features/teams/routes/TeamPage.tsx'), 'TeamPage') },
+                  { path: '/createEditTeam', lazy: page(() => import('../features/teams/routes/CreateEditTeamPage.tsx'), 'CreateEditTeamPage') },
+                  { path: '/users', lazy: page(() => import('../features/users/routes/UsersPage.tsx'), 'UsersPage') },
+                  { path: '/user', lazy: page(() => import('../features/users/routes/UserPage.tsx'), 'UserPage') },
                 ],
               },
             ],
