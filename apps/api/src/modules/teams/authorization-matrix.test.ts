@@ -6,13 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { auditLog, teamMembers, teams, users } from '../../db/schema.ts';
+import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 
-const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
-type Actor = (typeof ACTORS)[number];
-/** allow, or the denial status expected. */
-type Outcome = 'allow' | 403 | 404;
 
 let t: TestApp;
 const clients = {} as Record<Actor, TestClient>;
@@ -54,18 +51,6 @@ afterAll(async () => {
   await t.close();
 });
 
-interface Cell {
-  call: string;
-  expect: Record<Actor, Outcome>;
-  /** Creates what the call acts on; runs before the "nothing changed" snapshot. */
-  prepare?: () => Promise<number>;
-  run: (client: TestClient, prepared: number) => Promise<CallResult>;
-  /** Extra check on an allowed answer (e.g. that another company's rows stayed hidden). */
-  check?: (res: CallResult, actor: Actor) => void;
-}
-
-const A = 'allow' as const;
-const all = (o: Outcome): Record<Actor, Outcome> => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
 const teamManage = { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 } as const;
 const teamView = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 } as const;
 const companyAdminOnly = { companyAdmin: A, teamAdmin: 403, operator: 403, viewer: 403, nonMember: 403, otherCompany: 404 } as const;
@@ -158,22 +143,7 @@ const cells: Cell[] = [
 
 describe('authorisation matrix: teams, users, roles, permissions', () => {
   it(`checks ${cells.length} calls × ${ACTORS.length} callers`, async () => {
-    let checked = 0;
-    const failures: string[] = [];
-    for (const cell of cells) {
-      for (const actor of ACTORS) {
-        const want = cell.expect[actor];
-        const prepared = cell.prepare ? await cell.prepare() : 0;
-        const before = await snapshot();
-        const res = await cell.run(clients[actor], prepared);
-        const ok = want === 'allow' ? res.status === 200 : res.status === want;
-        if (!ok) failures.push(`${cell.call} as ${actor}: expected ${want}, got ${res.status} ${res.message}`);
-        if (want === 'allow' && res.status === 200) cell.check?.(res, actor);
-        // A denied call changes nothing: users, memberships, teams and the audit log are as before.
-        if (want !== 'allow' && (await snapshot()) !== before) failures.push(`${cell.call} as ${actor}: denied but changed data`);
-        checked++;
-      }
-    }
+    const { checked, failures } = await runMatrix({ cells, clients, snapshot });
     console.log(`authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
     expect(failures).toEqual([]);
     expect(checked).toBe(cells.length * ACTORS.length);

@@ -12,13 +12,10 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { auditLog, operations, virtualMachines } from '../../db/schema.ts';
+import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 
-const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
-type Actor = (typeof ACTORS)[number];
-/** allow, or the denial status expected. */
-type Outcome = 'allow' | 403 | 404;
 type VmStatus = 'Running' | 'Stopped';
 
 let t: TestApp;
@@ -131,18 +128,6 @@ afterAll(async () => {
   await t.close();
 });
 
-interface Cell {
-  call: string;
-  expect: Record<Actor, Outcome>;
-  /** Gives the VM the call acts on; runs before the "nothing changed" snapshot. */
-  prepare?: () => Promise<number>;
-  run: (client: TestClient, prepared: number) => Promise<CallResult>;
-  /** Checks an allowed answer and its effect, once the runner has finished what the call started. */
-  check?: (res: CallResult, actor: Actor, prepared: number) => void | Promise<void>;
-}
-
-const A = 'allow' as const;
-const all = (o: Outcome): Record<Actor, Outcome> => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
 /** vm.view on the team's VMs. */
 const vmView = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 } as const;
 /** vm.create / vm.operate / vm.modify / vm.delete: Admin and Operator; a Viewer sees the VM but may not change it. */
@@ -296,30 +281,7 @@ const cells: Cell[] = [
 
 describe('authorisation matrix: virtual machines', () => {
   it(`checks ${cells.length} calls × ${ACTORS.length} callers`, async () => {
-    let checked = 0;
-    const failures: string[] = [];
-    for (const cell of cells) {
-      for (const actor of ACTORS) {
-        const want = cell.expect[actor];
-        const prepared = cell.prepare ? await cell.prepare() : 0;
-        const before = await snapshot();
-        const res = await cell.run(clients[actor], prepared);
-        const ok = want === 'allow' ? res.status === 200 : res.status === want;
-        if (!ok) failures.push(`${cell.call} as ${actor}: expected ${want}, got ${res.status} ${res.message}`);
-        // Let the runner finish whatever the call started, so the next cell starts from a still world.
-        await settle();
-        if (want === 'allow' && res.status === 200 && cell.check) {
-          try {
-            await cell.check(res, actor, prepared);
-          } catch (err) {
-            failures.push(`${cell.call} as ${actor}: allowed but ${err instanceof Error ? err.message : String(err)}`);
-          }
-        }
-        // A denied call changes nothing: VM rows (name, status, size, team, deletion), operations and the audit log are as before.
-        if (want !== 'allow' && (await snapshot()) !== before) failures.push(`${cell.call} as ${actor}: denied but changed data`);
-        checked++;
-      }
-    }
+    const { checked, failures } = await runMatrix({ cells, clients, snapshot, settle });
     console.log(`VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
     expect(failures).toEqual([]);
     expect(checked).toBe(cells.length * ACTORS.length);

@@ -1,0 +1,62 @@
+/**
+ * The authorisation matrix runner shared by the matrix tests: every call × every kind of caller, an
+ * allowed cell answers 200 (and passes its check), a denied one answers the expected status and changes
+ * nothing (the snapshot before and after are equal). Prints how many cells it checked.
+ */
+import type { CallResult, TestClient } from './harness.ts';
+
+export const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
+export type Actor = (typeof ACTORS)[number];
+/** allow, or the denial status expected. */
+export type Outcome = 'allow' | 403 | 404;
+
+export const A = 'allow' as const;
+export const all = (o: Outcome): Record<Actor, Outcome> => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
+
+export interface Cell {
+  call: string;
+  expect: Record<Actor, Outcome>;
+  /** Creates or picks what the call acts on; runs before the "nothing changed" snapshot. */
+  prepare?: () => Promise<number>;
+  run: (client: TestClient, prepared: number) => Promise<CallResult>;
+  /** Checks an allowed answer and its effect (after `settle`). */
+  check?: (res: CallResult, actor: Actor, prepared: number) => void | Promise<void>;
+}
+
+export interface MatrixRun {
+  checked: number;
+  failures: string[];
+}
+
+export async function runMatrix(opts: {
+  cells: Cell[];
+  clients: Record<Actor, TestClient>;
+  /** A fingerprint of everything a denied call must leave alone. */
+  snapshot: () => Promise<string>;
+  /** Waits for background work a call started (VM operations) before checks and snapshots. */
+  settle?: () => Promise<void>;
+}): Promise<MatrixRun> {
+  let checked = 0;
+  const failures: string[] = [];
+  for (const cell of opts.cells) {
+    for (const actor of ACTORS) {
+      const want = cell.expect[actor];
+      const prepared = cell.prepare ? await cell.prepare() : 0;
+      const before = await opts.snapshot();
+      const res = await cell.run(opts.clients[actor], prepared);
+      const ok = want === 'allow' ? res.status === 200 : res.status === want;
+      if (!ok) failures.push(`${cell.call} as ${actor}: expected ${want}, got ${res.status} ${res.message}`);
+      await opts.settle?.();
+      if (want === 'allow' && res.status === 200 && cell.check) {
+        try {
+          await cell.check(res, actor, prepared);
+        } catch (err) {
+          failures.push(`${cell.call} as ${actor}: allowed but ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      if (want !== 'allow' && (await opts.snapshot()) !== before) failures.push(`${cell.call} as ${actor}: denied but changed data`);
+      checked++;
+    }
+  }
+  return { checked, failures };
+}
