@@ -91,7 +91,6 @@ export const configSchema = z.object({
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),
   /** Allow POST /users/register (off: accounts come by invitation). */
-  ALLOW_SELF_REGISTRATION: bool.default(false),
 });
 
 export type Config = z.infer<typeof configSchema>;
