@@ -308,6 +308,24 @@ export const operations = pgTable(
   ],
 );
 
+/**
+ * Single-use console links (`getConsole`): kept here rather than in one process so that the console page
+ * may be served by another API instance. Only a keyed hash of the token is stored; rows are purged once expired.
+ */
+export const consoleTokens = pgTable(
+  'console_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    vmId: integer('vm_id').notNull(),
+    /** The session that asked for the link (sessions.id); only that session may open it. */
+    sessionId: text('session_id').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('console_tokens_expires_idx').on(t.expiresAt)],
+);
+
 export const supportMessages = pgTable('support_messages', {
   id: serial('id').primaryKey(),
   companyId: integer('company_id').notNull().references(() => companies.id),

@@ -1,27 +1,56 @@
 /** Virtual machines: catalog, actions as durable operations, provider drivers, live status. */
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import type { Db } from '../../db/client.ts';
 import type { ModuleDeps, Worker } from '../../lib/module.ts';
 import { createReconciler } from '../../operations/reconciler.ts';
 import { createOperationRunner } from '../../operations/runner.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../../providers/registry.ts';
-import { createConsoleTokens } from './console-tokens.ts';
-import { createVmEvents } from './vm-events.ts';
+import { createConsoleTokenStore } from './console-tokens.ts';
+import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
 import { createVmRepository } from './vm.repository.ts';
 import { registerVmRoutes } from './vm.routes.ts';
 import { createVmService } from './vm.service.ts';
 import { createSecretBox } from './vm-secrets.ts';
 
+/** The `pg` pool behind a PostgreSQL Drizzle handle (drizzle keeps it as `$client`). */
+function poolOf(db: Db): pg.Pool | null {
+  const client = (db as Db & { $client?: unknown }).$client;
+  return client instanceof pg.Pool ? client : null;
+}
+
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps, registryOverride?: ProviderRegistry): Promise<Worker[]> {
   const env = deps.config;
   const registry = registryOverride ?? createProviderRegistry({}, { simulatorStepMs: env.SIMULATOR_STEP_MS });
-  const events = createVmEvents();
+  // Several API instances share one PostgreSQL: status events go through LISTEN/NOTIFY there (listening from
+  // now on, so a stream opened before the workers start still hears them). PGlite is one process.
+  let relay: PgVmEvents | null = null;
+  let events: VmEvents;
+  const pool = deps.database.kind === 'postgres' ? poolOf(deps.database.db) : null;
+  if (pool) {
+    // The listener connects where the pool does (DATABASE_URL in production; tests hand in their own database).
+    relay = createPgVmEvents({ pool, connection: connectionOf(pool), log: deps.log });
+    await relay.start();
+    events = relay;
+  } else {
+    if (deps.database.kind === 'postgres') deps.log.error('VM events: no pg pool behind the database; live status stays inside this instance');
+    events = createVmEvents();
+  }
+  // Console links live in the database, so the page may open on another instance than the one that issued it.
+  const consoleTokens = createConsoleTokenStore({
+    db: deps.db,
+    secret: deps.secret,
+    clock: deps.clock,
+    random: deps.random,
+    onPurgeError: (err) => deps.log.warn({ err }, 'console token purge failed'),
+  });
   const secrets = createSecretBox(deps.secret);
   const repo = createVmRepository(deps.db);
   const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, pollMs: env.VM_RUNNER_POLL_MS });
   const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
   let started = false;
   const vms = createVmService({ ...deps, repo, registry, events, secrets, kick: () => started && void runner.tick() });
-  registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens: createConsoleTokens(), sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
+  registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
   return [
     {
       start() {
@@ -33,6 +62,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
         started = false;
         await runner.stop();
         await reconciler.stop();
+        await relay?.stop();
       },
     },
   ];

@@ -1,8 +1,17 @@
 /**
- * VM status changes inside this process, fanned out to the live streams. (Several API instances would
- * relay these through PostgreSQL LISTEN/NOTIFY; see docs/virtual-machines.md.)
+ * VM status changes, fanned out to the live streams.
+ *
+ * - PGlite (one process): an in-process emitter (`createVmEvents`).
+ * - PostgreSQL (possibly several API instances on one database): `createPgVmEvents` relays them through
+ *   `NOTIFY vm_events` / `LISTEN vm_events`. An event reaches this instance's subscribers **only** through
+ *   the NOTIFY round trip, like any other instance's, so every subscriber everywhere sees each event exactly
+ *   once and all instances see them in the same (commit) order. One dedicated connection listens; when it is
+ *   lost it is made again with backoff. Events published while it is down are not replayed (the portal's
+ *   refresh buttons and next events catch up); nothing here ever throws into a publisher or the process.
  */
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { z } from 'zod';
 
 export interface VmEvent {
   vmId: number;
@@ -13,7 +22,12 @@ export interface VmEvent {
   deleted: boolean;
 }
 
-export function createVmEvents() {
+export interface VmEvents {
+  publish(event: VmEvent): void;
+  subscribe(listener: (event: VmEvent) => void): () => void;
+}
+
+export function createVmEvents(): VmEvents {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   return {
@@ -26,4 +40,169 @@ export function createVmEvents() {
     },
   };
 }
-export type VmEvents = ReturnType<typeof createVmEvents>;
+
+/** The one channel every instance listens on (NOTIFY is scoped to the database). */
+export const VM_EVENTS_CHANNEL = 'vm_events';
+/** How the listening connection shows in pg_stat_activity. */
+export const VM_EVENTS_APPLICATION_NAME = 'portal-vm-events';
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a VmEvent is about a hundred. */
+const MAX_PAYLOAD_BYTES = 7999;
+
+const vmEventSchema = z.object({
+  vmId: z.number().int(),
+  companyId: z.number().int(),
+  teamId: z.number().int().nullable(),
+  createdByUserId: z.number().int().nullable(),
+  status: z.string(),
+  deleted: z.boolean(),
+});
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface PgVmEventsOptions {
+  /** Sends the NOTIFYs (the app's pool). */
+  pool: Pick<pg.Pool, 'query'>;
+  /** Where the listening connection goes: the same database as the pool. */
+  connection: pg.ClientConfig;
+  log: Log;
+  /** Backoff of the listener's reconnects: first delay, doubling up to the maximum (with jitter). */
+  reconnectMs?: { initial: number; max: number };
+}
+
+export interface PgVmEvents extends VmEvents {
+  /** Opens the listening connection; resolves after the first attempt, whether or not it worked (it retries). */
+  start(): Promise<void>;
+  /** Waits for the NOTIFYs already published, then closes the listening connection. */
+  stop(): Promise<void>;
+  /** Whether the listening connection is up (for tests and health). */
+  readonly listening: boolean;
+}
+
+/** The connection settings of the app's pool, for a connection of our own to the same database. */
+export function connectionOf(pool: pg.Pool): pg.ClientConfig {
+  const { options } = pool;
+  // pg-pool keeps `password` non-enumerable; copy it explicitly.
+  return { ...options, ...(options.password !== undefined ? { password: options.password } : {}) } as pg.ClientConfig;
+}
+
+export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
+  const { log } = opts;
+  const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
+  const listeners = new Set<(event: VmEvent) => void>();
+  let client: pg.Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let stopped = false;
+  /** NOTIFYs go one after another, so this instance's events keep their order. */
+  let sending: Promise<void> = Promise.resolve();
+
+  function deliver(payload: string) {
+    let event: VmEvent;
+    try {
+      event = vmEventSchema.parse(JSON.parse(payload));
+    } catch {
+      log.warn({ channel: VM_EVENTS_CHANNEL }, 'ignored a malformed VM event notification');
+      return;
+    }
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        log.error({ err }, 'a VM event subscriber failed');
+      }
+    }
+  }
+
+  function scheduleReconnect() {
+    if (stopped || retry) return;
+    const base = Math.min(backoff.max, backoff.initial * 2 ** Math.min(failures, 20));
+    failures += 1;
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, delay);
+    retry.unref();
+  }
+
+  function lost(c: pg.Client, err: Error) {
+    if (client !== c) return; // a connection we already gave up on
+    client = null;
+    log.warn({ err }, 'VM events: listening connection lost; reconnecting');
+    c.end().catch(() => {});
+    scheduleReconnect();
+  }
+
+  function connect(): Promise<void> {
+    if (stopped || client || connecting) return connecting ?? Promise.resolve();
+    const c = new pg.Client({ ...opts.connection, application_name: VM_EVENTS_APPLICATION_NAME, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    // Always heard: an unheard 'error' on a client would crash the process.
+    c.on('error', (err) => lost(c, err));
+    c.on('end', () => lost(c, new Error('connection ended')));
+    c.on('notification', (msg) => {
+      if (msg.channel === VM_EVENTS_CHANNEL && msg.payload !== undefined) deliver(msg.payload);
+    });
+    connecting = (async () => {
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${VM_EVENTS_CHANNEL}`);
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        client = c;
+        if (failures > 0) log.info({ channel: VM_EVENTS_CHANNEL }, 'VM events: listening again');
+        failures = 0;
+      } catch (err) {
+        log.warn({ err }, 'VM events: cannot listen; retrying');
+        c.end().catch(() => {});
+        scheduleReconnect();
+      } finally {
+        connecting = null;
+      }
+    })();
+    return connecting;
+  }
+
+  return {
+    get listening() {
+      return client !== null;
+    },
+    publish(event) {
+      const payload = JSON.stringify(event);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
+        log.error({ vmId: event.vmId, bytes: Buffer.byteLength(payload) }, 'VM event too large to NOTIFY; dropped');
+        return;
+      }
+      sending = sending
+        .then(() => opts.pool.query('select pg_notify($1, $2)', [VM_EVENTS_CHANNEL, payload]))
+        .then(
+          () => {},
+          (err: unknown) => log.warn({ err, vmId: event.vmId }, 'VM event could not be published'),
+        );
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    start: () => connect(),
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      await sending;
+      await connecting;
+      const c = client;
+      client = null;
+      if (c) await c.end().catch(() => {});
+      listeners.clear();
+    },
+  };
+}

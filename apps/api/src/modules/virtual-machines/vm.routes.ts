@@ -11,7 +11,7 @@ import { scopeOf } from '../../lib/module.ts';
 import type { Access } from '../access/access.ts';
 import type { SessionStore } from '../auth/session-store.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
-import type { createConsoleTokens } from './console-tokens.ts';
+import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { VmEvents } from './vm-events.ts';
 import type { VmService } from './vm.service.ts';
 import type { VmRepository } from './vm.repository.ts';
@@ -26,7 +26,7 @@ export interface VmRoutesDeps {
   registry: ProviderRegistry;
   events: VmEvents;
   access: Access;
-  consoleTokens: ReturnType<typeof createConsoleTokens>;
+  consoleTokens: ConsoleTokenStore;
   sessions: SessionStore;
   /** How often a live stream checks its session again. */
   sessionRecheckMs: number;
@@ -53,7 +53,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.getAccess, async ({ auth, params }) => ({ data: await vms.access(scopeOf(auth), params.id) }));
   registerRoute(app, vmRoutes.getConsole, async ({ auth, params }) => {
     await vms.consoleTarget(scopeOf(auth), params.id);
-    const token = d.consoleTokens.issue(params.id, auth.sessionId);
+    const token = await d.consoleTokens.issue(params.id, auth.sessionId);
     return { data: { consoleUrl: `${d.apiBasePath}/virtualMachines/console/${params.id}?token=${token}` } };
   });
 
@@ -87,7 +87,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   app.get('/virtualMachines/console/:id', { schema: { hide: true, params: z.object({ id: z.coerce.number().int().positive() }), querystring: z.object({ token: z.string().max(100) }) } }, async (request, reply) => {
     const { id } = request.params as { id: number };
     const { token } = request.query as { token: string };
-    if (!request.auth || request.auth.state !== 'authenticated' || !d.consoleTokens.consume(token, id, request.auth.sessionId)) {
+    if (!request.auth || request.auth.state !== 'authenticated' || !(await d.consoleTokens.consume(token, id, request.auth.sessionId))) {
       return reply.status(403).type('text/html').send('<!doctype html><p>This console link has expired. Open the console again from the portal.</p>');
     }
     const { name, text } = await vms.consoleText(id);
