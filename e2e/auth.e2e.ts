@@ -57,6 +57,16 @@ describe('sign-in', () => {
       expect(await page.getByRole('link', { name }).count(), name).toBeGreaterThan(0);
     }
     await screenshot(page, 'dashboard-shell');
+    // Signed in, the login screen passes through the MFA screen, which sends the user on to the dashboard.
+    const visited: string[] = [];
+    page.on('framenavigated', (frame) => {
+      // (A document load and the router's replace both report /login.)
+      if (frame === page.mainFrame() && visited.at(-1) !== path(page)) visited.push(path(page));
+    });
+    await page.goto(`${portal.url}/login`);
+    await page.waitForURL((u) => u.pathname === '/');
+    await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
+    expect(visited).toEqual(['/login', '/mfa', '/']);
     await context.close();
   });
 

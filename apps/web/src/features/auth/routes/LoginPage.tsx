@@ -13,7 +13,6 @@ import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { callApi, errorMessage } from '../../../lib/api.ts';
 import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
-import { pathAfterSignIn } from '../after-sign-in.ts';
 import { useLogin } from '../api/login.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
@@ -27,13 +26,13 @@ export function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const form = useForm<LoginForm>({ resolver: zodResolver(loginFormSchema), defaultValues: { email: '', password: '', rememberMe: false } });
 
-  // An existing session skips the form: code still due → /mfa, fully signed in → onward.
+  // An existing session skips the form and goes to the MFA screen (SPEC point 2), which asks for the code
+  // or, when the session is already signed in, sends the user onward (point 4).
   useEffect(() => {
     let active = true;
     callApi(routes.auth.check, { suppress401: true })
-      .then((res) => {
-        if (!active) return;
-        navigate(res.authed ? pathAfterSignIn(res.user) : '/mfa', { replace: true });
+      .then(() => {
+        if (active) navigate('/mfa', { replace: true });
       })
       .catch(() => {});
     return () => {
