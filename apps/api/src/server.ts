@@ -25,6 +25,10 @@ async function main(): Promise<void> {
     `  Database:  ${database.kind === 'pglite' ? `embedded PGlite in ${config.DATA_DIR}` : 'PostgreSQL (DATABASE_URL)'}`,
     `  Mail:      ${config.SMTP_URL ? 'SMTP (SMTP_URL)' : 'local outbox: messages are printed here'}`,
   ];
+  if (!config.SMTP_URL && url.startsWith('https:')) {
+    // A public deployment without SMTP would print everyone's sign-in codes into its logs.
+    lines.push('  WARNING:   no SMTP_URL on a public https address: sign-in codes and reset links go to this log, not to users');
+  }
   if (admin) {
     lines.push(`  Sign in:   ${admin.email}`, `  Password:  ${admin.generated ? admin.password : '(from SEED_ADMIN_PASSWORD)'}`);
   }
