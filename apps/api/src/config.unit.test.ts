@@ -35,3 +35,13 @@ describe('TRUST_PROXY', () => {
     expect(trustProxyOption(['10.0.0.1'])).toEqual(['10.0.0.1']);
   });
 });
+
+describe('the configuration reference', () => {
+  it('documents every setting the server reads, and no other', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { configSchema } = await import('./config.ts');
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const documented = [...doc.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]).sort();
+    expect(documented).toEqual(Object.keys(configSchema.shape).sort());
+  });
+});
