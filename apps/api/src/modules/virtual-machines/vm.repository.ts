@@ -1,12 +1,15 @@
 /** SQL for the catalog, VMs and their operations. VM reads take the caller's visibility scope. */
-import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { cities, configurations, countries, images, operations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 
+/** A caller's scope, or placeholders for it in a prepared query. */
+type ScopeValues = { companyId: number | Placeholder; userId: number | Placeholder; isCompanyAdmin: boolean };
+
 /** VMs the caller may see: company admins all of the company's; others their teams' and their own team-less ones. */
-export function visibleVms(scope: TenantScope): SQL {
+export function visibleVms(scope: ScopeValues): SQL {
   const base = and(eq(virtualMachines.companyId, scope.companyId), isNull(virtualMachines.deletedAt))!;
   if (scope.isCompanyAdmin) return base;
   return and(
@@ -16,9 +19,59 @@ export function visibleVms(scope: TenantScope): SQL {
   )!;
 }
 
+type ListSort = 'name' | 'configuration' | 'created';
+/** The shape of a list query: each shape is prepared once per process (PostgreSQL then skips parse and plan). */
+type ListShape = { admin: boolean; search: boolean; team: boolean; sort: ListSort; descending: boolean };
+
 export type VmRow = typeof virtualMachines.$inferSelect;
 
 export function createVmRepository(db: Db) {
+  const prepared = new Map<string, ReturnType<typeof prepareList>>();
+  function listQueries(shape: ListShape) {
+    const key = `${shape.admin ? 'a' : 'm'}${shape.search ? 's' : ''}${shape.team ? 't' : ''}_${shape.sort}_${shape.descending ? 'desc' : 'asc'}`;
+    let queries = prepared.get(key);
+    if (!queries) prepared.set(key, (queries = prepareList(shape, `vm_list_${key}`)));
+    return queries;
+  }
+
+  function prepareList(shape: ListShape, name: string) {
+    const scope = { companyId: sql.placeholder('companyId'), userId: sql.placeholder('userId'), isCompanyAdmin: shape.admin };
+    const where = and(
+      visibleVms(scope),
+      shape.search ? ilike(virtualMachines.name, sql.placeholder('pattern')) : undefined,
+      shape.team ? eq(virtualMachines.teamId, sql.placeholder('teamId')) : undefined,
+    );
+    const dir = shape.descending ? desc : asc;
+    const order =
+      shape.sort === 'name'
+        ? [dir(virtualMachines.name), dir(virtualMachines.id)]
+        : shape.sort === 'configuration'
+          ? [dir(configurations.cpu), dir(virtualMachines.name), dir(virtualMachines.id)]
+          : [desc(virtualMachines.createdAt), desc(virtualMachines.id)];
+    const page = db
+      .select({
+        id: virtualMachines.id,
+        name: virtualMachines.name,
+        status: virtualMachines.status,
+        configuration: configurations.name,
+        cpu: configurations.cpu,
+        ram: configurations.ram,
+        createdAt: virtualMachines.createdAt,
+        regionId: virtualMachines.regionId,
+        teamId: virtualMachines.teamId,
+        total: sql<number | null>`${shape.search ? sql`count(*) over ()` : sql`null`}`.mapWith(Number),
+      })
+      .from(virtualMachines)
+      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+      .where(where)
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(name);
+    const countAll = db.select({ n: count() }).from(virtualMachines).where(where).prepare(`${name}_count`);
+    return { page, count: countAll };
+  }
+
   return {
     // ---- catalog ----
     countries: () =>
@@ -73,42 +126,16 @@ export function createVmRepository(db: Db) {
 
     // ---- VMs ----
     async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; descending: boolean }) {
-      const where = and(visibleVms(scope), q.search ? ilike(virtualMachines.name, containsPattern(q.search)) : undefined, q.teamId ? eq(virtualMachines.teamId, q.teamId) : undefined);
-      const dir = q.descending ? desc : asc;
-      const order =
-        q.sortColumn === 'name'
-          ? [dir(virtualMachines.name), dir(virtualMachines.id)]
-          : q.sortColumn === 'configuration'
-            ? [dir(configurations.cpu), dir(virtualMachines.name), dir(virtualMachines.id)]
-            : [desc(virtualMachines.createdAt), desc(virtualMachines.id)];
+      const shape: ListShape = { admin: scope.isCompanyAdmin, search: q.search !== '', team: !!q.teamId, sort: q.sortColumn ?? 'created', descending: q.descending };
       const { limit, offset } = pageWindow(q.page, q.rowsPerPage);
+      const values = { companyId: scope.companyId, userId: scope.userId, pattern: containsPattern(q.search), teamId: q.teamId ?? 0, limit, offset };
+      const { page, count: countAll } = listQueries(shape);
       // A search matches few rows (found through the trigram index), so they are counted in the same
       // round trip as the page. Unfiltered, the page comes off an ordered index and a separate count off
       // an index-only scan, which beats counting every row of the company in a window.
-      const windowCount = q.search ? sql`count(*) over ()` : sql`null`;
-      const pageQuery = db
-        .select({
-          id: virtualMachines.id,
-          name: virtualMachines.name,
-          status: virtualMachines.status,
-          configuration: configurations.name,
-          cpu: configurations.cpu,
-          ram: configurations.ram,
-          createdAt: virtualMachines.createdAt,
-          regionId: virtualMachines.regionId,
-          teamId: virtualMachines.teamId,
-          total: sql<number | null>`${windowCount}`.mapWith(Number),
-        })
-        .from(virtualMachines)
-        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-        .where(where)
-        .orderBy(...order)
-        .limit(limit)
-        .offset(offset);
-      const countAll = async () => (await db.select({ n: count() }).from(virtualMachines).where(where))[0]?.n ?? 0;
-      const [found, counted] = await Promise.all([pageQuery, q.search ? null : countAll()]);
+      const [found, counted] = await Promise.all([page.execute(values), shape.search ? null : countAll.execute(values)]);
       // Past the last page no row carries the window count, so it is asked for.
-      const total = counted ?? found[0]?.total ?? (offset > 0 ? await countAll() : 0);
+      const total = counted?.[0]?.n ?? found[0]?.total ?? (offset > 0 ? ((await countAll.execute(values))[0]?.n ?? 0) : 0);
       return { rows: found.map(({ total: _total, ...row }) => row), total };
     },
 
