@@ -133,8 +133,8 @@ describe('virtual machines', () => {
 
     // Upgrade: only bigger sizes are offered.
     await page.getByRole('button', { name: 'Upgrade' }).click();
-    const options = await page.getByRole('dialog').getByRole('radio').count();
-    expect(options).toBe(5);
+    // (The dialog may still be loading the configurations when it opens.)
+    await expect.poll(() => page.getByRole('dialog').getByRole('radio').count()).toBe(5);
     await page.getByRole('dialog').getByText('Small', { exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Upgrade' }).click();
     await expect.poll(() => page.getByText(TEXT.upgradeWait).isVisible()).toBe(true);
