@@ -92,6 +92,7 @@ describe('other forms', () => {
     expect(messages(instanceCountSchema.safeParse(0))).toEqual([VALIDATION.copiesRange]);
     expect(instanceCountSchema.safeParse('10').success).toBe(true);
     expect(messages(renameSchema('web-1').safeParse({ name: ' web-1 ' }))).toEqual([VALIDATION.renameSame]);
+    expect(messages(renameSchema('web-1').safeParse({ name: '   ' }))).toEqual([VALIDATION.renameEmpty]);
     expect(renameSchema('web-1').safeParse({ name: 'web-2' }).success).toBe(true);
   });
 });

@@ -152,12 +152,16 @@ export const teamNameSchema = z
   .max(LIMITS.name, 'Team name must not exceed 100 characters')
   .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters);
 
-export const vmNameSchema = z
-  .string({ error: VALIDATION.fillEmptyFields })
-  .trim()
-  .min(1, { error: VALIDATION.fillEmptyFields, abort: true })
-  .max(63, 'Name must not exceed 63 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Name may contain letters, numbers, spaces, dots, dashes and underscores');
+/** A VM name: trimmed, 1–63 characters a hostname-ish name allows; `emptyMessage` when blank. */
+const vmName = (emptyMessage: string) =>
+  z
+    .string({ error: emptyMessage })
+    .trim()
+    .min(1, { error: emptyMessage, abort: true })
+    .max(63, 'Name must not exceed 63 characters')
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Name may contain letters, numbers, spaces, dots, dashes and underscores');
+
+export const vmNameSchema = vmName(VALIDATION.fillEmptyFields);
 
 export const instanceCountSchema = z.coerce
   .number({ error: VALIDATION.copiesRange })
@@ -168,9 +172,7 @@ export const instanceCountSchema = z.coerce
 /** Rename rule: non-empty after trimming and different from the current name. */
 export function renameSchema(currentName: string) {
   return z.object({
-    name: vmNameSchema
-      .refine((n) => n.length > 0, VALIDATION.renameEmpty)
-      .refine((n) => n !== currentName.trim(), VALIDATION.renameSame),
+    name: vmName(VALIDATION.renameEmpty).refine((n) => n !== currentName.trim(), VALIDATION.renameSame),
   });
 }
 
