@@ -74,7 +74,7 @@ export const configSchema = z.object({
   COOKIE_SECURE: bool.optional(),
   SEED_ADMIN_EMAIL: z.email().optional(),
   SEED_ADMIN_PASSWORD: z.string().optional(),
-  VM_PROVIDER: z.string().default('simulator'),
+  VM_PROVIDER: z.enum(['simulator', 'qemu']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How often the operation runner looks for due work (it is also woken on each new operation). */

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
-  await seedReferenceData(database.db);
+  await seedReferenceData(database.db, { driver: config.VM_PROVIDER });
   // A first start gets the demo tenant with demo teams and colleagues to look around with.
   const admin = await seedDemoTenant(database.db, { adminEmail: config.SEED_ADMIN_EMAIL, adminPassword: config.SEED_ADMIN_PASSWORD, demoData: true });
 

@@ -1,5 +1,6 @@
 /** Drivers by provider row: each provider names a driver kind and its settings. */
 import type { ProviderDriver } from './provider.ts';
+import { createQemuDriver, qemuSettingsSchema } from './qemu/qemu.ts';
 import { createSimulatorDriver, simulatorSettingsSchema } from './simulator/simulator.ts';
 
 export type DriverFactory = (settings: unknown) => ProviderDriver;
@@ -10,11 +11,19 @@ export interface ProviderRegistry {
   kinds(): string[];
 }
 
-export function createProviderRegistry(overrides: Record<string, DriverFactory> = {}, defaults: { simulatorStepMs?: number } = {}): ProviderRegistry {
+export function createProviderRegistry(
+  overrides: Record<string, DriverFactory> = {},
+  /** `qemuStateDir`: where QEMU machines live when a provider row does not say (e.g. `<DATA_DIR>/qemu`). */
+  defaults: { simulatorStepMs?: number; qemuStateDir?: string } = {},
+): ProviderRegistry {
   const factories: Record<string, DriverFactory> = {
     simulator: (settings) => {
       const parsed = simulatorSettingsSchema.parse(settings ?? {});
       return createSimulatorDriver({ ...parsed, stepMs: parsed.stepMs ?? defaults.simulatorStepMs ?? 2000 });
+    },
+    qemu: (settings) => {
+      const parsed = qemuSettingsSchema.parse(settings ?? {});
+      return createQemuDriver({ ...parsed, stateDir: parsed.stateDir ?? defaults.qemuStateDir });
     },
     ...overrides,
   };

@@ -10,7 +10,8 @@ import { cities, configurations, countries, images, providerOfferings, providers
 
 const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
-export async function seedCatalog(db: Db): Promise<void> {
+/** `driver`: what runs the demo providers' machines (the simulator, or real QEMU guests on this host). */
+export async function seedCatalog(db: Db, driver: 'simulator' | 'qemu' = 'simulator'): Promise<void> {
   const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
   if (n > 0) return;
   await db.transaction(async (tx) => {
@@ -19,8 +20,8 @@ export async function seedCatalog(db: Db): Promise<void> {
     const [primary, secondary] = await tx
       .insert(providers)
       .values([
-        { name: 'Northwind Cloud', driver: 'simulator', settings: { site: 'nw-1' } },
-        { name: 'Irontech Metal', driver: 'simulator', settings: { site: 'it-1' } },
+        { name: 'Northwind Cloud', driver, settings: driver === 'simulator' ? { site: 'nw-1' } : {} },
+        { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : {} },
       ])
       .returning();
     const [us, de, sg] = await tx.insert(countries).values([{ name: 'United States' }, { name: 'Germany' }, { name: 'Singapore' }]).returning();

@@ -28,11 +28,11 @@ export const DEMO_LOGO = svg(
 );
 export const DEMO_TAB_LOGO = svg('<rect width="32" height="32" rx="6" fill="#2563eb"/><path d="M8 24V8l8 8 8-8v16" stroke="#fff" stroke-width="3" fill="none"/>', 32, 32);
 
-export async function seedReferenceData(db: Db): Promise<void> {
+export async function seedReferenceData(db: Db, opts: { driver?: 'simulator' | 'qemu' } = {}): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
     await db.insert(roles).values(role).onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
-  await seedCatalog(db);
+  await seedCatalog(db, opts.driver);
 }
 
 export interface SeededAdmin {

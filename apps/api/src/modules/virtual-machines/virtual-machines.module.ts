@@ -1,4 +1,5 @@
 /** Virtual machines: catalog, actions as durable operations, provider drivers, live status. */
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import type { Db } from '../../db/client.ts';
@@ -21,7 +22,8 @@ function poolOf(db: Db): pg.Pool | null {
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps, registryOverride?: ProviderRegistry): Promise<Worker[]> {
   const env = deps.config;
-  const registry = registryOverride ?? createProviderRegistry({}, { simulatorStepMs: env.SIMULATOR_STEP_MS });
+  // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
+  const registry = registryOverride ?? createProviderRegistry({}, { simulatorStepMs: env.SIMULATOR_STEP_MS, qemuStateDir: resolve(env.DATA_DIR, 'qemu') });
   // Several API instances share one PostgreSQL: status events go through LISTEN/NOTIFY there (listening from
   // now on, so a stream opened before the workers start still hears them). PGlite is one process.
   let relay: PgVmEvents | null = null;

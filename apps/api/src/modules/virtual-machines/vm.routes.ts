@@ -83,7 +83,8 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     return { message: TEXT.vmDeleted, data: null };
   });
 
-  // The console page the portal frames: the machine's text console, behind a single-use token.
+  // The console page the portal frames: the machine's text console, behind a single-use token. Like a
+  // terminal it opens at the bottom (a column-reverse scroller: no script, which the CSP would refuse).
   app.get('/virtualMachines/console/:id', { schema: { hide: true, params: z.object({ id: z.coerce.number().int().positive() }), querystring: z.object({ token: z.string().max(100) }) } }, async (request, reply) => {
     const { id } = request.params as { id: number };
     const { token } = request.query as { token: string };
@@ -95,7 +96,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
       .type('text/html')
       .header('cache-control', 'no-store')
       .send(
-        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(name)} console</title><style>html,body{margin:0;height:100%;background:#0b1120;color:#d1fae5}pre{margin:0;padding:16px;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}</style></head><body><pre id="console">${escapeHtml(text)}<span>█</span></pre></body></html>`,
+        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(name)} console</title><style>html,body{margin:0;height:100%;background:#0b1120;color:#d1fae5}.screen{height:100%;overflow:auto;display:flex;flex-direction:column-reverse}pre{margin:0;padding:16px;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}</style></head><body><div class="screen"><pre id="console">${escapeHtml(text)}<span>█</span></pre></div></body></html>`,
       );
   });
 
