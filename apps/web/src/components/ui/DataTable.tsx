@@ -1,7 +1,8 @@
 /**
  * The generic table of SPEC point 2: header (title, message, icon), search, refresh with a spinner that
  * stays at least ~300 ms after the reload ends (SPEC point 4), optional action, sortable headers,
- * "Page X of Y" paging, and loading / error / no-data states. Paging, search and sort are the caller's (server-side); the table only reports changes.
+ * "Page X of Y" paging, and loading / error / no-data states. Paging, search and sort are the caller's
+ * (server-side); the table only reports changes.
  */
 import { ArrowDown, ArrowUp, ArrowUpDown, RefreshCw, Search } from 'lucide-react';
 import { useRef, useState, type ReactNode } from 'react';
