@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
+import { newPasswordSchema } from '@portal/contract/validation';
 
 const basePath = (fallback: string) =>
   z
@@ -73,7 +74,8 @@ export const configSchema = z.object({
   /** Marks the session cookie Secure; on by default when PUBLIC_URL is https. */
   COOKIE_SECURE: bool.optional(),
   SEED_ADMIN_EMAIL: z.email().optional(),
-  SEED_ADMIN_PASSWORD: z.string().optional(),
+  /** The owner's first password: held to the same rules as any new password. */
+  SEED_ADMIN_PASSWORD: newPasswordSchema.optional(),
   VM_PROVIDER: z.enum(['simulator', 'qemu']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),

@@ -45,3 +45,17 @@ describe('the configuration reference', () => {
     expect(documented).toEqual(Object.keys(configSchema.shape).sort());
   });
 });
+
+describe('SEED_ADMIN_PASSWORD', () => {
+  it('must meet the password rules, and a refusal names the setting without echoing the value', () => {
+    expect(loadConfig({ SEED_ADMIN_PASSWORD: 'Strong-Enough-Pass-1!' }).SEED_ADMIN_PASSWORD).toBe('Strong-Enough-Pass-1!');
+    expect(() => loadConfig({ SEED_ADMIN_PASSWORD: 'weak' })).toThrow(/SEED_ADMIN_PASSWORD: Password must be at least 12 characters long/);
+    try {
+      loadConfig({ SEED_ADMIN_PASSWORD: 'nodigitsorspecialchars' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toContain('SEED_ADMIN_PASSWORD');
+      expect((err as Error).message).not.toContain('nodigitsorspecialchars');
+    }
+  });
+});
