@@ -113,3 +113,26 @@ async function createBody(admin: Awaited<ReturnType<typeof signIn>>, name: strin
   const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
   return { configs, body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1 } };
 }
+
+it('gives up on an operation whose runners keep dying, instead of claiming it forever', async () => {
+  const admin = await signIn(t);
+  const { body } = await createBody(admin, 'cursed');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 100, pollMs: 20, maxAttempts: 2 };
+  // Two runners in a row claim the create and die before finishing it.
+  for (let i = 0; i < 2; i++) {
+    const doomed = createOperationRunner(common);
+    await doomed.tick();
+    await doomed.stop({ abandon: true });
+    await new Promise((r) => setTimeout(r, 150)); // the lease runs out
+  }
+  const last = createOperationRunner(common);
+  await last.tick();
+  await last.idle();
+  const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(op).toMatchObject({ status: 'failed', attempts: 3, lastError: 'Gave up after 2 attempts' });
+  const [vm] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
+  expect(vm).toMatchObject({ status: 'Error', errorReason: 'Gave up after 2 attempts' });
+  await last.stop();
+});
