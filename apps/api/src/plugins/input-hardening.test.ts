@@ -128,15 +128,23 @@ describe('ids beyond the PostgreSQL int range', () => {
 });
 
 describe('client address and X-Forwarded-For', () => {
+  /** Failed sign-ins with a limit of 3 a minute: the status of each, given its email and X-Forwarded-For. */
+  async function signInStatuses(app: TestApp, attempts: { email: string; forwardedFor: string }[]): Promise<number[]> {
+    const client = app.client();
+    const statuses: number[] = [];
+    for (const { email, forwardedFor } of attempts) {
+      const res = await client.raw('POST', `${app.config.API_BASE_PATH}/auth/login`, { email, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': forwardedFor });
+      statuses.push(res.status);
+    }
+    return statuses;
+  }
+  const attempts = (n: number, email: (i: number) => string, forwardedFor: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => ({ email: email(i), forwardedFor: forwardedFor(i) }));
+
   it('ignores a spoofed X-Forwarded-For by default, so it cannot escape the per-address limit', async () => {
     const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
-      const client = limited.client();
-      const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const res = await client.raw('POST', `${limited.config.API_BASE_PATH}/auth/login`, { email: `user${i}@example.com`, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': `198.51.100.${i + 1}` });
-        statuses.push(res.status);
-      }
+      const statuses = await signInStatuses(limited, attempts(5, (i) => `user${i}@example.com`, (i) => `198.51.100.${i + 1}`));
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
     } finally {
       await limited.close();
@@ -147,12 +155,7 @@ describe('client address and X-Forwarded-For', () => {
     // inject() connects from 127.0.0.1: trust exactly that proxy.
     const proxied = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' } });
     try {
-      const client = proxied.client();
-      const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const res = await client.raw('POST', `${proxied.config.API_BASE_PATH}/auth/login`, { email: `user${i}@example.com`, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': `198.51.100.${i + 1}` });
-        statuses.push(res.status);
-      }
+      const statuses = await signInStatuses(proxied, attempts(5, (i) => `user${i}@example.com`, (i) => `198.51.100.${i + 1}`));
       // Distinct clients behind the proxy, distinct emails: nobody is over the limit.
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
     } finally {
@@ -164,19 +167,10 @@ describe('client address and X-Forwarded-For', () => {
     // One proxy: the client is the last X-Forwarded-For entry; whatever the client put before it is ignored.
     const oneHop = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' } });
     try {
-      const client = oneHop.client();
-      const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const res = await client.raw('POST', `${oneHop.config.API_BASE_PATH}/auth/login`, { email: `hop${i}@example.com`, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': `192.0.2.${i + 1}, 198.51.100.77` });
-        statuses.push(res.status);
-      }
-      expect(statuses).toEqual([401, 401, 401, 429]);
+      const spoofed = await signInStatuses(oneHop, attempts(4, (i) => `hop${i}@example.com`, (i) => `192.0.2.${i + 1}, 198.51.100.77`));
+      expect(spoofed).toEqual([401, 401, 401, 429]);
       // Distinct clients behind that proxy are distinct clients.
-      const behind: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const res = await client.raw('POST', `${oneHop.config.API_BASE_PATH}/auth/login`, { email: `behind${i}@example.com`, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': `192.0.2.1, 198.51.100.${i + 1}` });
-        behind.push(res.status);
-      }
+      const behind = await signInStatuses(oneHop, attempts(4, (i) => `behind${i}@example.com`, (i) => `192.0.2.1, 198.51.100.${i + 1}`));
       expect(behind).toEqual([401, 401, 401, 401]);
     } finally {
       await oneHop.close();
