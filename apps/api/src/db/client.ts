@@ -22,6 +22,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The `pg` pool behind a PostgreSQL database (null for PGlite), for what needs a connection of its own. */
+  pool: pg.Pool | null;
   /** Runs a raw statement; for health checks and tests. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -51,6 +53,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     return {
       db,
       kind: 'postgres',
+      pool,
       ping: async () => {
         await pool.query('select 1');
       },
@@ -73,6 +76,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return {
     db,
     kind: 'pglite',
+    pool: null,
     ping: async () => {
       await client.query('select 1');
     },

@@ -6,11 +6,13 @@
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import type { Tx } from '../db/client.ts';
 import { teamMembers, teams, users } from '../db/schema.ts';
+import { BUILT_IN_ROLES } from './roles.ts';
 
-const OPERATOR_ROLE_ID = 2;
-const VIEWER_ROLE_ID = 3;
+const roleId = (name: (typeof BUILT_IN_ROLES)[number]['name']) => BUILT_IN_ROLES.find((r) => r.name === name)!.id;
+const OPERATOR_ROLE_ID = roleId('Operator');
+const VIEWER_ROLE_ID = roleId('Viewer');
 
-export const DEMO_TEAMS = ['Platform', 'Web Apps'] as const;
+const DEMO_TEAMS = ['Platform', 'Web Apps'] as const;
 
 export async function seedDemoTeams(tx: Tx, ids: { companyId: number; adminUserId: number }): Promise<void> {
   const [platform, web] = await tx

@@ -24,11 +24,6 @@ export const ROW_FAILED = {
   failed: 'row: could not be saved; the server log has the details',
 } as const;
 
-/** Until a logger is passed in, failures still reach the server's error output. */
-const fallbackLog: ImportLog = {
-  error: ((obj: unknown, msg?: string) => console.error(msg ?? 'import row failed', obj)) as ImportLog['error'],
-};
-
 async function runImport<S extends z.ZodType>(
   db: Db,
   log: ImportLog,
@@ -78,9 +73,8 @@ const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tab
   ...(r.supportEmail !== undefined ? { supportEmail: r.supportEmail } : {}),
 });
 
-export function createImportsService(deps: { db: Db; audit: Audit; log?: ImportLog }) {
-  const { db } = deps;
-  const log = deps.log ?? fallbackLog;
+export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLog }) {
+  const { db, log } = deps;
   const record = (tx: Tx, action: string, type: string, id: number, after: unknown) => deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
 
   return {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   a = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' } });
   if (crossInstance) {
     // A second instance: its own pool (and LISTEN connection) on A's database, same config and secret.
-    const url = (a.database.db as unknown as { $client: { options: { connectionString: string } } }).$client.options.connectionString;
+    const url = (a.database.pool!.options as { connectionString: string }).connectionString;
     bDatabase = await openDatabase({ databaseUrl: url, poolSize: 3 });
     b = await buildApp({ config: a.config, database: bDatabase, secret: SECRET, logger: false });
     await b.app.ready();

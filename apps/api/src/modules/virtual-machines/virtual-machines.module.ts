@@ -1,8 +1,6 @@
 /** Virtual machines: catalog, actions as durable operations, provider drivers, live status. */
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
-import type { Db } from '../../db/client.ts';
 import type { ModuleDeps, Worker } from '../../lib/module.ts';
 import { createReconciler } from '../../operations/reconciler.ts';
 import { createOperationRunner } from '../../operations/runner.ts';
@@ -14,12 +12,6 @@ import { registerVmRoutes } from './vm.routes.ts';
 import { createVmService } from './vm.service.ts';
 import { createSecretBox } from './vm-secrets.ts';
 
-/** The `pg` pool behind a PostgreSQL Drizzle handle (drizzle keeps it as `$client`). */
-function poolOf(db: Db): pg.Pool | null {
-  const client = (db as Db & { $client?: unknown }).$client;
-  return client instanceof pg.Pool ? client : null;
-}
-
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps, registryOverride?: ProviderRegistry): Promise<Worker[]> {
   const env = deps.config;
   // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
@@ -28,14 +20,13 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   // now on, so a stream opened before the workers start still hears them). PGlite is one process.
   let relay: PgVmEvents | null = null;
   let events: VmEvents;
-  const pool = deps.database.kind === 'postgres' ? poolOf(deps.database.db) : null;
+  const { pool } = deps.database;
   if (pool) {
     // The listener connects where the pool does (DATABASE_URL in production; tests hand in their own database).
     relay = createPgVmEvents({ pool, connection: connectionOf(pool), log: deps.log });
     await relay.start();
     events = relay;
   } else {
-    if (deps.database.kind === 'postgres') deps.log.error('VM events: no pg pool behind the database; live status stays inside this instance');
     events = createVmEvents();
   }
   // Console links live in the database, so the page may open on another instance than the one that issued it.

@@ -8,6 +8,7 @@ import { errorMessage } from '../../../lib/api.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
 import { useRoles } from '../api/roles.ts';
 import { useTeamDetails } from '../api/team-details.ts';
+import { RolesFetchError } from './RolesFetchError.tsx';
 
 export function TeamMembersTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
@@ -17,11 +18,7 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
   const roleName = (id: number) => roles.data?.find((r) => r.id === id)?.name ?? `Role ${id}`;
   return (
     <div className="space-y-2">
-      {roles.error && (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
-        </p>
-      )}
+      <RolesFetchError error={roles.error} />
       <DataTable
         title="Team Members"
         icon={<Users className="h-5 w-5" />}

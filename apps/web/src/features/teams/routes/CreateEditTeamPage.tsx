@@ -22,6 +22,7 @@ import { useUsersList } from '../../users/api/users.ts';
 import { isAdminRole, useRoles } from '../api/roles.ts';
 import { useTeamDetails } from '../api/team-details.ts';
 import { useAddTeamUser, useAssignRoles, useCreateTeam, useRemoveTeamUser } from '../api/team-mutations.ts';
+import { RolesFetchError } from '../components/RolesFetchError.tsx';
 
 type Mode = 'name' | 'build' | 'permissions';
 /** Members added while building start as Operators; roles are set in the next step. */
@@ -186,11 +187,7 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
   if (perms.error) return <p role="alert" className="text-sm text-red-600">{withDetail(ERRORS.fetchTeam, errorMessage(perms.error))}</p>;
   return (
     <div className="max-w-3xl space-y-4">
-      {roles.error && (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
-        </p>
-      )}
+      <RolesFetchError error={roles.error} />
       <div className="rounded-lg border border-slate-200 bg-white shadow-sm">
         {perms.data.members.length === 0 ? (
           <p className="px-4 py-8 text-center text-sm text-slate-500">{TEXT.noTeamMembers}</p>

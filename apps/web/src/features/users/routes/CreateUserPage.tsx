@@ -16,6 +16,7 @@ import { useDebounced } from '../../../lib/use-debounced.ts';
 import { isAdminRole, useRoles } from '../../teams/api/roles.ts';
 import { useTeamsList } from '../../teams/api/teams-list.ts';
 import { useInviteUser } from '../api/users.ts';
+import { RolesFetchError } from '../../teams/components/RolesFetchError.tsx';
 
 type AddUserForm = z.input<typeof addUserFormSchema>;
 
@@ -125,11 +126,7 @@ export function CreateUserPage() {
               </>
             )}
           />
-          {roles.error && (
-            <p role="alert" className="text-sm text-red-600">
-              {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
-            </p>
-          )}
+          <RolesFetchError error={roles.error} />
           {role && <p className="text-sm text-slate-500">{role.info}</p>}
         </div>
 

@@ -18,6 +18,7 @@ import { useTableState } from '../../../lib/use-table-state.ts';
 import { isAdminRole, useRoles } from '../../teams/api/roles.ts';
 import { useRemoveTeamUser, useUpdateRole } from '../../teams/api/team-mutations.ts';
 import { useEditUser, useMemberships, useRefreshAfterUserWrite, useUser } from '../api/users.ts';
+import { RolesFetchError } from '../../teams/components/RolesFetchError.tsx';
 
 type EditForm = z.input<typeof userEditFormSchema>;
 
@@ -105,11 +106,7 @@ function MembershipsTable({ userId }: { userId: number }) {
   return (
     <div className="max-w-3xl space-y-2">
       {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
-      {roles.error && (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchRoles, errorMessage(roles.error))}
-        </p>
-      )}
+      <RolesFetchError error={roles.error} />
       <DataTable
         title="Team Memberships"
         columns={[
