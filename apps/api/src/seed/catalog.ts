@@ -5,13 +5,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { VM_SIZES } from '@portal/contract/constants';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { cities, configurations, countries, images, providerOfferings, providers, regions } from '../db/schema.ts';
 
 const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
 /** `driver`: what runs the demo providers' machines (the simulator, or real QEMU guests on this host). */
-export async function seedCatalog(db: Db, driver: 'simulator' | 'qemu' = 'simulator'): Promise<void> {
+export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simulator'): Promise<void> {
   const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
   if (n > 0) return;
   await db.transaction(async (tx) => {

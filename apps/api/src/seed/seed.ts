@@ -3,6 +3,7 @@
  * reseller (with branding), company and one owner (plus demo teams when asked). Prints where to sign in.
  */
 import { sql } from 'drizzle-orm';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { companies, distributors, resellers, roles, users } from '../db/schema.ts';
 import { cryptoRandom } from '../lib/crypto.ts';
@@ -28,7 +29,7 @@ export const DEMO_LOGO = svg(
 );
 export const DEMO_TAB_LOGO = svg('<rect width="32" height="32" rx="6" fill="#2563eb"/><path d="M8 24V8l8 8 8-8v16" stroke="#fff" stroke-width="3" fill="none"/>', 32, 32);
 
-export async function seedReferenceData(db: Db, opts: { driver?: 'simulator' | 'qemu' } = {}): Promise<void> {
+export async function seedReferenceData(db: Db, opts: { driver?: Config['VM_PROVIDER'] } = {}): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
     await db.insert(roles).values(role).onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
