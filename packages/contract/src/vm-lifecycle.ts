@@ -1,0 +1,108 @@
+/**
+ * The VM lifecycle, in one typed table that the server's checks, the operation runner's dispatch and the
+ * portal's buttons and dialogs all read. Adding an action: add a row here (and, if it runs on the host, an
+ * operation kind with its payload and a driver call); the portal renders its button from the row.
+ */
+import { z } from 'zod';
+import { VM_STATUSES, type VmStatus } from './constants.ts';
+import { TEXT } from './messages.ts';
+import type { Permission } from './permissions.ts';
+
+export { VM_STATUSES, type VmStatus };
+
+/** Statuses in which a VM rests; the others only show while an operation runs. */
+export const VM_STEADY_STATUSES = ['Running', 'Stopped', 'Shutoff', 'Error'] as const satisfies readonly VmStatus[];
+/** Powered off, whether through the portal (Stopped) or from inside the guest or on the host (Shutoff). */
+export const VM_OFF_STATUSES = ['Stopped', 'Shutoff'] as const satisfies readonly VmStatus[];
+
+/** Durable operations: what the runner executes. Each kind carries its own payload. */
+export const operationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('create'), payload: z.object({}).strict() }),
+  z.object({ kind: z.literal('start'), payload: z.object({}).strict() }),
+  z.object({ kind: z.literal('stop'), payload: z.object({}).strict() }),
+  z.object({ kind: z.literal('forceStop'), payload: z.object({}).strict() }),
+  z.object({ kind: z.literal('reset'), payload: z.object({}).strict() }),
+  z.object({ kind: z.literal('resize'), payload: z.object({ configurationId: z.number().int() }).strict() }),
+  z.object({ kind: z.literal('delete'), payload: z.object({}).strict() }),
+]);
+export type Operation = z.infer<typeof operationSchema>;
+export type OperationKind = Operation['kind'];
+export type OperationPayload<K extends OperationKind> = Extract<Operation, { kind: K }>['payload'];
+export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.value) as [OperationKind, ...OperationKind[]];
+
+/** What an operation shows while it runs and where it ends when it succeeds. */
+export const OPERATIONS: { readonly [K in OperationKind]: { runningStatus: VmStatus; endsIn: VmStatus | 'deleted' | 'unchanged' } } = {
+  create: { runningStatus: 'Provisioning', endsIn: 'Running' },
+  start: { runningStatus: 'Starting', endsIn: 'Running' },
+  stop: { runningStatus: 'Stopping', endsIn: 'Stopped' },
+  forceStop: { runningStatus: 'Stopping', endsIn: 'Stopped' },
+  reset: { runningStatus: 'Starting', endsIn: 'Running' },
+  // A machine keeps its power state through a resize.
+  resize: { runningStatus: 'Resizing', endsIn: 'unchanged' },
+  delete: { runningStatus: 'Stopping', endsIn: 'deleted' },
+};
+
+export interface VmActionDef {
+  /** The operation it records; null for an action done at once in the database (rename). */
+  operation: OperationKind | null;
+  /** Statuses it may start from. */
+  from: readonly VmStatus[];
+  permission: Permission;
+  /** Past participle for "The VM cannot be … while it is …". */
+  participle: string;
+  label: string;
+  /** Confirmation dialog (title and question), for actions confirmed with a plain yes/no. */
+  confirm?: { title: string; text: string };
+  /** Shown once the server accepted the action. */
+  accepted?: string;
+}
+
+export const VM_ACTIONS = {
+  start: {
+    operation: 'start',
+    from: VM_OFF_STATUSES,
+    permission: 'vm.operate',
+    participle: 'started',
+    label: 'Start',
+    confirm: { title: TEXT.startVmTitle, text: TEXT.startVmText },
+    accepted: TEXT.vmStarted,
+  },
+  stop: {
+    operation: 'stop',
+    from: ['Running'],
+    permission: 'vm.operate',
+    participle: 'stopped',
+    label: 'Stop',
+    confirm: { title: TEXT.stopVmTitle, text: TEXT.stopVmText },
+    accepted: TEXT.vmStopped,
+  },
+  forceStop: {
+    operation: 'forceStop',
+    // Also the way out of a stop the guest ignores.
+    from: ['Running', 'Stopping'],
+    permission: 'vm.operate',
+    participle: 'powered off',
+    label: 'Power off',
+    confirm: { title: 'Power off VM', text: 'Are you sure you want to power off the VM? Anything the guest has not saved is lost.' },
+    accepted: 'VM is being powered off',
+  },
+  reset: {
+    operation: 'reset',
+    from: ['Running'],
+    permission: 'vm.operate',
+    participle: 'reset',
+    label: 'Reset',
+    confirm: { title: TEXT.resetVmTitle, text: TEXT.resetVmText },
+    accepted: TEXT.vmReset,
+  },
+  upgrade: { operation: 'resize', from: ['Running', 'Stopped', 'Shutoff'], permission: 'vm.modify', participle: 'upgraded', label: 'Upgrade' },
+  rename: { operation: null, from: VM_STEADY_STATUSES, permission: 'vm.modify', participle: 'renamed', label: 'Rename' },
+  delete: { operation: 'delete', from: VM_STEADY_STATUSES, permission: 'vm.delete', participle: 'deleted', label: 'Delete', accepted: TEXT.vmDeleted },
+} as const satisfies Record<string, VmActionDef>;
+export type VmActionName = keyof typeof VM_ACTIONS;
+
+/** Why an action cannot start from a status, or null when it can. Same words on server and portal. */
+export function actionUnavailableReason(action: VmActionName, status: VmStatus): string | null {
+  const def: VmActionDef = VM_ACTIONS[action];
+  return def.from.includes(status) ? null : `The VM cannot be ${def.participle} while it is ${status}`;
+}
