@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { ERRORS, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { loginFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { callApi, errorMessage } from '../../../lib/api.ts';

@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';

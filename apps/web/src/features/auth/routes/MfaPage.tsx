@@ -8,8 +8,8 @@ import type { z } from 'zod';
 import { API_MESSAGES, ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { mfaFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
-import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
+import { forgetAuthCheck } from '../../../lib/auth-check.ts';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { ApiError, callApi, errorMessage } from '../../../lib/api.ts';
@@ -57,7 +57,7 @@ export function MfaPage() {
       const plain = { ...signedIn, createdAt: signedIn.createdAt.toISOString() };
       setUser(plain, true);
       writeStoredAuth({ needsReset: signedIn.forcePasswordReset, resetKey: signedIn.resetKey });
-      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
+      forgetAuthCheck(queryClient);
       navigate(pathAfterSignIn(signedIn), { replace: true });
     } catch (err) {
       const message = errorMessage(err);

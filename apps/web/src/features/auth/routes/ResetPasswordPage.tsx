@@ -10,8 +10,8 @@ import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
 import { resetPasswordFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
-import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
+import { forgetAuthCheck } from '../../../lib/auth-check.ts';
 import { Button } from '../../../components/ui/Button.tsx';
 import { PasswordChecklist } from '../../../components/ui/PasswordChecklist.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
@@ -53,7 +53,7 @@ export function ResetPasswordPage() {
       await reset.mutateAsync({ userId, resetKey, password: values.password });
       writeStoredAuth({ needsReset: false, resetKey: null });
       if (user) setUser({ ...user, forcePasswordReset: false, resetKey: null }, true);
-      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
+      forgetAuthCheck(queryClient);
       setDone(true);
     } catch (err) {
       setError(withDetail(ERRORS.resetPassword, errorMessage(err)));

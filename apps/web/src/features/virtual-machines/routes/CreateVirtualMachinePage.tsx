@@ -118,7 +118,7 @@ export function CreateVirtualMachinePage() {
     e.preventDefault();
     if (!validate()) return;
     try {
-      await create.mutateAsync({ regionId: regionId!, image, configurationId: configurationId!, providerId: providerId!, name: name.trim(), numberOfInstances: Number(copies), teamId });
+      await create.mutateAsync({ body: { regionId: regionId!, image, configurationId: configurationId!, providerId: providerId!, name: name.trim(), numberOfInstances: Number(copies), teamId } });
       navigate('/virtualMachines');
     } catch (err) {
       setFormError(errorMessage(err) || ERRORS.createVm);
