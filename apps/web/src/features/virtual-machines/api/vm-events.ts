@@ -2,7 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { apiUrl } from '../../../lib/api.ts';
-import { invalidateRoutes } from '../../../lib/route-query.ts';
+import { invalidateRoutes } from '../../../lib/route-keys.ts';
 import { VM_READS } from '../../../lib/reads.ts';
 
 export function useLiveVmStatus(): void {
