@@ -114,7 +114,7 @@ export function CreateVirtualMachinePage() {
     return () => subscription.unsubscribe();
   }, [form, resetCreate]);
 
-  /** Sets one field of the chain and clears every field below it. */
+  /** Sets one list of the chain (country to configuration) and clears every field below it. */
   function choose(field: ChainField, value: string) {
     form.setValue(field, value);
     for (const below of CHAIN.slice(CHAIN.indexOf(field) + 1)) form.setValue(below, '');
@@ -205,7 +205,7 @@ export function CreateVirtualMachinePage() {
         {providerList && providerList.length > 1 && (
           <Field label="Provider">
             {(id) => (
-              <select id={id} className={selectClass} value={providerId} onChange={(e) => choose('providerId', e.target.value)}>
+              <select id={id} className={selectClass} value={providerId} onChange={(e) => form.setValue('providerId', e.target.value)}>
                 <option value="">Select a provider</option>
                 {providerList.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -228,13 +228,13 @@ export function CreateVirtualMachinePage() {
                 className={selectClass}
                 disabled={providerId === ''}
                 value={numberOfInstances}
-                onChange={(e) => choose('numberOfInstances', e.target.value)}
+                onChange={(e) => form.setValue('numberOfInstances', e.target.value)}
               />
             )}
           </Field>
           <Field label="Team (optional)" error={errorText(teams.error, ERRORS.fetchTeams)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={!copiesValid} value={teamId} onChange={(e) => choose('teamId', e.target.value)}>
+              <select id={id} className={selectClass} disabled={!copiesValid} value={teamId} onChange={(e) => form.setValue('teamId', e.target.value)}>
                 <option value="">No team</option>
                 {teams.data?.data.map((t) => (
                   <option key={t.id} value={t.id}>
