@@ -159,6 +159,7 @@ export const vmRoutes = {
   delete: route({ ...base, method: 'DELETE', path: `${P}/delete/:id`, summary: 'Delete a VM', params: idParamsSchema, data: z.null() }),
   start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
   stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
+  forceStop: route({ ...base, method: 'POST', path: `${P}/forceStop/:id`, summary: 'Power a VM off at once', params: idParamsSchema, data: z.null() }),
   reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
   edit: route({ ...base, method: 'PUT', path: `${P}/edit/:id`, summary: 'Rename a VM', params: idParamsSchema, body: z.object({ name: vmNameSchema }).strict(), data: z.null() }),
   dashboard: route({ ...base, method: 'GET', path: `${P}/GetDashboardData`, summary: 'VMs per size this month, last month and this year', data: dashboardDataSchema }),

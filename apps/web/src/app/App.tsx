@@ -6,7 +6,7 @@ import { setUnauthorizedHandler } from '../lib/api.ts';
 import { clearStoredAuth, forgetAuthAfterBrowserRestart } from '../lib/auth-storage.ts';
 import { queryClient } from '../lib/query-client.ts';
 import { installGlobalErrorReporting } from '../lib/report-error.ts';
-import { AuthProvider } from './auth-context.tsx';
+import { AuthProvider } from '../lib/auth-context.tsx';
 import { createRouter } from './router.tsx';
 
 forgetAuthAfterBrowserRestart();

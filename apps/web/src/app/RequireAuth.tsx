@@ -1,22 +1,10 @@
 /** Protected routes: the auth check runs on load; no session → /login, code still due → /mfa. */
-import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { routes } from '@portal/contract/routes';
 import { Spinner } from '../components/ui/Spinner.tsx';
-import { ApiError, callApi } from '../lib/api.ts';
-import { useAuth } from './auth-context.tsx';
-
-export const AUTH_CHECK_KEY = ['auth', 'check'] as const;
-
-export function useAuthCheck() {
-  return useQuery({
-    queryKey: AUTH_CHECK_KEY,
-    queryFn: () => callApi(routes.auth.check, { suppress401: true }),
-    retry: false,
-    staleTime: 60_000,
-  });
-}
+import { ApiError } from '../lib/api.ts';
+import { useAuthCheck } from '../lib/auth-check.ts';
+import { useAuth } from '../lib/auth-context.tsx';
 
 export function RequireAuth() {
   const check = useAuthCheck();

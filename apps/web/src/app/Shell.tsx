@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
-import { useAuth } from './auth-context.tsx';
+import { useAuth } from '../lib/auth-context.tsx';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 
 /** Each link is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */

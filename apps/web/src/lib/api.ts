@@ -20,14 +20,21 @@ export class ApiError extends Error {
   }
 }
 
-export interface CallOptions<R extends RouteDef> {
-  params?: Record<string, string | number>;
-  query?: R['query'] extends z.ZodType ? Partial<Record<keyof z.input<R['query']>, string | number | boolean | undefined>> : never;
-  body?: R['body'] extends z.ZodType ? z.input<R['body']> : never;
+/** Path parameters, query and body of one route, typed from its contract schemas (parsed shapes). */
+type ParamsPart<R extends RouteDef> = R['params'] extends z.ZodType ? { params: z.output<R['params']> } : { params?: never };
+type QueryPart<R extends RouteDef> = R['query'] extends z.ZodType ? { query?: Partial<z.output<R['query']>> } : { query?: never };
+type BodyPart<R extends RouteDef> = R['body'] extends z.ZodType
+  ? undefined extends z.output<R['body']>
+    ? { body?: z.output<R['body']> }
+    : { body: z.output<R['body']> }
+  : { body?: never };
+export type RouteRequest<R extends RouteDef> = ParamsPart<R> & QueryPart<R> & BodyPart<R>;
+
+export type CallOptions<R extends RouteDef> = RouteRequest<R> & {
   /** Do not send the user to /login on a 401 (the caller handles it). */
   suppress401?: boolean;
   signal?: AbortSignal;
-}
+};
 
 export type ApiData<R extends RouteDef> = Revived<z.output<R['data']>>;
 
@@ -42,17 +49,17 @@ export function apiUrl(path: string): string {
   return `${portalConfig.apiBasePath}${path}`;
 }
 
-export async function callApi<R extends RouteDef>(route: R, options: CallOptions<R> = {}): Promise<ApiData<R>> {
+export async function callApi<R extends RouteDef>(route: R, options: CallOptions<R> = {} as CallOptions<R>): Promise<ApiData<R>> {
   const { data } = await callApiWithMessage(route, options);
   return data;
 }
 
-export async function callApiWithMessage<R extends RouteDef>(route: R, options: CallOptions<R> = {}): Promise<{ message: string; data: ApiData<R> }> {
+export async function callApiWithMessage<R extends RouteDef>(route: R, options: CallOptions<R> = {} as CallOptions<R>): Promise<{ message: string; data: ApiData<R> }> {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries((options.query ?? {}) as Record<string, unknown>)) {
     if (v !== undefined && v !== null && v !== '') query.set(k, String(v));
   }
-  const path = buildPath(route.path, options.params) + (query.size ? `?${query.toString()}` : '');
+  const path = buildPath(route.path, options.params as Record<string, string | number> | undefined) + (query.size ? `?${query.toString()}` : '');
   const unsafe = route.method !== 'GET';
   let response: Response;
   try {

@@ -1,45 +1,38 @@
 /** "Delete {name}?" — the spec's confirmation: warning, error text, Delete (disabled while loading), Cancel. */
 import { TEXT } from '@portal/contract/messages';
-import { Button } from './Button.tsx';
-import { Modal } from './Modal.tsx';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 
 export interface DeleteConfirmationModalProps {
-  open: boolean;
-  name: string;
+  /** What is about to be deleted; the dialog is open exactly while this is set. */
+  target: { name: string } | null;
   /** What is deleted, e.g. "team", "user", "virtual machine". */
   item: string;
-  loading?: boolean;
-  error?: string | null;
+  pending?: boolean;
+  /** The delete mutation's error, shown in the dialog. */
+  error?: unknown;
+  errorPrefix?: string;
   onConfirm: () => void;
   /** Cancel clears errors and closes. */
   onCancel: () => void;
 }
 
-export function DeleteConfirmationModal({ open, name, item, loading = false, error, onConfirm, onCancel }: DeleteConfirmationModalProps) {
+export function DeleteConfirmationModal({ target, item, pending = false, error, errorPrefix, onConfirm, onCancel }: DeleteConfirmationModalProps) {
   return (
-    <Modal
-      open={open}
-      title={TEXT.deleteTitle(name)}
-      onClose={onCancel}
+    <ConfirmDialog
+      open={target !== null}
+      title={TEXT.deleteTitle(target?.name ?? '')}
+      confirmLabel="Delete"
+      variant="danger"
       showClose={false}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button variant="danger" onClick={onConfirm} disabled={loading}>
-            Delete
-          </Button>
-        </>
-      }
+      pending={pending}
+      error={error}
+      {...(errorPrefix ? { errorPrefix } : {})}
+      errorClassName="mt-3 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700"
+      onConfirm={onConfirm}
+      onCancel={onCancel}
     >
       <p className="text-sm text-slate-700">{TEXT.deleteBody(item)}</p>
       <p className="mt-2 text-sm font-medium text-red-600">{TEXT.cannotBeReversed}</p>
-      {error && (
-        <p role="alert" className="mt-3 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
-          {error}
-        </p>
-      )}
-    </Modal>
+    </ConfirmDialog>
   );
 }

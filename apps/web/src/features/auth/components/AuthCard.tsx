@@ -1,7 +1,7 @@
 /** The centred card every public auth screen sits in, with the brand's logo when known. */
 import type { ReactNode } from 'react';
 import { TEXT } from '@portal/contract/messages';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
 
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
   const { user } = useAuth();

@@ -1,16 +1,16 @@
 /** /confirmNewUser?token=…&id=… — an invited user sets names and password. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useState } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
-import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { confirmEmailFormSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
 import { PasswordChecklist } from '../../../components/ui/PasswordChecklist.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { useConfirmEmail } from '../api/confirm-email.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type ConfirmForm = z.input<typeof confirmEmailFormSchema>;
@@ -20,9 +20,7 @@ export function ConfirmEmailPage() {
   const [params] = useSearchParams();
   const token = params.get('token');
   const userId = Number(params.get('id'));
-  const confirm = useConfirmEmail();
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const confirm = useRouteMutation(routes.password.confirmEmail, { suppress401: true });
   const form = useForm<ConfirmForm>({
     resolver: zodResolver(confirmEmailFormSchema),
     defaultValues: { firstName: '', lastName: '', password: '', confirmPassword: '' },
@@ -30,21 +28,15 @@ export function ConfirmEmailPage() {
   const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
   const linkBroken = !token || !Number.isInteger(userId) || userId <= 0;
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
+  const onSubmit = form.handleSubmit((values) => {
     if (linkBroken) {
-      setError(VALIDATION.missingResetToken);
+      form.setError('root.link', { message: VALIDATION.missingResetToken });
       return;
     }
-    try {
-      await confirm.mutateAsync({ userId, resetKey: token, password: values.password, firstName: values.firstName, lastName: values.lastName });
-      setDone(true);
-    } catch (err) {
-      setError(withDetail(ERRORS.confirmEmail, errorMessage(err)));
-    }
+    confirm.mutate({ params: { token: userId }, body: { resetKey: token, password: values.password, firstName: values.firstName, lastName: values.lastName } });
   });
 
-  if (done) {
+  if (confirm.isSuccess) {
     return (
       <AuthCard title={TEXT.emailConfirmed}>
         <Button className="w-full" onClick={() => navigate('/login', { replace: true })}>
@@ -66,8 +58,8 @@ export function ConfirmEmailPage() {
           <TextField<ConfirmForm> name="password" label="New Password" type="password" autoComplete="new-password" required />
           <TextField<ConfirmForm> name="confirmPassword" label="Confirm Password" type="password" autoComplete="new-password" required />
           <PasswordChecklist password={password ?? ''} confirm={confirmPassword ?? ''} />
-          <FormError message={error} />
-          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+          <FormError message={form.formState.errors.root?.link?.message ?? errorText(confirm.error, ERRORS.confirmEmail)} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || confirm.isPending}>
             Confirm Email
           </Button>
         </form>

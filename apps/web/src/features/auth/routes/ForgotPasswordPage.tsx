@@ -1,36 +1,26 @@
 /** /forgotPassword — email, Continue, Back to Login; then the "sent" texts. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useState } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import type { z } from 'zod';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { forgotPasswordFormSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { useForgotPassword } from '../api/forgot-password.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type ForgotForm = z.input<typeof forgotPasswordFormSchema>;
 
 export function ForgotPasswordPage() {
-  const forgot = useForgotPassword();
-  const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const forgot = useRouteMutation(routes.password.forgotPassword, { suppress401: true });
   const form = useForm<ForgotForm>({ resolver: zodResolver(forgotPasswordFormSchema), defaultValues: { email: '' } });
 
-  const onSubmit = form.handleSubmit(async ({ email }) => {
-    setError(null);
-    try {
-      await forgot.mutateAsync(email);
-      setSent(true);
-    } catch (err) {
-      setError(withDetail(ERRORS.forgotPassword, errorMessage(err)));
-    }
-  });
+  const onSubmit = form.handleSubmit(({ email }) => forgot.mutate({ body: { email } }));
 
-  if (sent) {
+  if (forgot.isSuccess) {
     return (
       <AuthCard title={TEXT.forgotSent}>
         <div className="space-y-3 text-sm text-slate-600">
@@ -49,8 +39,8 @@ export function ForgotPasswordPage() {
       <FormProvider {...form}>
         <form onSubmit={onSubmit} className="space-y-4" noValidate>
           <TextField<ForgotForm> name="email" label="Email" type="email" autoComplete="email" required />
-          <FormError message={error} />
-          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+          <FormError message={errorText(forgot.error, ERRORS.forgotPassword)} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || forgot.isPending}>
             Continue
           </Button>
           <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">

@@ -1,19 +1,20 @@
 /** /login — Welcome, email, password, Remember me, Forgot Password, Login. */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import type { z } from 'zod';
-import { ERRORS, withDetail } from '@portal/contract/messages';
+import { ERRORS } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { loginFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { callApi, errorMessage } from '../../../lib/api.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { callApi } from '../../../lib/api.ts';
 import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
-import { useLogin } from '../api/login.ts';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type LoginForm = z.input<typeof loginFormSchema>;
@@ -22,8 +23,7 @@ export function LoginPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const { setUser, clear } = useAuth();
-  const loginMutation = useLogin();
-  const [error, setError] = useState<string | null>(null);
+  const loginMutation = useRouteMutation(routes.auth.login, { suppress401: true });
   const form = useForm<LoginForm>({ resolver: zodResolver(loginFormSchema), defaultValues: { email: '', password: '', rememberMe: false } });
 
   // An existing session skips the form and goes to the MFA screen (SPEC point 2), which asks for the code
@@ -40,20 +40,25 @@ export function LoginPage() {
     };
   }, [navigate]);
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
-    try {
-      const { user } = await loginMutation.mutateAsync({ email: values.email, password: values.password, rememberMe: values.rememberMe ?? false });
-      const plain = { ...user, createdAt: user.createdAt.toISOString() };
-      setUser(plain, false);
-      writeStoredAuth({ rememberMe: values.rememberMe ?? false });
-      queryClient.removeQueries();
-      navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail, user: plain } });
-    } catch (err) {
-      clearStoredAuth();
-      clear();
-      setError(withDetail(ERRORS.login, errorMessage(err)));
-    }
+  const onSubmit = form.handleSubmit((values) => {
+    const rememberMe = values.rememberMe ?? false;
+    loginMutation.mutate(
+      { body: { email: values.email, password: values.password, rememberMe } },
+      {
+        onSuccess: ({ data: { user } }) => {
+          const plain = { ...user, createdAt: user.createdAt.toISOString() };
+          setUser(plain, false);
+          writeStoredAuth({ rememberMe });
+          queryClient.removeQueries();
+          navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail, user: plain } });
+        },
+        // A failed sign-in forgets the stored auth (SPEC point 4); the message shows from loginMutation.error.
+        onError: () => {
+          clearStoredAuth();
+          clear();
+        },
+      },
+    );
   });
 
   return (
@@ -71,8 +76,8 @@ export function LoginPage() {
               Forgot Password
             </Link>
           </div>
-          <FormError message={error} />
-          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+          <FormError message={errorText(loginMutation.error, ERRORS.login)} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || loginMutation.isPending}>
             Login
           </Button>
         </form>

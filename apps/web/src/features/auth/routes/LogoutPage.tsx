@@ -2,12 +2,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { logout } from '../api/logout.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 export function LogoutPage() {
@@ -15,21 +16,22 @@ export function LogoutPage() {
   const queryClient = useQueryClient();
   const { clear } = useAuth();
   const [state, setState] = useState<'running' | 'done'>('running');
-  const [error, setError] = useState<string | null>(null);
+  const logout = useRouteMutation(routes.auth.logout, { suppress401: true });
+  const { mutate } = logout;
   const started = useRef(false);
 
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    logout()
-      .catch((err: unknown) => setError(withDetail(ERRORS.logout, errorMessage(err))))
-      .finally(() => {
+    mutate(undefined, {
+      onSettled: () => {
         localStorage.clear();
         clear();
         queryClient.clear();
         setState('done');
-      });
-  }, [clear, queryClient]);
+      },
+    });
+  }, [clear, queryClient, mutate]);
 
   return (
     <AuthCard title={state === 'running' ? TEXT.loggingOut : TEXT.logoutSuccessful}>
@@ -37,7 +39,7 @@ export function LogoutPage() {
         <Spinner label={TEXT.loggingOut} />
       ) : (
         <div className="space-y-4">
-          <FormError message={error} />
+          <FormError message={errorText(logout.error, ERRORS.logout)} />
           <Button className="w-full" onClick={() => navigate('/login', { replace: true })}>
             Return to Login
           </Button>

@@ -1,34 +1,45 @@
 /** /mfa — "Please check your email", the one-time code, Authenticate, Return to Login. */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { API_MESSAGES, ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { mfaFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
-import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
+import { forgetAuthCheck } from '../../../lib/auth-check.ts';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { ApiError, callApi, errorMessage } from '../../../lib/api.ts';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
 import { pathAfterSignIn } from '../after-sign-in.ts';
-import { useVerifyMfa } from '../api/verify-mfa.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type MfaForm = z.input<typeof mfaFormSchema>;
 type FromLogin = { email?: string; resellerEmail?: string | null } | null;
+
+/** The code can no longer be tried: retries used up, or the pending session is gone. */
+const isExhausted = (err: unknown) => !!err && (errorMessage(err) === API_MESSAGES.retriesExhausted || (err instanceof ApiError && err.status === 401));
+
+/** What a failed code says: the server's own text once exhausted, the spec's text for a wrong code. */
+function mfaErrorText(err: unknown): string | null {
+  if (!err) return null;
+  const message = errorMessage(err);
+  if (isExhausted(err)) return message;
+  return message === API_MESSAGES.invalidMfaCode ? TEXT.invalidMfaCode : withDetail(ERRORS.authenticating, message);
+}
 
 export function MfaPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const { user, setUser, clear } = useAuth();
   const passed = useLocation().state as FromLogin;
-  const verify = useVerifyMfa();
-  const [error, setError] = useState<string | null>(null);
-  const [exhausted, setExhausted] = useState(false);
+  const verify = useRouteMutation(routes.auth.mfa, { suppress401: true });
+  const exhausted = isExhausted(verify.error);
+  const error = mfaErrorText(verify.error);
   const form = useForm<MfaForm>({ resolver: zodResolver(mfaFormSchema), defaultValues: { code: '' } });
 
   // Already signed in: go on as after a code; no session at all: back to login.
@@ -50,27 +61,25 @@ export function MfaPage() {
   const email = passed?.email ?? user?.email;
   const resellerEmail = passed?.resellerEmail ?? user?.resellerEmail;
 
-  const onSubmit = form.handleSubmit(async ({ code }) => {
-    setError(null);
-    try {
-      const { user: signedIn } = await verify.mutateAsync(code);
-      const plain = { ...signedIn, createdAt: signedIn.createdAt.toISOString() };
-      setUser(plain, true);
-      writeStoredAuth({ needsReset: signedIn.forcePasswordReset, resetKey: signedIn.resetKey });
-      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
-      navigate(pathAfterSignIn(signedIn), { replace: true });
-    } catch (err) {
-      const message = errorMessage(err);
-      if (message === API_MESSAGES.retriesExhausted || (err instanceof ApiError && err.status === 401)) {
-        clearStoredAuth();
-        clear();
-        setExhausted(true);
-        setError(message);
-        return;
-      }
-      setError(message === API_MESSAGES.invalidMfaCode ? TEXT.invalidMfaCode : withDetail(ERRORS.authenticating, message));
-    }
-  });
+  const onSubmit = form.handleSubmit(({ code }) =>
+    verify.mutate(
+      { body: { code } },
+      {
+        onSuccess: ({ data: { user: signedIn } }) => {
+          const plain = { ...signedIn, createdAt: signedIn.createdAt.toISOString() };
+          setUser(plain, true);
+          writeStoredAuth({ needsReset: signedIn.forcePasswordReset, resetKey: signedIn.resetKey });
+          forgetAuthCheck(queryClient);
+          navigate(pathAfterSignIn(signedIn), { replace: true });
+        },
+        onError: (err) => {
+          if (!isExhausted(err)) return;
+          clearStoredAuth();
+          clear();
+        },
+      },
+    ),
+  );
 
   return (
     <AuthCard
@@ -109,7 +118,7 @@ export function MfaPage() {
           <form onSubmit={onSubmit} className="space-y-4" noValidate>
             <TextField<MfaForm> name="code" label="Verification code" inputMode="numeric" autoComplete="one-time-code" placeholder="6-digit code" required autoFocus />
             <FormError message={error} />
-            <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+            <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || verify.isPending}>
               Authenticate
             </Button>
             <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">

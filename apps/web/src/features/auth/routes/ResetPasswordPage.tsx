@@ -4,20 +4,20 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
-import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { resetPasswordFormSchema } from '@portal/contract/validation';
-import { useAuth } from '../../../app/auth-context.tsx';
-import { AUTH_CHECK_KEY } from '../../../app/RequireAuth.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
+import { forgetAuthCheck } from '../../../lib/auth-check.ts';
 import { Button } from '../../../components/ui/Button.tsx';
 import { PasswordChecklist } from '../../../components/ui/PasswordChecklist.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { readStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
-import { useResetPassword } from '../api/reset-password.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type ResetForm = z.input<typeof resetPasswordFormSchema>;
@@ -37,30 +37,28 @@ export function ResetPasswordPage() {
   const queryClient = useQueryClient();
   const { user, setUser } = useAuth();
   const { resetKey, userId } = useResetTarget();
-  const reset = useResetPassword();
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const reset = useRouteMutation(routes.password.resetPasswordFromEmail, { suppress401: true });
   const form = useForm<ResetForm>({ resolver: zodResolver(resetPasswordFormSchema), defaultValues: { password: '', confirmPassword: '' } });
   const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
+  const onSubmit = form.handleSubmit((values) => {
     if (!resetKey || userId === null) {
-      setError(VALIDATION.missingResetToken);
+      form.setError('root.link', { message: VALIDATION.missingResetToken });
       return;
     }
-    try {
-      await reset.mutateAsync({ userId, resetKey, password: values.password });
-      writeStoredAuth({ needsReset: false, resetKey: null });
-      if (user) setUser({ ...user, forcePasswordReset: false, resetKey: null }, true);
-      queryClient.removeQueries({ queryKey: AUTH_CHECK_KEY });
-      setDone(true);
-    } catch (err) {
-      setError(withDetail(ERRORS.resetPassword, errorMessage(err)));
-    }
+    reset.mutate(
+      { params: { token: userId }, body: { resetKey, password: values.password } },
+      {
+        onSuccess: () => {
+          writeStoredAuth({ needsReset: false, resetKey: null });
+          if (user) setUser({ ...user, forcePasswordReset: false, resetKey: null }, true);
+          forgetAuthCheck(queryClient);
+        },
+      },
+    );
   });
 
-  if (done) {
+  if (reset.isSuccess) {
     return (
       <AuthCard title={TEXT.passwordReset}>
         <Button className="w-full" onClick={() => navigate('/', { replace: true })}>
@@ -78,8 +76,8 @@ export function ResetPasswordPage() {
           <TextField<ResetForm> name="password" label="New Password" type="password" autoComplete="new-password" required />
           <TextField<ResetForm> name="confirmPassword" label="Confirm Password" type="password" autoComplete="new-password" required />
           <PasswordChecklist password={password ?? ''} confirm={confirmPassword ?? ''} />
-          <FormError message={error} />
-          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting}>
+          <FormError message={form.formState.errors.root?.link?.message ?? errorText(reset.error, ERRORS.resetPassword)} />
+          <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || reset.isPending}>
             Reset Password
           </Button>
           <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">

@@ -1,14 +1,14 @@
 /** The dashboard summary: the VM Usage card (counts per size this month, last month, this year). */
-import { useQuery } from '@tanstack/react-query';
 import { BarChart3 } from 'lucide-react';
 import { VM_SIZES } from '@portal/contract/constants';
 import { ERRORS, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
-import { callApi, errorMessage } from '../../../lib/api.ts';
+import { errorMessage } from '../../../lib/api.ts';
+import { useRouteQuery } from '../../../lib/route-query.ts';
 
 export function DashboardSummary() {
-  const data = useQuery({ queryKey: ['vms', 'dashboard'], queryFn: () => callApi(routes.vms.dashboard) });
+  const data = useRouteQuery(routes.vms.dashboard);
   const rows = VM_SIZES.map((size) => ({
     ...size,
     current: data.data?.currentMonth[size.key] ?? 0,

@@ -1,6 +1,6 @@
 /** Dashboard: the Teams table and the summary (VM Usage card). */
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
-import { TeamsTable } from '../../teams/components/TeamsTable.tsx';
+import { TeamsTable } from '../../../components/TeamsTable.tsx';
 import { DashboardSummary } from '../components/DashboardSummary.tsx';
 
 export function DashboardPage() {

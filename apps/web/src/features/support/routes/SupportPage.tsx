@@ -1,12 +1,16 @@
 /** /support — searchable FAQ (one answer open at a time) and the Get In Touch form. */
+import { zodResolver } from '@hookform/resolvers/zod';
 import { ChevronDown, Mail, Search } from 'lucide-react';
 import { useId, useMemo, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import type { z } from 'zod';
 import { LIMITS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { useSendSupportMessage } from '../api/send-support-message.ts';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { FAQ } from '../components/faq.ts';
 
 export function SupportPage() {
@@ -66,33 +70,29 @@ export function SupportPage() {
   );
 }
 
+const supportMessageSchema = routes.platform.sendSupportEmail.body;
+type SupportMessageForm = z.input<typeof supportMessageSchema>;
+
 function GetInTouch() {
   const id = useId();
   const [revealed, setRevealed] = useState(false);
-  const [message, setMessage] = useState('');
   // After sending, the button reads "Message sent!" until the text changes; any edit resets it for good
   // (editing back to the sent text does not bring it back).
   const [sent, setSent] = useState(false);
   const edits = useRef(0);
-  const [error, setError] = useState<string | null>(null);
-  const send = useSendSupportMessage();
+  const send = useRouteMutation(routes.platform.sendSupportEmail);
+  // Errors show until the next send, as before: no re-validation while typing.
+  const form = useForm<SupportMessageForm, unknown, z.output<typeof supportMessageSchema>>({
+    resolver: zodResolver(supportMessageSchema),
+    defaultValues: { message: '' },
+    reValidateMode: 'onSubmit',
+  });
 
-  async function submit(e: React.FormEvent) {
-    e.preventDefault();
-    setError(null);
-    if (!message.trim()) {
-      setError('Message is required');
-      return;
-    }
+  const onSubmit = form.handleSubmit((body) => {
     const editsAtSend = edits.current;
-    try {
-      await send.mutateAsync(message);
-      // Text edited while the message was on its way: that text has not been sent.
-      if (edits.current === editsAtSend) setSent(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
+    // Text edited while the message was on its way: that text has not been sent.
+    send.mutate({ body }, { onSuccess: () => edits.current === editsAtSend && setSent(true) });
+  });
 
   return (
     <section aria-label="Get In Touch" className="h-fit rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
@@ -106,7 +106,7 @@ function GetInTouch() {
           Get In Touch
         </Button>
       ) : (
-        <form onSubmit={(e) => void submit(e)} className="mt-4 space-y-3" noValidate>
+        <form onSubmit={(e) => void onSubmit(e)} className="mt-4 space-y-3" noValidate>
           <label htmlFor={id} className="block text-sm font-medium text-slate-700">
             Message
           </label>
@@ -114,16 +114,16 @@ function GetInTouch() {
             id={id}
             rows={6}
             maxLength={LIMITS.supportMessage}
-            value={message}
-            onChange={(e) => {
-              edits.current++;
-              setMessage(e.target.value);
-              setSent(false);
-            }}
+            {...form.register('message', {
+              onChange: () => {
+                edits.current++;
+                setSent(false);
+              },
+            })}
             className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
             placeholder="Tell us what happened, and which VM it concerns."
           />
-          {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+          <ErrorText error={form.formState.errors.message?.message ?? send.error} />
           <Button type="submit" className="w-full" disabled={sent || send.isPending}>
             {sent ? TEXT.messageSent : 'Send Message'}
           </Button>

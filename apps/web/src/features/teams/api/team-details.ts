@@ -1,14 +1,7 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData } from '@tanstack/react-query';
 import { routes } from '@portal/contract/routes';
-import { callApi } from '../../../lib/api.ts';
+import { useRouteQuery } from '../../../lib/route-query.ts';
 
-export const teamKey = (id: number) => ['teams', 'details', id] as const;
-
-export function useTeamDetails(id: number, q: { page: number; rowsPerPage: number; search: string }, enabled = true) {
-  return useQuery({
-    queryKey: [...teamKey(id), q],
-    queryFn: () => callApi(routes.teams.details, { params: { id }, query: q }),
-    placeholderData: keepPreviousData,
-    enabled: enabled && id > 0,
-  });
+export function useTeamDetails(id: number, query: { page: number; rowsPerPage: number; search: string }, enabled = true) {
+  return useRouteQuery(routes.teams.details, { params: { id }, query }, { placeholderData: keepPreviousData, enabled: enabled && id > 0 });
 }

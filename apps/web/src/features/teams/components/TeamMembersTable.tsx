@@ -2,13 +2,13 @@
 import { Users } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { RolesFetchError } from '../../../components/RolesFetchError.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
-import { errorMessage } from '../../../lib/api.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRoles } from '../../../lib/roles.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
-import { useRoles } from '../api/roles.ts';
 import { useTeamDetails } from '../api/team-details.ts';
-import { RolesFetchError } from './RolesFetchError.tsx';
 
 export function TeamMembersTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
@@ -32,7 +32,7 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
         rowLabel={(m) => m.name}
         onRowClick={(m) => navigate(`/user?id=${m.id}`)}
         loading={team.isPending}
-        error={team.error ? withDetail(ERRORS.fetchTeam, errorMessage(team.error)) : null}
+        error={errorText(team.error, ERRORS.fetchTeam)}
         noDataMessage={TEXT.noTeamMembers}
         search={{ value: table.search, onChange: table.setSearch, placeholder: TEXT.searchTeamMembers }}
         onRefresh={() => team.refetch()}

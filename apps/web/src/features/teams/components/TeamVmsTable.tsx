@@ -1,22 +1,23 @@
 /** The team's VMs, from the VM list call with `teamId`. */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData } from '@tanstack/react-query';
 import { Server } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
-import { callApi, errorMessage } from '../../../lib/api.ts';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { useRouteQuery } from '../../../lib/route-query.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
 
 export function TeamVmsTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
   const table = useTableState();
-  const vms = useQuery({
-    queryKey: ['vms', 'list', { teamId, ...table.query }],
-    queryFn: () => callApi(routes.vms.list, { query: { teamId, page: table.query.page, rowsPerPage: PAGE_SIZE.virtualMachines, search: table.query.search } }),
-    placeholderData: keepPreviousData,
-  });
+  const vms = useRouteQuery(
+    routes.vms.list,
+    { query: { teamId, page: table.query.page, rowsPerPage: PAGE_SIZE.virtualMachines, search: table.query.search } },
+    { placeholderData: keepPreviousData },
+  );
   return (
     <DataTable
       title="Team Virtual Machines"
@@ -30,7 +31,7 @@ export function TeamVmsTable({ teamId }: { teamId: number }) {
       rowKey={(v) => v.id}
       onRowClick={(v) => navigate(`/virtualMachineDetails/${v.id}`)}
       loading={vms.isPending}
-      error={vms.error ? withDetail(ERRORS.fetchVms, errorMessage(vms.error)) : null}
+      error={errorText(vms.error, ERRORS.fetchVms)}
       noDataMessage={TEXT.noVms}
       search={{ value: table.search, onChange: table.setSearch }}
       onRefresh={() => vms.refetch()}

@@ -3,30 +3,32 @@
  * roles. Back: permissions → build, build → the team view, otherwise the previous page.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { z } from 'zod';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ADMIN_ROLE_ID } from '@portal/contract/constants';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { OPERATOR_ROLE_ID } from '@portal/contract/permissions';
 import { routes } from '@portal/contract/routes';
 import { teamNameSchema } from '@portal/contract/validation';
+import { RolesFetchError } from '../../../components/RolesFetchError.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
+import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { callApi, errorMessage } from '../../../lib/api.ts';
+import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
+import { isAdminRole, useRoles } from '../../../lib/roles.ts';
+import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
-import { useUsersList } from '../../users/api/users.ts';
-import { isAdminRole, useRoles } from '../api/roles.ts';
 import { useTeamDetails } from '../api/team-details.ts';
-import { useAddTeamUser, useAssignRoles, useCreateTeam, useRemoveTeamUser } from '../api/team-mutations.ts';
-import { RolesFetchError } from '../components/RolesFetchError.tsx';
 
 type Mode = 'name' | 'build' | 'permissions';
 /** Members added while building start as Operators; roles are set in the next step. */
-const DEFAULT_MEMBER_ROLE = 2;
+const DEFAULT_MEMBER_ROLE = OPERATOR_ROLE_ID;
 const BUILD_PAGE_SIZE = 5;
 
 const nameSchema = z.object({ name: teamNameSchema });
@@ -37,8 +39,7 @@ export function CreateEditTeamPage() {
   const [params, setParams] = useSearchParams();
   const teamId = Number(params.get('id')) || 0;
   const [mode, setMode] = useState<Mode>(teamId ? 'build' : 'name');
-  const [error, setError] = useState<string | null>(null);
-  const create = useCreateTeam();
+  const create = useRouteMutation(routes.teams.create, { invalidates: TEAM_AND_USER_READS });
   const form = useForm<NameForm>({ resolver: zodResolver(nameSchema), defaultValues: { name: '' } });
 
   const back = () => {
@@ -47,23 +48,23 @@ export function CreateEditTeamPage() {
     else navigate(-1);
   };
 
-  const onCreate = form.handleSubmit(async ({ name }) => {
-    setError(null);
-    try {
-      const { teamId: id } = await create.mutateAsync(name);
-      setParams({ id: String(id) }, { replace: true });
-      setMode('build');
-    } catch (err) {
-      setError(withDetail(ERRORS.createTeam, errorMessage(err)));
-    }
-  });
+  const onCreate = form.handleSubmit(({ name }) =>
+    create.mutateAsync({ body: { name, parentTeamId: null } }).then(
+      ({ data }) => {
+        setParams({ id: String(data.teamId) }, { replace: true });
+        setMode('build');
+      },
+      // The error shows from create.error.
+      () => undefined,
+    ),
+  );
 
   return (
     <PageLayout title={teamId ? 'Edit Team' : 'Create Team'} secondaryTitle={mode === 'name' ? 'Name your team' : mode === 'build' ? 'Add members' : 'Set member roles'} onBack={back}>
       {mode === 'name' && (
         <form onSubmit={onCreate} className="max-w-md space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
           <TextField<NameForm> name="name" label="Team name" required register={form.register} errors={form.formState.errors} autoFocus />
-          {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+          <ErrorText error={create.error} prefix={ERRORS.createTeam} />
           <Button type="submit" disabled={form.formState.isSubmitting}>
             Create Team
           </Button>
@@ -78,24 +79,24 @@ export function CreateEditTeamPage() {
 function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
   const available = useTableState();
   const members = useTableState();
-  const users = useUsersList({ ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId });
+  const users = useRouteQuery(routes.users.list, { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } }, { placeholderData: keepPreviousData });
   const team = useTeamDetails(teamId, { ...members.query, rowsPerPage: BUILD_PAGE_SIZE });
-  const add = useAddTeamUser();
-  const remove = useRemoveTeamUser();
-  const [error, setError] = useState<string | null>(null);
-
-  async function run(action: () => Promise<unknown>, prefix: string) {
-    setError(null);
-    try {
-      await action();
-    } catch (err) {
-      setError(withDetail(prefix, errorMessage(err)));
-    }
-  }
+  const add = useRouteMutation(routes.teams.addUser, { invalidates: TEAM_AND_USER_READS });
+  const remove = useRouteMutation(routes.teams.removeUser, { invalidates: TEAM_AND_USER_READS });
+  // One error line: starting either write clears the other's error.
+  const addUser = (userId: number) => {
+    remove.reset();
+    add.mutate({ body: { teamId, userId, roleId: DEFAULT_MEMBER_ROLE } });
+  };
+  const removeUser = (userId: number) => {
+    add.reset();
+    remove.mutate({ body: { teamId, userId } });
+  };
 
   return (
     <div className="space-y-4">
-      {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+      <ErrorText error={add.error} prefix={ERRORS.addUserToTeam} />
+      <ErrorText error={remove.error} prefix={ERRORS.removeUserFromTeam} />
       <div className="grid gap-6 xl:grid-cols-2">
         <DataTable
           title="Available Users"
@@ -107,7 +108,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
               header: <span className="sr-only">Add</span>,
               align: 'right',
               render: (u) => (
-                <Button variant="secondary" className="px-3 py-1" aria-label={`Add ${u.name}`} onClick={() => void run(() => add.mutateAsync({ teamId, userId: u.id, roleId: DEFAULT_MEMBER_ROLE }), ERRORS.addUserToTeam)}>
+                <Button variant="secondary" className="px-3 py-1" aria-label={`Add ${u.name}`} onClick={() => addUser(u.id)}>
                   Add
                 </Button>
               ),
@@ -116,7 +117,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
           rows={users.data?.data}
           rowKey={(u) => u.id}
           loading={users.isPending}
-          error={users.error ? withDetail(ERRORS.fetchUsers, errorMessage(users.error)) : null}
+          error={errorText(users.error, ERRORS.fetchUsers)}
           noDataMessage={TEXT.noUsers}
           search={{ value: available.search, onChange: available.setSearch }}
           onRefresh={() => users.refetch()}
@@ -134,7 +135,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
               header: <span className="sr-only">Remove</span>,
               align: 'right',
               render: (m) => (
-                <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove ${m.name}`} onClick={() => void run(() => remove.mutateAsync({ teamId, userId: m.id }), ERRORS.removeUserFromTeam)}>
+                <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove ${m.name}`} onClick={() => removeUser(m.id)}>
                   Remove
                 </Button>
               ),
@@ -143,7 +144,7 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
           rows={team.error ? [] : team.data?.members}
           rowKey={(m) => m.id}
           loading={team.isPending}
-          error={team.error ? withDetail(ERRORS.fetchTeam, errorMessage(team.error)) : null}
+          error={errorText(team.error, ERRORS.fetchTeam)}
           noDataMessage={TEXT.noTeamMembers}
           search={{ value: members.search, onChange: members.setSearch, placeholder: TEXT.searchTeamMembers }}
           onRefresh={() => team.refetch()}
@@ -160,31 +161,28 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
 }
 
 function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
-  const perms = useQuery({ queryKey: ['teams', 'permissions', teamId], queryFn: () => callApi(routes.permissions.list, { params: { id: teamId } }) });
+  const perms = useRouteQuery(routes.permissions.list, { params: { id: teamId } });
   const roles = useRoles();
-  const assign = useAssignRoles();
+  const assign = useRouteMutation(routes.permissions.assign, { invalidates: TEAM_AND_USER_READS });
   const [choices, setChoices] = useState<Record<number, number>>({});
-  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (perms.data) setChoices(Object.fromEntries(perms.data.members.map((m) => [m.id, m.roleId])));
   }, [perms.data]);
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
 
-  async function save() {
+  function save() {
     if (!perms.data) return;
-    setError(null);
-    const assignments = perms.data.members.filter((m) => m.roleId !== 1 && choices[m.id] !== m.roleId).map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
-    try {
-      if (assignments.length > 0) await assign.mutateAsync({ teamId, assignments });
+    const assignments = perms.data.members.filter((m) => m.roleId !== ADMIN_ROLE_ID && choices[m.id] !== m.roleId).map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
+    const done = () => {
       toast.success('Team saved');
       onDone();
-    } catch (err) {
-      setError(withDetail(ERRORS.updateRole, errorMessage(err)));
-    }
+    };
+    if (assignments.length > 0) assign.mutate({ body: { teamId, assignments } }, { onSuccess: done });
+    else done();
   }
 
   if (perms.isPending) return <p className="text-sm text-slate-500">Loading…</p>;
-  if (perms.error) return <p role="alert" className="text-sm text-red-600">{withDetail(ERRORS.fetchTeam, errorMessage(perms.error))}</p>;
+  if (perms.error) return <ErrorText error={perms.error} prefix={ERRORS.fetchTeam} />;
   return (
     <div className="max-w-3xl space-y-4">
       <RolesFetchError error={roles.error} />
@@ -199,7 +197,7 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
                   <p className="font-medium text-slate-900">{m.name}</p>
                   <p className="text-sm text-slate-500">{m.email}</p>
                 </div>
-                {m.roleId === 1 ? (
+                {m.roleId === ADMIN_ROLE_ID ? (
                   <span className="rounded-full bg-brand-50 px-3 py-1 text-sm font-medium text-brand-700">Admin</span>
                 ) : (
                   <select
@@ -227,9 +225,9 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
           </p>
         ))}
       </div>
-      {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+      <ErrorText error={assign.error} prefix={ERRORS.updateRole} />
       <div className="flex justify-end">
-        <Button onClick={() => void save()} disabled={assign.isPending}>
+        <Button onClick={save} disabled={assign.isPending}>
           Save Roles
         </Button>
       </div>

@@ -1,18 +1,21 @@
 /** /team?id= — rename, members, the team's VMs; Edit Team; back to /teams. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { z } from 'zod';
-import { ERRORS, withDetail } from '@portal/contract/messages';
+import { ERRORS } from '@portal/contract/messages';
+import { roleGrants } from '@portal/contract/permissions';
+import { routes } from '@portal/contract/routes';
 import { teamNameSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
+import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
+import { useRouteMutation } from '../../../lib/route-query.ts';
 import { useTeamDetails } from '../api/team-details.ts';
-import { useRenameTeam } from '../api/team-mutations.ts';
 import { TeamMembersTable } from '../components/TeamMembersTable.tsx';
 import { TeamVmsTable } from '../components/TeamVmsTable.tsx';
 
@@ -25,8 +28,7 @@ export function TeamPage() {
   const teamId = Number(params.get('id'));
   const valid = Number.isInteger(teamId) && teamId > 0;
   const team = useTeamDetails(teamId, { page: 1, rowsPerPage: 5, search: '' }, valid);
-  const rename = useRenameTeam();
-  const [error, setError] = useState<string | null>(null);
+  const rename = useRouteMutation(routes.teams.update, { invalidates: TEAM_AND_USER_READS });
   const form = useForm<RenameForm>({ resolver: zodResolver(renameSchema), defaultValues: { name: '' } });
   const loadedName = team.data?.teamName;
   useEffect(() => {
@@ -34,17 +36,16 @@ export function TeamPage() {
   }, [loadedName, form]);
 
   if (!valid) return <Navigate to="/teams" replace />;
-  const canManage = team.data ? team.data.myRoleId === null || team.data.myRoleId === 1 : false;
+  // No team role (null) means a company administrator, who manages every team.
+  const canManage = team.data ? team.data.myRoleId === null || roleGrants(team.data.myRoleId, 'team.manage') : false;
 
-  const onSave = form.handleSubmit(async ({ name }) => {
-    setError(null);
-    try {
-      await rename.mutateAsync({ teamId, name });
-      toast.success('Team updated');
-    } catch (err) {
-      setError(withDetail(ERRORS.updateTeam, errorMessage(err)));
-    }
-  });
+  const onSave = form.handleSubmit(({ name }) =>
+    rename.mutateAsync({ body: { teamId, name } }).then(
+      () => toast.success('Team updated'),
+      // The error shows from rename.error.
+      () => undefined,
+    ),
+  );
 
   return (
     <PageLayout
@@ -54,9 +55,7 @@ export function TeamPage() {
       {...(canManage ? { action: { name: 'Edit Team', onClick: () => navigate(`/createEditTeam?id=${teamId}`) } } : {})}
     >
       {team.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchTeam, errorMessage(team.error))}
-        </p>
+        <ErrorText error={team.error} prefix={ERRORS.fetchTeam} />
       ) : (
         <div className="space-y-6">
           <form onSubmit={onSave} className="flex max-w-xl items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm" noValidate>
@@ -65,11 +64,7 @@ export function TeamPage() {
               Save
             </Button>
           </form>
-          {error && (
-            <p role="alert" className="text-sm text-red-600">
-              {error}
-            </p>
-          )}
+          <ErrorText error={rename.error} prefix={ERRORS.updateTeam} />
           <div className="grid gap-6 xl:grid-cols-2">
             <TeamMembersTable teamId={teamId} />
             <TeamVmsTable teamId={teamId} />

@@ -1,6 +1,6 @@
 import { useNavigate } from 'react-router';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
-import { TeamsTable } from '../components/TeamsTable.tsx';
+import { TeamsTable } from '../../../components/TeamsTable.tsx';
 
 export function TeamsPage() {
   const navigate = useNavigate();

@@ -1,34 +1,35 @@
 /** /createUser — "Add User": email, teams (filtered multi-select), role with its info, Send Invite Email. */
 import { zodResolver } from '@hookform/resolvers/zod';
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import { DROPDOWN_MAX_HEIGHT_PX, PAGE_SIZE, SEARCH_DEBOUNCE_MS } from '@portal/contract/constants';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { addUserFormSchema } from '@portal/contract/validation';
+import { RolesFetchError } from '../../../components/RolesFetchError.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
+import { isAdminRole, useRoles } from '../../../lib/roles.ts';
+import { useRouteQuery } from '../../../lib/route-query.ts';
 import { useDebounced } from '../../../lib/use-debounced.ts';
-import { isAdminRole, useRoles } from '../../teams/api/roles.ts';
-import { useTeamsList } from '../../teams/api/teams-list.ts';
-import { useInviteUser } from '../api/users.ts';
-import { RolesFetchError } from '../../teams/components/RolesFetchError.tsx';
+import { useUserWrite } from '../api/users.ts';
 
 type AddUserForm = z.input<typeof addUserFormSchema>;
 
 export function CreateUserPage() {
   const navigate = useNavigate();
-  const invite = useInviteUser();
+  const invite = useUserWrite(routes.users.create);
   const roles = useRoles();
   const [filter, setFilter] = useState('');
   const search = useDebounced(filter.trim(), SEARCH_DEBOUNCE_MS);
-  const teams = useTeamsList({ page: 1, rowsPerPage: PAGE_SIZE.addUserTeams, search });
+  const teams = useRouteQuery(routes.teams.list, { query: { page: 1, rowsPerPage: PAGE_SIZE.addUserTeams, search } }, { placeholderData: keepPreviousData });
   const [picked, setPicked] = useState<Map<number, string>>(new Map());
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const form = useForm<AddUserForm>({ resolver: zodResolver(addUserFormSchema), defaultValues: { email: '', teamIds: [] } });
   const roleId = form.watch('roleId');
@@ -44,18 +45,18 @@ export function CreateUserPage() {
     form.setValue('teamIds', [...next.keys()]);
   };
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    setError(null);
-    try {
-      const created = await invite.mutateAsync({ email: values.email, roleId: values.roleId, teamIds: values.teamIds });
-      const text = TEXT.completedCreatingUser(created.email);
-      setDone(text);
-      toast.success(text);
-      setTimeout(() => navigate(-1), 1500);
-    } catch (err) {
-      setError(withDetail(ERRORS.createUsers, errorMessage(err)));
-    }
-  });
+  const onSubmit = form.handleSubmit((values) =>
+    invite.mutateAsync({ body: { email: values.email, roleId: values.roleId, teamIds: values.teamIds } }).then(
+      ({ data: created }) => {
+        const text = TEXT.completedCreatingUser(created.email);
+        setDone(text);
+        toast.success(text);
+        setTimeout(() => navigate(-1), 1500);
+      },
+      // The error shows from invite.error.
+      () => undefined,
+    ),
+  );
 
   return (
     <PageLayout title="Add User" secondaryTitle="Invite someone to your company" onBack={() => navigate(-1)}>
@@ -83,7 +84,7 @@ export function CreateUserPage() {
           />
           <ul className="divide-y divide-slate-100 overflow-y-auto rounded-md border border-slate-200" style={{ maxHeight: DROPDOWN_MAX_HEIGHT_PX }}>
             {teams.data?.data.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{TEXT.noTeams}</li>}
-            {teams.error && <li className="px-3 py-2 text-sm text-red-600">{withDetail(ERRORS.fetchTeams, errorMessage(teams.error))}</li>}
+            {teams.error && <li className="px-3 py-2 text-sm text-red-600">{errorText(teams.error, ERRORS.fetchTeams)}</li>}
             {teams.data?.data.map((t) => (
               <li key={t.id}>
                 <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50">
@@ -130,7 +131,7 @@ export function CreateUserPage() {
           {role && <p className="text-sm text-slate-500">{role.info}</p>}
         </div>
 
-        {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+        <ErrorText error={invite.error} prefix={ERRORS.createUsers} />
         {done && <p role="status" className="text-sm font-medium text-emerald-700">{done}</p>}
         <Button type="submit" disabled={form.formState.isSubmitting || done !== null}>
           Send Invite Email

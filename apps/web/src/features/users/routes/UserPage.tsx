@@ -1,24 +1,24 @@
 /** /user?id= — names (Save), read-only email and created date, and team memberships with roles. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
-import { PAGE_SIZE } from '@portal/contract/constants';
-import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
+import { ADMIN_ROLE_ID, PAGE_SIZE } from '@portal/contract/constants';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { userEditFormSchema } from '@portal/contract/validation';
+import { RolesFetchError } from '../../../components/RolesFetchError.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
+import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
+import { isAdminRole, useRoles } from '../../../lib/roles.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
-import { isAdminRole, useRoles } from '../../teams/api/roles.ts';
-import { useRemoveTeamUser, useUpdateRole } from '../../teams/api/team-mutations.ts';
-import { useEditUser, useMemberships, useRefreshAfterUserWrite, useUser } from '../api/users.ts';
-import { RolesFetchError } from '../../teams/components/RolesFetchError.tsx';
+import { useMemberships, useUser, useUserWrite } from '../api/users.ts';
 
 type EditForm = z.input<typeof userEditFormSchema>;
 
@@ -28,8 +28,7 @@ export function UserPage() {
   const userId = Number(params.get('id'));
   const valid = Number.isInteger(userId) && userId > 0;
   const user = useUser(valid ? userId : 0);
-  const edit = useEditUser();
-  const [error, setError] = useState<string | null>(null);
+  const edit = useUserWrite(routes.users.edit);
   const form = useForm<EditForm>({ resolver: zodResolver(userEditFormSchema), defaultValues: { firstName: '', lastName: '' } });
   const loaded = user.data;
   useEffect(() => {
@@ -38,22 +37,18 @@ export function UserPage() {
 
   if (!valid) return <Navigate to="/users" replace />;
 
-  const onSave = form.handleSubmit(async (values) => {
-    setError(null);
-    try {
-      await edit.mutateAsync({ id: userId, firstName: values.firstName, lastName: values.lastName });
-      toast.success(VALIDATION.userUpdated);
-    } catch (err) {
-      setError(withDetail(ERRORS.editUser, errorMessage(err)));
-    }
-  });
+  const onSave = form.handleSubmit((values) =>
+    edit.mutateAsync({ body: { id: userId, firstName: values.firstName, lastName: values.lastName } }).then(
+      () => toast.success(VALIDATION.userUpdated),
+      // The error shows from edit.error.
+      () => undefined,
+    ),
+  );
 
   return (
     <PageLayout title={loaded?.name ?? 'User'} secondaryTitle="User details" onBack={() => navigate(-1)}>
       {user.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchUser, errorMessage(user.error))}
-        </p>
+        <ErrorText error={user.error} prefix={ERRORS.fetchUser} />
       ) : (
         <div className="space-y-6">
           <form onSubmit={onSave} className="max-w-3xl space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
@@ -71,7 +66,7 @@ export function UserPage() {
                 <dd className="mt-1 text-slate-900">{loaded ? formatDate(loaded.createdAt) : '…'}</dd>
               </div>
             </dl>
-            {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+            <ErrorText error={edit.error} prefix={ERRORS.editUser} />
             <Button type="submit" disabled={form.formState.isSubmitting}>
               Save
             </Button>
@@ -87,25 +82,23 @@ function MembershipsTable({ userId }: { userId: number }) {
   const table = useTableState();
   const memberships = useMemberships(userId, { ...table.query, rowsPerPage: PAGE_SIZE.userMemberships });
   const roles = useRoles();
-  const updateRole = useUpdateRole();
-  const remove = useRemoveTeamUser();
-  const refresh = useRefreshAfterUserWrite();
-  const [error, setError] = useState<string | null>(null);
+  const updateRole = useUserWrite(routes.roles.updateUserRoleForTeam);
+  const remove = useUserWrite(routes.teams.removeUser);
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
-
-  async function run(action: () => Promise<unknown>, prefix: string) {
-    setError(null);
-    try {
-      await action();
-      await refresh();
-    } catch (err) {
-      setError(withDetail(prefix, errorMessage(err)));
-    }
-  }
+  // One error line: starting either write clears the other's error.
+  const setRole = (teamId: number, roleId: number) => {
+    remove.reset();
+    updateRole.mutate({ body: { teamId, userId, roleId } });
+  };
+  const removeFrom = (teamId: number) => {
+    updateRole.reset();
+    remove.mutate({ body: { teamId, userId } });
+  };
 
   return (
     <div className="max-w-3xl space-y-2">
-      {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+      <ErrorText error={updateRole.error} prefix={ERRORS.updateRole} />
+      <ErrorText error={remove.error} prefix={ERRORS.removeUserFromTeam} />
       <RolesFetchError error={roles.error} />
       <DataTable
         title="Team Memberships"
@@ -115,13 +108,13 @@ function MembershipsTable({ userId }: { userId: number }) {
             key: 'role',
             header: 'Role',
             render: (m) =>
-              m.roleId === 1 ? (
+              m.roleId === ADMIN_ROLE_ID ? (
                 <span className="font-medium text-brand-700">Admin</span>
               ) : (
                 <select
                   aria-label={`Role in ${m.name}`}
                   value={m.roleId}
-                  onChange={(e) => void run(() => updateRole.mutateAsync({ teamId: m.id, userId, roleId: Number(e.target.value) }), ERRORS.updateRole)}
+                  onChange={(e) => setRole(m.id, Number(e.target.value))}
                   className="rounded-md border border-slate-300 px-2 py-1 text-sm"
                 >
                   {assignable.map((r) => (
@@ -137,7 +130,7 @@ function MembershipsTable({ userId }: { userId: number }) {
             header: <span className="sr-only">Remove</span>,
             align: 'right',
             render: (m) => (
-              <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove from ${m.name}`} onClick={() => void run(() => remove.mutateAsync({ teamId: m.id, userId }), ERRORS.removeUserFromTeam)}>
+              <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove from ${m.name}`} onClick={() => removeFrom(m.id)}>
                 Remove
               </Button>
             ),
@@ -146,7 +139,7 @@ function MembershipsTable({ userId }: { userId: number }) {
         rows={memberships.error ? [] : memberships.data?.data}
         rowKey={(m) => m.id}
         loading={memberships.isPending}
-        error={memberships.error ? withDetail(ERRORS.fetchTeams, errorMessage(memberships.error)) : null}
+        error={errorText(memberships.error, ERRORS.fetchTeams)}
         noDataMessage={TEXT.noTeams}
         search={{ value: table.search, onChange: table.setSearch, placeholder: TEXT.searchTeams }}
         onRefresh={() => memberships.refetch()}

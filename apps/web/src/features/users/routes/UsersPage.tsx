@@ -3,33 +3,30 @@ import { Trash2, Users } from 'lucide-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
-import { useAuth } from '../../../app/auth-context.tsx';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
+import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
-import { errorMessage } from '../../../lib/api.ts';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import { useTableState } from '../../../lib/use-table-state.ts';
-import { useDeleteUser, useUsersList } from '../api/users.ts';
+import { useUsersList, useUserWrite } from '../api/users.ts';
 
 export function UsersPage() {
   const navigate = useNavigate();
   const { user: me } = useAuth();
   const table = useTableState();
   const list = useUsersList({ ...table.query, rowsPerPage: PAGE_SIZE.users });
-  const del = useDeleteUser();
+  const del = useUserWrite(routes.users.delete);
   const [selected, setSelected] = useState<{ id: number; name: string } | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
 
-  async function confirmDelete() {
-    if (!selected) return;
-    setDeleteError(null);
-    try {
-      await del.mutateAsync(selected.id);
-      setSelected(null);
-    } catch (err) {
-      setDeleteError(withDetail(ERRORS.deleteUsers, errorMessage(err)));
-    }
+  function confirmDelete() {
+    if (selected) del.mutate({ params: { id: selected.id } }, { onSuccess: () => setSelected(null) });
+  }
+  function closeDelete() {
+    del.reset();
+    setSelected(null);
   }
 
   return (
@@ -62,7 +59,7 @@ export function UsersPage() {
                   className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
                   onClick={(e) => {
                     e.stopPropagation();
-                    setDeleteError(null);
+                    del.reset();
                     setSelected({ id: u.id, name: u.name });
                   }}
                 >
@@ -76,7 +73,7 @@ export function UsersPage() {
         rowLabel={(u) => u.name}
         onRowClick={(u) => navigate(`/user?id=${u.id}`)}
         loading={list.isPending}
-        error={list.error ? withDetail(ERRORS.fetchUsers, errorMessage(list.error)) : null}
+        error={errorText(list.error, ERRORS.fetchUsers)}
         noDataMessage={TEXT.noUsers}
         search={{ value: table.search, onChange: table.setSearch }}
         onRefresh={() => list.refetch()}
@@ -84,18 +81,7 @@ export function UsersPage() {
         totalPages={list.data?.totalPages ?? 0}
         onPageChange={table.setPage}
       />
-      <DeleteConfirmationModal
-        open={selected !== null}
-        name={selected?.name ?? ''}
-        item="user"
-        loading={del.isPending}
-        error={deleteError}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => {
-          setDeleteError(null);
-          setSelected(null);
-        }}
-      />
+      <DeleteConfirmationModal target={selected} item="user" pending={del.isPending} error={del.error} errorPrefix={ERRORS.deleteUsers} onConfirm={confirmDelete} onCancel={closeDelete} />
     </PageLayout>
   );
 }

@@ -2,7 +2,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { apiUrl } from '../../../lib/api.ts';
-import { vmsKey } from './vms.ts';
+import { invalidateRoutes } from '../../../lib/route-keys.ts';
+import { VM_READS } from '../../../lib/reads.ts';
 
 export function useLiveVmStatus(): void {
   const queryClient = useQueryClient();
@@ -14,7 +15,7 @@ export function useLiveVmStatus(): void {
       // Bursts (10 copies) become one refresh.
       timer ??= setTimeout(() => {
         timer = null;
-        void queryClient.invalidateQueries({ queryKey: vmsKey });
+        void invalidateRoutes(queryClient, ...VM_READS);
       }, 100);
     });
     return () => {

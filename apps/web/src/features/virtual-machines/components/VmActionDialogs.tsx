@@ -1,78 +1,64 @@
-/** The dialogs of the actions card: start/stop/reset confirmations, rename, upgrade. */
+/**
+ * The dialogs of the actions card. Confirmed actions (start, stop, power off, reset, and any row of VM_ACTIONS
+ * with a `confirm`) share one dialog whose texts come from the table; rename and upgrade are forms.
+ */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { z } from 'zod';
+import { ERRORS, TEXT } from '@portal/contract/messages';
 import { renameSchema } from '@portal/contract/validation';
+import { vmRoutes } from '@portal/contract/virtual-machines';
+import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
+import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { useConfigurations, useRenameVm, useUpgradeVm, useVmAction } from '../api/vms.ts';
+import { useConfigurations, useRenameVm, useUpgradeVm, useVmIdAction, type ConfirmedVmAction } from '../api/vms.ts';
 
-const CONFIRM = {
-  start: { title: TEXT.startVmTitle, text: TEXT.startVmText, toast: TEXT.vmStarted, label: 'Start' },
-  stop: { title: TEXT.stopVmTitle, text: TEXT.stopVmText, toast: TEXT.vmStopped, label: 'Stop' },
-  reset: { title: TEXT.resetVmTitle, text: TEXT.resetVmText, toast: TEXT.vmReset, label: 'Reset' },
-} as const;
-
-export function ConfirmActionDialog({ action, vmId, onClose, onDone }: { action: 'start' | 'stop' | 'reset'; vmId: number; onClose: () => void; onDone: () => Promise<unknown> }) {
-  const run = useVmAction(action);
-  const [error, setError] = useState<string | null>(null);
-  const c = CONFIRM[action];
-  async function confirm() {
-    setError(null);
-    try {
-      toast.success(c.toast);
-      await run.mutateAsync(vmId);
-      await onDone();
-      onClose();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
+export function ConfirmActionDialog({ action, vmId, onClose, onDone }: { action: ConfirmedVmAction; vmId: number; onClose: () => void; onDone: () => Promise<unknown> }) {
+  const run = useVmIdAction(action);
+  const def = VM_ACTIONS[action];
+  function confirm() {
+    run.mutate(
+      { params: { id: vmId } },
+      {
+        // The toast says the server took the action; a refused one shows its error in the dialog instead.
+        onSuccess: async () => {
+          toast.success(def.accepted);
+          await onDone();
+          onClose();
+        },
+      },
+    );
   }
   return (
-    <Modal
-      open
-      title={c.title}
-      onClose={onClose}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button onClick={() => void confirm()} disabled={run.isPending}>
-            {c.label}
-          </Button>
-        </>
-      }
-    >
-      <p className="text-sm text-slate-700">{c.text}</p>
-      {error && <p role="alert" className="mt-3 text-sm text-red-600">{error}</p>}
-    </Modal>
+    <ConfirmDialog open title={def.confirm.title} confirmLabel={def.label} pending={run.isPending} error={run.error} onConfirm={confirm} onCancel={onClose}>
+      <p className="text-sm text-slate-700">{def.confirm.text}</p>
+    </ConfirmDialog>
   );
 }
 
 export function RenameDialog({ vmId, currentName, onClose }: { vmId: number; currentName: string; onClose: () => void }) {
   const rename = useRenameVm();
-  const [error, setError] = useState<string | null>(null);
   const form = useForm<{ name: string }>({ resolver: zodResolver(renameSchema(currentName)), defaultValues: { name: currentName } });
-  const onSubmit = form.handleSubmit(async ({ name }) => {
-    setError(null);
-    try {
-      await rename.mutateAsync({ id: vmId, name });
-      toast.success('VM renamed');
-      onClose();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  });
+  const onSubmit = form.handleSubmit(({ name }) =>
+    rename.mutateAsync({ params: { id: vmId }, body: { name } }).then(
+      () => {
+        toast.success('VM renamed');
+        onClose();
+      },
+      // The error shows from rename.error.
+      () => undefined,
+    ),
+  );
   return (
     <Modal open title="Rename VM" onClose={onClose}>
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         <TextField<{ name: string }> name="name" label="New name" register={form.register} errors={form.formState.errors} autoFocus />
-        {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+        <ErrorText error={rename.error} />
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
             Cancel
@@ -86,24 +72,25 @@ export function RenameDialog({ vmId, currentName, onClose }: { vmId: number; cur
   );
 }
 
+/** The upgrade form: the configuration id of the contract's changeConfiguration body. */
+const upgradeFormSchema = vmRoutes.changeConfiguration.body.pick({ configurationId: true });
+type UpgradeForm = z.output<typeof upgradeFormSchema>;
+
 export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; currentCpu: number; onClose: () => void }) {
   const configs = useConfigurations();
   const upgrade = useUpgradeVm();
-  const [choice, setChoice] = useState<number | null>(null);
+  const form = useForm<z.input<typeof upgradeFormSchema>, unknown, UpgradeForm>({ resolver: zodResolver(upgradeFormSchema) });
+  const choice = form.watch('configurationId');
   const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   // A failed fetch must not read as "already the largest": the error is shown instead.
   const bigger = configs.error ? [] : (configs.data ?? []).filter((c) => c.cpu > currentCpu);
-  async function confirm() {
-    if (choice === null) return;
-    setError(null);
-    try {
-      await upgrade.mutateAsync({ id: vmId, configurationId: choice });
-      setDone(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
+  const onSubmit = form.handleSubmit(({ configurationId }) =>
+    upgrade.mutateAsync({ body: { id: vmId, configurationId } }).then(
+      () => setDone(true),
+      // The error shows from upgrade.error.
+      () => undefined,
+    ),
+  );
   return (
     <Modal open title="Upgrade VM" onClose={onClose}>
       {done ? (
@@ -114,11 +101,9 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
           </div>
         </div>
       ) : (
-        <div className="space-y-4">
+        <form onSubmit={onSubmit} className="space-y-4" noValidate>
           {configs.error ? (
-            <p role="alert" className="text-sm text-red-600">
-              {withDetail(ERRORS.fetchConfigurations, errorMessage(configs.error))}
-            </p>
+            <ErrorText error={configs.error} prefix={ERRORS.fetchConfigurations} />
           ) : configs.isPending ? (
             <p className="text-sm text-slate-500">Loading configurations…</p>
           ) : bigger.length === 0 ? (
@@ -128,23 +113,23 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
               <legend className="mb-2 text-sm text-slate-600">Choose a configuration with more CPU:</legend>
               {bigger.map((c) => (
                 <label key={c.id} className="flex cursor-pointer items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm hover:bg-slate-50">
-                  <input type="radio" name="configuration" value={c.id} checked={choice === c.id} onChange={() => setChoice(c.id)} />
+                  <input type="radio" value={c.id} checked={Number(choice) === c.id} onChange={() => form.setValue('configurationId', c.id)} name="configuration" />
                   <span className="font-medium">{c.name}</span>
                   <span className="text-slate-500">{`${c.cpu} cores · ${c.ram} GB RAM · ${c.disk} GB disk`}</span>
                 </label>
               ))}
             </fieldset>
           )}
-          {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+          <ErrorText error={upgrade.error} />
           <div className="flex justify-end gap-2">
             <Button variant="secondary" onClick={onClose}>
               Cancel
             </Button>
-            <Button onClick={() => void confirm()} disabled={choice === null || upgrade.isPending}>
+            <Button type="submit" disabled={choice === undefined || upgrade.isPending}>
               Upgrade
             </Button>
           </div>
-        </div>
+        </form>
       )}
     </Modal>
   );

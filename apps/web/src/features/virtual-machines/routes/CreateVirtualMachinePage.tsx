@@ -1,31 +1,73 @@
 /**
  * /createVirtualMachine — the dependent chain of SPEC point 4: name → country → region → image →
  * configuration → provider (auto when one, dropdown when several, a message when none) → copies → team.
+ * The form is react-hook-form over the contract's createVmBodySchema (plus the country, which only narrows
+ * the regions); the schema's messages for unchosen lists become the spec's "Please select …" texts.
  */
-import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState, type ReactNode } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useEffect, useId, type ReactNode } from 'react';
+import { useForm, type FieldPath, type Resolver } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { z } from 'zod';
+import { idSchema } from '@portal/contract/common';
 import { INSTANCE_COUNT_MAX, INSTANCE_COUNT_MIN } from '@portal/contract/constants';
-import { ERRORS, TEXT, VALIDATION, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
-import { instanceCountSchema, vmNameSchema } from '@portal/contract/validation';
+import { instanceCountSchema } from '@portal/contract/validation';
+import { createVmBodySchema } from '@portal/contract/virtual-machines';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
-import { callApi, errorMessage } from '../../../lib/api.ts';
+import { errorMessage } from '../../../lib/api.ts';
+import { useRouteQuery } from '../../../lib/route-query.ts';
 import { useCreateVm } from '../api/vms.ts';
-
-const idOrNull = (v: string) => (v ? Number(v) : null);
 
 /** SPEC point 8 has no helper text for these three lookups; ours follow the catalogue's form. */
 const FETCH_COUNTRIES = 'Error fetching countries';
 const FETCH_REGIONS = 'Error fetching regions';
 const FETCH_PROVIDERS = 'Error fetching providers';
 
-const fetchError = (prefix: string, err: unknown) => (err ? withDetail(prefix, errorMessage(err)) : null);
+/** What the screen holds: select and input values as strings ('' = nothing chosen), as the DOM gives them. */
+interface CreateVmForm {
+  name: string;
+  countryId: string;
+  regionId: string;
+  image: string;
+  configurationId: string;
+  providerId: string;
+  numberOfInstances: string;
+  teamId: string;
+}
+type ChainField = Exclude<FieldPath<CreateVmForm>, 'name'>;
+
+const createVmFormSchema = createVmBodySchema.extend({
+  countryId: idSchema,
+  teamId: z.preprocess((v) => (v === '' ? null : v), createVmBodySchema.shape.teamId),
+});
+type CreateVmValues = z.output<typeof createVmFormSchema>;
 
 /** The dependent chain (SPEC point 4), top to bottom: a change clears every field below it. */
-const CHAIN = ['country', 'region', 'image', 'configuration', 'provider', 'copies', 'team'] as const;
-type ChainStep = (typeof CHAIN)[number];
+const CHAIN: readonly ChainField[] = ['countryId', 'regionId', 'image', 'configurationId', 'providerId', 'numberOfInstances', 'teamId'];
+
+/** An unchosen list says which list (the contract's id/image messages are for API clients). */
+const UNCHOSEN: Partial<Record<ChainField, string>> = {
+  countryId: VALIDATION.selectCountry,
+  regionId: VALIDATION.selectRegion,
+  image: VALIDATION.selectImage,
+  configurationId: VALIDATION.selectConfiguration,
+};
+
+const contractResolver = zodResolver(createVmFormSchema) as unknown as Resolver<CreateVmForm, unknown, CreateVmValues>;
+const resolver: Resolver<CreateVmForm, unknown, CreateVmValues> = async (values, context, options) => {
+  const result = await contractResolver(values, context, options);
+  for (const [field, message] of Object.entries(UNCHOSEN) as [ChainField, string][]) {
+    if (result.errors[field]) result.errors[field] = { type: 'required', message };
+  }
+  if (result.errors.numberOfInstances && values.numberOfInstances === '') result.errors.numberOfInstances = { type: 'required', message: VALIDATION.fillEmptyFields };
+  return result;
+};
+
+const EMPTY: CreateVmForm = { name: '', countryId: '', regionId: '', image: '', configurationId: '', providerId: '', numberOfInstances: '', teamId: '' };
 
 function Field({ label, children, error }: { label: string; children: (id: string) => ReactNode; error?: string | null | undefined }) {
   const id = useId();
@@ -45,105 +87,63 @@ const selectClass = 'block w-full rounded-md border border-slate-300 bg-white px
 export function CreateVirtualMachinePage() {
   const navigate = useNavigate();
   const create = useCreateVm();
-  const [name, setName] = useState('');
-  const [countryId, setCountryId] = useState<number | null>(null);
-  const [regionId, setRegionId] = useState<number | null>(null);
-  const [image, setImage] = useState('');
-  const [configurationId, setConfigurationId] = useState<number | null>(null);
-  const [providerId, setProviderId] = useState<number | null>(null);
-  const [copies, setCopies] = useState('');
-  const [teamId, setTeamId] = useState<number | null>(null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  // Errors are shown after a submit and go away at the next change (no re-validation while typing).
+  const form = useForm<CreateVmForm, unknown, CreateVmValues>({ resolver, defaultValues: EMPTY, mode: 'onSubmit', reValidateMode: 'onSubmit' });
+  const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId } = form.watch();
+  const errors = form.formState.errors;
+  const resetCreate = create.reset;
 
-  const countries = useQuery({ queryKey: ['catalog', 'countries'], queryFn: () => callApi(routes.vms.listCountries) });
-  const regions = useQuery({ queryKey: ['catalog', 'regions', countryId], queryFn: () => callApi(routes.vms.listRegions, { params: { id: countryId! } }), enabled: countryId !== null });
+  const countries = useRouteQuery(routes.vms.listCountries);
+  const regions = useRouteQuery(routes.vms.listRegions, { params: { id: Number(countryId) } }, { enabled: countryId !== '' });
   // Keyed by region: a late answer for an earlier region never lands in the list.
-  const images = useQuery({ queryKey: ['catalog', 'images', regionId], queryFn: ({ signal }) => callApi(routes.vms.listImages, { params: { id: regionId! }, signal }), enabled: regionId !== null });
-  const configurations = useQuery({
-    queryKey: ['catalog', 'configurations', regionId, image],
-    queryFn: ({ signal }) => callApi(routes.vms.fetchConfigurations, { params: { regionId: regionId! }, query: { image }, signal }),
-    enabled: regionId !== null && image !== '',
-  });
-  const providers = useQuery({
-    queryKey: ['catalog', 'providers', regionId, configurationId],
-    queryFn: () => callApi(routes.vms.listProviders, { params: { regionId: regionId! }, query: { configurationId: configurationId! } }),
-    enabled: regionId !== null && configurationId !== null,
-  });
-  const teams = useQuery({ queryKey: ['teams', 'list', 'for-vm'], queryFn: () => callApi(routes.teams.list, { query: { page: 1, rowsPerPage: 100 } }) });
+  const images = useRouteQuery(routes.vms.listImages, { params: { id: Number(regionId) } }, { enabled: regionId !== '' });
+  const configurations = useRouteQuery(routes.vms.fetchConfigurations, { params: { regionId: Number(regionId) }, query: { image } }, { enabled: regionId !== '' && image !== '' });
+  const providers = useRouteQuery(
+    routes.vms.listProviders,
+    { params: { regionId: Number(regionId) }, query: { configurationId: Number(configurationId) } },
+    { enabled: regionId !== '' && configurationId !== '' },
+  );
+  const teams = useRouteQuery(routes.teams.list, { query: { page: 1, rowsPerPage: 100 } });
 
-  /** Clears every field of the chain below `step`. */
-  function clearBelow(step: ChainStep) {
-    const below = new Set<ChainStep>(CHAIN.slice(CHAIN.indexOf(step) + 1));
-    if (below.has('region')) setRegionId(null);
-    if (below.has('image')) setImage('');
-    if (below.has('configuration')) setConfigurationId(null);
-    if (below.has('provider')) setProviderId(null);
-    if (below.has('copies')) setCopies('');
-    if (below.has('team')) setTeamId(null);
+  // Messages of a failed submit go away as soon as the user changes something.
+  useEffect(() => {
+    const subscription = form.watch(() => {
+      form.clearErrors();
+      resetCreate();
+    });
+    return () => subscription.unsubscribe();
+  }, [form, resetCreate]);
+
+  /** Sets one list of the chain (country to configuration) and clears every field below it. */
+  function choose(field: ChainField, value: string) {
+    form.setValue(field, value);
+    for (const below of CHAIN.slice(CHAIN.indexOf(field) + 1)) form.setValue(below, '');
   }
 
   // Exactly one provider is chosen for the user; several make a dropdown; none gets a message. A failed
   // fetch shows its error and never reads as "no provider".
   const providerList = providers.error ? undefined : providers.data;
-  const providerError = fetchError(FETCH_PROVIDERS, providers.error);
+  const providerError = errorText(providers.error, FETCH_PROVIDERS);
   useEffect(() => {
-    if (providerList?.length === 1) setProviderId(providerList[0]!.id);
-  }, [providerList]);
+    if (providerList?.length === 1) form.setValue('providerId', String(providerList[0]!.id));
+  }, [providerList, form]);
 
-  const copiesValid = instanceCountSchema.safeParse(copies).success;
+  const copiesValid = instanceCountSchema.safeParse(numberOfInstances).success;
 
-  // Messages of a failed submit go away as soon as the user changes something.
-  useEffect(() => {
-    setErrors({});
-    setFormError(null);
-  }, [name, countryId, regionId, image, configurationId, providerId, copies, teamId]);
-
-  function validate(): boolean {
-    const next: Record<string, string> = {};
-    const parsedName = vmNameSchema.safeParse(name);
-    if (!parsedName.success) next.name = parsedName.error.issues[0]!.message;
-    if (countryId === null) next.country = VALIDATION.selectCountry;
-    if (regionId === null) next.region = VALIDATION.selectRegion;
-    if (!image) next.image = VALIDATION.selectImage;
-    if (configurationId === null) next.configuration = VALIDATION.selectConfiguration;
-    if (!copiesValid) next.copies = copies === '' ? VALIDATION.fillEmptyFields : VALIDATION.copiesRange;
-    setErrors(next);
-    const incomplete = Object.keys(next).length > 0 || providerId === null;
-    setFormError(incomplete ? VALIDATION.fillEmptyFields : null);
-    return !incomplete;
-  }
-
-  async function submit(e: React.FormEvent) {
-    e.preventDefault();
-    if (!validate()) return;
-    try {
-      await create.mutateAsync({ regionId: regionId!, image, configurationId: configurationId!, providerId: providerId!, name: name.trim(), numberOfInstances: Number(copies), teamId });
-      navigate('/virtualMachines');
-    } catch (err) {
-      setFormError(errorMessage(err) || ERRORS.createVm);
-    }
-  }
+  const onSubmit = form.handleSubmit(({ countryId: _country, ...body }) => create.mutate({ body }, { onSuccess: () => navigate('/virtualMachines') }));
+  // A missing provider has no field of its own: the form-wide message covers it.
+  const formError = Object.keys(errors).length > 0 ? VALIDATION.fillEmptyFields : create.error ? errorMessage(create.error) || ERRORS.createVm : null;
 
   return (
     <PageLayout title="Create Virtual Machine" secondaryTitle="Choose where and how big" onBack={() => navigate(-1)}>
-      <form onSubmit={(e) => void submit(e)} noValidate className="max-w-2xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <Field label="Name" error={errors.name}>
-          {(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} placeholder="web-1" className={selectClass} />}
+      <form onSubmit={(e) => void onSubmit(e)} noValidate className="max-w-2xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+        <Field label="Name" error={errors.name?.message}>
+          {(id) => <input id={id} {...form.register('name')} placeholder="web-1" className={selectClass} />}
         </Field>
         <div className="grid gap-5 sm:grid-cols-2">
-          <Field label="Country" error={errors.country ?? fetchError(FETCH_COUNTRIES, countries.error)}>
+          <Field label="Country" error={errors.countryId?.message ?? errorText(countries.error, FETCH_COUNTRIES)}>
             {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={!name.trim()}
-                value={countryId ?? ''}
-                onChange={(e) => {
-                  setCountryId(idOrNull(e.target.value));
-                  clearBelow('country');
-                }}
-              >
+              <select id={id} className={selectClass} disabled={!name.trim()} value={countryId} onChange={(e) => choose('countryId', e.target.value)}>
                 <option value="">Select a country</option>
                 {countries.data?.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -153,18 +153,9 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Region" error={errors.region ?? fetchError(FETCH_REGIONS, regions.error)}>
+          <Field label="Region" error={errors.regionId?.message ?? errorText(regions.error, FETCH_REGIONS)}>
             {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={countryId === null}
-                value={regionId ?? ''}
-                onChange={(e) => {
-                  setRegionId(idOrNull(e.target.value));
-                  clearBelow('region');
-                }}
-              >
+              <select id={id} className={selectClass} disabled={countryId === ''} value={regionId} onChange={(e) => choose('regionId', e.target.value)}>
                 <option value="">Select a region</option>
                 {regions.data?.map((r) => (
                   <option key={r.id} value={r.id}>
@@ -174,18 +165,9 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Image" error={errors.image ?? fetchError(ERRORS.fetchImages, images.error)}>
+          <Field label="Image" error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}>
             {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={regionId === null}
-                value={image}
-                onChange={(e) => {
-                  setImage(e.target.value);
-                  clearBelow('image');
-                }}
-              >
+              <select id={id} className={selectClass} disabled={regionId === ''} value={image} onChange={(e) => choose('image', e.target.value)}>
                 <option value="">Select an image</option>
                 {(images.isFetching ? [] : (images.data ?? [])).map((i) => (
                   <option key={i} value={i}>
@@ -195,18 +177,9 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Configuration" error={errors.configuration ?? fetchError(ERRORS.fetchConfigurations, configurations.error)}>
+          <Field label="Configuration" error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}>
             {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={!image}
-                value={configurationId ?? ''}
-                onChange={(e) => {
-                  setConfigurationId(idOrNull(e.target.value));
-                  clearBelow('configuration');
-                }}
-              >
+              <select id={id} className={selectClass} disabled={!image} value={configurationId} onChange={(e) => choose('configurationId', e.target.value)}>
                 <option value="">Select a configuration</option>
                 {configurations.data?.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -218,12 +191,12 @@ export function CreateVirtualMachinePage() {
           </Field>
         </div>
 
-        {configurationId !== null && providerError && (
+        {configurationId !== '' && providerError && (
           <p role="alert" className="text-sm text-red-600">
             {providerError}
           </p>
         )}
-        {configurationId !== null && providerList && providerList.length === 0 && (
+        {configurationId !== '' && providerList && providerList.length === 0 && (
           <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
             {TEXT.noProvider}
           </p>
@@ -232,7 +205,7 @@ export function CreateVirtualMachinePage() {
         {providerList && providerList.length > 1 && (
           <Field label="Provider">
             {(id) => (
-              <select id={id} className={selectClass} value={providerId ?? ''} onChange={(e) => setProviderId(idOrNull(e.target.value))}>
+              <select id={id} className={selectClass} value={providerId} onChange={(e) => form.setValue('providerId', e.target.value)}>
                 <option value="">Select a provider</option>
                 {providerList.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -245,7 +218,7 @@ export function CreateVirtualMachinePage() {
         )}
 
         <div className="grid gap-5 sm:grid-cols-2">
-          <Field label="Number of copies" error={errors.copies}>
+          <Field label="Number of copies" error={errors.numberOfInstances?.message}>
             {(id) => (
               <input
                 id={id}
@@ -253,15 +226,15 @@ export function CreateVirtualMachinePage() {
                 min={INSTANCE_COUNT_MIN}
                 max={INSTANCE_COUNT_MAX}
                 className={selectClass}
-                disabled={providerId === null}
-                value={copies}
-                onChange={(e) => setCopies(e.target.value)}
+                disabled={providerId === ''}
+                value={numberOfInstances}
+                onChange={(e) => form.setValue('numberOfInstances', e.target.value)}
               />
             )}
           </Field>
-          <Field label="Team (optional)" error={fetchError(ERRORS.fetchTeams, teams.error)}>
+          <Field label="Team (optional)" error={errorText(teams.error, ERRORS.fetchTeams)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={!copiesValid} value={teamId ?? ''} onChange={(e) => setTeamId(idOrNull(e.target.value))}>
+              <select id={id} className={selectClass} disabled={!copiesValid} value={teamId} onChange={(e) => form.setValue('teamId', e.target.value)}>
                 <option value="">No team</option>
                 {teams.data?.data.map((t) => (
                   <option key={t.id} value={t.id}>
@@ -273,11 +246,7 @@ export function CreateVirtualMachinePage() {
           </Field>
         </div>
 
-        {formError && (
-          <p role="alert" className="text-sm text-red-600">
-            {formError}
-          </p>
-        )}
+        {formError && <ErrorText error={formError} />}
         <Button type="submit" disabled={create.isPending}>
           Create Virtual Machine
         </Button>

@@ -1,20 +1,53 @@
 /** /virtualMachineDetails/:id — details, resource usage and actions of one VM. */
-import { Download, Eye, EyeOff, Monitor, Play, RefreshCw, RotateCcw, Square, Trash2, TrendingUp, Type } from 'lucide-react';
+import { Download, Eye, EyeOff, Monitor, Play, Power, RefreshCw, RotateCcw, Square, Trash2, TrendingUp, Type, type LucideIcon } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { toast } from 'react-toastify';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
+import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
-import { fetchPassword, fetchPrivateKey, useDeleteVm, useVmDetails } from '../api/vms.ts';
+import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { ConfirmActionDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 
-type Dialog = 'start' | 'stop' | 'reset' | 'rename' | 'upgrade' | 'delete' | null;
+/** The icon of each action's button; everything else about an action comes from VM_ACTIONS. */
+const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
+  start: Play,
+  stop: Square,
+  forceStop: Power,
+  reset: RotateCcw,
+  upgrade: TrendingUp,
+  rename: Type,
+  delete: Trash2,
+};
+
+/**
+ * The action buttons, in table order. Start and Stop share a place: Stop while it can run (SPEC: when Running),
+ * otherwise Start, enabled only from its own statuses.
+ */
+function shownActions(status: VmStatus): VmActionName[] {
+  const canStop = actionUnavailableReason('stop', status) === null;
+  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) => (a === 'start' ? !canStop : a === 'stop' ? canStop : true));
+}
+
+function ActionButton({ action, status, className = '', onClick }: { action: VmActionName; status: VmStatus; className?: string; onClick: () => void }) {
+  const reason = actionUnavailableReason(action, status);
+  const Icon = ACTION_ICONS[action];
+  return (
+    // The reason sits on a wrapper: a disabled button shows no tooltip of its own.
+    <span title={reason ?? undefined} className={className}>
+      <Button variant={action === 'delete' ? 'danger' : 'secondary'} className="w-full" disabled={reason !== null} onClick={onClick}>
+        <Icon className="h-4 w-4" /> {VM_ACTIONS[action].label}
+      </Button>
+    </span>
+  );
+}
 
 function Card({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -58,10 +91,9 @@ export function VmDetailsPage() {
   const id = Number(virtualMachineId);
   const valid = Number.isInteger(id) && id > 0;
   const details = useVmDetails(valid ? id : 0);
-  const del = useDeleteVm();
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const del = useVmIdAction('delete');
+  const [dialog, setDialog] = useState<VmActionName | null>(null);
   const [password, setPassword] = useState<string | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
 
   useEffect(() => {
     if (!valid) navigate(-1);
@@ -96,27 +128,29 @@ export function VmDetailsPage() {
       toast.error(errorMessage(err));
     }
   }
-  async function confirmDelete() {
-    setDeleteError(null);
-    try {
-      await del.mutateAsync(id);
-      toast.success(TEXT.vmDeleted);
-      navigate(-1);
-    } catch (err) {
-      setDeleteError(errorMessage(err));
-    }
+  function confirmDelete() {
+    del.mutate(
+      { params: { id } },
+      {
+        onSuccess: () => {
+          toast.success(VM_ACTIONS.delete.accepted);
+          navigate(-1);
+        },
+      },
+    );
+  }
+  function closeDialog() {
+    del.reset();
+    setDialog(null);
   }
 
-  const running = status === 'Running';
-  const consoleEnabled = running && !!data?.consoleAvailable;
+  const consoleEnabled = status === 'Running' && !!data?.consoleAvailable;
   const usage = data?.usage;
 
   return (
     <PageLayout title={vm?.name ?? 'Loading...'} secondaryTitle="Virtual machine" onBack={() => navigate(-1)}>
       {details.error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {withDetail(ERRORS.fetchVmDetails, errorMessage(details.error))}
-        </p>
+        <ErrorText error={details.error} prefix={ERRORS.fetchVmDetails} />
       ) : !vm || !status ? (
         <p className="text-sm text-slate-500">Loading...</p>
       ) : (
@@ -187,46 +221,31 @@ export function VmDetailsPage() {
                 <Button variant="secondary" onClick={() => void downloadKey()}>
                   <Download className="h-4 w-4" /> Download Private Key
                 </Button>
-                {running ? (
-                  <Button variant="secondary" onClick={() => setDialog('stop')}>
-                    <Square className="h-4 w-4" /> Stop
-                  </Button>
-                ) : (
-                  <Button variant="secondary" disabled={status !== 'Stopped' && status !== 'Shutoff'} onClick={() => setDialog('start')}>
-                    <Play className="h-4 w-4" /> Start
-                  </Button>
-                )}
-                <Button variant="secondary" disabled={!running} onClick={() => setDialog('reset')}>
-                  <RotateCcw className="h-4 w-4" /> Reset
-                </Button>
-                <Button variant="secondary" onClick={() => setDialog('upgrade')}>
-                  <TrendingUp className="h-4 w-4" /> Upgrade
-                </Button>
-                <Button variant="secondary" onClick={() => setDialog('rename')}>
-                  <Type className="h-4 w-4" /> Rename
-                </Button>
-                <Button variant="danger" className="col-span-2" onClick={() => setDialog('delete')}>
-                  <Trash2 className="h-4 w-4" /> Delete
-                </Button>
+                {shownActions(status).map((action, index, all) => (
+                  <ActionButton
+                    key={action}
+                    action={action}
+                    status={status}
+                    // The last button fills the row when it would stand alone.
+                    className={index === all.length - 1 && all.length % 2 === 1 ? 'col-span-2' : ''}
+                    onClick={() => setDialog(action)}
+                  />
+                ))}
               </div>
             </Card>
           </div>
         </div>
       )}
-      {(dialog === 'start' || dialog === 'stop' || dialog === 'reset') && <ConfirmActionDialog action={dialog} vmId={id} onClose={() => setDialog(null)} onDone={() => details.refetch()} />}
+      {dialog && isConfirmedAction(dialog) && <ConfirmActionDialog action={dialog} vmId={id} onClose={() => setDialog(null)} onDone={() => details.refetch()} />}
       {dialog === 'rename' && vm && <RenameDialog vmId={id} currentName={vm.name} onClose={() => setDialog(null)} />}
       {dialog === 'upgrade' && vm && <UpgradeDialog vmId={id} currentCpu={vm.cpu} onClose={() => setDialog(null)} />}
       <DeleteConfirmationModal
-        open={dialog === 'delete'}
-        name={vm?.name ?? ''}
+        target={dialog === 'delete' && vm ? vm : null}
         item="virtual machine"
-        loading={del.isPending}
-        error={deleteError}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => {
-          setDeleteError(null);
-          setDialog(null);
-        }}
+        pending={del.isPending}
+        error={del.error}
+        onConfirm={confirmDelete}
+        onCancel={closeDialog}
       />
     </PageLayout>
   );

@@ -4,7 +4,7 @@
  */
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { AuthUser } from '@portal/contract/auth';
-import { clearStoredAuth, readStoredAuth, writeStoredAuth } from '../lib/auth-storage.ts';
+import { clearStoredAuth, readStoredAuth, writeStoredAuth } from './auth-storage.ts';
 
 export interface AuthState {
   user: AuthUser | undefined;

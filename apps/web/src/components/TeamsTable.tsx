@@ -1,24 +1,25 @@
 /** The Teams table (dashboard and /teams): search, refresh, paging, row → /team, trash → delete confirmation. */
 import { Trash2, UsersRound } from 'lucide-react';
+import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE, TEAMS_FETCH_DELAY_MS } from '@portal/contract/constants';
-import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { ERRORS, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import type { Team } from '@portal/contract/teams';
-import { DataTable } from '../../../components/ui/DataTable.tsx';
-import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
-import { errorMessage } from '../../../lib/api.ts';
-import { useTableState } from '../../../lib/use-table-state.ts';
-import { useTeamsList } from '../api/teams-list.ts';
-import { useDeleteTeam } from '../api/team-mutations.ts';
+import { TEAM_AND_USER_READS } from '../lib/reads.ts';
+import { useRouteMutation, useRouteQuery } from '../lib/route-query.ts';
+import { useTableState } from '../lib/use-table-state.ts';
+import { DataTable } from './ui/DataTable.tsx';
+import { DeleteConfirmationModal } from './ui/DeleteConfirmationModal.tsx';
+import { errorText } from './ui/ErrorText.tsx';
 
 export function TeamsTable({ action }: { action?: { label: string; onClick: () => void } }) {
   const navigate = useNavigate();
   const table = useTableState(TEAMS_FETCH_DELAY_MS);
-  const list = useTeamsList({ ...table.query, rowsPerPage: PAGE_SIZE.dashboardTeams });
+  const list = useRouteQuery(routes.teams.list, { query: { ...table.query, rowsPerPage: PAGE_SIZE.dashboardTeams } }, { placeholderData: keepPreviousData });
   const [selected, setSelected] = useState<Pick<Team, 'id' | 'name'> | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
-  const del = useDeleteTeam();
+  const del = useRouteMutation(routes.teams.delete, { invalidates: TEAM_AND_USER_READS });
 
   // A failed fetch empties the list and resets the page count.
   const failed = !!list.error;
@@ -27,16 +28,14 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [failed]);
 
-  async function confirmDelete() {
+  function confirmDelete() {
     if (!selected) return;
-    setDeleteError(null);
-    try {
-      await del.mutateAsync(selected.id);
-      setSelected(null);
-      await list.refetch();
-    } catch (err) {
-      setDeleteError(withDetail(ERRORS.deleteTeam, errorMessage(err)));
-    }
+    // The delete refreshes the team reads, this list included.
+    del.mutate({ body: { teamId: selected.id } }, { onSuccess: () => setSelected(null) });
+  }
+  function closeDelete() {
+    del.reset();
+    setSelected(null);
   }
 
   return (
@@ -60,7 +59,7 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
                 className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
                 onClick={(e) => {
                   e.stopPropagation();
-                  setDeleteError(null);
+                  del.reset();
                   setSelected({ id: t.id, name: t.name });
                 }}
               >
@@ -74,7 +73,7 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
         rowLabel={(t) => t.name}
         onRowClick={(t) => navigate(`/team?id=${t.id}`)}
         loading={list.isPending}
-        error={list.error ? withDetail(ERRORS.fetchTeams, errorMessage(list.error)) : null}
+        error={errorText(list.error, ERRORS.fetchTeams)}
         noDataMessage={TEXT.noTeams}
         search={{ value: table.search, onChange: table.setSearch, placeholder: TEXT.searchTeams }}
         onRefresh={() => list.refetch()}
@@ -83,18 +82,7 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
         totalPages={failed ? 1 : (list.data?.totalPages ?? 0)}
         onPageChange={table.setPage}
       />
-      <DeleteConfirmationModal
-        open={selected !== null}
-        name={selected?.name ?? ''}
-        item="team"
-        loading={del.isPending}
-        error={deleteError}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => {
-          setDeleteError(null);
-          setSelected(null);
-        }}
-      />
+      <DeleteConfirmationModal target={selected} item="team" pending={del.isPending} error={del.error} errorPrefix={ERRORS.deleteTeam} onConfirm={confirmDelete} onCancel={closeDelete} />
     </>
   );
 }
