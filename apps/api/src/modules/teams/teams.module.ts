@@ -4,8 +4,8 @@ import type { ModuleDeps, Worker } from '../../lib/module.ts';
 import { createTeamsRepository } from './teams.repository.ts';
 import { registerTeamsRoutes } from './teams.routes.ts';
 import { createTeamsService } from './teams.service.ts';
-import { createUsersRepository } from './users.repository.ts';
-import { createUsersService } from './users.service.ts';
+import { createUsersRepository } from '../users/users.repository.ts';
+import { createUsersService } from '../users/users.service.ts';
 
 export async function registerTeamsModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const teams = createTeamsRepository(deps.db);

@@ -7,7 +7,7 @@ import { ForbiddenError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
 import { scopeOf } from '../../lib/module.ts';
 import type { TeamsService } from './teams.service.ts';
-import type { UsersService } from './users.service.ts';
+import type { UsersService } from '../users/users.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
 

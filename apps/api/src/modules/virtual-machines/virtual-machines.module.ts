@@ -2,8 +2,8 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../../lib/module.ts';
-import { createReconciler } from '../../operations/reconciler.ts';
-import { createOperationRunner } from '../../operations/runner.ts';
+import { createReconciler } from './operations/reconciler.ts';
+import { createOperationRunner } from './operations/runner.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../../providers/registry.ts';
 import { createConsoleTokenStore } from './console-tokens.ts';
 import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';

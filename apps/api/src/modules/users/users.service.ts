@@ -8,7 +8,7 @@ import { inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
-import type { TeamsRepository } from './teams.repository.ts';
+import type { TeamsRepository } from '../teams/teams.repository.ts';
 import type { UsersRepository, userColumns } from './users.repository.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom'> & {

@@ -10,12 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/client.ts';
-import { configurations, operations, regions, virtualMachines } from '../db/schema.ts';
-import { TransientProviderError, type ProviderDriver } from '../providers/provider.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
-import type { SecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+import type { Db } from '../../../db/client.ts';
+import { configurations, operations, regions, virtualMachines } from '../../../db/schema.ts';
+import { TransientProviderError, type ProviderDriver } from '../../../providers/provider.ts';
+import type { ProviderRegistry } from '../../../providers/registry.ts';
+import type { VmEvents } from '../vm-events.ts';
+import type { SecretBox } from '../vm-secrets.ts';
 import { adoptIfMissing } from './adopt.ts';
 
 export interface RunnerOptions {

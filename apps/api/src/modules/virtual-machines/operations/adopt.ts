@@ -2,8 +2,8 @@
  * Drivers that can forget their machines (the simulator, when the portal restarts) take them back
  * before anything acts on them. Shared by the runner (before an action) and the reconciler.
  */
-import type { configurations, virtualMachines } from '../db/schema.ts';
-import type { MachineSpec, ProviderDriver } from '../providers/provider.ts';
+import type { configurations, virtualMachines } from '../../../db/schema.ts';
+import type { MachineSpec, ProviderDriver } from '../../../providers/provider.ts';
 
 export interface StoredMachine {
   vm: typeof virtualMachines.$inferSelect;

@@ -6,11 +6,11 @@ import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { operations, virtualMachines } from '../db/schema.ts';
-import { createTestApp, signIn, type TestApp } from '../../test/harness.ts';
-import { createProviderRegistry } from '../providers/registry.ts';
-import { createVmEvents } from '../modules/virtual-machines/vm-events.ts';
-import { createSecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+import { operations, virtualMachines } from '../../../db/schema.ts';
+import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts';
+import { createProviderRegistry } from '../../../providers/registry.ts';
+import { createVmEvents } from '../vm-events.ts';
+import { createSecretBox } from '../vm-secrets.ts';
 import { createOperationRunner } from './runner.ts';
 
 let t: TestApp;

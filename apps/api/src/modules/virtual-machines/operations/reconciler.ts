@@ -5,10 +5,10 @@
  */
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/client.ts';
-import { configurations, providers, regions, virtualMachines } from '../db/schema.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
+import type { Db } from '../../../db/client.ts';
+import { configurations, providers, regions, virtualMachines } from '../../../db/schema.ts';
+import type { ProviderRegistry } from '../../../providers/registry.ts';
+import type { VmEvents } from '../vm-events.ts';
 import { adoptIfMissing } from './adopt.ts';
 
 export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; intervalMs?: number }) {
