@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
 import { VALIDATION } from './messages.ts';
+import { OPERATION_KINDS } from './vm-lifecycle.ts';
 import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
 
 /** An image name as the catalog lists it. */
@@ -59,7 +60,7 @@ export const vmDetailsSchema = z.object({
   /** Why the VM is in Error, when it is. */
   errorReason: z.string().nullable(),
   /** The operation still running on it, if any. */
-  pendingOperation: z.string().nullable(),
+  pendingOperation: z.enum(OPERATION_KINDS).nullable(),
 });
 export type VmDetails = z.infer<typeof vmDetailsSchema>;
 
@@ -160,6 +161,7 @@ export const vmRoutes = {
   start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
   stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
   reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
+  forceStop: route({ ...base, method: 'POST', path: `${P}/forceStop/:id`, summary: 'Power a VM off at once, without asking the guest', params: idParamsSchema, data: z.null() }),
   edit: route({ ...base, method: 'PUT', path: `${P}/edit/:id`, summary: 'Rename a VM', params: idParamsSchema, body: z.object({ name: vmNameSchema }).strict(), data: z.null() }),
   dashboard: route({ ...base, method: 'GET', path: `${P}/GetDashboardData`, summary: 'VMs per size this month, last month and this year', data: dashboardDataSchema }),
 } as const;

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../../lib/module.ts';
+import { createOperationsRepository } from './operations/operations.repository.ts';
 import { createReconciler } from './operations/reconciler.ts';
 import { createOperationRunner } from './operations/runner.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../../providers/registry.ts';
@@ -39,10 +40,10 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   });
   const secrets = createSecretBox(deps.secret);
   const repo = createVmRepository(deps.db);
-  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, pollMs: env.VM_RUNNER_POLL_MS });
-  const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
+  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS });
+  const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
   let started = false;
-  const vms = createVmService({ ...deps, repo, registry, events, secrets, kick: () => started && void runner.tick() });
+  const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
   registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
   return [
     {

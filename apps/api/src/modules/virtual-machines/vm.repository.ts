@@ -1,7 +1,8 @@
-/** SQL for the catalog, VMs and their operations. VM reads take the caller's visibility scope. */
-import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+/** SQL for the catalog and VMs (operations have their own repository under operations/). VM reads take the caller's visibility scope. */
+import { and, asc, count, desc, eq, ilike, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
-import { cities, configurations, countries, images, operations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import { cities, configurations, countries, images, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 
@@ -156,22 +157,8 @@ export function createVmRepository(db: Db) {
       return row;
     },
 
-    async activeOperation(vmId: number) {
-      const [row] = await db
-        .select({ id: operations.id, kind: operations.kind })
-        .from(operations)
-        .where(and(eq(operations.vmId, vmId), inArray(operations.status, ['pending', 'running'])))
-        .limit(1);
-      return row;
-    },
-
     async insertVm(tx: Tx, values: typeof virtualMachines.$inferInsert) {
       const [row] = await tx.insert(virtualMachines).values(values).returning();
-      return row!;
-    },
-
-    async insertOperation(tx: Tx, values: { vmId: number; kind: string; payload?: unknown; requestedByUserId: number }) {
-      const [row] = await tx.insert(operations).values({ ...values, payload: values.payload ?? {} }).returning();
       return row!;
     },
 
@@ -194,7 +181,7 @@ export function createVmRepository(db: Db) {
             eq(virtualMachines.companyId, scope.companyId),
             sql`${virtualMachines.createdAt} < ${to.toISOString()}`,
             sql`(${virtualMachines.deletedAt} is null or ${virtualMachines.deletedAt} >= ${from.toISOString()})`,
-            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = 'Provisioning')`,
+            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = ${OPERATIONS.create.runningStatus})`,
             scope.isCompanyAdmin
               ? undefined
               : sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { platformRoutes } from '@portal/contract/platform';
 import { vmRoutes } from '@portal/contract/virtual-machines';
 import { TEXT } from '@portal/contract/messages';
+import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import { UnauthorizedError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
@@ -69,6 +70,10 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.reset, async ({ auth, params, request }) => {
     await vms.reset(ctxOf(auth, request), params.id);
     return { message: TEXT.vmReset, data: null };
+  });
+  registerRoute(app, vmRoutes.forceStop, async ({ auth, params, request }) => {
+    await vms.forceStop(ctxOf(auth, request), params.id);
+    return { message: VM_ACTIONS.forceStop.accepted, data: null };
   });
   registerRoute(app, vmRoutes.changeConfiguration, async ({ auth, body, request }) => {
     await vms.upgrade(ctxOf(auth, request), body.id, body.configurationId);

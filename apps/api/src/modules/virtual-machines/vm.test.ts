@@ -4,6 +4,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { TEXT } from '@portal/contract/messages';
+import { VIEWER_ROLE_ID } from '@portal/contract/permissions';
+import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { auditLog, operations, virtualMachines } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
@@ -232,6 +234,36 @@ describe('access', () => {
     expect((await x.call(routes.vms.delete, { params: { id } })).status).toBe(404);
     expect((await x.call(routes.vms.dashboard)).data.ytd.micro).toBe(0);
     expect((await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id)))[0]!.deletedAt).toBeNull();
+  });
+});
+
+describe('force stop', () => {
+  it('powers a Running VM off, refuses it to a Viewer, from the wrong status and across companies', async () => {
+    const id = (await createVm('power-off-1')).data.ids[0] as number;
+    await waitForStatus(id, 'Running');
+
+    const viewer = await createUser(t, 1, 'force-stop-viewer@example.com');
+    const team = await createTeam(t, 1, 'Force stop team', [{ userId: viewer.id, roleId: VIEWER_ROLE_ID }]);
+    const teamVm = (await createVm('power-off-team', { teamId: team.id })).data.ids[0] as number;
+    await waitForStatus(teamVm, 'Running');
+    const v = await signIn(t, viewer.email, PASSWORD);
+    expect((await v.call(routes.vms.forceStop, { params: { id: teamVm } })).status).toBe(403);
+    expect((await admin.call(routes.vms.details, { params: { id: teamVm } })).data.status).toBe('Running');
+
+    const other = await createOtherCompany(t, 'force-stop-boss@other.example');
+    const x = await signIn(t, other.admin.email, PASSWORD);
+    expect((await x.call(routes.vms.forceStop, { params: { id } })).status).toBe(404);
+
+    const off = await admin.call(routes.vms.forceStop, { params: { id } });
+    expect(off.status).toBe(200);
+    expect(off.message).toBe(VM_ACTIONS.forceStop.accepted);
+    await waitForStatus(id, 'Stopped');
+    const actions = (await t.db.select().from(auditLog).where(eq(auditLog.targetId, String(id)))).map((a) => a.action);
+    expect(actions).toContain('vm.forceStop');
+
+    const again = await admin.call(routes.vms.forceStop, { params: { id } });
+    expect(again.status).toBe(409);
+    expect(again.message).toBe('The VM cannot be powered off while it is Stopped');
   });
 });
 

@@ -5,14 +5,22 @@
  */
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../../db/client.ts';
 import { configurations, providers, regions, virtualMachines } from '../../../db/schema.ts';
 import type { ProviderRegistry } from '../../../providers/registry.ts';
-import type { VmEvents } from '../vm-events.ts';
+import { systemClock, type Clock } from '../../../lib/clock.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
 import { adoptIfMissing } from './adopt.ts';
 
-export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; intervalMs?: number }) {
+/** Resting statuses the provider's word may change (an Error VM waits for its user). */
+const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
+/** What a machine that was powered off outside the portal shows. */
+const OFF_OUTSIDE_PORTAL: VmStatus = 'Shutoff';
+
+export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; clock?: Clock; intervalMs?: number }) {
   const { db, registry, events, log } = opts;
+  const clock = opts.clock ?? systemClock;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
 
@@ -27,7 +35,7 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
         and(
           isNull(virtualMachines.deletedAt),
           isNotNull(virtualMachines.providerRef),
-          inArray(virtualMachines.status, ['Running', 'Stopped', 'Shutoff']),
+          inArray(virtualMachines.status, [...RECONCILED]),
           sql`not exists (select 1 from operations o where o.vm_id = "virtual_machines"."id" and o.status in ('pending', 'running'))`,
         ),
       );
@@ -36,24 +44,24 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
       try {
         const driver = registry.driverFor(provider);
         const state = await driver.status(vm.providerRef!);
-        let next: string | null = null;
+        let next: VmStatus | null = null;
         let reason: string | null = null;
         if (state === 'missing') {
           if (await adoptIfMissing(driver, { vm, config, region })) continue;
           next = 'Error';
           reason = 'The machine no longer exists at the provider';
         } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
-        else if (state === 'stopped' && vm.status === 'Running') next = 'Shutoff';
+        else if (state === 'stopped' && vm.status === 'Running') next = OFF_OUTSIDE_PORTAL;
         if (!next) continue;
         // Only if nothing changed it meanwhile.
         const updated = await db
           .update(virtualMachines)
-          .set({ status: next, errorReason: reason, updatedAt: new Date() })
+          .set({ status: next, errorReason: reason, updatedAt: clock.now() })
           .where(and(eq(virtualMachines.id, vm.id), eq(virtualMachines.status, vm.status)))
           .returning();
         if (updated[0]) {
           changed++;
-          events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: next, deleted: false });
+          publishVm(events, updated[0]);
         }
       } catch (err) {
         log.warn({ vmId: vm.id, err }, 'reconcile failed');

@@ -8,15 +8,16 @@
  * nothing is done twice. The outcome and the VM's new state are written in one transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { OPERATIONS, type Operation, type OperationKind, type OperationPayload, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../../db/client.ts';
-import { configurations, operations, regions, virtualMachines } from '../../../db/schema.ts';
-import { TransientProviderError, type ProviderDriver } from '../../../providers/provider.ts';
+import { systemClock, type Clock } from '../../../lib/clock.ts';
+import { TransientProviderError, type MachineState, type ProviderDriver } from '../../../providers/provider.ts';
 import type { ProviderRegistry } from '../../../providers/registry.ts';
-import type { VmEvents } from '../vm-events.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
 import { adoptIfMissing } from './adopt.ts';
+import { createOperationsRepository, parseOperation, type Claim, type OperationRow, type OperationTarget, type OperationsRepository, type VmPatch } from './operations.repository.ts';
 
 export interface RunnerOptions {
   db: Db;
@@ -24,6 +25,8 @@ export interface RunnerOptions {
   events: VmEvents;
   secrets: SecretBox;
   log: FastifyBaseLogger;
+  /** Leases and retry delays are measured on it (tests move it instead of sleeping). */
+  clock?: Clock;
   pollMs?: number;
   /** How long a claim holds before another runner may take the operation over. */
   leaseMs?: number;
@@ -32,10 +35,77 @@ export interface RunnerOptions {
   backoffMs?: number;
 }
 
-type OperationRow = typeof operations.$inferSelect;
+/** The VM status matching what the provider reports, after an action failed for good. */
+const STATUS_OF_MACHINE: Record<MachineState, VmStatus> = { running: 'Running', stopped: 'Stopped', missing: 'Error' };
+
+interface StepContext<K extends OperationKind> {
+  driver: ProviderDriver;
+  target: OperationTarget;
+  payload: OperationPayload<K>;
+  /** The machine's id at the provider; throws when it was never created. */
+  ref: () => string;
+}
+type Steps = { [K in OperationKind]: (c: StepContext<K>) => Promise<VmPatch> };
+
+/** One driver call per operation kind; the VM's new state comes from the lifecycle table. */
+function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Clock): Steps {
+  return {
+    async create({ driver, target: { vm, config, region } }) {
+      const made = await driver.create({
+        key: `vm-${vm.id}`,
+        name: vm.name,
+        image: vm.image,
+        cpu: config.cpu,
+        ramGb: config.ram,
+        diskGb: config.disk,
+        region,
+        publicKey: vm.publicKey ?? '',
+        password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+      });
+      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
+    },
+    async start({ driver, ref }) {
+      await driver.start(ref());
+      return { status: OPERATIONS.start.endsIn };
+    },
+    async stop({ driver, ref }) {
+      await driver.stop(ref());
+      return { status: OPERATIONS.stop.endsIn };
+    },
+    async forceStop({ driver, ref }) {
+      await driver.forceStop(ref());
+      return { status: OPERATIONS.forceStop.endsIn };
+    },
+    async reset({ driver, ref }) {
+      await driver.reset(ref());
+      return { status: OPERATIONS.reset.endsIn };
+    },
+    async resize({ driver, ref, payload: { configurationId } }) {
+      const target = await repo.configuration(configurationId);
+      if (!target) throw new Error('The target configuration no longer exists');
+      await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
+      // A machine keeps its power state through a resize (OPERATIONS.resize.endsIn is 'unchanged').
+      return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
+    },
+    async delete({ driver, target: { vm } }) {
+      if (vm.providerRef) await driver.delete(vm.providerRef);
+      // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
+      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now() };
+    },
+  };
+}
+
+/** Runs an operation's step with its own payload type (a correlated union, no cast). */
+function runStep<K extends OperationKind>(steps: Steps, op: { kind: K; payload: OperationPayload<K> }, c: Omit<StepContext<K>, 'payload'>): Promise<VmPatch> {
+  const step: Steps[K] = steps[op.kind];
+  return step({ ...c, payload: op.payload });
+}
 
 export function createOperationRunner(opts: RunnerOptions) {
   const { db, registry, events, log } = opts;
+  const clock = opts.clock ?? systemClock;
+  const repo = createOperationsRepository(db, clock);
+  const steps = createSteps(repo, opts.secrets, clock);
   const workerId = `runner-${randomUUID().slice(0, 8)}`;
   const pollMs = opts.pollMs ?? 250;
   const leaseMs = opts.leaseMs ?? 5 * 60_000;
@@ -47,161 +117,83 @@ export function createOperationRunner(opts: RunnerOptions) {
   let halted = false;
   let started = false;
   const inFlight = new Set<Promise<unknown>>();
-  const leaseTimers = new Set<NodeJS.Timeout>();
+  /** Claims whose lease this runner renews; a crashed runner (stop with abandon) renews none. */
+  const held = new Set<Claim>();
+  let renewTimer: NodeJS.Timeout | null = null;
 
-  async function claim(): Promise<OperationRow | null> {
-    const res = await db.execute<{ id: number }>(sql`
-      update operations set status = 'running', locked_by = ${workerId},
-        locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
-      where id = (
-        select id from operations
-        where (status = 'pending' and run_after <= now()) or (status = 'running' and locked_until < now())
-        order by id limit 1 for update skip locked)
-      returning id`);
-    const id = res.rows[0]?.id;
-    if (id === undefined) return null;
-    const [row] = await db.select().from(operations).where(eq(operations.id, id));
-    return row ?? null;
+  /** Extends the lease of every claim in flight, so a slow action is not taken over by another runner. */
+  async function renewLeases(): Promise<void> {
+    await Promise.all(
+      [...held].map((claim) => repo.renewLease(claim, leaseMs).catch((err: unknown) => log.warn({ err, operationId: claim.op.id }, 'could not extend the lease'))),
+    );
   }
 
-  /**
-   * Writes the outcome only if this very claim still holds the operation (same runner, same attempt: a
-   * claim taken over after its lease ran out has a higher attempt), together with the VM's new state in
-   * one transaction, so an operation never reads finished while its VM misses the result.
-   */
-  async function finish(op: OperationRow, patch: Partial<typeof operations.$inferInsert>, vmPatch?: Partial<typeof virtualMachines.$inferInsert>): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const done = await tx
-        .update(operations)
-        .set(patch)
-        .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running')))
-        .returning({ id: operations.id });
-      if (done.length !== 1) return false;
-      if (vmPatch) await tx.update(virtualMachines).set({ ...vmPatch, updatedAt: new Date() }).where(eq(virtualMachines.id, op.vmId));
-      return true;
-    });
-  }
-
-  /** Extends the lease while the driver works, so a slow action is not taken over by another runner. */
-  function holdLease(op: OperationRow): () => void {
-    const timer = setInterval(() => {
-      void db
-        .update(operations)
-        .set({ lockedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
-        .where(and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running')))
-        .catch((err: unknown) => log.warn({ err, operationId: op.id }, 'could not extend the lease'));
-    }, Math.max(10, Math.floor(leaseMs / 3)));
-    timer.unref();
-    leaseTimers.add(timer);
+  function holdLease(claim: Claim): () => void {
+    held.add(claim);
+    if (!renewTimer) {
+      renewTimer = setInterval(() => void renewLeases(), Math.max(10, Math.floor(leaseMs / 3)));
+      renewTimer.unref();
+    }
     return () => {
-      clearInterval(timer);
-      leaseTimers.delete(timer);
+      held.delete(claim);
+      if (held.size === 0 && renewTimer) {
+        clearInterval(renewTimer);
+        renewTimer = null;
+      }
     };
   }
 
   /** The VM status that matches what the provider reports, after an action failed for good. */
-  async function observedStatus(driver: ProviderDriver, ref: string | null): Promise<string> {
-    if (!ref) return 'Error';
+  async function observedStatus(driver: ProviderDriver, ref: string | null): Promise<VmStatus> {
+    if (!ref) return STATUS_OF_MACHINE.missing;
     try {
-      const state = await driver.status(ref);
-      return state === 'running' ? 'Running' : state === 'stopped' ? 'Stopped' : 'Error';
+      return STATUS_OF_MACHINE[await driver.status(ref)];
     } catch {
-      return 'Error';
+      return STATUS_OF_MACHINE.missing;
     }
   }
 
-  async function publish(vmId: number) {
-    const [vm] = await db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
-    if (vm) events.publish({ vmId, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: vm.deletedAt !== null });
-  }
-
-  async function execute(op: OperationRow, driver: ProviderDriver) {
-    const [row] = await db
-      .select({ vm: virtualMachines, config: configurations, region: regions.name })
-      .from(virtualMachines)
-      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-      .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
-      .where(eq(virtualMachines.id, op.vmId));
-    if (!row) throw new Error(`VM ${op.vmId} is gone`);
-    const { vm, config } = row;
-    if (vm.providerRef && op.kind !== 'create') await adoptIfMissing(driver, { vm, config, region: row.region });
-    const ref = () => {
-      if (!vm.providerRef) throw new Error('The machine was never created at the provider');
-      return vm.providerRef;
-    };
-    switch (op.kind) {
-      case 'create': {
-        const made = await driver.create({
-          key: `vm-${vm.id}`,
-          name: vm.name,
-          image: vm.image,
-          cpu: config.cpu,
-          ramGb: config.ram,
-          diskGb: config.disk,
-          region: row.region,
-          publicKey: vm.publicKey ?? '',
-          password: vm.sshPassword ? opts.secrets.open(vm.sshPassword) : '',
-        });
-        return { status: 'Running', providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
-      }
-      case 'start':
-        await driver.start(ref());
-        return { status: 'Running' };
-      case 'stop':
-        await driver.stop(ref());
-        return { status: 'Stopped' };
-      case 'reset':
-        await driver.reset(ref());
-        return { status: 'Running' };
-      case 'resize': {
-        const configurationId = (op.payload as { configurationId: number }).configurationId;
-        const [target] = await db.select().from(configurations).where(eq(configurations.id, configurationId));
-        if (!target) throw new Error('The target configuration no longer exists');
-        await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
-        // A machine keeps its power state through a resize.
-        return { status: (await driver.status(ref())) === 'running' ? 'Running' : 'Stopped', configurationId };
-      }
-      case 'delete':
-        if (vm.providerRef) await driver.delete(vm.providerRef);
-        return { status: 'Stopped', deletedAt: new Date() };
-      default:
-        throw new Error(`Unknown operation ${op.kind}`);
-    }
+  async function finishAndPublish(claim: Claim, patch: Parameters<OperationsRepository['finish']>[1], vmPatch?: VmPatch) {
+    const { vm } = await repo.finish(claim, patch, vmPatch);
+    if (vm) publishVm(events, vm);
   }
 
   async function runOne(): Promise<boolean> {
-    const op = await claim();
+    const op: OperationRow | null = await repo.claim(workerId, leaseMs);
     if (!op) return false;
+    const claim: Claim = { op, workerId };
     const work = (async () => {
-      const release = holdLease(op);
+      const release = holdLease(claim);
       let driver: ProviderDriver | null = null;
+      let target: OperationTarget | undefined;
       try {
-        const [vm] = await db.select({ providerId: virtualMachines.providerId }).from(virtualMachines).where(eq(virtualMachines.id, op.vmId));
-        const provider = vm ? await db.query.providers.findFirst({ where: (p, { eq: e }) => e(p.id, vm.providerId) }) : undefined;
-        if (!provider) throw new Error('The VM\'s provider no longer exists');
-        driver = registry.driverFor(provider);
+        target = await repo.target(op.vmId);
+        if (!target) throw new Error('The VM or its provider no longer exists');
+        driver = registry.driverFor(target.provider);
         // Claimed again and again (its runners keep dying, or retries ran out): give up.
         if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
-        const patch = await execute(op, driver);
-        if (await finish(op, { status: 'succeeded', finishedAt: new Date(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null })) {
-          await publish(op.vmId);
-        }
+        const operation: Operation = parseOperation(op);
+        const { vm } = target;
+        if (vm.providerRef && operation.kind !== 'create') await adoptIfMissing(driver, target);
+        const ref = () => {
+          if (!vm.providerRef) throw new Error('The machine was never created at the provider');
+          return vm.providerRef;
+        };
+        const patch = await runStep(steps, operation, { driver, target, ref });
+        await finishAndPublish(claim, { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         if (err instanceof TransientProviderError && op.attempts < maxAttempts) {
           const delay = backoffMs * 2 ** (op.attempts - 1);
           log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
-          await finish(op, { status: 'pending', lastError: reason, runAfter: new Date(Date.now() + delay), lockedBy: null, lockedUntil: null });
+          await repo.finish(claim, { status: 'pending', lastError: reason, runAfter: new Date(clock.now().getTime() + delay), lockedBy: null, lockedUntil: null });
           return;
         }
         log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
         // A failed create leaves no machine: Error. A failed action on an existing machine leaves it as
         // the provider sees it (with the reason kept), so the VM can still be operated.
-        const [vm] = await db.select({ providerRef: virtualMachines.providerRef }).from(virtualMachines).where(eq(virtualMachines.id, op.vmId));
-        const status = op.kind === 'create' || !driver ? 'Error' : await observedStatus(driver, vm?.providerRef ?? null);
-        if (await finish(op, { status: 'failed', lastError: reason, finishedAt: new Date(), lockedBy: null, lockedUntil: null }, { status, errorReason: reason })) {
-          await publish(op.vmId);
-        }
+        const status = op.kind === 'create' || !driver ? STATUS_OF_MACHINE.missing : await observedStatus(driver, target?.vm.providerRef ?? null);
+        await finishAndPublish(claim, { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null }, { status, errorReason: reason });
       } finally {
         release();
       }
@@ -245,12 +237,15 @@ export function createOperationRunner(opts: RunnerOptions) {
       await running;
       if (options.abandon) {
         // A dead process renews nothing: its leases run out and other runners take the work over.
-        for (const timer of leaseTimers) clearInterval(timer);
-        leaseTimers.clear();
+        held.clear();
+        if (renewTimer) clearInterval(renewTimer);
+        renewTimer = null;
       } else await Promise.allSettled([...inFlight]);
     },
     /** Runs due work now (tests). */
     tick,
+    /** Renews the leases in flight now (the timer does it every third of a lease; tests call it after moving the clock). */
+    renewLeases,
     /** Resolves when nothing is in flight. */
     async idle() {
       await running;
