@@ -1,6 +1,6 @@
 /** Users, roles, teams and permissions. */
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps, Worker } from '../../lib/module.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
 import { createTeamsRepository } from './teams.repository.ts';
 import { registerTeamsRoutes } from './teams.routes.ts';
 import { createTeamsService } from './teams.service.ts';

@@ -5,7 +5,7 @@ import { VALIDATION } from '@portal/contract/messages';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import { ForbiddenError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
-import { scopeOf } from '../../lib/module.ts';
+import { scopeOf } from '../module.ts';
 import type { TeamsService } from './teams.service.ts';
 import type { UsersService } from '../users/users.service.ts';
 

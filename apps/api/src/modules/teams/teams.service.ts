@@ -3,7 +3,7 @@ import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
-import type { ModuleDeps } from '../../lib/module.ts';
+import type { ModuleDeps } from '../module.ts';
 import { PERMISSIONS, ROLE_PERMISSIONS } from '../access/permissions.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from './teams.repository.ts';

@@ -123,7 +123,6 @@ export function createVmRepository(db: Db) {
       const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
       return row;
     },
-    enabledProviders: () => db.select().from(providers).where(eq(providers.enabled, true)).orderBy(asc(providers.id)),
 
     // ---- VMs ----
     async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; descending: boolean }) {

@@ -4,7 +4,7 @@ import { actionUnavailableReason, OPERATIONS, VM_ACTIONS, type Operation, type V
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
-import type { ModuleDeps } from '../../lib/module.ts';
+import type { ModuleDeps } from '../module.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
