@@ -9,6 +9,7 @@ import { routes } from '@portal/contract/routes';
 import { operations, virtualMachines } from '../../../db/schema.ts';
 import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts';
 import { manualClock } from '../../../../test/manual-clock.ts';
+import { seededCatalog } from '../../../../test/vm-catalog.ts';
 import { createProviderRegistry } from '../../../providers/registry.ts';
 import { createVmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
@@ -27,12 +28,9 @@ afterAll(async () => {
 
 it('resumes an operation after its runner dies, with no duplicate machine', async () => {
   const admin = await signIn(t);
-  const catalog = await admin.call(routes.vms.listConfigurations);
-  const micro = catalog.data.find((c: { key: string }) => c.key === 'micro');
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States').id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'survivor', numberOfInstances: 1 } });
-  const vmId = created.data.ids[0] as number;
+  const { provider, createBody } = await seededCatalog(admin);
+  const created = await admin.call(routes.vms.create, { body: createBody('survivor') });
+  const vmId = created.data.ids[0]!;
 
   // One simulated cloud shared by both runners, as a real provider would be.
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
@@ -66,7 +64,7 @@ it('resumes an operation after its runner dies, with no duplicate machine', asyn
 it('keeps the lease of a slow action, so no other runner takes it over', async () => {
   const admin = await signIn(t);
   const { body } = await createBody(admin, 'slowpoke');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
   const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 120, pollMs: 20 };
   const first = createOperationRunner(common);
@@ -90,7 +88,7 @@ it('keeps the lease of a slow action, so no other runner takes it over', async (
 it('acts on a machine its driver forgot (a restarted simulator) and keeps a stopped VM off through an upgrade', async () => {
   const admin = await signIn(t);
   const { body, configs } = await createBody(admin, 'phoenix');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const common = { db: t.db, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, pollMs: 20 };
   const before = createOperationRunner({ ...common, registry: createProviderRegistry({}, { simulatorStepMs: 5 }) });
   await before.tick();
@@ -113,18 +111,14 @@ it('acts on a machine its driver forgot (a restarted simulator) and keeps a stop
 });
 
 async function createBody(admin: Awaited<ReturnType<typeof signIn>>, name: string) {
-  const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
-  const micro = configs.find((c) => c.key === 'micro')!;
-  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  return { configs, body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1 } };
+  const { configs, createBody: body } = await seededCatalog(admin);
+  return { configs, body: body(name) };
 }
 
 it('gives up on an operation whose runners keep dying, instead of claiming it forever', async () => {
   const admin = await signIn(t);
   const { body } = await createBody(admin, 'cursed');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
   const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 100, pollMs: 20, maxAttempts: 2 };
   // Two runners in a row claim the create and die before finishing it.
