@@ -1,7 +1,7 @@
 /** VM routes: the contract's calls, plus the live event stream and the console page. Handlers only parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { vmRoutes } from '@portal/contract/virtual-machines';
+import { vmActionRoutes, vmRoutes } from '@portal/contract/virtual-machines';
 import { TEXT } from '@portal/contract/messages';
 import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import type { AuthContext } from '../../lib/auth-context.ts';
@@ -14,7 +14,7 @@ import { SESSION_COOKIE } from '../../plugins/session.ts';
 import { consolePage, EXPIRED_CONSOLE_PAGE } from './console-page.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { VmEvents } from './vm-events.ts';
-import type { VmService } from './vm.service.ts';
+import type { VmOperationAction, VmService } from './vm.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
 
@@ -54,22 +54,13 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   });
 
   registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({ message: 'Virtual machines are being created', data: await vms.create(ctxOf(auth, request), body) }));
-  registerRoute(app, vmRoutes.start, async ({ auth, params, request }) => {
-    await vms.start(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmStarted, data: null };
-  });
-  registerRoute(app, vmRoutes.stop, async ({ auth, params, request }) => {
-    await vms.stop(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmStopped, data: null };
-  });
-  registerRoute(app, vmRoutes.reset, async ({ auth, params, request }) => {
-    await vms.reset(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmReset, data: null };
-  });
-  registerRoute(app, vmRoutes.forceStop, async ({ auth, params, request }) => {
-    await vms.forceStop(ctxOf(auth, request), params.id);
-    return { message: VM_ACTIONS.forceStop.accepted, data: null };
-  });
+  // Start, stop, force stop, reset, delete: one loop over the contract's action routes, answered with the lifecycle table's text.
+  for (const action of Object.keys(vmActionRoutes) as VmOperationAction[]) {
+    registerRoute(app, vmActionRoutes[action], async ({ auth, params, request }) => {
+      await vms.act(ctxOf(auth, request), params.id, action);
+      return { message: VM_ACTIONS[action].accepted, data: null };
+    });
+  }
   registerRoute(app, vmRoutes.changeConfiguration, async ({ auth, body, request }) => {
     await vms.upgrade(ctxOf(auth, request), body.id, body.configurationId);
     return { message: TEXT.upgradeWait, data: null };
@@ -77,10 +68,6 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.edit, async ({ auth, params, body, request }) => {
     await vms.rename(ctxOf(auth, request), params.id, body.name);
     return { message: 'VM renamed', data: null };
-  });
-  registerRoute(app, vmRoutes.delete, async ({ auth, params, request }) => {
-    await vms.remove(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmDeleted, data: null };
   });
 
   // The console page the portal frames (console-page.ts), behind a single-use token.

@@ -1,5 +1,6 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
+import { vmActionRoutes } from '@portal/contract/virtual-machines';
 import { actionUnavailableReason, OPERATIONS, VM_ACTIONS, type Operation, type VmActionName } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
@@ -22,6 +23,8 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   kick: () => void;
 };
 type Ctx = { scope: TenantScope; requestId: string };
+/** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
+export type VmOperationAction = keyof typeof vmActionRoutes;
 
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
@@ -65,7 +68,7 @@ export function createVmService(deps: Deps) {
   }
 
   /** An action that is one operation with no payload: permission, status and operation from the table. */
-  async function simpleAction(ctx: Ctx, id: number, action: 'start' | 'stop' | 'forceStop' | 'reset' | 'delete') {
+  async function simpleAction(ctx: Ctx, id: number, action: VmOperationAction) {
     const def = VM_ACTIONS[action];
     const vm = await loadVisible(ctx.scope, id, def.permission);
     requireAvailable(vm, action);
@@ -227,10 +230,8 @@ export function createVmService(deps: Deps) {
       return { ids: created.map((v) => v.id) };
     },
 
-    start: (ctx: Ctx, id: number) => simpleAction(ctx, id, 'start'),
-    stop: (ctx: Ctx, id: number) => simpleAction(ctx, id, 'stop'),
-    forceStop: (ctx: Ctx, id: number) => simpleAction(ctx, id, 'forceStop'),
-    reset: (ctx: Ctx, id: number) => simpleAction(ctx, id, 'reset'),
+    /** Start, stop, force stop, reset, delete: whatever vmActionRoutes declares. */
+    act: simpleAction,
     async upgrade(ctx: Ctx, id: number, configurationId: number) {
       const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.upgrade.permission);
       const [current, target] = await Promise.all([repo.configuration(vm.configurationId), repo.configuration(configurationId)]);
@@ -249,7 +250,6 @@ export function createVmService(deps: Deps) {
         await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.rename', targetType: 'vm', targetId: id, before: { name: vm.name }, after: { name }, requestId: ctx.requestId }, tx);
       });
     },
-    remove: (ctx: Ctx, id: number) => simpleAction(ctx, id, 'delete'),
   };
 }
 export type VmService = ReturnType<typeof createVmService>;
