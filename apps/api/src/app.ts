@@ -20,6 +20,7 @@ import { registerHealthModule } from './modules/health/health.routes.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
+import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
@@ -55,7 +56,7 @@ export interface App {
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The feature modules, each registering its routes under the API base path and returning its workers. */
-const MODULES: RegisterModule[] = [registerAuthModule, registerHealthModule, registerTeamsModule, registerVirtualMachinesModule, registerPlatformModule];
+const MODULES: RegisterModule[] = [registerAuthModule, registerHealthModule, registerTeamsModule, registerUsersModule, registerVirtualMachinesModule, registerPlatformModule];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
