@@ -3,8 +3,8 @@
  * everything an operation needs (VM, configuration, region, provider). Time comes from the injected
  * clock, never from SQL `now()`, so tests drive leases and backoff without sleeping.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { operationSchema, type Operation } from '@portal/contract/vm-lifecycle';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
 import { configurations, operations, providers, regions, virtualMachines } from '../../../db/schema.ts';
 import type { Clock } from '../../../lib/clock.ts';
@@ -101,6 +101,33 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
         .where(eq(virtualMachines.id, vmId));
       return row;
+    },
+
+    /** VMs in one of `statuses` with a machine at the provider and no operation under way (for the reconciler). */
+    idleMachines: (statuses: readonly VmStatus[]) =>
+      db
+        .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name })
+        .from(virtualMachines)
+        .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
+        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+        .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+        .where(
+          and(
+            isNull(virtualMachines.deletedAt),
+            isNotNull(virtualMachines.providerRef),
+            inArray(virtualMachines.status, [...statuses]),
+            sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running'))`,
+          ),
+        ),
+
+    /** Changes a VM's status only if nothing changed it meanwhile; the VM as written, or null. */
+    async setStatusIfUnchanged(vmId: number, expected: VmStatus, patch: VmPatch) {
+      const [row] = await db
+        .update(virtualMachines)
+        .set({ ...patch, updatedAt: clock.now() })
+        .where(and(eq(virtualMachines.id, vmId), eq(virtualMachines.status, expected)))
+        .returning();
+      return row ?? null;
     },
 
     async configuration(id: number) {
