@@ -446,6 +446,13 @@ export function createQemuDriver(settings: QemuSettings = {}): ProviderDriver {
         await powerOff(ref, true);
       }),
 
+    forceStop: (ref) =>
+      withLock(ref, async () => {
+        await mustMachine(ref);
+        // QMP quit, then SIGKILL if QEMU lingers: the guest is not asked.
+        await powerOff(ref, false);
+      }),
+
     reset: (ref) =>
       withLock(ref, async () => {
         const m = await mustMachine(ref);

@@ -138,6 +138,19 @@ describe('QEMU driver', { timeout: 60_000 }, () => {
     expect(await qemuPidsUnder(stateDir)).toHaveLength(1);
   });
 
+  it('powers off at once without asking the guest (force stop), and starts again', async () => {
+    const asked = count(await driver.console(ref), 'power button pressed');
+    await driver.forceStop(ref);
+    expect(await driver.status(ref)).toBe('stopped');
+    expect(await qemuPidsUnder(stateDir)).toHaveLength(0);
+    // The guest was not asked: no new ACPI power-button event on its console.
+    expect(count(await driver.console(ref), 'power button pressed')).toBe(asked);
+    await driver.forceStop(ref); // idempotent
+    await driver.start(ref);
+    expect(await driver.status(ref)).toBe('running');
+    expect(await driver.console(ref)).toMatch(/qemu-unit login: $/);
+  });
+
   it('resizes a running machine: it reboots with the new vCPU count', async () => {
     await driver.resize(ref, { cpu: 2, ramGb: 8, diskGb: 40 });
     expect(await driver.status(ref)).toBe('running');
