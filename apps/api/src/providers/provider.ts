@@ -1,5 +1,5 @@
 /**
- * The one interface every VM driver implements (simulator, QEMU, clusters). Calls are idempotent by
+ * The one interface every VM driver implements (simulator, libvirt, clusters). Calls are idempotent by
  * `key` where they create things, so a retried or resumed operation never makes a second machine.
  */
 export interface MachineSpec {
@@ -41,6 +41,11 @@ export interface ProviderDriver {
   create(spec: MachineSpec): Promise<CreatedMachine>;
   start(ref: string): Promise<void>;
   stop(ref: string): Promise<void>;
+  /**
+   * Pulls the plug: no ACPI request, no wait (libvirt's `destroy`). Optional here until every driver has it
+   * (the lifecycle branch makes it part of the interface).
+   */
+  forceStop?(ref: string): Promise<void>;
   reset(ref: string): Promise<void>;
   resize(ref: string, size: { cpu: number; ramGb: number; diskGb: number }): Promise<void>;
   delete(ref: string): Promise<void>;

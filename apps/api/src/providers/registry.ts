@@ -1,6 +1,6 @@
 /** Drivers by provider row: each provider names a driver kind and its settings. */
 import type { ProviderDriver } from './provider.ts';
-import { createQemuDriver, qemuSettingsSchema } from './qemu/qemu.ts';
+import { createLibvirtDriver, libvirtSettingsSchema } from './libvirt/libvirt.ts';
 import { createSimulatorDriver, simulatorSettingsSchema } from './simulator/simulator.ts';
 
 export type DriverFactory = (settings: unknown) => ProviderDriver;
@@ -13,7 +13,7 @@ export interface ProviderRegistry {
 
 export function createProviderRegistry(
   overrides: Record<string, DriverFactory> = {},
-  /** `qemuStateDir`: where QEMU machines live when a provider row does not say (e.g. `<DATA_DIR>/qemu`). */
+  /** `qemuStateDir` is no longer used (the QEMU process driver gave way to libvirt); kept until the VM module stops passing it. */
   defaults: { simulatorStepMs?: number; qemuStateDir?: string } = {},
 ): ProviderRegistry {
   const factories: Record<string, DriverFactory> = {
@@ -21,10 +21,7 @@ export function createProviderRegistry(
       const parsed = simulatorSettingsSchema.parse(settings ?? {});
       return createSimulatorDriver({ ...parsed, stepMs: parsed.stepMs ?? defaults.simulatorStepMs ?? 2000 });
     },
-    qemu: (settings) => {
-      const parsed = qemuSettingsSchema.parse(settings ?? {});
-      return createQemuDriver({ ...parsed, stateDir: parsed.stateDir ?? defaults.qemuStateDir });
-    },
+    libvirt: (settings) => createLibvirtDriver(libvirtSettingsSchema.parse(settings ?? {})),
     ...overrides,
   };
   const instances = new Map<number, ProviderDriver>();
