@@ -38,8 +38,8 @@ export const libvirtSettingsSchema = z.object({
   /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
   uploadGuestImage: z.boolean().default(true),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
-  /** The login the seed creates (Debian cloud images call theirs `debian`). */
-  guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('debian'),
+  /** The login the seed gives the password and key: the portal shows `root` (Debian cloud images' own is `debian`). */
+  guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('root'),
   /** `qemu` runs under TCG anywhere; `kvm` needs a working /dev/kvm on the host. */
   domainType: z.enum(['qemu', 'kvm']).default('qemu'),
   machine: z.string().min(1).max(50).default('q35'),

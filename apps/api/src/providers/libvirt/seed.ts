@@ -41,6 +41,17 @@ export function seedFiles(s: SeedInput): { metaData: string; userData: string } 
   ];
   const key = s.publicKey.trim();
   if (key) lines.push('    ssh_authorized_keys:', `      - ${yamlQuote(key)}`);
+  if (s.user === 'root') {
+    // Cloud images refuse root logins by default: cloud-init's disable_root and OpenSSH's PermitRootLogin.
+    lines.push(
+      'disable_root: false',
+      'write_files:',
+      '  - path: /etc/ssh/sshd_config.d/60-irontech-root.conf',
+      "    content: 'PermitRootLogin yes'",
+      'runcmd:',
+      "  - [sh, -c, 'systemctl reload ssh || systemctl reload sshd || true']",
+    );
+  }
   return { metaData, userData: `${lines.join('\n')}\n` };
 }
 
