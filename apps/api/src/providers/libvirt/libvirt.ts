@@ -287,7 +287,10 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
             const basePath = (await virsh.run(['vol-path', '--pool', pool, base])).trim();
             const baseBytes = (await volBytes(base)) ?? 0;
             const bytes = Math.max(sizeOf(meta).diskBytes, baseBytes);
-            await virsh.run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2']);
+            // Another API process may have made it a moment ago (same key, same name): that disk is this machine's.
+            await virsh
+              .run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2'])
+              .catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
           const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: s.guestUser, password: spec.password, publicKey: spec.publicKey });
           await uploadVolume(v.seed, iso);
@@ -295,7 +298,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         }
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
-        else if (!isRunning(state)) await virsh.run(['start', ref]);
+        else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
         const privateIp = await waitForLease(ref);
         return { ref, publicIp: null, privateIp };
       });
@@ -306,7 +309,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         await mustMeta(ref);
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
-        else if (!isRunning(state)) await virsh.run(['start', ref]);
+        else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
       }),
 
     stop: (ref) =>
