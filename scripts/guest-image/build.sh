@@ -91,4 +91,6 @@ syslinux --install "$work/disk.raw"
 qemu-img convert -q -O qcow2 "$work/disk.raw" "$work/disk.qcow2"
 chmod 644 "$work/disk.qcow2"
 mv "$work/disk.qcow2" "$out"
+# Older builds are no longer needed here: pools hold their own copies of the images their disks stand on.
+find "$cache" -maxdepth 1 -name 'irontech-guest-*.qcow2' ! -name "${out##*/}" -delete
 echo "$out"

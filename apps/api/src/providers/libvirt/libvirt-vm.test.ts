@@ -4,6 +4,7 @@
  * the portal hands out, the console page, a stop, and the delete that leaves no domain behind.
  */
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -31,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL] });
+  await rm(path.join(LIBVIRT_TEST_DIR, POOL), { recursive: true, force: true });
 }, 120_000);
 
 async function waitFor(id: number, status: string, ms = 180_000) {

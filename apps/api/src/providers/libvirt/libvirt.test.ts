@@ -125,6 +125,11 @@ it('creates a machine that boots from its own disk, gets a DHCP address and acce
   const xml = await daemon.virsh(daemon.socketUri, ['dumpxml', ref]);
   expect(xml).toMatch(/<domain type='qemu'/);
   expect(xml).toMatch(/<graphics type='vnc' port='\d+' autoport='yes' websocket='\d+' listen='127\.0\.0\.1'>/);
+  // The display (VNC) shows a text login too: the screenshot is not one flat colour.
+  const shot = path.join(keyDir, 'screen.ppm');
+  await daemon.virsh(daemon.socketUri, ['screenshot', ref, shot]);
+  const pixels = (await readFile(shot)).subarray(-640 * 400 * 3);
+  expect(new Set(pixels).size).toBeGreaterThan(1);
   const text = await local.console(ref);
   expect(text).toContain('irontech-guest: applied the NoCloud seed');
   expect(text).toContain('web-01 login:');
