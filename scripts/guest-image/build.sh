@@ -75,6 +75,8 @@ mknod -m 666 "$root/dev/null" c 1 3
 size_mb=$(( ( $(stat -c %s "$kernel") + $(stat -c %s "$work/initrd.gz") ) / 1048576 + 8 ))
 truncate -s "${size_mb}M" "$work/disk.raw"
 mformat -i "$work/disk.raw" -T $((size_mb * 2048)) -h 64 -s 32 -v IRONTECH ::
+# `quiet`: printing the kernel's boot log on the emulated VGA and serial ports costs about 6 s of a 30 s boot
+# under TCG; the guest's own lines and the login prompt still reach both consoles.
 cat > "$work/syslinux.cfg" <<CFG
 DEFAULT linux
 PROMPT 0
@@ -82,7 +84,7 @@ TIMEOUT 0
 LABEL linux
   KERNEL /vmlinuz
   INITRD /initrd.gz
-  APPEND console=tty0 console=ttyS0,115200 panic=10
+  APPEND console=tty0 console=ttyS0,115200 panic=10 quiet
 CFG
 mcopy -i "$work/disk.raw" "$kernel" ::/vmlinuz
 mcopy -i "$work/disk.raw" "$work/initrd.gz" ::/initrd.gz
