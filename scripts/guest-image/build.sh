@@ -67,8 +67,9 @@ cp "$here/udhcpc.script" "$root/etc/udhcpc.script"
 cp "$here/seed.awk" "$root/etc/seed.awk"
 cp "$here/power-button" "$root/etc/power-button"
 chmod 755 "$root/init" "$root/etc/udhcpc.script" "$root/etc/power-button"
-mknod -m 600 "$root/dev/console" c 5 1
-mknod -m 666 "$root/dev/null" c 1 3
+# Device nodes need root; without them /init reopens its stdio on devtmpfs's console (so non-root builds work).
+mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
+mknod -m 666 "$root/dev/null" c 1 3 2>/dev/null || true
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet --owner=0:0) | gzip -6 > "$work/initrd.gz"
 
 # The boot disk: a FAT file system over the whole disk, SYSLINUX in its boot sector.
