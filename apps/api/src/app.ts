@@ -151,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     identity,
     // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS, qemuStateDir: resolve(config.DATA_DIR, 'qemu') }),
+    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }),
     metrics,
     cookieSecure,
     portalUrl: publicUrl(config),

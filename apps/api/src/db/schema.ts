@@ -228,7 +228,7 @@ export const configurations = pgTable('configurations', {
 export const providers = pgTable('providers', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
-  /** Key in the driver registry: 'simulator', 'qemu', … */
+  /** Key in the driver registry: 'simulator', 'libvirt' */
   driver: text('driver').notNull(),
   settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
   enabled: boolean('enabled').notNull().default(true),

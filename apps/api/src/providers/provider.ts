@@ -1,5 +1,5 @@
 /**
- * The one interface every VM driver implements (simulator, QEMU, clusters). Calls are idempotent by
+ * The one interface every VM driver implements (simulator, libvirt, clusters). Calls are idempotent by
  * `key` where they create things, so a retried or resumed operation never makes a second machine.
  */
 export interface MachineSpec {
