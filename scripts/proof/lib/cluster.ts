@@ -1,0 +1,67 @@
+/**
+ * A throwaway PostgreSQL cluster for the proof runs, like apps/api/test/postgres-cluster.ts (initdb + pg_ctl,
+ * as the `postgres` user when root, loopback only), but one that can also be stopped hard and started again
+ * on the same data: the outage run needs that.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+
+function pgBin(name: string): string {
+  for (const dir of PG_BIN_DIRS) if (existsSync(join(dir, name))) return join(dir, name);
+  return name;
+}
+
+export interface ProofCluster {
+  url: string;
+  port: number;
+  /** Stops the server at once (`pg_ctl -m immediate`): open connections drop, nothing is flushed. */
+  stopImmediate(): void;
+  /** Starts it again on the same data and waits until it accepts connections. */
+  start(): void;
+  /** Stops it and removes its files. */
+  destroy(): void;
+}
+
+export function startCluster(port = 56000 + Math.floor(Math.random() * 2000)): ProofCluster {
+  const root = mkdtempSync(join(tmpdir(), 'portal-proof-pg-'));
+  chmodSync(root, 0o777);
+  const data = join(root, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) => {
+    const full = asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args;
+    const res = spawnSync(asRoot ? 'runuser' : cmd, full, { encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr || res.stdout}`);
+  };
+  const start = () =>
+    run(pgBin('pg_ctl'), [
+      '-D', data, '-l', join(root, 'log'), '-w', '-t', '60', '-o',
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      'start',
+    ]);
+  run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  start();
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    stopImmediate() {
+      run(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+      stopped = true;
+    },
+    start() {
+      start();
+      stopped = false;
+    },
+    destroy() {
+      try {
+        if (!stopped) run(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
