@@ -3,7 +3,7 @@
  * as the `postgres` user when root, loopback only), but one that can also be stopped hard and started again
  * on the same data: the outage run needs that.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,12 @@ function pgBin(name: string): string {
 export interface ProofCluster {
   url: string;
   port: number;
-  /** Stops the server at once (`pg_ctl -m immediate`): open connections drop, nothing is flushed. */
-  stopImmediate(): void;
+  /** Stops the server at once (`pg_ctl -m immediate`): open connections drop, nothing is flushed. Resolves once it is down. */
+  stopImmediate(): Promise<void>;
   /** Starts it again on the same data and waits until it accepts connections. */
   start(): void;
+  /** Starts it again without waiting (for a caller that watches for its return itself). */
+  startInBackground(): Promise<void>;
   /** Stops it and removes its files. */
   destroy(): void;
 }
@@ -36,25 +38,37 @@ export function startCluster(port = 56000 + Math.floor(Math.random() * 2000)): P
     const res = spawnSync(asRoot ? 'runuser' : cmd, full, { encoding: 'utf8' });
     if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr || res.stdout}`);
   };
-  const start = () =>
-    run(pgBin('pg_ctl'), [
-      '-D', data, '-l', join(root, 'log'), '-w', '-t', '60', '-o',
-      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-      'start',
-    ]);
+  const startArgs = [
+    '-D', data, '-l', join(root, 'log'), '-w', '-t', '60', '-o',
+    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    'start',
+  ];
+  const start = () => run(pgBin('pg_ctl'), startArgs);
+  /** pg_ctl without blocking this process's event loop (the load it measures keeps running). */
+  const runInBackground = (pgCtlArgs: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const args = asRoot ? ['-u', 'postgres', '--', pgBin('pg_ctl'), ...pgCtlArgs] : pgCtlArgs;
+      const child = spawn(asRoot ? 'runuser' : pgBin('pg_ctl'), args, { stdio: 'ignore' });
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl ${pgCtlArgs.at(-1)} exited ${code}`))));
+    });
   run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   start();
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    stopImmediate() {
-      run(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
+    async stopImmediate() {
+      await runInBackground(['-D', data, '-m', 'immediate', 'stop']);
       stopped = true;
     },
     start() {
       start();
       stopped = false;
+    },
+    startInBackground() {
+      stopped = false;
+      return runInBackground(startArgs);
     },
     destroy() {
       try {
