@@ -20,7 +20,7 @@ export interface RawRequest {
   /** Relative to the API base path, query included. */
   path: string;
   /** Sent as is. */
-  body?: string | Buffer;
+  body?: string;
   headers?: Record<string, string>;
   /** Leave out the CSRF header on a write. */
   noCsrf?: boolean;

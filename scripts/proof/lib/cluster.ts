@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 
 const PG_BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
@@ -28,7 +29,18 @@ export interface ProofCluster {
   destroy(): void;
 }
 
-export function startCluster(port = 56000 + Math.floor(Math.random() * 2000)): ProofCluster {
+/** Starts a cluster on a free port (a port another engineer's cluster holds is tried again elsewhere). */
+export async function startCluster(): Promise<ProofCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return startClusterOn(await freePort());
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
+}
+
+function startClusterOn(port: number): ProofCluster {
   const root = mkdtempSync(join(tmpdir(), 'portal-proof-pg-'));
   chmodSync(root, 0o777);
   const data = join(root, 'data');
@@ -52,8 +64,13 @@ export function startCluster(port = 56000 + Math.floor(Math.random() * 2000)): P
       child.once('error', reject);
       child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl ${pgCtlArgs.at(-1)} exited ${code}`))));
     });
-  run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  start();
+  try {
+    run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    start();
+  } catch (err) {
+    rmSync(root, { recursive: true, force: true });
+    throw err;
+  }
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -4,13 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../apps/api/test/smtp-catcher.ts';
 import { startCluster, type ProofCluster } from './cluster.ts';
+import { freePort } from './free-port.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 export const ADMIN = { email: 'admin@example.com', password: 'Proof-Admin-Password-1!' } as const;
@@ -52,17 +52,6 @@ export interface ProofEnv {
 /** Every environment still open, so that an interrupted or timed-out run can stop what it started. */
 export const openEnvs = new Set<ProofEnv>();
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolvePort(port));
-    });
-  });
-}
-
 async function waitUntilAnswering(api: string, child: ChildProcess, logFile: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -92,7 +81,7 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Starts PostgreSQL, the SMTP catcher and the portal. `env` adds to (or overrides) the portal's settings. */
 export async function startProofEnv(env: Record<string, string> = {}): Promise<ProofEnv> {
-  const cluster = startCluster();
+  const cluster = await startCluster();
   const smtp = await startSmtpCatcher();
   const dataDir = mkdtempSync(join(tmpdir(), 'portal-proof-data-'));
   const port = await freePort();
