@@ -60,12 +60,12 @@ const describe = (v: unknown) => {
   return s.length > 60 ? `${s.slice(0, 40)}…(${s.length} chars)` : s;
 };
 
-function casesFor(route: RouteDef): Case[] {
+export function casesFor(route: RouteDef): Case[] {
   const params = Object.keys(fieldsOf(route.params));
   const queryFields = fieldsOf(route.query);
   const bodyFields = fieldsOf(route.body);
   const validParams = Object.fromEntries(params.map((p) => [p, '1']));
-  const validQuery = sample(route.query ?? ({} as never)) as Record<string, unknown> | undefined;
+  const validQuery = (route.query ? sample(route.query) : {}) as Record<string, unknown> | undefined;
   const validBody = route.body ? sample(route.body) : route.method === 'GET' ? undefined : {};
   const path = (over: Record<string, string> = {}, encode = true) =>
     route.path.replace(/:(\w+)/g, (_, name: string) => {
@@ -140,11 +140,21 @@ export async function prove(args: string[]): Promise<boolean> {
   const { portal, smtp } = env;
   try {
     // The three kinds of caller, re-established whenever a fuzzed call ends their session (logout, retries).
-    const makeClient = async (state: State): Promise<ApiClient> => {
-      if (state === 'signedIn') return signIn(portal.api, smtp, ADMIN.email, ADMIN.password);
-      const c = new ApiClient(portal.api);
-      if (state === 'mfaPending') await c.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } });
-      return c;
+    // One sign-in at a time, each waiting for its own mail, so no code is read from another login's mail.
+    let signingIn: Promise<unknown> = Promise.resolve();
+    const makeClient = (state: State): Promise<ApiClient> => {
+      const made = signingIn.then(async () => {
+        if (state === 'signedIn') return signIn(portal.api, smtp, ADMIN.email, ADMIN.password);
+        const c = new ApiClient(portal.api);
+        if (state === 'mfaPending') {
+          const before = smtp.messages.length;
+          await c.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } });
+          await smtp.waitFor(ADMIN.email, (m) => smtp.messages.indexOf(m) >= before, 30_000).catch(() => null);
+        }
+        return c;
+      });
+      signingIn = made.catch(() => null);
+      return made;
     };
     const clients = new Map<State, ApiClient>();
     for (const s of STATES) clients.set(s, await makeClient(s));
@@ -204,7 +214,8 @@ export async function prove(args: string[]): Promise<boolean> {
     );
     const seconds = (Date.now() - started) / 1000;
     const stillUp = await new ApiClient(portal.api).call(routes.platform.healthDatabase);
-    const errorLogLines = readFileSync(portal.logFile, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l)).length;
+    const errorLog = readFileSync(portal.logFile, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l));
+    const errorLogLines = errorLog.length;
     const figures = {
       requests: done,
       seconds,
@@ -220,12 +231,14 @@ export async function prove(args: string[]): Promise<boolean> {
       firstNoAnswer: noAnswer.slice(0, 10),
       sessionsReestablished: reestablished,
       serverErrorLogLines: errorLogLines,
+      firstServerErrorLogLines: errorLog.slice(0, 5).map((l) => l.slice(0, 1000)),
       healthAfter: stillUp.status,
       byRoute,
     };
     console.log(`fuzz: ${done} requests in ${seconds.toFixed(0)} s (${figures.requestsPerSecond.toFixed(0)}/s): statuses ${JSON.stringify(statuses)}`);
     console.log(`      5xx: ${serverErrors.length} ${JSON.stringify(figures.serverErrorsByRoute)}; no answer: ${noAnswer.length}; server error log lines: ${errorLogLines}; health after: ${stillUp.status}`);
     for (const e of serverErrors.slice(0, 5)) console.log(`      5xx: ${e.route} [${e.state}] ${e.variant}: ${e.status} ${e.message}\n           ${e.request}`);
+    for (const l of errorLog.slice(0, 3)) console.log(`      server log: ${l.slice(0, 400)}`);
     for (const e of noAnswer.slice(0, 3)) console.log(`      no answer: ${e.route} [${e.state}] ${e.variant}: ${e.error}`);
     return saveResult('fuzz', figures, [
       { name: `at least ${target} requests`, met: done >= target, value: String(done) },

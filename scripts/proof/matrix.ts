@@ -166,7 +166,6 @@ export async function prove(): Promise<boolean> {
     once({ call: 'GET /virtualMachines/listProviders/:regionId', route: routes.vms.listProviders, expect: all(A), input: () => ({ params: { regionId: catalog.regionId }, query: { configurationId: catalog.micro } }) });
     once({ call: 'GET /virtualMachines/fetchVirtualMachineConfigurations/:regionId', route: routes.vms.fetchConfigurations, expect: all(A), input: () => ({ params: { regionId: catalog.regionId }, query: { image: 'Debian 12' } }) });
     once({ call: 'POST /support/sendEmail', route: routes.platform.sendSupportEmail, expect: all(A), input: () => ({ body: { message: 'Proof run: please ignore.' } }) });
-    once({ call: 'POST /teams/create', route: routes.teams.create, expect: all(A), input: () => ({ body: { name: `Proof created ${++seq}` } }) });
     // Operator calls: no portal session may make them, whatever its role.
     once({ call: 'POST /imports/company', route: routes.platform.importCompanies, expect: all('deny'), input: () => ({ body: { rows: [{ externalId: `mx-${++seq}`, name: 'Planted company', resellerExternalId: 'demo-reseller' }] } }) });
     once({ call: 'POST /imports/reseller', route: routes.platform.importResellers, expect: all('deny'), input: () => ({ body: { rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', name: 'Hijacked' }] } }) });
@@ -188,7 +187,6 @@ export async function prove(): Promise<boolean> {
     both((tg) => ({ call: 'GET /teams/:id', route: routes.teams.details, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
     both((tg) => ({ call: 'GET /permissions/list/:id', route: routes.permissions.list, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
     both((tg) => ({ call: 'POST /teams/update', route: routes.teams.update, expect: teamManage, input: () => ({ body: { teamId: side[tg].team, name: `Proof team ${tg} ${++seq}` } }) }));
-    both((tg) => ({ call: 'POST /teams/create (under a parent)', route: routes.teams.create, expect: { ...all(A), nonMember: 404, otherCompany: 404 }, input: () => ({ body: { name: `Proof child ${++seq}`, parentTeamId: side[tg].team } }) }));
     both((tg) => ({
       call: 'POST /teams/addUser',
       route: routes.teams.addUser,
@@ -252,6 +250,10 @@ export async function prove(): Promise<boolean> {
     both((tg) => ({ call: 'DELETE /virtualMachines/delete/:id', route: routes.vms.delete, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
     both((tg) => ({ call: 'POST /virtualMachines/create (in a team)', route: routes.vms.create, expect: vmChange, input: () => ({ body: vmBody(side[tg].team) }) }));
     once({ call: 'POST /virtualMachines/create (no team)', route: routes.vms.create, expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A }, input: () => ({ body: vmBody(null) }) });
+
+    // Last: whoever creates a team becomes its Admin, which changes what they may do in the cells above.
+    once({ call: 'POST /teams/create', route: routes.teams.create, expect: all(A), input: () => ({ body: { name: `Proof created ${++seq}` } }) });
+    both((tg) => ({ call: 'POST /teams/create (under a parent)', route: routes.teams.create, expect: { ...all(A), nonMember: 404, otherCompany: 404 }, input: () => ({ body: { name: `Proof child ${++seq}`, parentTeamId: side[tg].team } }) }));
 
     // ---- Run ----
     let tried = 0;
