@@ -2,7 +2,7 @@
  * The authorisation matrix over HTTP, against the portal as its own process: two companies, and every kind
  * of caller (company admin, team Admin, Operator, Viewer, non-member of the team, the other company's
  * administrator) on every route of the contract that takes an id or touches tenant data, on the caller's
- * own company's objects and on the other company's. A denied cell must answer 401/403/404 and change
+ * own company's objects and on the other company's. A denied cell must answer 4xx and change
  * nothing (tables fingerprinted before and after, once background VM work settled); list answers must hold
  * nothing of another company. Ideas and expectations from apps/api/test/authorization-matrix.ts and the
  * matrix tests; fixtures (users, teams, the second company) are written straight into the database as the
@@ -21,9 +21,12 @@ import { saveResult } from './lib/report.ts';
 
 const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
 type Actor = (typeof ACTORS)[number];
-/** Whose objects a cell acts on: the first company's (A) or the second's (B, the otherCompany actor's own). */
-type Target = 'own' | 'foreign';
-/** allow, or the denial expected: an exact status, or any refusal. */
+/**
+ * Whose objects a cell acts on: the first company's team the callers belong to (own), another team of the
+ * same company none of them is in (sibling), or the second company's (foreign, the otherCompany actor's own).
+ */
+type Target = 'own' | 'sibling' | 'foreign';
+/** allow, or the denial expected: an exact status, or any refusal (400 for a wrong key, 401, 403, 404). */
 type Outcome = 'allow' | 401 | 403 | 404 | 'deny';
 type Expect = Record<Actor, Outcome>;
 
@@ -36,6 +39,8 @@ const sameCompany: Expect = { ...all(A), otherCompany: 404 };
 const vmChange: Expect = { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 404, otherCompany: 404 };
 /** On the second company's objects: its administrator may do what A's administrator may on A's; nobody of A may. */
 const foreignOf = (own: Expect): Expect => ({ ...all('deny'), otherCompany: own.companyAdmin === A ? A : 'deny' });
+/** On a team of A that no caller belongs to: A's administrator as on their own team; no team role reaches it. */
+const siblingOf = (own: Expect): Expect => ({ ...all('deny'), companyAdmin: own.companyAdmin });
 
 interface Cell {
   call: string;
@@ -48,6 +53,8 @@ interface Cell {
   /** For list answers: the ids of tenant rows they hold, and which table they come from. */
   listed?: { table: 'users' | 'teams' | 'virtual_machines'; ids: (data: unknown) => number[] };
 }
+
+const TARGET_LABEL: Record<Target, string> = { own: "A's team", sibling: "A's other team", foreign: "B's objects" };
 
 const FINGERPRINTED = ['users', 'teams', 'team_members', 'virtual_machines', 'operations', 'companies', 'resellers', 'distributors', 'api_tokens'];
 /** Rows that background work updates after the fact (mail delivery, token use): counted only. */
@@ -99,6 +106,12 @@ export async function prove(): Promise<boolean> {
       { userId: viewer.id, roleId: 3 },
       { userId: subjectA.id, roleId: 3 },
     ]);
+    const siblingMember = await mk(companyA, 'proof-sibling@example.com');
+    const siblingAssignee = await mk(companyA, 'proof-sibling2@example.com');
+    const teamA2 = await createTeam(t, companyA, 'Proof team A2', [
+      { userId: siblingMember.id, roleId: 3 },
+      { userId: siblingAssignee.id, roleId: 2 },
+    ]);
     const other = await createOtherCompany(t, 'proof-boss@other.example');
     const companyB = other.companyId;
     const subjectB = await mk(companyB, 'proof-subject@other.example');
@@ -115,6 +128,7 @@ export async function prove(): Promise<boolean> {
     const companyOf: Record<Actor, number> = { companyAdmin: companyA, teamAdmin: companyA, operator: companyA, viewer: companyA, nonMember: companyA, otherCompany: companyB };
     const side = {
       own: { company: companyA, team: teamA.id, owner: clients.companyAdmin, subject: subjectA.id, member: viewer.id, assignee: operator.id },
+      sibling: { company: companyA, team: teamA2.id, owner: clients.companyAdmin, subject: siblingMember.id, member: siblingMember.id, assignee: siblingAssignee.id },
       foreign: { company: companyB, team: teamB.id, owner: clients.otherCompany, subject: subjectB.id, member: subjectB.id, assignee: memberB.id },
     };
 
@@ -133,8 +147,11 @@ export async function prove(): Promise<boolean> {
       }
       return id!;
     }
-    const shared = { own: await freshVm('own', 'Running'), foreign: await freshVm('foreign', 'Running') };
-    const edited = { own: await freshVm('own', 'Running'), foreign: await freshVm('foreign', 'Running') };
+    const shared = { own: await freshVm('own', 'Running'), sibling: await freshVm('sibling', 'Running'), foreign: await freshVm('foreign', 'Running') };
+    const edited = { own: await freshVm('own', 'Running'), sibling: await freshVm('sibling', 'Running'), foreign: await freshVm('foreign', 'Running') };
+    // A VM outside any team, made by the Operator: theirs and the company administrator's only.
+    const [operatorOwn] = await createVms(clients.operator, catalog, 1, 'mx-operator-own', null);
+    await settle();
     const roleOf = async (teamId: number, userId: number) => (await sql.query<{ role_id: number }>('select role_id from team_members where team_id = $1 and user_id = $2', [teamId, userId])).rows[0]?.role_id ?? 3;
     const vmBody = (teamId: number | null) => ({ regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-new-${++seq}`, numberOfInstances: 1, ...(teamId === null ? {} : { teamId }) });
     const paged = (data: unknown) => ((data as { data?: { id: number }[] } | null)?.data ?? []).map((r) => r.id);
@@ -146,6 +163,12 @@ export async function prove(): Promise<boolean> {
       cells.push({ ...own, target: 'own' });
       const foreign = make('foreign');
       cells.push({ ...foreign, target: 'foreign', expect: foreignOf(own.expect) });
+    };
+    /** A team-scoped call: on the callers' team, on a team of theirs they are not in, and on B's. */
+    const three = (make: (target: Target) => Omit<Cell, 'target'>) => {
+      both(make);
+      const sibling = make('sibling');
+      cells.push({ ...sibling, target: 'sibling', expect: siblingOf(make('own').expect) });
     };
     const once = (cell: Omit<Cell, 'target'>) => cells.push({ ...cell, target: 'own' });
 
@@ -178,23 +201,23 @@ export async function prove(): Promise<boolean> {
     both((tg) => ({ call: 'GET /users/teams/:userId', route: routes.users.teams, expect: sameCompany, input: () => ({ params: { userId: side[tg].subject } }) }));
     both((tg) => ({ call: 'POST /users/edit', route: routes.users.edit, expect: companyAdminOnly, input: () => ({ body: { id: side[tg].subject, firstName: `Edited${letters(++seq)}`, lastName: 'Changed' } }) }));
     both((tg) => ({ call: 'DELETE /users/delete/:id', route: routes.users.delete, expect: companyAdminOnly, prepare: async () => (await mk(side[tg].company, `doomed${++seq}@${tg}.example`)).id, input: (id) => ({ params: { id } }) }));
-    both((tg) => ({
+    three((tg) => ({
       call: 'POST /users/create (into a team)',
       route: routes.users.create,
       expect: { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 },
       input: () => ({ body: { email: `invitee${++seq}@${tg}.example`, roleId: 3, teamIds: [side[tg].team] } }),
     }));
-    both((tg) => ({ call: 'GET /teams/:id', route: routes.teams.details, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
-    both((tg) => ({ call: 'GET /permissions/list/:id', route: routes.permissions.list, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
-    both((tg) => ({ call: 'POST /teams/update', route: routes.teams.update, expect: teamManage, input: () => ({ body: { teamId: side[tg].team, name: `Proof team ${tg} ${++seq}` } }) }));
-    both((tg) => ({
+    three((tg) => ({ call: 'GET /teams/:id', route: routes.teams.details, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
+    three((tg) => ({ call: 'GET /permissions/list/:id', route: routes.permissions.list, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
+    three((tg) => ({ call: 'POST /teams/update', route: routes.teams.update, expect: teamManage, input: () => ({ body: { teamId: side[tg].team, name: `Proof team ${tg} ${++seq}` } }) }));
+    three((tg) => ({
       call: 'POST /teams/addUser',
       route: routes.teams.addUser,
       expect: teamManage,
       prepare: async () => (await mk(side[tg].company, `addable${++seq}@${tg}.example`)).id,
       input: (userId) => ({ body: { teamId: side[tg].team, userId, roleId: 3 } }),
     }));
-    both((tg) => ({
+    three((tg) => ({
       call: 'DELETE /teams/removeUser',
       route: routes.teams.removeUser,
       expect: teamManage,
@@ -205,24 +228,25 @@ export async function prove(): Promise<boolean> {
       },
       input: (userId) => ({ body: { teamId: side[tg].team, userId } }),
     }));
-    both((tg) => ({
+    three((tg) => ({
       call: 'DELETE /teams/delete',
       route: routes.teams.delete,
       expect: teamManage,
       prepare: async () => {
-        const members = tg === 'own' ? [{ userId: teamAdmin.id, roleId: 1 }, { userId: operator.id, roleId: 2 }, { userId: viewer.id, roleId: 3 }] : [{ userId: memberB.id, roleId: 1 }];
+        const members = tg !== 'foreign' ? [{ userId: teamAdmin.id, roleId: 1 }, { userId: operator.id, roleId: 2 }, { userId: viewer.id, roleId: 3 }] : [{ userId: memberB.id, roleId: 1 }];
+        if (tg === 'sibling') members.splice(0, members.length, { userId: siblingMember.id, roleId: 1 });
         return (await createTeam(t, side[tg].company, `Doomed team ${++seq}`, members)).id;
       },
       input: (teamId) => ({ body: { teamId } }),
     }));
-    both((tg) => ({
+    three((tg) => ({
       call: 'POST /roles/updateUserRoleForTeam',
       route: routes.roles.updateUserRoleForTeam,
       expect: teamManage,
       prepare: () => roleOf(side[tg].team, side[tg].member),
       input: (role) => ({ body: { teamId: side[tg].team, userId: side[tg].member, roleId: role === 3 ? 2 : 3 } }),
     }));
-    both((tg) => ({
+    three((tg) => ({
       call: 'POST /permissions/assign',
       route: routes.permissions.assign,
       expect: teamManage,
@@ -235,20 +259,29 @@ export async function prove(): Promise<boolean> {
     once({ call: "POST /permissions/assign (own team, other company's user)", route: routes.permissions.assign, expect: all('deny'), input: () => ({ body: { teamId: teamA.id, assignments: [{ userId: subjectB.id, roleId: 1 }] } }) });
     once({ call: "DELETE /teams/removeUser (other company's team, own user)", route: routes.teams.removeUser, expect: all('deny'), input: () => ({ body: { teamId: teamB.id, userId: viewer.id } }) });
 
+    // Public calls that take a user id with an emailed key: a guessed key must change nobody's password or names.
+    both((tg) => ({ call: 'POST /users/resetPasswordFromEmail/:token (guessed key)', route: routes.password.resetPasswordFromEmail, expect: all('deny'), input: () => ({ params: { token: side[tg].subject }, body: { password: 'Taken-Over-Password-1!', resetKey: 'guessed-key-0123456789' } }) }));
+    both((tg) => ({ call: 'POST /users/confirmEmail/:token (guessed key)', route: routes.password.confirmEmail, expect: all('deny'), input: () => ({ params: { token: side[tg].subject }, body: { password: 'Taken-Over-Password-1!', resetKey: 'guessed-key-0123456789', firstName: 'Taken', lastName: 'Over' } }) }));
+
     // Virtual machines.
-    both((tg) => ({ call: 'GET /virtualMachines/list?teamId', route: routes.vms.list, expect: teamView, input: () => ({ query: { teamId: side[tg].team, rowsPerPage: 100 } }), listed: { table: 'virtual_machines', ids: paged } }));
-    both((tg) => ({ call: 'GET /virtualMachines/details/:id', route: routes.vms.details, expect: teamView, input: () => ({ params: { id: shared[tg] } }) }));
-    both((tg) => ({ call: 'GET /virtualMachines/getPassword/:id', route: routes.vms.getPassword, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    both((tg) => ({ call: 'GET /virtualMachines/getAccessKey/:id', route: routes.vms.getAccessKey, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    both((tg) => ({ call: 'GET /virtualMachines/getAccess/:id', route: routes.vms.getAccess, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    both((tg) => ({ call: 'GET /virtualMachines/getConsole/:id', route: routes.vms.getConsole, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    both((tg) => ({ call: 'PUT /virtualMachines/edit/:id', route: routes.vms.edit, expect: vmChange, input: () => ({ params: { id: edited[tg] }, body: { name: `mx-renamed-${++seq}` } }) }));
-    both((tg) => ({ call: 'POST /virtualMachines/start/:id', route: routes.vms.start, expect: vmChange, prepare: () => freshVm(tg, 'Stopped'), input: (id) => ({ params: { id } }) }));
-    both((tg) => ({ call: 'POST /virtualMachines/stop/:id', route: routes.vms.stop, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    both((tg) => ({ call: 'POST /virtualMachines/reset/:id', route: routes.vms.reset, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    both((tg) => ({ call: 'PUT /virtualMachines/changeConfiguration', route: routes.vms.changeConfiguration, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ body: { id, configurationId: catalog.small } }) }));
-    both((tg) => ({ call: 'DELETE /virtualMachines/delete/:id', route: routes.vms.delete, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    both((tg) => ({ call: 'POST /virtualMachines/create (in a team)', route: routes.vms.create, expect: vmChange, input: () => ({ body: vmBody(side[tg].team) }) }));
+    three((tg) => ({ call: 'GET /virtualMachines/list?teamId', route: routes.vms.list, expect: teamView, input: () => ({ query: { teamId: side[tg].team, rowsPerPage: 100 } }), listed: { table: 'virtual_machines', ids: paged } }));
+    three((tg) => ({ call: 'GET /virtualMachines/details/:id', route: routes.vms.details, expect: teamView, input: () => ({ params: { id: shared[tg] } }) }));
+    three((tg) => ({ call: 'GET /virtualMachines/getPassword/:id', route: routes.vms.getPassword, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
+    three((tg) => ({ call: 'GET /virtualMachines/getAccessKey/:id', route: routes.vms.getAccessKey, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
+    three((tg) => ({ call: 'GET /virtualMachines/getAccess/:id', route: routes.vms.getAccess, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
+    three((tg) => ({ call: 'GET /virtualMachines/getConsole/:id', route: routes.vms.getConsole, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
+    three((tg) => ({ call: 'PUT /virtualMachines/edit/:id', route: routes.vms.edit, expect: vmChange, input: () => ({ params: { id: edited[tg] }, body: { name: `mx-renamed-${++seq}` } }) }));
+    three((tg) => ({ call: 'POST /virtualMachines/start/:id', route: routes.vms.start, expect: vmChange, prepare: () => freshVm(tg, 'Stopped'), input: (id) => ({ params: { id } }) }));
+    three((tg) => ({ call: 'POST /virtualMachines/stop/:id', route: routes.vms.stop, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
+    three((tg) => ({ call: 'POST /virtualMachines/reset/:id', route: routes.vms.reset, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
+    three((tg) => ({ call: 'PUT /virtualMachines/changeConfiguration', route: routes.vms.changeConfiguration, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ body: { id, configurationId: catalog.small } }) }));
+    three((tg) => ({ call: 'DELETE /virtualMachines/delete/:id', route: routes.vms.delete, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
+    three((tg) => ({ call: 'POST /virtualMachines/create (in a team)', route: routes.vms.create, expect: vmChange, input: () => ({ body: vmBody(side[tg].team) }) }));
+    const operatorOnly: Expect = { companyAdmin: A, teamAdmin: 404, operator: A, viewer: 404, nonMember: 404, otherCompany: 404 };
+    for (const [call, route] of [['details', routes.vms.details], ['getPassword', routes.vms.getPassword], ['getAccessKey', routes.vms.getAccessKey], ['getAccess', routes.vms.getAccess], ['getConsole', routes.vms.getConsole]] as const) {
+      once({ call: `GET /virtualMachines/${call}/:id (team-less VM of the Operator)`, route, expect: operatorOnly, input: () => ({ params: { id: operatorOwn! } }) });
+    }
+    once({ call: 'PUT /virtualMachines/edit/:id (team-less VM of the Operator)', route: routes.vms.edit, expect: operatorOnly, input: () => ({ params: { id: operatorOwn! }, body: { name: `mx-own-renamed-${++seq}` } }) });
     once({ call: 'POST /virtualMachines/create (no team)', route: routes.vms.create, expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A }, input: () => ({ body: vmBody(null) }) });
 
     // Last: whoever creates a team becomes its Admin, which changes what they may do in the cells above.
@@ -275,7 +308,7 @@ export async function prove(): Promise<boolean> {
         await settle();
         tried++;
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        const label = `${cell.call} [${cell.target === 'own' ? "A's objects" : "B's objects"}] as ${actor}: ${res.status} ${res.message}`;
+        const label = `${cell.call} [${TARGET_LABEL[cell.target]}] as ${actor}: ${res.status} ${res.message}`;
         const ok = res.status >= 200 && res.status < 300;
         if (res.status >= 500 || res.status === 0) serverErrors.push(label);
         if (want === 'allow') {
@@ -289,7 +322,7 @@ export async function prove(): Promise<boolean> {
           }
         } else {
           if (ok) allowedButShouldBeRefused.push(`${label} (expected ${want})`);
-          else if (want !== 'deny' ? res.status !== want : ![401, 403, 404].includes(res.status)) otherDenialStatus.push(`${label} (expected ${want})`);
+          else if (want !== 'deny' ? res.status !== want : ![400, 401, 403, 404].includes(res.status)) otherDenialStatus.push(`${label} (expected ${want})`);
           if ((await fingerprint()) !== before) deniedButChanged.push(label);
         }
       }
