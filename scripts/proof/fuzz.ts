@@ -70,7 +70,20 @@ const describe = (v: unknown) => {
   return s.length > 60 ? `${s.slice(0, 40)}…(${s.length} chars)` : s;
 };
 
-export function casesFor(route: RouteDef): Case[] {
+const RANDOM_CHARS = 'abcXYZ0189-_.~!$&\'()*+,;=:@/?#[]% "<>\\^`{|}\t\néßñ中文😀\u202e\u0001\u007f';
+
+/** A random path value: a number of random size and sign, or a short string of awkward characters. */
+function randomPathValue(random: () => number): string {
+  if (random() < 0.5) {
+    const magnitude = Math.floor(random() * 25);
+    const n = BigInt(Math.floor(random() * 10 ** Math.min(magnitude, 15))) * 10n ** BigInt(Math.max(0, magnitude - 15));
+    return `${random() < 0.3 ? '-' : ''}${n}`;
+  }
+  const chars = [...RANDOM_CHARS];
+  return Array.from({ length: 1 + Math.floor(random() * 40) }, () => chars[Math.floor(random() * chars.length)]).join('');
+}
+
+export function casesFor(route: RouteDef, random: () => number = Math.random): Case[] {
   const params = Object.keys(fieldsOf(route.params));
   const queryFields = fieldsOf(route.query);
   const bodyFields = fieldsOf(route.body);
@@ -102,6 +115,10 @@ export function casesFor(route: RouteDef): Case[] {
   for (const p of params) {
     for (const v of BAD_SCALARS) add(`path ${p}=${describe(v)}`, { method: route.method, path: path({ [p]: v }) + qs(baseQuery), ...(validBody === undefined ? {} : { body: JSON.stringify(validBody), headers: { 'content-type': 'application/json' } }) });
     for (const v of RAW_PATH_VALUES) add(`raw path ${p}=${v}`, { method: route.method, path: path({ [p]: v }, false) });
+    for (let i = 0; i < 10; i++) {
+      const v = randomPathValue(random);
+      add(`random path ${p}=${describe(v)}`, { method: route.method, path: path({ [p]: v }) });
+    }
   }
   for (const q of Object.keys(queryFields)) {
     for (const v of BAD_SCALARS) add(`query ${q}=${describe(v)}`, { method: route.method, path: path() + qs({ ...baseQuery, [q]: v }) });
@@ -179,7 +196,7 @@ export async function prove(args: string[]): Promise<boolean> {
       }
     };
 
-    const all = fuzzedRoutes().flatMap(casesFor);
+    const all = fuzzedRoutes().flatMap((r) => casesFor(r, random));
     // Every case in every state, shuffled; cut to --requests, or topped up with more random draws.
     let plan = all.flatMap((c) => STATES.map((state) => ({ ...c, state })));
     for (let i = plan.length - 1; i > 0; i--) {
