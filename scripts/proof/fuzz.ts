@@ -18,28 +18,123 @@ import { fieldsOf, sample } from './lib/zod-sample.ts';
 
 /** Values for JSON fields. */
 const BAD_VALUES: unknown[] = [
-  null, true, false, 0, -1, -0, 1.5, 2147483647, 2147483648, -2147483649, 9007199254740993, 1e308, -1e308,
-  '', ' ', '0', '-1', '1e309', 'NaN', 'Infinity', '0x1f', '١٢٣', 'null', 'true',
-  'a'.repeat(10_000), '\u0000', 'a\u0000b', '\r\n', '\t', '\u202e', '😀', '\ud800', 'ſ', 'ADMIN@EXAMPLE.COM',
-  '<script>alert(1)</script>', "' OR '1'='1", '../../etc/passwd', '%00', '${jndi:ldap://127.0.0.1/x}',
-  [], [1, 2], [null], {}, { $ne: null }, JSON.parse('{"__proto__":{"isCompanyAdmin":true}}') as unknown,
+  null,
+  true,
+  false,
+  0,
+  -1,
+  -0,
+  1.5,
+  2147483647,
+  2147483648,
+  -2147483649,
+  Number.MAX_SAFE_INTEGER + 2,
+  1e308,
+  -1e308,
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '0x1f',
+  '١٢٣',
+  'null',
+  'true',
+  'a'.repeat(10_000),
+  '\u0000',
+  'a\u0000b',
+  '\r\n',
+  '\t',
+  '\u202e',
+  '😀',
+  '\ud800',
+  'ſ',
+  'ADMIN@EXAMPLE.COM',
+  '<script>alert(1)</script>',
+  "' OR '1'='1",
+  '../../etc/passwd',
+  '%00',
+  '${jndi:ldap://127.0.0.1/x}',
+  [],
+  [1, 2],
+  [null],
+  {},
+  { $ne: null },
+  JSON.parse('{"__proto__":{"isCompanyAdmin":true}}') as unknown,
 ];
 /** Values for path parameters and query fields (sent in the URL). */
 const BAD_SCALARS: string[] = [
-  '0', '-1', '1.5', '2147483647', '2147483648', '99999999999999999999', '1e3', '0x10', ' 1', '1 ', 'NaN', 'Infinity',
-  '', 'null', 'true', '[]', '{}', '..', '😀', '\u202e', '\u0000', 'a'.repeat(5000), "1' or '1'='1", '1;drop table users',
+  '0',
+  '-1',
+  '1.5',
+  '2147483647',
+  '2147483648',
+  '99999999999999999999',
+  '1e3',
+  '0x10',
+  ' 1',
+  '1 ',
+  'NaN',
+  'Infinity',
+  '',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '..',
+  '😀',
+  '\u202e',
+  '\u0000',
+  'a'.repeat(5000),
+  "1' or '1'='1",
+  '1;drop table users',
 ];
 /** Path parameter values sent without encoding: broken percent-escapes and traversal. */
 const RAW_PATH_VALUES = ['%', '%ff', '%c0%af', '%2e%2e%2f', '..%2f..%2f', '%00', '1%0d%0aX-Injected:1'];
-const BAD_JSON_TEXTS = ['{', '{"a":', 'nul', '[1,', '"unterminated', '{"a":1}{"b":2}', '\u0000', '{"a":"\\ud800"}', '{"__proto__":{"isCompanyAdmin":true}}', '{"constructor":{"prototype":{"x":1}}}', '1'.repeat(400), '[' .repeat(5000) + ']'.repeat(5000)];
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'application/json; charset=utf-16', 'application/json; charset=latin1', '', 'application/octet-stream', 'application/json, text/plain', '*/*'];
+const BAD_JSON_TEXTS = [
+  '{',
+  '{"a":',
+  'nul',
+  '[1,',
+  '"unterminated',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '{"a":"\\ud800"}',
+  '{"__proto__":{"isCompanyAdmin":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '1'.repeat(400),
+  '['.repeat(5000) + ']'.repeat(5000),
+];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/xml',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  '',
+  'application/octet-stream',
+  'application/json, text/plain',
+  '*/*',
+];
 
 /**
  * Routes the server has outside the contract's table (hidden from the API document), fuzzed too. The live
  * status stream (GET /virtualMachines/events) is left out: it holds the connection open by design.
  */
 const OFF_CONTRACT_ROUTES: RouteDef[] = [
-  { method: 'GET', path: '/virtualMachines/console/:id', summary: 'The console page of a single-use link', tag: 'Virtual Machines', access: 'public', params: z.object({ id: idSchema }), query: z.object({ token: z.string().max(100) }), data: z.null() },
+  {
+    method: 'GET',
+    path: '/virtualMachines/console/:id',
+    summary: 'The console page of a single-use link',
+    tag: 'Virtual Machines',
+    access: 'public',
+    params: z.object({ id: idSchema }),
+    query: z.object({ token: z.string().max(100) }),
+    data: z.null(),
+  },
 ];
 const fuzzedRoutes = () => [...allRoutes(), ...OFF_CONTRACT_ROUTES];
 
@@ -66,7 +161,7 @@ function prng(seed: number) {
 }
 
 const describe = (v: unknown) => {
-  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 40)}…(${s.length} chars)` : s;
 };
 
@@ -80,7 +175,9 @@ function randomPathValue(random: () => number): string {
     return `${random() < 0.3 ? '-' : ''}${n}`;
   }
   const chars = [...RANDOM_CHARS];
-  return Array.from({ length: 1 + Math.floor(random() * 40) }, () => chars[Math.floor(random() * chars.length)]).join('');
+  return Array.from({ length: 1 + Math.floor(random() * 40) }, () => chars[Math.floor(random() * chars.length)]).join(
+    '',
+  );
 }
 
 export function casesFor(route: RouteDef, random: () => number = Math.random): Case[] {
@@ -97,10 +194,13 @@ export function casesFor(route: RouteDef, random: () => number = Math.random): C
     });
   const qs = (q: Record<string, unknown>) => {
     const u = new URLSearchParams();
-    for (const [k, v] of Object.entries(q)) if (v !== undefined) u.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    for (const [k, v] of Object.entries(q))
+      if (v !== undefined) u.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     return u.size ? `?${u.toString()}` : '';
   };
-  const baseQuery = Object.fromEntries(Object.entries(validQuery ?? {}).filter(([, v]) => v !== undefined && typeof v !== 'object'));
+  const baseQuery = Object.fromEntries(
+    Object.entries(validQuery ?? {}).filter(([, v]) => v !== undefined && typeof v !== 'object'),
+  );
   const json = (body: unknown, extra: Partial<RawRequest> = {}): RawRequest => ({
     method: route.method,
     path: path() + qs(baseQuery),
@@ -111,9 +211,19 @@ export function casesFor(route: RouteDef, random: () => number = Math.random): C
   const out: Case[] = [];
   const add = (variant: string, request: RawRequest) => out.push({ route, variant, request });
 
-  add('valid-looking input', validBody === undefined ? { method: route.method, path: path() + qs(baseQuery) } : json(validBody));
+  add(
+    'valid-looking input',
+    validBody === undefined ? { method: route.method, path: path() + qs(baseQuery) } : json(validBody),
+  );
   for (const p of params) {
-    for (const v of BAD_SCALARS) add(`path ${p}=${describe(v)}`, { method: route.method, path: path({ [p]: v }) + qs(baseQuery), ...(validBody === undefined ? {} : { body: JSON.stringify(validBody), headers: { 'content-type': 'application/json' } }) });
+    for (const v of BAD_SCALARS)
+      add(`path ${p}=${describe(v)}`, {
+        method: route.method,
+        path: path({ [p]: v }) + qs(baseQuery),
+        ...(validBody === undefined
+          ? {}
+          : { body: JSON.stringify(validBody), headers: { 'content-type': 'application/json' } }),
+      });
     for (const v of RAW_PATH_VALUES) add(`raw path ${p}=${v}`, { method: route.method, path: path({ [p]: v }, false) });
     for (let i = 0; i < 10; i++) {
       const v = randomPathValue(random);
@@ -121,12 +231,16 @@ export function casesFor(route: RouteDef, random: () => number = Math.random): C
     }
   }
   for (const q of Object.keys(queryFields)) {
-    for (const v of BAD_SCALARS) add(`query ${q}=${describe(v)}`, { method: route.method, path: path() + qs({ ...baseQuery, [q]: v }) });
+    for (const v of BAD_SCALARS)
+      add(`query ${q}=${describe(v)}`, { method: route.method, path: path() + qs({ ...baseQuery, [q]: v }) });
     add(`query ${q} twice`, { method: route.method, path: `${path()}${qs(baseQuery) || '?'}&${q}=1&${q}=2` });
     add(`query ${q}[]`, { method: route.method, path: `${path()}?${q}[]=1&${q}[a]=2` });
   }
   if (route.method === 'GET') {
-    add('unknown query field', { method: route.method, path: path() + qs({ ...baseQuery, isCompanyAdmin: 'true', companyId: '2' }) });
+    add('unknown query field', {
+      method: route.method,
+      path: path() + qs({ ...baseQuery, isCompanyAdmin: 'true', companyId: '2' }),
+    });
     add('huge query string', { method: route.method, path: `${path()}?search=${'x'.repeat(20_000)}` });
   }
   if (validBody !== undefined) {
@@ -141,20 +255,34 @@ export function casesFor(route: RouteDef, random: () => number = Math.random): C
     add('deeply nested body', json(JSON.parse('{"a":'.repeat(2000) + '1' + '}'.repeat(2000))));
     add('2 MB body', json({ ...body, padding: 'x'.repeat(2 * 1024 * 1024) }));
     for (const text of BAD_JSON_TEXTS) add(`bad JSON ${describe(text)}`, { ...json(body), body: text });
-    for (const ct of CONTENT_TYPES) add(`content-type ${describe(ct)}`, { ...json(body), headers: ct ? { 'content-type': ct } : {} });
+    for (const ct of CONTENT_TYPES)
+      add(`content-type ${describe(ct)}`, { ...json(body), headers: ct ? { 'content-type': ct } : {} });
     add('empty body with JSON type', { ...json(body), body: '' });
     add('no CSRF header', json(body, { noCsrf: true }));
-    add('wrong CSRF header', json(body, { headers: { 'content-type': 'application/json', 'x-csrf-token': 'f'.repeat(32) } }));
-    add('foreign Origin', json(body, { headers: { 'content-type': 'application/json', origin: 'http://evil.example' } }));
+    add(
+      'wrong CSRF header',
+      json(body, { headers: { 'content-type': 'application/json', 'x-csrf-token': 'f'.repeat(32) } }),
+    );
+    add(
+      'foreign Origin',
+      json(body, { headers: { 'content-type': 'application/json', origin: 'http://evil.example' } }),
+    );
     add('bad Origin', json(body, { headers: { 'content-type': 'application/json', origin: 'http://[::1' } }));
   }
   const plain = validBody === undefined ? { method: route.method, path: path() + qs(baseQuery) } : json(validBody);
   add('bearer garbage', { ...plain, headers: { ...plain.headers, authorization: 'Bearer op_garbage' } });
   add('bearer empty', { ...plain, headers: { ...plain.headers, authorization: 'Bearer ' } });
   add('bearer huge', { ...plain, headers: { ...plain.headers, authorization: `Bearer ${'a'.repeat(7000)}` } });
-  add('forged session cookie', { ...plain, headers: { ...plain.headers, cookie: 'sid=forged; csrf_token=0123456789abcdef0123456789abcdef' } });
-  add('cookie with control characters', { ...plain, headers: { ...plain.headers, cookie: 'sid=%00%ff; csrf_token=%0d%0a' } });
-  for (const method of ['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].filter((m) => m !== route.method)) add(`method ${method}`, { method, path: path() });
+  add('forged session cookie', {
+    ...plain,
+    headers: { ...plain.headers, cookie: 'sid=forged; csrf_token=0123456789abcdef0123456789abcdef' },
+  });
+  add('cookie with control characters', {
+    ...plain,
+    headers: { ...plain.headers, cookie: 'sid=%00%ff; csrf_token=%0d%0a' },
+  });
+  for (const method of ['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].filter((m) => m !== route.method))
+    add(`method ${method}`, { method, path: path() });
   return out;
 }
 
@@ -189,7 +317,10 @@ export async function prove(args: string[]): Promise<boolean> {
     const healthy = async (state: State) => {
       if (state === 'signedOut') return;
       const check = await clients.get(state)!.call(routes.auth.check);
-      const ok = state === 'signedIn' ? check.status === 200 && (check.data as { authed?: boolean } | null)?.authed === true : check.status === 200;
+      const ok =
+        state === 'signedIn'
+          ? check.status === 200 && (check.data as { authed?: boolean } | null)?.authed === true
+          : check.status === 200;
       if (!ok) {
         reestablished++;
         clients.set(state, await makeClient(state));
@@ -204,12 +335,25 @@ export async function prove(args: string[]): Promise<boolean> {
       [plan[i], plan[j]] = [plan[j]!, plan[i]!];
     }
     if (plan.length > target) plan = plan.slice(0, target);
-    while (plan.length < target) plan.push({ ...all[Math.floor(random() * all.length)]!, state: STATES[Math.floor(random() * STATES.length)]! });
-    console.log(`fuzz: ${all.length} distinct cases over ${fuzzedRoutes().length} routes (the contract's ${allRoutes().length} and ${OFF_CONTRACT_ROUTES.length} outside it) × ${STATES.length} states; sending ${plan.length} requests at ${concurrency} at a time`);
+    while (plan.length < target)
+      plan.push({ ...all[Math.floor(random() * all.length)]!, state: STATES[Math.floor(random() * STATES.length)]! });
+    console.log(
+      `fuzz: ${all.length} distinct cases over ${fuzzedRoutes().length} routes (the contract's ${allRoutes().length} and ${OFF_CONTRACT_ROUTES.length} outside it) × ${STATES.length} states; sending ${plan.length} requests at ${concurrency} at a time`,
+    );
 
     const statuses: Record<string, number> = {};
-    const byRoute: Record<string, { requests: number; serverErrors: number; noAnswer: number; statuses: Record<string, number> }> = {};
-    const serverErrors: { route: string; state: State; variant: string; status: number; message: string; request: string }[] = [];
+    const byRoute: Record<
+      string,
+      { requests: number; serverErrors: number; noAnswer: number; statuses: Record<string, number> }
+    > = {};
+    const serverErrors: {
+      route: string;
+      state: State;
+      variant: string;
+      status: number;
+      message: string;
+      request: string;
+    }[] = [];
     const noAnswer: { route: string; state: State; variant: string; error: string }[] = [];
     let next = 0;
     let done = 0;
@@ -228,20 +372,33 @@ export async function prove(args: string[]): Promise<boolean> {
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (res.status >= 500) {
             r.serverErrors++;
-            serverErrors.push({ route: key, state: item.state, variant: item.variant, status: res.status, message: res.message, request: `${item.request.method} ${item.request.path.slice(0, 200)} ${(item.request.body ?? '').slice(0, 200)}` });
+            serverErrors.push({
+              route: key,
+              state: item.state,
+              variant: item.variant,
+              status: res.status,
+              message: res.message,
+              request: `${item.request.method} ${item.request.path.slice(0, 200)} ${(item.request.body ?? '').slice(0, 200)}`,
+            });
           } else if (res.status === 0) {
             r.noAnswer++;
             noAnswer.push({ route: key, state: item.state, variant: item.variant, error: res.error ?? '' });
           }
           // A fuzzed call may have ended the session (logout) or used up the code's tries: start afresh.
-          if (item.state !== 'signedOut' && (res.status === 401 || /logout|mfa|login/.test(item.route.path))) await healthy(item.state);
-          if (done % 2000 === 0) console.log(`  ${done} requests, ${serverErrors.length} 5xx, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+          if (item.state !== 'signedOut' && (res.status === 401 || /logout|mfa|login/.test(item.route.path)))
+            await healthy(item.state);
+          if (done % 2000 === 0)
+            console.log(
+              `  ${done} requests, ${serverErrors.length} 5xx, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+            );
         }
       }),
     );
     const seconds = (Date.now() - started) / 1000;
     const stillUp = await new ApiClient(portal.api).call(routes.platform.healthDatabase);
-    const errorLog = readFileSync(portal.logFile, 'utf8').split('\n').filter((l) => /"level":(50|60)/.test(l));
+    const errorLog = readFileSync(portal.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => /"level":(50|60)/.test(l));
     const errorLogLines = errorLog.length;
     const figures = {
       requests: done,
@@ -262,14 +419,24 @@ export async function prove(args: string[]): Promise<boolean> {
       healthAfter: stillUp.status,
       byRoute,
     };
-    console.log(`fuzz: ${done} requests in ${seconds.toFixed(0)} s (${figures.requestsPerSecond.toFixed(0)}/s): statuses ${JSON.stringify(statuses)}`);
-    console.log(`      5xx: ${serverErrors.length} ${JSON.stringify(figures.serverErrorsByRoute)}; no answer: ${noAnswer.length}; server error log lines: ${errorLogLines}; health after: ${stillUp.status}`);
-    for (const e of serverErrors.slice(0, 5)) console.log(`      5xx: ${e.route} [${e.state}] ${e.variant}: ${e.status} ${e.message}\n           ${e.request}`);
+    console.log(
+      `fuzz: ${done} requests in ${seconds.toFixed(0)} s (${figures.requestsPerSecond.toFixed(0)}/s): statuses ${JSON.stringify(statuses)}`,
+    );
+    console.log(
+      `      5xx: ${serverErrors.length} ${JSON.stringify(figures.serverErrorsByRoute)}; no answer: ${noAnswer.length}; server error log lines: ${errorLogLines}; health after: ${stillUp.status}`,
+    );
+    for (const e of serverErrors.slice(0, 5))
+      console.log(`      5xx: ${e.route} [${e.state}] ${e.variant}: ${e.status} ${e.message}\n           ${e.request}`);
     for (const l of errorLog.slice(0, 3)) console.log(`      server log: ${l.slice(0, 400)}`);
-    for (const e of noAnswer.slice(0, 3)) console.log(`      no answer: ${e.route} [${e.state}] ${e.variant}: ${e.error}`);
+    for (const e of noAnswer.slice(0, 3))
+      console.log(`      no answer: ${e.route} [${e.state}] ${e.variant}: ${e.error}`);
     return saveResult('fuzz', figures, [
       { name: `at least ${target} requests`, met: done >= target, value: String(done) },
-      { name: 'no 5xx', met: serverErrors.length === 0, value: `${serverErrors.length} (${JSON.stringify(figures.serverErrorsByRoute)})` },
+      {
+        name: 'no 5xx',
+        met: serverErrors.length === 0,
+        value: `${serverErrors.length} (${JSON.stringify(figures.serverErrorsByRoute)})`,
+      },
       { name: 'every request answered', met: noAnswer.length === 0, value: `${noAnswer.length} without an answer` },
       { name: 'server healthy afterwards', met: stillUp.status === 200, value: String(stillUp.status) },
     ]);

@@ -31,10 +31,31 @@ type Outcome = 'allow' | 401 | 403 | 404 | 'deny';
 type Expect = Record<Actor, Outcome>;
 
 const A = 'allow' as const;
-const all = (o: Outcome): Expect => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
-const teamManage: Expect = { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 };
+const all = (o: Outcome): Expect => ({
+  companyAdmin: o,
+  teamAdmin: o,
+  operator: o,
+  viewer: o,
+  nonMember: o,
+  otherCompany: o,
+});
+const teamManage: Expect = {
+  companyAdmin: A,
+  teamAdmin: A,
+  operator: 403,
+  viewer: 403,
+  nonMember: 404,
+  otherCompany: 404,
+};
 const teamView: Expect = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 };
-const companyAdminOnly: Expect = { companyAdmin: A, teamAdmin: 403, operator: 403, viewer: 403, nonMember: 403, otherCompany: 404 };
+const companyAdminOnly: Expect = {
+  companyAdmin: A,
+  teamAdmin: 403,
+  operator: 403,
+  viewer: 403,
+  nonMember: 403,
+  otherCompany: 404,
+};
 const sameCompany: Expect = { ...all(A), otherCompany: 404 };
 const vmChange: Expect = { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 404, otherCompany: 404 };
 /** On the second company's objects: its administrator may do what A's administrator may on A's; nobody of A may. */
@@ -56,12 +77,26 @@ interface Cell {
 
 const TARGET_LABEL: Record<Target, string> = { own: "A's team", sibling: "A's other team", foreign: "B's objects" };
 
-const FINGERPRINTED = ['users', 'teams', 'team_members', 'virtual_machines', 'operations', 'companies', 'resellers', 'distributors', 'api_tokens'];
+const FINGERPRINTED = [
+  'users',
+  'teams',
+  'team_members',
+  'virtual_machines',
+  'operations',
+  'companies',
+  'resellers',
+  'distributors',
+  'api_tokens',
+];
 /** Rows that background work updates after the fact (mail delivery, token use): counted only. */
 const COUNTED = ['audit_log', 'mail_outbox', 'one_time_tokens', 'console_tokens', 'support_messages'];
 
 export async function prove(): Promise<boolean> {
-  const env = await startProofEnv({ SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '3600000' });
+  const env = await startProofEnv({
+    SIMULATOR_STEP_MS: '20',
+    VM_RUNNER_POLL_MS: '20',
+    VM_RECONCILE_INTERVAL_MS: '3600000',
+  });
   const { portal, smtp, cluster } = env;
   const sql = new pg.Client({ connectionString: cluster.url });
   await sql.connect();
@@ -70,7 +105,8 @@ export async function prove(): Promise<boolean> {
   try {
     const tables = async (names: string[]) => {
       const present: string[] = [];
-      for (const n of names) if ((await sql.query<{ r: string | null }>('select to_regclass($1) as r', [n])).rows[0]?.r) present.push(n);
+      for (const n of names)
+        if ((await sql.query<{ r: string | null }>('select to_regclass($1) as r', [n])).rows[0]?.r) present.push(n);
       return present;
     };
     const fingerprinted = await tables(FINGERPRINTED);
@@ -78,22 +114,35 @@ export async function prove(): Promise<boolean> {
     async function fingerprint(): Promise<string> {
       const parts: string[] = [];
       for (const table of fingerprinted) {
-        const r = await sql.query<{ h: string | null; n: number }>(`select md5(string_agg(to_jsonb(t)::text, '|' order by to_jsonb(t)::text)) as h, count(*)::int as n from ${table} t`);
+        const r = await sql.query<{ h: string | null; n: number }>(
+          `select md5(string_agg(to_jsonb(t)::text, '|' order by to_jsonb(t)::text)) as h, count(*)::int as n from ${table} t`,
+        );
         parts.push(`${table}:${r.rows[0]!.n}:${r.rows[0]!.h}`);
       }
-      for (const table of counted) parts.push(`${table}:${(await sql.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n}`);
+      for (const table of counted)
+        parts.push(
+          `${table}:${(await sql.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n}`,
+        );
       return parts.join(' ');
     }
     async function settle(timeoutMs = 30_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
-      while ((await sql.query<{ n: number }>("select count(*)::int as n from operations where status in ('pending', 'running')")).rows[0]!.n > 0) {
+      while (
+        (
+          await sql.query<{ n: number }>(
+            "select count(*)::int as n from operations where status in ('pending', 'running')",
+          )
+        ).rows[0]!.n > 0
+      ) {
         if (Date.now() > deadline) throw new Error('VM operations still under way');
         await sleep(20);
       }
     }
 
     // ---- Two companies and their people ----
-    const companyA = (await sql.query<{ company_id: number }>('select company_id from users where email = $1', [ADMIN.email])).rows[0]!.company_id;
+    const companyA = (
+      await sql.query<{ company_id: number }>('select company_id from users where email = $1', [ADMIN.email])
+    ).rows[0]!.company_id;
     const mk = (companyId: number, email: string) => createUser(t, companyId, email);
     const teamAdmin = await mk(companyA, 'proof-teamadmin@example.com');
     const operator = await mk(companyA, 'proof-operator@example.com');
@@ -122,14 +171,48 @@ export async function prove(): Promise<boolean> {
     ]);
     const clients = {} as Record<Actor, ApiClient>;
     clients.companyAdmin = await signIn(portal.api, smtp, ADMIN.email, ADMIN.password);
-    for (const [actor, email] of [['teamAdmin', teamAdmin.email], ['operator', operator.email], ['viewer', viewer.email], ['nonMember', nonMember.email], ['otherCompany', other.admin.email]] as const) {
+    for (const [actor, email] of [
+      ['teamAdmin', teamAdmin.email],
+      ['operator', operator.email],
+      ['viewer', viewer.email],
+      ['nonMember', nonMember.email],
+      ['otherCompany', other.admin.email],
+    ] as const) {
       clients[actor] = await signIn(portal.api, smtp, email, PASSWORD);
     }
-    const companyOf: Record<Actor, number> = { companyAdmin: companyA, teamAdmin: companyA, operator: companyA, viewer: companyA, nonMember: companyA, otherCompany: companyB };
+    const companyOf: Record<Actor, number> = {
+      companyAdmin: companyA,
+      teamAdmin: companyA,
+      operator: companyA,
+      viewer: companyA,
+      nonMember: companyA,
+      otherCompany: companyB,
+    };
     const side = {
-      own: { company: companyA, team: teamA.id, owner: clients.companyAdmin, subject: subjectA.id, member: viewer.id, assignee: operator.id },
-      sibling: { company: companyA, team: teamA2.id, owner: clients.companyAdmin, subject: siblingMember.id, member: siblingMember.id, assignee: siblingAssignee.id },
-      foreign: { company: companyB, team: teamB.id, owner: clients.otherCompany, subject: subjectB.id, member: subjectB.id, assignee: memberB.id },
+      own: {
+        company: companyA,
+        team: teamA.id,
+        owner: clients.companyAdmin,
+        subject: subjectA.id,
+        member: viewer.id,
+        assignee: operator.id,
+      },
+      sibling: {
+        company: companyA,
+        team: teamA2.id,
+        owner: clients.companyAdmin,
+        subject: siblingMember.id,
+        member: siblingMember.id,
+        assignee: siblingAssignee.id,
+      },
+      foreign: {
+        company: companyB,
+        team: teamB.id,
+        owner: clients.otherCompany,
+        subject: subjectB.id,
+        member: subjectB.id,
+        assignee: memberB.id,
+      },
     };
 
     // ---- VMs, made through the API and run by the real runner on the simulator ----
@@ -147,13 +230,35 @@ export async function prove(): Promise<boolean> {
       }
       return id!;
     }
-    const shared = { own: await freshVm('own', 'Running'), sibling: await freshVm('sibling', 'Running'), foreign: await freshVm('foreign', 'Running') };
-    const edited = { own: await freshVm('own', 'Running'), sibling: await freshVm('sibling', 'Running'), foreign: await freshVm('foreign', 'Running') };
+    const shared = {
+      own: await freshVm('own', 'Running'),
+      sibling: await freshVm('sibling', 'Running'),
+      foreign: await freshVm('foreign', 'Running'),
+    };
+    const edited = {
+      own: await freshVm('own', 'Running'),
+      sibling: await freshVm('sibling', 'Running'),
+      foreign: await freshVm('foreign', 'Running'),
+    };
     // A VM outside any team, made by the Operator: theirs and the company administrator's only.
     const [operatorOwn] = await createVms(clients.operator, catalog, 1, 'mx-operator-own', null);
     await settle();
-    const roleOf = async (teamId: number, userId: number) => (await sql.query<{ role_id: number }>('select role_id from team_members where team_id = $1 and user_id = $2', [teamId, userId])).rows[0]?.role_id ?? 3;
-    const vmBody = (teamId: number | null) => ({ regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-new-${++seq}`, numberOfInstances: 1, ...(teamId === null ? {} : { teamId }) });
+    const roleOf = async (teamId: number, userId: number) =>
+      (
+        await sql.query<{ role_id: number }>('select role_id from team_members where team_id = $1 and user_id = $2', [
+          teamId,
+          userId,
+        ])
+      ).rows[0]?.role_id ?? 3;
+    const vmBody = (teamId: number | null) => ({
+      regionId: catalog.regionId,
+      image: 'Debian 12',
+      configurationId: catalog.micro,
+      providerId: catalog.providerId,
+      name: `mx-new-${++seq}`,
+      numberOfInstances: 1,
+      ...(teamId === null ? {} : { teamId }),
+    });
     const paged = (data: unknown) => ((data as { data?: { id: number }[] } | null)?.data ?? []).map((r) => r.id);
 
     // ---- The cells: each call on A's objects and, where it takes an id, on B's ----
@@ -176,40 +281,168 @@ export async function prove(): Promise<boolean> {
     once({ call: 'GET /users/me', route: routes.password.me, expect: all(A), input: () => ({}) });
     once({ call: 'GET /roles/userRoles', route: routes.roles.userRoles, expect: all(A), input: () => ({}) });
     once({ call: 'GET /resellers/getLogoUrl', route: routes.platform.getLogoUrl, expect: all(A), input: () => ({}) });
-    once({ call: 'GET /users/list', route: routes.users.list, expect: all(A), input: () => ({ query: { rowsPerPage: 100 } }), listed: { table: 'users', ids: paged } });
-    once({ call: 'GET /teams/list', route: routes.teams.list, expect: all(A), input: () => ({ query: { rowsPerPage: 100 } }), listed: { table: 'teams', ids: paged } });
-    once({ call: 'GET /virtualMachines/list', route: routes.vms.list, expect: all(A), input: () => ({ query: { rowsPerPage: 100 } }), listed: { table: 'virtual_machines', ids: paged } });
-    once({ call: 'GET /virtualMachines/GetDashboardData', route: routes.vms.dashboard, expect: all(A), input: () => ({}) });
-    once({ call: 'GET /virtualMachines/listCountries', route: routes.vms.listCountries, expect: all(A), input: () => ({}) });
-    once({ call: 'GET /virtualMachines/listConfigurations', route: routes.vms.listConfigurations, expect: all(A), input: () => ({}) });
-    once({ call: 'GET /virtualMachines/listRegions/:id', route: routes.vms.listRegions, expect: all(A), input: () => ({ params: { id: 1 } }) });
-    once({ call: 'GET /virtualMachines/listCities/:id', route: routes.vms.listCities, expect: all(A), input: () => ({ params: { id: catalog.regionId } }) });
-    once({ call: 'GET /virtualMachines/listImages/:id', route: routes.vms.listImages, expect: all(A), input: () => ({ params: { id: catalog.regionId } }) });
-    once({ call: 'GET /virtualMachines/getRegion/:id', route: routes.vms.getRegion, expect: all(A), input: () => ({ params: { id: catalog.regionId } }) });
-    once({ call: 'GET /virtualMachines/listProviders/:regionId', route: routes.vms.listProviders, expect: all(A), input: () => ({ params: { regionId: catalog.regionId }, query: { configurationId: catalog.micro } }) });
-    once({ call: 'GET /virtualMachines/fetchVirtualMachineConfigurations/:regionId', route: routes.vms.fetchConfigurations, expect: all(A), input: () => ({ params: { regionId: catalog.regionId }, query: { image: 'Debian 12' } }) });
-    once({ call: 'POST /support/sendEmail', route: routes.platform.sendSupportEmail, expect: all(A), input: () => ({ body: { message: 'Proof run: please ignore.' } }) });
+    once({
+      call: 'GET /users/list',
+      route: routes.users.list,
+      expect: all(A),
+      input: () => ({ query: { rowsPerPage: 100 } }),
+      listed: { table: 'users', ids: paged },
+    });
+    once({
+      call: 'GET /teams/list',
+      route: routes.teams.list,
+      expect: all(A),
+      input: () => ({ query: { rowsPerPage: 100 } }),
+      listed: { table: 'teams', ids: paged },
+    });
+    once({
+      call: 'GET /virtualMachines/list',
+      route: routes.vms.list,
+      expect: all(A),
+      input: () => ({ query: { rowsPerPage: 100 } }),
+      listed: { table: 'virtual_machines', ids: paged },
+    });
+    once({
+      call: 'GET /virtualMachines/GetDashboardData',
+      route: routes.vms.dashboard,
+      expect: all(A),
+      input: () => ({}),
+    });
+    once({
+      call: 'GET /virtualMachines/listCountries',
+      route: routes.vms.listCountries,
+      expect: all(A),
+      input: () => ({}),
+    });
+    once({
+      call: 'GET /virtualMachines/listConfigurations',
+      route: routes.vms.listConfigurations,
+      expect: all(A),
+      input: () => ({}),
+    });
+    once({
+      call: 'GET /virtualMachines/listRegions/:id',
+      route: routes.vms.listRegions,
+      expect: all(A),
+      input: () => ({ params: { id: 1 } }),
+    });
+    once({
+      call: 'GET /virtualMachines/listCities/:id',
+      route: routes.vms.listCities,
+      expect: all(A),
+      input: () => ({ params: { id: catalog.regionId } }),
+    });
+    once({
+      call: 'GET /virtualMachines/listImages/:id',
+      route: routes.vms.listImages,
+      expect: all(A),
+      input: () => ({ params: { id: catalog.regionId } }),
+    });
+    once({
+      call: 'GET /virtualMachines/getRegion/:id',
+      route: routes.vms.getRegion,
+      expect: all(A),
+      input: () => ({ params: { id: catalog.regionId } }),
+    });
+    once({
+      call: 'GET /virtualMachines/listProviders/:regionId',
+      route: routes.vms.listProviders,
+      expect: all(A),
+      input: () => ({ params: { regionId: catalog.regionId }, query: { configurationId: catalog.micro } }),
+    });
+    once({
+      call: 'GET /virtualMachines/fetchVirtualMachineConfigurations/:regionId',
+      route: routes.vms.fetchConfigurations,
+      expect: all(A),
+      input: () => ({ params: { regionId: catalog.regionId }, query: { image: 'Debian 12' } }),
+    });
+    once({
+      call: 'POST /support/sendEmail',
+      route: routes.platform.sendSupportEmail,
+      expect: all(A),
+      input: () => ({ body: { message: 'Proof run: please ignore.' } }),
+    });
     // Operator calls: no portal session may make them, whatever its role.
-    once({ call: 'POST /imports/company', route: routes.platform.importCompanies, expect: all('deny'), input: () => ({ body: { rows: [{ externalId: `mx-${++seq}`, name: 'Planted company', resellerExternalId: 'demo-reseller' }] } }) });
-    once({ call: 'POST /imports/reseller', route: routes.platform.importResellers, expect: all('deny'), input: () => ({ body: { rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', name: 'Hijacked' }] } }) });
-    once({ call: 'POST /imports/distributer', route: routes.platform.importDistributors, expect: all('deny'), input: () => ({ body: { rows: [{ externalId: 'demo-distributor', name: 'Hijacked' }] } }) });
+    once({
+      call: 'POST /imports/company',
+      route: routes.platform.importCompanies,
+      expect: all('deny'),
+      input: () => ({
+        body: { rows: [{ externalId: `mx-${++seq}`, name: 'Planted company', resellerExternalId: 'demo-reseller' }] },
+      }),
+    });
+    once({
+      call: 'POST /imports/reseller',
+      route: routes.platform.importResellers,
+      expect: all('deny'),
+      input: () => ({
+        body: { rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', name: 'Hijacked' }] },
+      }),
+    });
+    once({
+      call: 'POST /imports/distributer',
+      route: routes.platform.importDistributors,
+      expect: all('deny'),
+      input: () => ({ body: { rows: [{ externalId: 'demo-distributor', name: 'Hijacked' }] } }),
+    });
     once({ call: 'GET /debug/debugSharktech', route: routes.platform.debug, expect: all('deny'), input: () => ({}) });
-    once({ call: 'POST /profiling/loadcpu', route: routes.platform.loadCpu, expect: all('deny'), input: () => ({ body: { durationMs: 1 } }) });
+    once({
+      call: 'POST /profiling/loadcpu',
+      route: routes.platform.loadCpu,
+      expect: all('deny'),
+      input: () => ({ body: { durationMs: 1 } }),
+    });
 
     // Teams, users, roles, permissions.
-    both((tg) => ({ call: 'GET /users/details/:id', route: routes.users.details, expect: sameCompany, input: () => ({ params: { id: side[tg].subject } }) }));
-    both((tg) => ({ call: 'GET /users/teams/:userId', route: routes.users.teams, expect: sameCompany, input: () => ({ params: { userId: side[tg].subject } }) }));
-    both((tg) => ({ call: 'POST /users/edit', route: routes.users.edit, expect: companyAdminOnly, input: () => ({ body: { id: side[tg].subject, firstName: `Edited${letters(++seq)}`, lastName: 'Changed' } }) }));
-    both((tg) => ({ call: 'DELETE /users/delete/:id', route: routes.users.delete, expect: companyAdminOnly, prepare: async () => (await mk(side[tg].company, `doomed${++seq}@${tg}.example`)).id, input: (id) => ({ params: { id } }) }));
+    both((tg) => ({
+      call: 'GET /users/details/:id',
+      route: routes.users.details,
+      expect: sameCompany,
+      input: () => ({ params: { id: side[tg].subject } }),
+    }));
+    both((tg) => ({
+      call: 'GET /users/teams/:userId',
+      route: routes.users.teams,
+      expect: sameCompany,
+      input: () => ({ params: { userId: side[tg].subject } }),
+    }));
+    both((tg) => ({
+      call: 'POST /users/edit',
+      route: routes.users.edit,
+      expect: companyAdminOnly,
+      input: () => ({ body: { id: side[tg].subject, firstName: `Edited${letters(++seq)}`, lastName: 'Changed' } }),
+    }));
+    both((tg) => ({
+      call: 'DELETE /users/delete/:id',
+      route: routes.users.delete,
+      expect: companyAdminOnly,
+      prepare: async () => (await mk(side[tg].company, `doomed${++seq}@${tg}.example`)).id,
+      input: (id) => ({ params: { id } }),
+    }));
     three((tg) => ({
       call: 'POST /users/create (into a team)',
       route: routes.users.create,
       expect: { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 },
       input: () => ({ body: { email: `invitee${++seq}@${tg}.example`, roleId: 3, teamIds: [side[tg].team] } }),
     }));
-    three((tg) => ({ call: 'GET /teams/:id', route: routes.teams.details, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
-    three((tg) => ({ call: 'GET /permissions/list/:id', route: routes.permissions.list, expect: teamView, input: () => ({ params: { id: side[tg].team } }) }));
-    three((tg) => ({ call: 'POST /teams/update', route: routes.teams.update, expect: teamManage, input: () => ({ body: { teamId: side[tg].team, name: `Proof team ${tg} ${++seq}` } }) }));
+    three((tg) => ({
+      call: 'GET /teams/:id',
+      route: routes.teams.details,
+      expect: teamView,
+      input: () => ({ params: { id: side[tg].team } }),
+    }));
+    three((tg) => ({
+      call: 'GET /permissions/list/:id',
+      route: routes.permissions.list,
+      expect: teamView,
+      input: () => ({ params: { id: side[tg].team } }),
+    }));
+    three((tg) => ({
+      call: 'POST /teams/update',
+      route: routes.teams.update,
+      expect: teamManage,
+      input: () => ({ body: { teamId: side[tg].team, name: `Proof team ${tg} ${++seq}` } }),
+    }));
     three((tg) => ({
       call: 'POST /teams/addUser',
       route: routes.teams.addUser,
@@ -223,7 +456,10 @@ export async function prove(): Promise<boolean> {
       expect: teamManage,
       prepare: async () => {
         const u = await mk(side[tg].company, `removable${++seq}@${tg}.example`);
-        await sql.query('insert into team_members (team_id, user_id, role_id) values ($1, $2, 3)', [side[tg].team, u.id]);
+        await sql.query('insert into team_members (team_id, user_id, role_id) values ($1, $2, 3)', [
+          side[tg].team,
+          u.id,
+        ]);
         return u.id;
       },
       input: (userId) => ({ body: { teamId: side[tg].team, userId } }),
@@ -233,7 +469,14 @@ export async function prove(): Promise<boolean> {
       route: routes.teams.delete,
       expect: teamManage,
       prepare: async () => {
-        const members = tg !== 'foreign' ? [{ userId: teamAdmin.id, roleId: 1 }, { userId: operator.id, roleId: 2 }, { userId: viewer.id, roleId: 3 }] : [{ userId: memberB.id, roleId: 1 }];
+        const members =
+          tg !== 'foreign'
+            ? [
+                { userId: teamAdmin.id, roleId: 1 },
+                { userId: operator.id, roleId: 2 },
+                { userId: viewer.id, roleId: 3 },
+              ]
+            : [{ userId: memberB.id, roleId: 1 }];
         if (tg === 'sibling') members.splice(0, members.length, { userId: siblingMember.id, roleId: 1 });
         return (await createTeam(t, side[tg].company, `Doomed team ${++seq}`, members)).id;
       },
@@ -251,42 +494,195 @@ export async function prove(): Promise<boolean> {
       route: routes.permissions.assign,
       expect: teamManage,
       prepare: () => roleOf(side[tg].team, side[tg].assignee),
-      input: (role) => ({ body: { teamId: side[tg].team, assignments: [{ userId: side[tg].assignee, roleId: role === 2 ? 3 : 2 }] } }),
+      input: (role) => ({
+        body: { teamId: side[tg].team, assignments: [{ userId: side[tg].assignee, roleId: role === 2 ? 3 : 2 }] },
+      }),
     }));
     // Mixed: A's own team with B's user; nobody may join them.
-    once({ call: "POST /teams/addUser (own team, other company's user)", route: routes.teams.addUser, expect: all('deny'), prepare: async () => (await mk(companyB, `mixed${++seq}@other.example`)).id, input: (userId) => ({ body: { teamId: teamA.id, userId, roleId: 3 } }) });
-    once({ call: "POST /roles/updateUserRoleForTeam (own team, other company's user)", route: routes.roles.updateUserRoleForTeam, expect: all('deny'), input: () => ({ body: { teamId: teamA.id, userId: subjectB.id, roleId: 1 } }) });
-    once({ call: "POST /permissions/assign (own team, other company's user)", route: routes.permissions.assign, expect: all('deny'), input: () => ({ body: { teamId: teamA.id, assignments: [{ userId: subjectB.id, roleId: 1 }] } }) });
-    once({ call: "DELETE /teams/removeUser (other company's team, own user)", route: routes.teams.removeUser, expect: all('deny'), input: () => ({ body: { teamId: teamB.id, userId: viewer.id } }) });
+    once({
+      call: "POST /teams/addUser (own team, other company's user)",
+      route: routes.teams.addUser,
+      expect: all('deny'),
+      prepare: async () => (await mk(companyB, `mixed${++seq}@other.example`)).id,
+      input: (userId) => ({ body: { teamId: teamA.id, userId, roleId: 3 } }),
+    });
+    once({
+      call: "POST /roles/updateUserRoleForTeam (own team, other company's user)",
+      route: routes.roles.updateUserRoleForTeam,
+      expect: all('deny'),
+      input: () => ({ body: { teamId: teamA.id, userId: subjectB.id, roleId: 1 } }),
+    });
+    once({
+      call: "POST /permissions/assign (own team, other company's user)",
+      route: routes.permissions.assign,
+      expect: all('deny'),
+      input: () => ({ body: { teamId: teamA.id, assignments: [{ userId: subjectB.id, roleId: 1 }] } }),
+    });
+    once({
+      call: "DELETE /teams/removeUser (other company's team, own user)",
+      route: routes.teams.removeUser,
+      expect: all('deny'),
+      input: () => ({ body: { teamId: teamB.id, userId: viewer.id } }),
+    });
 
     // Public calls that take a user id with an emailed key: a guessed key must change nobody's password or names.
-    both((tg) => ({ call: 'POST /users/resetPasswordFromEmail/:token (guessed key)', route: routes.password.resetPasswordFromEmail, expect: all('deny'), input: () => ({ params: { token: side[tg].subject }, body: { password: 'Taken-Over-Password-1!', resetKey: 'guessed-key-0123456789' } }) }));
-    both((tg) => ({ call: 'POST /users/confirmEmail/:token (guessed key)', route: routes.password.confirmEmail, expect: all('deny'), input: () => ({ params: { token: side[tg].subject }, body: { password: 'Taken-Over-Password-1!', resetKey: 'guessed-key-0123456789', firstName: 'Taken', lastName: 'Over' } }) }));
+    both((tg) => ({
+      call: 'POST /users/resetPasswordFromEmail/:token (guessed key)',
+      route: routes.password.resetPasswordFromEmail,
+      expect: all('deny'),
+      input: () => ({
+        params: { token: side[tg].subject },
+        body: { password: 'Taken-Over-Password-1!', resetKey: 'guessed-key-0123456789' },
+      }),
+    }));
+    both((tg) => ({
+      call: 'POST /users/confirmEmail/:token (guessed key)',
+      route: routes.password.confirmEmail,
+      expect: all('deny'),
+      input: () => ({
+        params: { token: side[tg].subject },
+        body: {
+          password: 'Taken-Over-Password-1!',
+          resetKey: 'guessed-key-0123456789',
+          firstName: 'Taken',
+          lastName: 'Over',
+        },
+      }),
+    }));
 
     // Virtual machines.
-    three((tg) => ({ call: 'GET /virtualMachines/list?teamId', route: routes.vms.list, expect: teamView, input: () => ({ query: { teamId: side[tg].team, rowsPerPage: 100 } }), listed: { table: 'virtual_machines', ids: paged } }));
-    three((tg) => ({ call: 'GET /virtualMachines/details/:id', route: routes.vms.details, expect: teamView, input: () => ({ params: { id: shared[tg] } }) }));
-    three((tg) => ({ call: 'GET /virtualMachines/getPassword/:id', route: routes.vms.getPassword, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    three((tg) => ({ call: 'GET /virtualMachines/getAccessKey/:id', route: routes.vms.getAccessKey, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    three((tg) => ({ call: 'GET /virtualMachines/getAccess/:id', route: routes.vms.getAccess, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    three((tg) => ({ call: 'GET /virtualMachines/getConsole/:id', route: routes.vms.getConsole, expect: vmChange, input: () => ({ params: { id: shared[tg] } }) }));
-    three((tg) => ({ call: 'PUT /virtualMachines/edit/:id', route: routes.vms.edit, expect: vmChange, input: () => ({ params: { id: edited[tg] }, body: { name: `mx-renamed-${++seq}` } }) }));
-    three((tg) => ({ call: 'POST /virtualMachines/start/:id', route: routes.vms.start, expect: vmChange, prepare: () => freshVm(tg, 'Stopped'), input: (id) => ({ params: { id } }) }));
-    three((tg) => ({ call: 'POST /virtualMachines/stop/:id', route: routes.vms.stop, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    three((tg) => ({ call: 'POST /virtualMachines/reset/:id', route: routes.vms.reset, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    three((tg) => ({ call: 'PUT /virtualMachines/changeConfiguration', route: routes.vms.changeConfiguration, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ body: { id, configurationId: catalog.small } }) }));
-    three((tg) => ({ call: 'DELETE /virtualMachines/delete/:id', route: routes.vms.delete, expect: vmChange, prepare: () => freshVm(tg, 'Running'), input: (id) => ({ params: { id } }) }));
-    three((tg) => ({ call: 'POST /virtualMachines/create (in a team)', route: routes.vms.create, expect: vmChange, input: () => ({ body: vmBody(side[tg].team) }) }));
-    const operatorOnly: Expect = { companyAdmin: A, teamAdmin: 404, operator: A, viewer: 404, nonMember: 404, otherCompany: 404 };
-    for (const [call, route] of [['details', routes.vms.details], ['getPassword', routes.vms.getPassword], ['getAccessKey', routes.vms.getAccessKey], ['getAccess', routes.vms.getAccess], ['getConsole', routes.vms.getConsole]] as const) {
-      once({ call: `GET /virtualMachines/${call}/:id (team-less VM of the Operator)`, route, expect: operatorOnly, input: () => ({ params: { id: operatorOwn! } }) });
+    three((tg) => ({
+      call: 'GET /virtualMachines/list?teamId',
+      route: routes.vms.list,
+      expect: teamView,
+      input: () => ({ query: { teamId: side[tg].team, rowsPerPage: 100 } }),
+      listed: { table: 'virtual_machines', ids: paged },
+    }));
+    three((tg) => ({
+      call: 'GET /virtualMachines/details/:id',
+      route: routes.vms.details,
+      expect: teamView,
+      input: () => ({ params: { id: shared[tg] } }),
+    }));
+    three((tg) => ({
+      call: 'GET /virtualMachines/getPassword/:id',
+      route: routes.vms.getPassword,
+      expect: vmChange,
+      input: () => ({ params: { id: shared[tg] } }),
+    }));
+    three((tg) => ({
+      call: 'GET /virtualMachines/getAccessKey/:id',
+      route: routes.vms.getAccessKey,
+      expect: vmChange,
+      input: () => ({ params: { id: shared[tg] } }),
+    }));
+    three((tg) => ({
+      call: 'GET /virtualMachines/getAccess/:id',
+      route: routes.vms.getAccess,
+      expect: vmChange,
+      input: () => ({ params: { id: shared[tg] } }),
+    }));
+    three((tg) => ({
+      call: 'GET /virtualMachines/getConsole/:id',
+      route: routes.vms.getConsole,
+      expect: vmChange,
+      input: () => ({ params: { id: shared[tg] } }),
+    }));
+    three((tg) => ({
+      call: 'PUT /virtualMachines/edit/:id',
+      route: routes.vms.edit,
+      expect: vmChange,
+      input: () => ({ params: { id: edited[tg] }, body: { name: `mx-renamed-${++seq}` } }),
+    }));
+    three((tg) => ({
+      call: 'POST /virtualMachines/start/:id',
+      route: routes.vms.start,
+      expect: vmChange,
+      prepare: () => freshVm(tg, 'Stopped'),
+      input: (id) => ({ params: { id } }),
+    }));
+    three((tg) => ({
+      call: 'POST /virtualMachines/stop/:id',
+      route: routes.vms.stop,
+      expect: vmChange,
+      prepare: () => freshVm(tg, 'Running'),
+      input: (id) => ({ params: { id } }),
+    }));
+    three((tg) => ({
+      call: 'POST /virtualMachines/reset/:id',
+      route: routes.vms.reset,
+      expect: vmChange,
+      prepare: () => freshVm(tg, 'Running'),
+      input: (id) => ({ params: { id } }),
+    }));
+    three((tg) => ({
+      call: 'PUT /virtualMachines/changeConfiguration',
+      route: routes.vms.changeConfiguration,
+      expect: vmChange,
+      prepare: () => freshVm(tg, 'Running'),
+      input: (id) => ({ body: { id, configurationId: catalog.small } }),
+    }));
+    three((tg) => ({
+      call: 'DELETE /virtualMachines/delete/:id',
+      route: routes.vms.delete,
+      expect: vmChange,
+      prepare: () => freshVm(tg, 'Running'),
+      input: (id) => ({ params: { id } }),
+    }));
+    three((tg) => ({
+      call: 'POST /virtualMachines/create (in a team)',
+      route: routes.vms.create,
+      expect: vmChange,
+      input: () => ({ body: vmBody(side[tg].team) }),
+    }));
+    const operatorOnly: Expect = {
+      companyAdmin: A,
+      teamAdmin: 404,
+      operator: A,
+      viewer: 404,
+      nonMember: 404,
+      otherCompany: 404,
+    };
+    for (const [call, route] of [
+      ['details', routes.vms.details],
+      ['getPassword', routes.vms.getPassword],
+      ['getAccessKey', routes.vms.getAccessKey],
+      ['getAccess', routes.vms.getAccess],
+      ['getConsole', routes.vms.getConsole],
+    ] as const) {
+      once({
+        call: `GET /virtualMachines/${call}/:id (team-less VM of the Operator)`,
+        route,
+        expect: operatorOnly,
+        input: () => ({ params: { id: operatorOwn! } }),
+      });
     }
-    once({ call: 'PUT /virtualMachines/edit/:id (team-less VM of the Operator)', route: routes.vms.edit, expect: operatorOnly, input: () => ({ params: { id: operatorOwn! }, body: { name: `mx-own-renamed-${++seq}` } }) });
-    once({ call: 'POST /virtualMachines/create (no team)', route: routes.vms.create, expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A }, input: () => ({ body: vmBody(null) }) });
+    once({
+      call: 'PUT /virtualMachines/edit/:id (team-less VM of the Operator)',
+      route: routes.vms.edit,
+      expect: operatorOnly,
+      input: () => ({ params: { id: operatorOwn! }, body: { name: `mx-own-renamed-${++seq}` } }),
+    });
+    once({
+      call: 'POST /virtualMachines/create (no team)',
+      route: routes.vms.create,
+      expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A },
+      input: () => ({ body: vmBody(null) }),
+    });
 
     // Last: whoever creates a team becomes its Admin, which changes what they may do in the cells above.
-    once({ call: 'POST /teams/create', route: routes.teams.create, expect: all(A), input: () => ({ body: { name: `Proof created ${++seq}` } }) });
-    both((tg) => ({ call: 'POST /teams/create (under a parent)', route: routes.teams.create, expect: { ...all(A), nonMember: 404, otherCompany: 404 }, input: () => ({ body: { name: `Proof child ${++seq}`, parentTeamId: side[tg].team } }) }));
+    once({
+      call: 'POST /teams/create',
+      route: routes.teams.create,
+      expect: all(A),
+      input: () => ({ body: { name: `Proof created ${++seq}` } }),
+    });
+    both((tg) => ({
+      call: 'POST /teams/create (under a parent)',
+      route: routes.teams.create,
+      expect: { ...all(A), nonMember: 404, otherCompany: 404 },
+      input: () => ({ body: { name: `Proof child ${++seq}`, parentTeamId: side[tg].team } }),
+    }));
 
     // ---- Run ----
     let tried = 0;
@@ -316,20 +712,31 @@ export async function prove(): Promise<boolean> {
           else if (cell.listed) {
             const ids = cell.listed.ids(res.data);
             if (ids.length > 0) {
-              const foreignRows = (await sql.query<{ id: number }>(`select id from ${cell.listed.table} where id = any($1) and company_id <> $2`, [ids, companyOf[actor]])).rows;
-              if (foreignRows.length > 0) leaks.push(`${label}: listed ${cell.listed.table} ${foreignRows.map((r) => r.id).join(', ')} of another company`);
+              const foreignRows = (
+                await sql.query<{ id: number }>(
+                  `select id from ${cell.listed.table} where id = any($1) and company_id <> $2`,
+                  [ids, companyOf[actor]],
+                )
+              ).rows;
+              if (foreignRows.length > 0)
+                leaks.push(
+                  `${label}: listed ${cell.listed.table} ${foreignRows.map((r) => r.id).join(', ')} of another company`,
+                );
             }
           }
         } else {
           if (ok) allowedButShouldBeRefused.push(`${label} (expected ${want})`);
-          else if (want !== 'deny' ? res.status !== want : ![400, 401, 403, 404].includes(res.status)) otherDenialStatus.push(`${label} (expected ${want})`);
+          else if (want !== 'deny' ? res.status !== want : ![400, 401, 403, 404].includes(res.status))
+            otherDenialStatus.push(`${label} (expected ${want})`);
           if ((await fingerprint()) !== before) deniedButChanged.push(label);
         }
       }
     }
     // Routes of the contract the matrix left out, and why: they act on no tenant's data or take no id.
     const covered = new Set(cells.map((c) => `${c.route.method} ${c.route.path}`));
-    const notCovered = allRoutes().filter((r) => !covered.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path} (${r.access})`);
+    const notCovered = allRoutes()
+      .filter((r) => !covered.has(`${r.method} ${r.path}`))
+      .map((r) => `${r.method} ${r.path} (${r.access})`);
     const figures = {
       calls: cells.length,
       actors: ACTORS.length,
@@ -346,16 +753,48 @@ export async function prove(): Promise<boolean> {
       routesCovered: covered.size,
       routesNotCovered: notCovered,
     };
-    console.log(`matrix: ${tried} cells tried (${cells.length} calls × ${ACTORS.length} callers, two companies): ${figures.cellsExpectedRefused} should be refused, ${figures.cellsExpectedAllowed} allowed`);
-    console.log(`        allowed that should be refused: ${allowedButShouldBeRefused.length}; refused but changed data: ${deniedButChanged.length}; lists leaking another company: ${leaks.length}`);
-    console.log(`        refused that should be allowed: ${refusedButShouldBeAllowed.length}; refused with another status than expected: ${otherDenialStatus.length}; 5xx: ${serverErrors.length}`);
-    for (const line of [...allowedButShouldBeRefused, ...deniedButChanged, ...leaks, ...refusedButShouldBeAllowed, ...otherDenialStatus, ...serverErrors].slice(0, 20)) console.log(`          ${line}`);
-    console.log(`        routes covered ${covered.size} of ${allRoutes().length}; not covered: ${notCovered.join(', ')}`);
+    console.log(
+      `matrix: ${tried} cells tried (${cells.length} calls × ${ACTORS.length} callers, two companies): ${figures.cellsExpectedRefused} should be refused, ${figures.cellsExpectedAllowed} allowed`,
+    );
+    console.log(
+      `        allowed that should be refused: ${allowedButShouldBeRefused.length}; refused but changed data: ${deniedButChanged.length}; lists leaking another company: ${leaks.length}`,
+    );
+    console.log(
+      `        refused that should be allowed: ${refusedButShouldBeAllowed.length}; refused with another status than expected: ${otherDenialStatus.length}; 5xx: ${serverErrors.length}`,
+    );
+    for (const line of [
+      ...allowedButShouldBeRefused,
+      ...deniedButChanged,
+      ...leaks,
+      ...refusedButShouldBeAllowed,
+      ...otherDenialStatus,
+      ...serverErrors,
+    ].slice(0, 20))
+      console.log(`          ${line}`);
+    console.log(
+      `        routes covered ${covered.size} of ${allRoutes().length}; not covered: ${notCovered.join(', ')}`,
+    );
     return saveResult('matrix', figures, [
-      { name: 'no cell allowed that should be refused', met: allowedButShouldBeRefused.length === 0, value: `${allowedButShouldBeRefused.length} of ${figures.cellsExpectedRefused}` },
-      { name: 'refused cells changed nothing', met: deniedButChanged.length === 0, value: `${deniedButChanged.length} changed data` },
-      { name: "no list shows another company's rows", met: leaks.length === 0, value: `${leaks.length} leaking answers` },
-      { name: 'allowed cells answered (the matrix ran as designed)', met: refusedButShouldBeAllowed.length === 0, value: `${refusedButShouldBeAllowed.length} refused` },
+      {
+        name: 'no cell allowed that should be refused',
+        met: allowedButShouldBeRefused.length === 0,
+        value: `${allowedButShouldBeRefused.length} of ${figures.cellsExpectedRefused}`,
+      },
+      {
+        name: 'refused cells changed nothing',
+        met: deniedButChanged.length === 0,
+        value: `${deniedButChanged.length} changed data`,
+      },
+      {
+        name: "no list shows another company's rows",
+        met: leaks.length === 0,
+        value: `${leaks.length} leaking answers`,
+      },
+      {
+        name: 'allowed cells answered (the matrix ran as designed)',
+        met: refusedButShouldBeAllowed.length === 0,
+        value: `${refusedButShouldBeAllowed.length} refused`,
+      },
       { name: 'no 5xx', met: serverErrors.length === 0, value: `${serverErrors.length}` },
     ]);
   } finally {

@@ -62,7 +62,14 @@ export async function prove(args: string[]): Promise<boolean> {
         const [name, route, input] = mix[i++ % mix.length]!;
         const sentAt = Date.now();
         const res = await admin.call(route, input);
-        samples.push({ route: name, sentAt, answeredAt: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), message: res.error ?? res.message });
+        samples.push({
+          route: name,
+          sentAt,
+          answeredAt: Date.now(),
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          message: res.error ?? res.message,
+        });
         // A small pause so a fast failure does not turn into a flood.
         await sleep(10);
       }
@@ -70,7 +77,9 @@ export async function prove(args: string[]): Promise<boolean> {
   );
 
   await sleep(3000);
-  console.log(`outage: stopping PostgreSQL for ${outageSeconds} s under ${connections} connections of signed-in requests`);
+  console.log(
+    `outage: stopping PostgreSQL for ${outageSeconds} s under ${connections} connections of signed-in requests`,
+  );
   const downAt = Date.now();
   await cluster.stopImmediate();
   const stoppedAt = Date.now();
@@ -78,7 +87,9 @@ export async function prove(args: string[]): Promise<boolean> {
   const restart = cluster.startInBackground();
   const backAt = await waitForPostgres(cluster.url);
   await restart;
-  console.log(`outage: PostgreSQL accepts connections again after ${((backAt - stoppedAt) / 1000).toFixed(1)} s (the stop took ${stoppedAt - downAt} ms)`);
+  console.log(
+    `outage: PostgreSQL accepts connections again after ${((backAt - stoppedAt) / 1000).toFixed(1)} s (the stop took ${stoppedAt - downAt} ms)`,
+  );
   await sleep(10_000);
   stopLoad = true;
   await load;
@@ -111,14 +122,28 @@ export async function prove(args: string[]): Promise<boolean> {
     afterRecovery: { requests: afterRecovery.length, statuses: tally(afterRecovery.map((s) => s.status)) },
   };
   console.log(`outage: before ${JSON.stringify(figures.before.statuses)}`);
-  console.log(`        while down (${whileDown.length} answers): ${JSON.stringify(figures.whileDown.statuses)}, ${figures.whileDown.withRetryAfter} with Retry-After`);
+  console.log(
+    `        while down (${whileDown.length} answers): ${JSON.stringify(figures.whileDown.statuses)}, ${figures.whileDown.withRetryAfter} with Retry-After`,
+  );
   for (const [m, n] of Object.entries(figures.whileDown.messages)) console.log(`          ${n} × ${m}`);
   console.log(`        first success ${recoveryMs === null ? 'never' : `${recoveryMs} ms`} after PostgreSQL's return`);
   console.log(`        after that: ${JSON.stringify(figures.afterRecovery.statuses)}`);
   await env.close();
   return saveResult('outage', figures, [
-    { name: 'only 503 with Retry-After while down', met: whileDown.length > 0 && notAsPromised.length === 0, value: `${notAsPromised.length} of ${whileDown.length} answers were not (${JSON.stringify(figures.whileDown.statuses)})` },
-    { name: 'first success within 1 s of the return', met: recoveryMs !== null && recoveryMs < 1000, value: recoveryMs === null ? 'no success' : `${recoveryMs} ms` },
-    { name: 'every answer 200 once recovered', met: afterRecovery.length > 0 && afterRecovery.every((s) => s.status === 200), value: JSON.stringify(figures.afterRecovery.statuses) },
+    {
+      name: 'only 503 with Retry-After while down',
+      met: whileDown.length > 0 && notAsPromised.length === 0,
+      value: `${notAsPromised.length} of ${whileDown.length} answers were not (${JSON.stringify(figures.whileDown.statuses)})`,
+    },
+    {
+      name: 'first success within 1 s of the return',
+      met: recoveryMs !== null && recoveryMs < 1000,
+      value: recoveryMs === null ? 'no success' : `${recoveryMs} ms`,
+    },
+    {
+      name: 'every answer 200 once recovered',
+      met: afterRecovery.length > 0 && afterRecovery.every((s) => s.status === 200),
+      value: JSON.stringify(figures.afterRecovery.statuses),
+    },
   ]);
 }

@@ -37,7 +37,7 @@ async function runOne(name: string, args: string[]): Promise<boolean> {
   try {
     return await Promise.race([(await entry.load())(args), timeout]);
   } catch (err) {
-    console.error(`${name} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return false;
   } finally {
     clearTimeout(timer);
@@ -60,5 +60,9 @@ if (!names.every((n) => n in RUNS)) {
 }
 const outcomes: Record<string, boolean> = {};
 for (const name of names) outcomes[name] = await runOne(name, args);
-console.log(`\nproof: ${Object.entries(outcomes).map(([n, ok]) => `${n} ${ok ? 'met its goals' : 'MISSED a goal'}`).join(', ')}`);
+console.log(
+  `\nproof: ${Object.entries(outcomes)
+    .map(([n, ok]) => `${n} ${ok ? 'met its goals' : 'MISSED a goal'}`)
+    .join(', ')}`,
+);
 process.exit(Object.values(outcomes).every(Boolean) ? 0 : 1);

@@ -19,17 +19,36 @@ export async function prove(args: string[]): Promise<boolean> {
   const catalog = await readCatalog(admin);
   const vmIds = await createVms(admin, catalog, 20, 'soak');
   await waitForStatus(admin, vmIds, 'Running');
-  const teamIds = ((await admin.call(routes.teams.list, { query: { rowsPerPage: 100 } })).data as { data: { id: number }[] }).data.map((t) => t.id);
+  const teamIds = (
+    (await admin.call(routes.teams.list, { query: { rowsPerPage: 100 } })).data as { data: { id: number }[] }
+  ).data.map((t) => t.id);
   // A few sessions, as several people would have.
   const sessions: ApiClient[] = [admin];
   for (let i = 1; i < 4; i++) sessions.push(await signIn(portal.api, smtp, ADMIN.email, ADMIN.password));
 
   const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
   const mix: { name: string; weight: number; make: () => [RouteDef, CallInput] }[] = [
-    { name: 'vms.list', weight: 4, make: () => [routes.vms.list, { query: { rowsPerPage: 10, page: 1 + Math.floor(Math.random() * 2), ...(Math.random() < 0.3 ? { search: 'soak' } : {}) } }] },
+    {
+      name: 'vms.list',
+      weight: 4,
+      make: () => [
+        routes.vms.list,
+        {
+          query: {
+            rowsPerPage: 10,
+            page: 1 + Math.floor(Math.random() * 2),
+            ...(Math.random() < 0.3 ? { search: 'soak' } : {}),
+          },
+        },
+      ],
+    },
     { name: 'vms.details', weight: 3, make: () => [routes.vms.details, { params: { id: pick(vmIds) } }] },
     { name: 'teams.list', weight: 1, make: () => [routes.teams.list, { query: { rowsPerPage: 10 } }] },
-    { name: 'teams.details', weight: 1, make: () => [routes.teams.details, { params: { id: pick(teamIds) }, query: {} }] },
+    {
+      name: 'teams.details',
+      weight: 1,
+      make: () => [routes.teams.details, { params: { id: pick(teamIds) }, query: {} }],
+    },
     { name: 'auth.check', weight: 2, make: () => [routes.auth.check, {}] },
   ];
   const wheel = mix.flatMap((m) => Array.from({ length: m.weight }, () => m));
@@ -37,7 +56,9 @@ export async function prove(args: string[]): Promise<boolean> {
   await sleep(1000);
   const memStart = portal.memory();
   const rssStart = portal.rssFromProc();
-  console.log(`soak: ${seconds} s at ${connections} connections; server RSS ${fmtBytes(memStart?.rss)}, heap ${fmtBytes(memStart?.heapUsed)} at start`);
+  console.log(
+    `soak: ${seconds} s at ${connections} connections; server RSS ${fmtBytes(memStart?.rss)}, heap ${fmtBytes(memStart?.heapUsed)} at start`,
+  );
   const latencies: number[] = [];
   const errors: { route: string; status: number; message: string }[] = [];
   const byRoute: Record<string, { count: number; errors: number }> = {};
@@ -47,9 +68,16 @@ export async function prove(args: string[]): Promise<boolean> {
   let total = 0;
   const sampler = setInterval(() => {
     const m = portal.memory();
-    timeline.push({ second: Math.round((Date.now() - started) / 1000), requests: total, rss: m?.rss ?? null, heapUsed: m?.heapUsed ?? null });
+    timeline.push({
+      second: Math.round((Date.now() - started) / 1000),
+      requests: total,
+      rss: m?.rss ?? null,
+      heapUsed: m?.heapUsed ?? null,
+    });
     const last = timeline.at(-1)!;
-    console.log(`  ${String(last.second).padStart(4)} s  ${total} requests  ${errors.length} errors  RSS ${fmtBytes(last.rss)}  heap ${fmtBytes(last.heapUsed)}`);
+    console.log(
+      `  ${String(last.second).padStart(4)} s  ${total} requests  ${errors.length} errors  RSS ${fmtBytes(last.rss)}  heap ${fmtBytes(last.heapUsed)}`,
+    );
   }, 10_000);
   await Promise.all(
     Array.from({ length: connections }, async (_, worker) => {
@@ -88,10 +116,14 @@ export async function prove(args: string[]): Promise<boolean> {
     memory: { start: memStart, end: memEnd, rssFromProcStart: rssStart, rssFromProcEnd: rssEnd },
     timeline,
   };
-  console.log(`soak: ${total} requests in ${elapsed.toFixed(1)} s = ${figures.requestsPerSecond.toFixed(0)} req/s; p50 ${figures.latencyMs.p50.toFixed(1)} ms, p99 ${figures.latencyMs.p99.toFixed(1)} ms`);
+  console.log(
+    `soak: ${total} requests in ${elapsed.toFixed(1)} s = ${figures.requestsPerSecond.toFixed(0)} req/s; p50 ${figures.latencyMs.p50.toFixed(1)} ms, p99 ${figures.latencyMs.p99.toFixed(1)} ms`,
+  );
   console.log(`      errors ${errors.length} ${JSON.stringify(figures.errorsByStatus)}`);
   for (const e of errors.slice(0, 5)) console.log(`      e.g. ${e.route}: ${e.status} ${e.message}`);
-  console.log(`      server RSS ${fmtBytes(memStart?.rss)} -> ${fmtBytes(memEnd?.rss)}, heap used ${fmtBytes(memStart?.heapUsed)} -> ${fmtBytes(memEnd?.heapUsed)}`);
+  console.log(
+    `      server RSS ${fmtBytes(memStart?.rss)} -> ${fmtBytes(memEnd?.rss)}, heap used ${fmtBytes(memStart?.heapUsed)} -> ${fmtBytes(memEnd?.heapUsed)}`,
+  );
   await env.close();
   return saveResult('soak', figures, [
     { name: 'no errors', met: errors.length === 0, value: `${errors.length} of ${total} requests failed` },

@@ -48,7 +48,11 @@ export class ApiClient {
     const unsafe = route.method !== 'GET';
     // Like the portal, a bodiless write sends `{}`.
     const body = input.body === undefined ? (unsafe ? '{}' : undefined) : JSON.stringify(input.body);
-    return this.raw({ method: route.method, path, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
+    return this.raw({
+      method: route.method,
+      path,
+      ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+    });
   }
 
   async raw(req: RawRequest): Promise<Answer> {
@@ -71,14 +75,24 @@ export class ApiClient {
       text = await res.text();
     } catch (err) {
       const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      return { status: 0, message: '', data: null, headers: new Headers(), error: cause, ms: performance.now() - started };
+      return {
+        status: 0,
+        message: '',
+        data: null,
+        headers: new Headers(),
+        error: cause,
+        ms: performance.now() - started,
+      };
     }
     for (const c of res.headers.getSetCookie()) {
       const [pair = '', ...attrs] = c.split(';');
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1] ?? '') < Date.now()));
+      const expired = attrs.some(
+        (a) =>
+          /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1] ?? '') < Date.now()),
+      );
       if (value === '' || expired) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
@@ -104,7 +118,11 @@ export async function signIn(api: string, smtp: SmtpCatcher, email: string, pass
   const before = smtp.messages.length;
   const login = await client.call(routes.auth.login, { body: { email, password } });
   if (login.status !== 200) throw new Error(`login of ${email} failed: ${login.status} ${login.message}`);
-  const mail = await smtp.waitFor(email, (m) => smtp.messages.indexOf(m) >= before && /verification code/i.test(`${m.subject} ${m.text}`), 30_000);
+  const mail = await smtp.waitFor(
+    email,
+    (m) => smtp.messages.indexOf(m) >= before && /verification code/i.test(`${m.subject} ${m.text}`),
+    30_000,
+  );
   const mfa = await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } });
   if (mfa.status !== 200) throw new Error(`code of ${email} refused: ${mfa.status} ${mfa.message}`);
   return client;

@@ -51,7 +51,14 @@ function startClusterOn(port: number): ProofCluster {
     if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr || res.stdout}`);
   };
   const startArgs = [
-    '-D', data, '-l', join(root, 'log'), '-w', '-t', '60', '-o',
+    '-D',
+    data,
+    '-l',
+    join(root, 'log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
     `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     'start',
   ];
@@ -62,7 +69,9 @@ function startClusterOn(port: number): ProofCluster {
       const args = asRoot ? ['-u', 'postgres', '--', pgBin('pg_ctl'), ...pgCtlArgs] : pgCtlArgs;
       const child = spawn(asRoot ? 'runuser' : pgBin('pg_ctl'), args, { stdio: 'ignore' });
       child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl ${pgCtlArgs.at(-1)} exited ${code}`))));
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`pg_ctl ${pgCtlArgs.at(-1)} exited ${code}`)),
+      );
     });
   try {
     run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);

@@ -9,7 +9,16 @@ const file = process.env.PROOF_MEMORY_FILE;
 if (file) {
   const write = () => {
     const m = process.memoryUsage();
-    writeFileSync(file, JSON.stringify({ at: Date.now(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        at: Date.now(),
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        heapTotal: m.heapTotal,
+        external: m.external,
+      }),
+    );
   };
   write();
   setInterval(write, 1000).unref();

@@ -52,11 +52,18 @@ export interface ProofEnv {
 /** Every environment still open, so that an interrupted or timed-out run can stop what it started. */
 export const openEnvs = new Set<ProofEnv>();
 
-async function waitUntilAnswering(api: string, child: ChildProcess, logFile: string, timeoutMs = 120_000): Promise<void> {
+async function waitUntilAnswering(
+  api: string,
+  child: ChildProcess,
+  logFile: string,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the portal exited (${child.exitCode ?? child.signalCode}) while starting; its log:\n${tail(logFile)}`);
+      throw new Error(
+        `the portal exited (${child.exitCode ?? child.signalCode}) while starting; its log:\n${tail(logFile)}`,
+      );
     }
     try {
       const res = await fetch(`${api}/healthCheck/api`, { signal: AbortSignal.timeout(2000) });
@@ -64,7 +71,8 @@ async function waitUntilAnswering(api: string, child: ChildProcess, logFile: str
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > deadline) throw new Error(`the portal did not answer within ${timeoutMs} ms; its log:\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the portal did not answer within ${timeoutMs} ms; its log:\n${tail(logFile)}`);
     await sleep(100);
   }
 }

@@ -16,7 +16,10 @@ export function saveResult(run: string, result: Record<string, unknown>, goals: 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(dir, `proof-${run}-${stamp}.json`);
   const allMet = goals.every((g) => g.met);
-  writeFileSync(file, `${JSON.stringify({ run, date: new Date().toISOString(), goalsMet: allMet, goals, ...result }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ run, date: new Date().toISOString(), goalsMet: allMet, goals, ...result }, null, 2)}\n`,
+  );
   console.log(`\n${run}: goals`);
   for (const g of goals) console.log(`  ${g.met ? 'MET   ' : 'MISSED'} ${g.name}: ${g.value}`);
   console.log(`saved ${file}`);

@@ -21,7 +21,16 @@ export function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (let i = 0; i < 20; i++) {
     const d = defOf(s);
-    if ((d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault' || d.type === 'readonly' || d.type === 'nonoptional') && d.innerType) s = d.innerType;
+    if (
+      (d.type === 'optional' ||
+        d.type === 'nullable' ||
+        d.type === 'default' ||
+        d.type === 'prefault' ||
+        d.type === 'readonly' ||
+        d.type === 'nonoptional') &&
+      d.innerType
+    )
+      s = d.innerType;
     else if (d.type === 'pipe' && d.in) s = d.in;
     else return s;
   }
