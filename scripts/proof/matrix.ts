@@ -14,7 +14,7 @@ import { allRoutes, routes } from '@portal/contract/routes';
 import { openDatabase } from '../../apps/api/src/db/client.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../apps/api/test/fixtures.ts';
 import type { TestApp } from '../../apps/api/test/harness.ts';
-import { signIn, type Answer, type ApiClient, type CallInput } from './lib/client.ts';
+import { ApiClient, signIn, type Answer, type CallInput } from './lib/client.ts';
 import { createVms, readCatalog, type Catalog } from './lib/load.ts';
 import { ADMIN, sleep, startProofEnv } from './lib/portal.ts';
 import { saveResult } from './lib/report.ts';
@@ -732,6 +732,55 @@ export async function prove(): Promise<boolean> {
         }
       }
     }
+    // The live status stream (outside the contract's table): each caller listens while every kind of VM changes;
+    // an event about a VM the caller may not see is an allowed cell that should have been refused.
+    const streams = {} as Record<Actor, Awaited<ReturnType<ApiClient['openEventStream']>>>;
+    for (const actor of ACTORS) streams[actor] = await clients[actor].openEventStream();
+    const signedOutStream = await new ApiClient(portal.api).openEventStream();
+    signedOutStream.close();
+    tried++;
+    if (signedOutStream.status !== 401)
+      allowedButShouldBeRefused.push(
+        `GET /virtualMachines/events signed out: ${signedOutStream.status} (expected 401)`,
+      );
+    const streamed: { vm: number; label: string; owner: ApiClient; expect: Expect }[] = [
+      { vm: shared.own, label: "a VM of A's team", owner: clients.companyAdmin, expect: teamView },
+      { vm: shared.sibling, label: "a VM of A's other team", owner: clients.companyAdmin, expect: siblingOf(teamView) },
+      { vm: shared.foreign, label: "a VM of B's team", owner: clients.otherCompany, expect: foreignOf(teamView) },
+      {
+        vm: operatorOwn!,
+        label: "the Operator's team-less VM",
+        owner: clients.operator,
+        expect: {
+          companyAdmin: A,
+          teamAdmin: 'deny',
+          operator: A,
+          viewer: 'deny',
+          nonMember: 'deny',
+          otherCompany: 'deny',
+        },
+      },
+    ];
+    for (const s of streamed) {
+      const res = await s.owner.call(routes.vms.reset, { params: { id: s.vm } });
+      if (res.status !== 200)
+        throw new Error(`could not reset VM ${s.vm} for the stream check: ${res.status} ${res.message}`);
+    }
+    await settle();
+    await sleep(1000);
+    for (const actor of ACTORS) {
+      if (streams[actor].status !== 200)
+        refusedButShouldBeAllowed.push(`GET /virtualMachines/events as ${actor}: ${streams[actor].status}`);
+      for (const s of streamed) {
+        tried++;
+        const got = streams[actor].seen.has(s.vm);
+        const label = `GET /virtualMachines/events: ${s.label} as ${actor}`;
+        if (s.expect[actor] === 'allow' && !got) refusedButShouldBeAllowed.push(`${label}: no event`);
+        if (s.expect[actor] !== 'allow' && got) allowedButShouldBeRefused.push(`${label}: event received`);
+      }
+      streams[actor].close();
+    }
+
     // Routes of the contract the matrix left out, and why: they act on no tenant's data or take no id.
     const covered = new Set(cells.map((c) => `${c.route.method} ${c.route.path}`));
     const notCovered = allRoutes()
@@ -739,10 +788,16 @@ export async function prove(): Promise<boolean> {
       .map((r) => `${r.method} ${r.path} (${r.access})`);
     const figures = {
       calls: cells.length,
+      streamCells: 1 + ACTORS.length * streamed.length,
       actors: ACTORS.length,
       cellsTried: tried,
-      cellsExpectedAllowed: cells.reduce((n, c) => n + ACTORS.filter((a) => c.expect[a] === 'allow').length, 0),
-      cellsExpectedRefused: cells.reduce((n, c) => n + ACTORS.filter((a) => c.expect[a] !== 'allow').length, 0),
+      cellsExpectedAllowed: [...cells, ...streamed].reduce(
+        (n, c) => n + ACTORS.filter((a) => c.expect[a] === 'allow').length,
+        0,
+      ),
+      // The signed-out stream is one more refused cell.
+      cellsExpectedRefused:
+        1 + [...cells, ...streamed].reduce((n, c) => n + ACTORS.filter((a) => c.expect[a] !== 'allow').length, 0),
       allowedButShouldBeRefused,
       deniedButChanged,
       leaks,
@@ -754,7 +809,7 @@ export async function prove(): Promise<boolean> {
       routesNotCovered: notCovered,
     };
     console.log(
-      `matrix: ${tried} cells tried (${cells.length} calls × ${ACTORS.length} callers, two companies): ${figures.cellsExpectedRefused} should be refused, ${figures.cellsExpectedAllowed} allowed`,
+      `matrix: ${tried} cells tried (${cells.length} calls × ${ACTORS.length} callers, two companies, and ${figures.streamCells} of the live status stream): ${figures.cellsExpectedRefused} should be refused, ${figures.cellsExpectedAllowed} allowed`,
     );
     console.log(
       `        allowed that should be refused: ${allowedButShouldBeRefused.length}; refused but changed data: ${deniedButChanged.length}; lists leaking another company: ${leaks.length}`,

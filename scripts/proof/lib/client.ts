@@ -55,10 +55,46 @@ export class ApiClient {
     });
   }
 
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** Opens the live VM status stream (server-sent events) and collects the VM ids it reports. */
+  async openEventStream(): Promise<{ status: number; seen: Set<number>; close: () => void }> {
+    const abort = new AbortController();
+    const seen = new Set<number>();
+    const res = await fetch(`${this.api}/virtualMachines/events`, {
+      headers: { cookie: this.cookieHeader() },
+      signal: abort.signal,
+    });
+    if (res.ok && res.body) {
+      const body = res.body;
+      void (async () => {
+        const decoder = new TextDecoder();
+        let buffer = '';
+        try {
+          for await (const chunk of body) {
+            buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+            for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+              const data = /^data: (.*)$/m.exec(buffer.slice(0, end))?.[1];
+              buffer = buffer.slice(end + 2);
+              if (data) seen.add((JSON.parse(data) as { id: number }).id);
+            }
+          }
+        } catch {
+          // Closed by us.
+        }
+      })();
+    } else {
+      await res.body?.cancel();
+    }
+    return { status: res.status, seen, close: () => abort.abort() };
+  }
+
   async raw(req: RawRequest): Promise<Answer> {
     const unsafe = req.method !== 'GET' && req.method !== 'HEAD';
     const headers: Record<string, string> = {
-      cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      cookie: this.cookieHeader(),
       ...(unsafe && !req.noCsrf ? { 'x-csrf-token': this.cookies.get('csrf_token') ?? '' } : {}),
       ...req.headers,
     };
