@@ -287,7 +287,9 @@ export function casesFor(route: RouteDef, random: () => number = Math.random): C
 }
 
 export async function prove(args: string[]): Promise<boolean> {
-  const target = option(args, 'requests', 20_000);
+  let target = option(args, 'requests', 20_000);
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '') : '';
   const concurrency = option(args, 'concurrency', 8);
   const seed = option(args, 'seed', 9);
   const random = prng(seed);
@@ -327,13 +329,19 @@ export async function prove(args: string[]): Promise<boolean> {
       }
     };
 
-    const all = fuzzedRoutes().flatMap((r) => casesFor(r, random));
+    // `--only TEXT` narrows the run to the cases whose description holds TEXT (e.g. `ud800`, `path id`,
+    // `/teams/update`), each sent once in every state: to recheck a finding quickly.
+    const all = fuzzedRoutes()
+      .flatMap((r) => casesFor(r, random))
+      .filter((c) => !only || `${c.route.method} ${c.route.path} ${c.variant}`.includes(only));
+    if (all.length === 0) throw new Error(`no fuzz case matches --only ${only}`);
     // Every case in every state, shuffled; cut to --requests, or topped up with more random draws.
     let plan = all.flatMap((c) => STATES.map((state) => ({ ...c, state })));
     for (let i = plan.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [plan[i], plan[j]] = [plan[j]!, plan[i]!];
     }
+    if (only) target = plan.length;
     if (plan.length > target) plan = plan.slice(0, target);
     while (plan.length < target)
       plan.push({ ...all[Math.floor(random() * all.length)]!, state: STATES[Math.floor(random() * STATES.length)]! });
@@ -405,6 +413,7 @@ export async function prove(args: string[]): Promise<boolean> {
       seconds,
       requestsPerSecond: done / seconds,
       seed,
+      only: only || null,
       distinctCases: all.length,
       routes: fuzzedRoutes().length,
       statuses,
