@@ -1,5 +1,5 @@
 /**
- * Runs the `virsh` client against one libvirt URI (docs/decisions/0003-libvirt-driver.md says why the
+ * Runs the `virsh` client against one libvirt URI (docs/decisions/0005-libvirt-driver.md says why the
  * client and not a native binding). Every call is a fresh connection of about 50–100 ms; the driver's
  * actions are bounded by guest boots and shutdowns, so that cost does not matter.
  */
