@@ -32,6 +32,7 @@ import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
+import { registerWellFormedText } from './plugins/well-formed-text.ts';
 
 export interface AppDeps {
   config: Config;
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  registerWellFormedText(app);
   const metrics = createMetrics();
   metrics.install(app);
 
