@@ -157,7 +157,11 @@ export const teams = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('teams_company_idx').on(t.companyId, t.id)],
+  (t) => [
+    index('teams_company_idx').on(t.companyId, t.id),
+    // One name per company whatever the letter case: the service checks first, this holds under races.
+    uniqueIndex('teams_company_name_key').on(t.companyId, sql`lower(${t.name})`),
+  ],
 );
 
 export const teamMembers = pgTable(

@@ -123,12 +123,14 @@ export function createUsersService(deps: Deps) {
       if (id === ctx.scope.userId) throw new BadRequestError('You cannot delete yourself');
       access.requireCompanyAdmin(ctx.scope);
       const user = await mustFind(ctx.scope, id);
-      // Every team keeps an Admin (as when removing a member): hand the role on first, or delete the team.
-      const orphaned = await teams.teamsWithSoleAdmin(id, ADMIN_ROLE_ID);
-      if (orphaned.length > 0) {
-        throw new ConflictError(`This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`);
-      }
       await db.transaction(async (tx) => {
+        // Every team keeps an Admin (as when removing a member): hand the role on first, or delete the team.
+        // Checked under the locks of the user's teams, so a concurrent removal cannot slip between.
+        await teams.lockTeams(tx, await teams.teamIdsOf(id, tx));
+        const orphaned = await teams.teamsWithSoleAdmin(id, ADMIN_ROLE_ID, tx);
+        if (orphaned.length > 0) {
+          throw new ConflictError(`This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`);
+        }
         await users.delete(tx, id);
         await audit.record(auditOf(ctx, 'user.delete', id, { before: { email: user.email, firstName: user.firstName, lastName: user.lastName } }), tx);
       });
