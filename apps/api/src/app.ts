@@ -183,6 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       if (sweeper) clearInterval(sweeper);
       for (const w of workers) await w.stop();
       await app.close();
+      await auth.settle();
       await mailer.stop();
     },
   };

@@ -2,7 +2,9 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
+import { API_MESSAGES } from '@portal/contract/messages';
 import { newPasswordSchema } from '@portal/contract/validation';
+import { isGuessablePassword } from './lib/password-strength.ts';
 
 const basePath = (fallback: string) =>
   z
@@ -75,7 +77,7 @@ export const configSchema = z.object({
   COOKIE_SECURE: bool.optional(),
   SEED_ADMIN_EMAIL: z.email().optional(),
   /** The owner's first password: held to the same rules as any new password. */
-  SEED_ADMIN_PASSWORD: newPasswordSchema.optional(),
+  SEED_ADMIN_PASSWORD: newPasswordSchema.refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon).optional(),
   VM_PROVIDER: z.enum(['simulator', 'qemu']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),

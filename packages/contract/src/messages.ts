@@ -140,6 +140,7 @@ export const API_MESSAGES = {
   mfaSent: 'A verification code was sent to your email',
   invalidMfaCode: 'Invalid MFA code',
   retriesExhausted: 'Retries exhausted',
+  passwordTooCommon: 'This password is too common or too easy to guess. Please choose another.',
   mfaExpired: 'Your code has expired. Please sign in again.',
   notAuthenticated: 'Not authenticated',
   mfaPending: 'Verification code required',

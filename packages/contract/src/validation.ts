@@ -73,6 +73,8 @@ export const newPasswordSchema = z
   .min(1, { error: VALIDATION.passwordRequired, abort: true })
   .min(PASSWORD_MIN_LENGTH, VALIDATION.passwordMin)
   .max(PASSWORD_MAX_LENGTH, VALIDATION.passwordMax)
+  // eslint-disable-next-line no-control-regex
+  .refine((p) => !/[\u0000-\u001f\u007f-\u009f]/.test(p), { error: VALIDATION.controlCharacters, abort: true })
   .refine(
     (p) => /\d/.test(p) && SPECIAL_RE.test(p) && /[A-Z]/.test(p) && /[a-z]/.test(p) && !/\s/.test(p),
     VALIDATION.passwordComplexity,

@@ -2,6 +2,8 @@
 import { API_MESSAGES } from '@portal/contract/messages';
 
 export class AppError extends Error {
+  /** Response headers that go with the answer (e.g. Retry-After). */
+  headers?: Record<string, string>;
   constructor(
     readonly statusCode: number,
     message: string,
@@ -9,6 +11,12 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The same error, answered with these headers too. */
+  withHeaders(headers: Record<string, string>): this {
+    this.headers = { ...this.headers, ...headers };
+    return this;
   }
 }
 

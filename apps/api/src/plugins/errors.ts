@@ -25,6 +25,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(400).send({ message, data: { requestId, issues } });
     }
     if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
       return reply.status(error.statusCode).send({ message: error.message, data: { requestId, ...(error.issues ? { issues: error.issues } : {}) } });
     }
     if (isResponseSerializationError(error)) {

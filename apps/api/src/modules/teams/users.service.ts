@@ -4,7 +4,7 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../../lib/module.ts';
-import { inviteMail } from '../../mail/templates.ts';
+import { alreadyRegisteredMail, inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
@@ -97,10 +97,21 @@ export function createUsersService(deps: Deps) {
       const found = await teams.companyTeamIds(ctx.scope.companyId, teamIds);
       if (found.length !== teamIds.length) throw new NotFoundError('Team not found');
       const email = input.email.trim().toLowerCase();
-      if (await users.emailExists(email)) throw new ConflictError('A user with this email already exists');
-
       const inviter = await deps.identity.byId(ctx.scope.userId);
       if (!inviter) throw new NotFoundError('User not found');
+      const existing = await users.companyOfEmail(email);
+      if (existing !== null) {
+        // In the inviter's own company the user is on their list anyway: say so.
+        if (existing === ctx.scope.companyId) throw new ConflictError('A user with this email already exists');
+        // Elsewhere, the answer must not tell that the address has an account (issue 9 item 9): it reads as
+        // a sent invitation, with an id drawn like a new user's; the address's owner is told instead.
+        const inviterName = `${inviter.firstName} ${inviter.lastName}`.trim() || inviter.email;
+        const note = alreadyRegisteredMail(inviter.resellerName ?? 'Portal', inviterName, inviter.companyName);
+        await deps.mailer.enqueue({ to: email, from: senderOf(inviter, deps.defaultFrom), ...note });
+        await audit.record(auditOf(ctx, 'user.invite.existingAccount', ctx.scope.userId, { after: { roleId: input.roleId, teamIds } }));
+        return { id: await users.drawUserId(), email };
+      }
+
       const { user, key } = await db.transaction(async (tx) => {
         const created = await users.insert(tx, { companyId: ctx.scope.companyId, email });
         for (const teamId of teamIds) await teams.addMember(tx, teamId, created.id, input.roleId);

@@ -21,7 +21,7 @@ type LoginForm = z.input<typeof loginFormSchema>;
 export function LoginPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const { setUser, clear } = useAuth();
+  const { clear } = useAuth();
   const loginMutation = useLogin();
   const [error, setError] = useState<string | null>(null);
   const form = useForm<LoginForm>({ resolver: zodResolver(loginFormSchema), defaultValues: { email: '', password: '', rememberMe: false } });
@@ -43,12 +43,12 @@ export function LoginPage() {
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
     try {
+      // Before the code the server tells only where it was sent; the profile comes with the accepted code.
       const { user } = await loginMutation.mutateAsync({ email: values.email, password: values.password, rememberMe: values.rememberMe ?? false });
-      const plain = { ...user, createdAt: user.createdAt.toISOString() };
-      setUser(plain, false);
+      clear();
       writeStoredAuth({ rememberMe: values.rememberMe ?? false });
       queryClient.removeQueries();
-      navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail, user: plain } });
+      navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail } });
     } catch (err) {
       clearStoredAuth();
       clear();
