@@ -154,8 +154,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const workers: Worker[] = [];
   await app.register(
     async (api) => {
+      // API answers carry personal data and secrets (VM passwords, private keys): no cache keeps them.
+      // A route that is safe to cache (none today) may set its own header.
+      api.addHook('onRequest', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
       registerAuthRoutes(api, { auth, cookieSecure, rateLimitPerMinute: config.AUTH_RATE_LIMIT_PER_MINUTE });
-      registerHealthRoutes(api, { database });
+      registerHealthRoutes(api, { database, mailer });
       workers.push(...(await registerTeamsModule(api, moduleDeps)));
       workers.push(...(await registerVirtualMachinesModule(api, moduleDeps)));
       workers.push(...(await registerPlatformModule(api, moduleDeps, metrics)));
@@ -167,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     distDir: deps.webDistDir ?? resolve(here, '../../web/dist'),
     basePath: config.BASE_PATH,
     apiBasePath: config.API_BASE_PATH,
+    serveSourceMaps: config.SERVE_SOURCE_MAPS,
   });
 
   let sweeper: NodeJS.Timeout | null = null;

@@ -94,6 +94,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),
+  /** Serve the portal build's source maps (*.map); off so a public portal does not publish its source. */
+  SERVE_SOURCE_MAPS: bool.default(false),
   /** Allow POST /users/register (off: accounts come by invitation). */
 });
 

@@ -138,6 +138,7 @@ export const API_MESSAGES = {
   ok: 'OK',
   invalidCredentials: 'Invalid email or password',
   mfaSent: 'A verification code was sent to your email',
+  mfaSendFailed: 'We could not send your verification code just now. Please try again in a minute.',
   invalidMfaCode: 'Invalid MFA code',
   retriesExhausted: 'Retries exhausted',
   passwordTooCommon: 'This password is too common or too easy to guess. Please choose another.',

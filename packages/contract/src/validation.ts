@@ -2,6 +2,7 @@
  * Field rules of SPEC point 5. The portal's forms and the server's request bodies use the same
  * schemas, so a rule and its message are written once.
  */
+import './zod-setup.ts';
 import { z } from 'zod';
 import {
   INSTANCE_COUNT_MAX,

@@ -50,6 +50,13 @@ export class TooManyRequestsError extends AppError {
     super(429, message);
   }
 }
+/** Something the answer depends on (mail, the database) is down for now: try again later. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, message);
+    this.withHeaders({ 'retry-after': String(retryAfterSeconds) });
+  }
+}
 /** A provider (hypervisor, cluster) could not be reached or refused the work. */
 export class ProviderUnavailableError extends AppError {
   constructor(message: string) {

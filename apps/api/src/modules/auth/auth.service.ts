@@ -8,7 +8,7 @@ import { mfaChallenges, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
-import { BadRequestError, UnauthorizedError } from '../../lib/errors.ts';
+import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { dummyPasswordHash, hashNewPassword, verifyPassword } from '../../lib/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -158,7 +158,12 @@ export function createAuthService(deps: AuthServiceDeps) {
         expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
       });
       const mail = mfaCodeMail(user.resellerName ?? 'Portal', code);
-      await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
+      // Sent now, not queued: a code that arrives late is useless, and the MFA screen must not say a
+      // code was sent when it was not. A failed send ends this attempt; signing in again retries.
+      if ((await mailer.deliverNow({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail })) === 'failed') {
+        await sessions.destroy(session.sessionId);
+        throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
+      }
       return { session, user: toPendingUser(user) };
     },
 
