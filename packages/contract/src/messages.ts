@@ -39,6 +39,7 @@ export const VALIDATION = {
   invalidConsoleUrl: 'Invalid console URL',
   /** Our text: NUL and other control characters (PostgreSQL refuses NUL in text). */
   controlCharacters: 'Text must not contain control characters',
+  brandUrl: 'Logo URL must be https:, http: or a data:image/… URL',
   idTooLarge: 'Id is too large',
 } as const;
 
