@@ -139,6 +139,7 @@ export const API_MESSAGES = {
   ok: 'OK',
   invalidCredentials: 'Invalid email or password',
   mfaSent: 'A verification code was sent to your email',
+  databaseUnavailable: 'The service is briefly unavailable (its database cannot be reached). Please try again in a few seconds.',
   mfaSendFailed: 'We could not send your verification code just now. Please try again in a minute.',
   invalidMfaCode: 'Invalid MFA code',
   retriesExhausted: 'Retries exhausted',
