@@ -75,6 +75,12 @@ export const configSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
   /** Marks the session cookie Secure; on by default when PUBLIC_URL is https. */
   COOKIE_SECURE: bool.optional(),
+  /**
+   * First start of an empty database: true (default) seeds the demo tenant (distributor, reseller,
+   * company, owner, demo teams) and a simulated VM catalog; false starts empty for production, where the
+   * operator imports tenants and invites each company's first administrator (docs/operations.md).
+   */
+  SEED_DEMO: bool.default(true),
   SEED_ADMIN_EMAIL: z.email().optional(),
   /** The owner's first password: held to the same rules as any new password. */
   SEED_ADMIN_PASSWORD: newPasswordSchema.refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon).optional(),

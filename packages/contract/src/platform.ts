@@ -45,6 +45,8 @@ export const companyImportRowSchema = z.object({
   externalId: externalId(),
   name: line().trim().min(1).max(LIMITS.name),
   resellerExternalId: externalId(),
+  /** The company's first administrator: invited (mailed) when the address has no account yet. */
+  adminEmail: emailOrNull,
 }).strict();
 
 /** Rows are checked one by one, so the body takes any objects and the report says what became of each. */

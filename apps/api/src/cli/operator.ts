@@ -6,15 +6,25 @@
  *   npm run operator -- company-admin grant <email>    makes a user an administrator of their company
  *   npm run operator -- company-admin revoke <email>   takes it back
  *   npm run operator -- company-admin list             lists company administrators
+ *   npm run operator -- company-admin invite <company> <email>   a company's first administrator: creates
+ *        the user with company administration and mails the invitation (<company>: externalId or #id)
+ *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
  * Stop a PGlite-backed server first: the embedded database allows one process at a time.
  */
 import { asc, eq } from 'drizzle-orm';
-import { loadConfig, type Config } from '../config.ts';
+import pino from 'pino';
+import { RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
+import { loadConfig, publicUrl, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/client.ts';
 import { apiTokens, companies, users } from '../db/schema.ts';
 import { createAudit } from '../lib/audit.ts';
 import { loadOrCreateSecret } from '../lib/secret.ts';
+import { systemClock } from '../lib/clock.ts';
+import { cryptoRandom } from '../lib/crypto.ts';
+import { createMailer } from '../mail/mailer.ts';
+import { createOneTimeTokens } from '../modules/auth/one-time-tokens.ts';
+import { inviteCompanyAdmin } from '../modules/operator/first-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 
 export interface OperatorResult {
@@ -27,12 +37,38 @@ const done = (output: string): OperatorResult => ({ exitCode: 0, output });
 const unchanged = (output: string): OperatorResult => ({ exitCode: 1, output });
 
 export const OPERATOR_USAGE =
-  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list';
+  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email>';
 
 async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const tokens = createOperatorTokens({ db: database.db, secret });
-  const [area, verb, arg] = argv;
+  const [area, verb, arg, extra] = argv;
+  const oneTimeTokens = createOneTimeTokens({ db: database.db, secret, clock: systemClock, random: cryptoRandom });
+  if (area === 'reset-password' && verb && !arg) {
+    const [user] = await database.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, verb.toLowerCase()));
+    if (!user) return unchanged(`No user ${verb}.`);
+    const key = await oneTimeTokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
+    await createAudit(database.db).record({ companyId: null, actorUserId: null, action: 'user.passwordReset.link', targetType: 'user', targetId: user.id, after: { by: 'operator command' } });
+    const link = `${publicUrl(config).replace(/\/$/, '')}/resetPassword?${new URLSearchParams({ token: key, id: String(user.id) }).toString()}`;
+    return done(`Password reset link for ${user.email} (works once, for one hour; earlier links stop working):\n${link}`);
+  }
+  if (area === 'company-admin' && verb === 'invite' && arg && extra) {
+    const [company] = await database.db
+      .select({ id: companies.id, name: companies.name })
+      .from(companies)
+      .where(/^#\d+$/.test(arg) ? eq(companies.id, Number(arg.slice(1))) : eq(companies.externalId, arg));
+    if (!company) return unchanged(`No company ${arg}.`);
+    const mailer = createMailer({ db: database.db, ...(config.SMTP_URL ? { smtpUrl: config.SMTP_URL } : {}), log: pino({ level: config.LOG_LEVEL }) });
+    try {
+      const result = await inviteCompanyAdmin(database.db, { tokens: oneTimeTokens, mailer, audit: createAudit(database.db), portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' }, company.id, extra);
+      if (result.outcome === 'exists') return unchanged(`${extra.toLowerCase()} already has an account (company #${result.companyId}); nothing changed. Use company-admin grant for a user of this company.`);
+      await result.send();
+      await mailer.flush();
+      return done(`Invited ${extra.toLowerCase()} as administrator of ${company.name} (#${company.id}); the invitation ${config.SMTP_URL ? 'was mailed' : 'is in the outbox (no SMTP_URL)'}.`);
+    } finally {
+      await mailer.stop();
+    }
+  }
   if (area === 'token' && verb === 'create' && arg) {
     const { id, token } = await tokens.create(arg);
     return done(`Created operator token #${id} "${arg}". Keep it secret; it is not shown again:\n${token}`);
