@@ -1,0 +1,11 @@
+/** The portal as it runs in production (its own process), on the benchmark's database. Prints `READY <port>`. */
+import { buildApp } from '../../apps/api/src/app.ts';
+import { loadConfig } from '../../apps/api/src/config.ts';
+import { openDatabase } from '../../apps/api/src/db/client.ts';
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', PORT: '0', HOST: '127.0.0.1' });
+const database = await openDatabase({ databaseUrl: config.DATABASE_URL!, ...(process.env.BENCH_POOL_SIZE ? { poolSize: Number(process.env.BENCH_POOL_SIZE) } : {}) });
+const portal = await buildApp({ config, database, secret: process.env.BENCH_SECRET!, webDistDir: '/nonexistent' });
+await portal.app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`READY ${(portal.app.server.address() as { port: number }).port}\n`);
+process.once('SIGTERM', () => void portal.close().then(() => database.close()).then(() => process.exit(0)));
