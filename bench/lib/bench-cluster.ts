@@ -33,6 +33,14 @@ export function startBenchCluster(key: string, port: number): BenchCluster {
     chmodSync(root, 0o777);
     run(pgBin('initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   }
+  // A run that was killed leaves its server up: stop it so it starts with this run's settings.
+  if (existsSync(join(dataDir, 'postmaster.pid'))) {
+    try {
+      run(pgBin('pg_ctl'), ['-D', dataDir, '-m', 'fast', 'stop']);
+    } catch {
+      // Not running after all (a stale pid file): pg_ctl start copes with that.
+    }
+  }
   // Durability off as in the tests' cluster: the figures are about CPU, not about the disk of this machine.
   run(pgBin('pg_ctl'), [
     '-D', dataDir, '-l', join(root, 'log'), '-w', '-o',

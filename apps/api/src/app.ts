@@ -17,6 +17,9 @@ import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { createIdentityRepository } from './modules/auth/identity.repository.ts';
 import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
 import { createSessionStore } from './modules/auth/session-store.ts';
+import { startSessionCache } from './modules/auth/auth-changes.ts';
+import { forgetOnWrites } from './modules/auth/session-cache.ts';
+import { connectionOf } from './modules/virtual-machines/vm-events.ts';
 import { registerHealthRoutes } from './modules/health/health.routes.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
@@ -126,11 +129,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(app, config.API_BASE_PATH);
 
   const mailer = createMailer({ db, smtpUrl: config.SMTP_URL, log: app.log });
-  const sessions = createSessionStore({ db, secret: deps.secret, clock, random });
+  const sessionCache = await startSessionCache({ enabled: config.SESSION_CACHE, clock, connection: database.pool ? connectionOf(database.pool) : null, log: app.log });
+  forgetOnWrites(app, sessionCache.cache);
+  const sessions = createSessionStore({ db, secret: deps.secret, clock, random, cache: sessionCache.cache });
   const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
   const identity = createIdentityRepository(db);
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
-  const auth = createAuthService({ db, identity, sessions, tokens, mailer, clock, random, secret: deps.secret, portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' });
+  const auth = createAuthService({ db, identity, sessions, tokens, mailer, clock, random, secret: deps.secret, portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost', profiles: sessionCache.cache });
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
@@ -183,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       if (sweeper) clearInterval(sweeper);
       for (const w of workers) await w.stop();
       await app.close();
+      await sessionCache.stop();
       await mailer.stop();
     },
   };

@@ -38,7 +38,8 @@ export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv 
     if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
       const grant = verb === 'grant';
       const audit = createAudit(database.db);
-      return database.db.transaction(async (tx) => {
+      // Awaited here: returned bare, the `finally` below would close the pool under the open transaction (PostgreSQL hung).
+      return await database.db.transaction(async (tx) => {
         const [user] = await tx.update(users).set({ isCompanyAdmin: grant, updatedAt: new Date() }).where(eq(users.email, arg.toLowerCase())).returning();
         if (!user) return `No user ${arg}.`;
         await audit.record({ companyId: user.companyId, actorUserId: null, action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke', targetType: 'user', targetId: user.id, after: { isCompanyAdmin: grant, by: 'operator command' } }, tx);
