@@ -10,7 +10,10 @@
  *   BENCH_VMS=20000 BENCH_USERS=5000 BENCH_TEAMS=1000 BENCH_SECONDS=3 BENCH_REPEATS=1 npm run bench:api
  * Other knobs: BENCH_CONNECTIONS (64), BENCH_THREADS (2), BENCH_POOL_SIZE (10, both servers), BENCH_ONLY
  * (comma list of list,check,details), BENCH_LABEL (added to the result file's name), BENCH_PG_ROOT (where
- * the seeded cluster lives; kept between runs and keyed by the seed size, so a re-run does not seed again).
+ * the seeded cluster lives; kept between runs and keyed by the seed size, so a re-run does not seed again),
+ * BENCH_BASELINE (a directory with another checkout of the repository, its node_modules linked: its portal is
+ * loaded as a fourth target, `before`, for a before/after in the same run), BENCH_PORTAL_ENV (extra settings
+ * for the portal, e.g. SESSION_CACHE=false).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -59,9 +62,10 @@ try {
   const headers = { cookie: `csrf_token=${'c'.repeat(32)}; sid=${token}` };
 
   const targetEnv = { ...process.env, DATABASE_URL: cluster.url, BENCH_SECRET: SECRET, BENCH_POOL_SIZE: String(POOL_SIZE), NODE_ENV: 'production' };
-  const start = (file: string) =>
+  const portalEnv = Object.fromEntries((process.env.BENCH_PORTAL_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => kv.split('=') as [string, string]));
+  const start = (file: string, extraEnv: Record<string, string> = {}) =>
     new Promise<{ pid: number; base: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./targets/${file}`, import.meta.url))], { env: targetEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./targets/${file}`, import.meta.url))], { env: { ...targetEnv, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(child);
       child.on('exit', (code) => reject(new Error(`${file} exited (${code})`)));
       child.stdout!.on('data', (d: Buffer) => {
@@ -69,16 +73,19 @@ try {
         if (m) resolve({ pid: child.pid!, base: `http://127.0.0.1:${m[1]}` });
       });
     });
-  const [bare, limit, portal] = [await start('bare.ts'), await start('limit.ts'), await start('portal.ts')];
+  const [bare, limit, portal] = [await start('bare.ts'), await start('limit.ts'), await start('portal.ts', portalEnv)];
+  const before = process.env.BENCH_BASELINE ? await start('portal.ts', { BENCH_PORTAL_ROOT: process.env.BENCH_BASELINE }) : null;
 
   const listQuery = 'page=1&rowsPerPage=10&search=vm-12&sortColumn=name&sortDescending=false';
   type Target = { name: string; pid: number; url: string; auth: boolean };
   const bareTarget: Target = { name: 'bare', pid: bare.pid, url: `${bare.base}/bare`, auth: false };
-  const scenarios: Record<string, Target[]> = {
-    list: [bareTarget, { name: 'limit', pid: limit.pid, url: `${limit.base}/list?${listQuery}`, auth: true }, { name: 'portal', pid: portal.pid, url: `${portal.base}${API}/virtualMachines/list?${listQuery}`, auth: true }],
-    check: [bareTarget, { name: 'limit', pid: limit.pid, url: `${limit.base}/auth/check`, auth: true }, { name: 'portal', pid: portal.pid, url: `${portal.base}${API}/auth/check`, auth: true }],
-    details: [bareTarget, { name: 'limit', pid: limit.pid, url: `${limit.base}/vm/${vmId}`, auth: true }, { name: 'portal', pid: portal.pid, url: `${portal.base}${API}/virtualMachines/details/${vmId}`, auth: true }],
-  };
+  const portalPaths = { list: `/virtualMachines/list?${listQuery}`, check: '/auth/check', details: `/virtualMachines/details/${vmId}` };
+  const limitPaths = { list: `/list?${listQuery}`, check: '/auth/check', details: `/vm/${vmId}` };
+  const scenarios: Record<string, Target[]> = {};
+  for (const s of ['list', 'check', 'details'] as const) {
+    scenarios[s] = [bareTarget, { name: 'limit', pid: limit.pid, url: `${limit.base}${limitPaths[s]}`, auth: true }, { name: 'portal', pid: portal.pid, url: `${portal.base}${API}${portalPaths[s]}`, auth: true }];
+    if (before) scenarios[s].push({ name: 'before', pid: before.pid, url: `${before.base}${API}${portalPaths[s]}`, auth: true });
+  }
 
   // Every target must answer 200 with the same shape before it is loaded.
   for (const [scenario, targets] of Object.entries(scenarios)) {
@@ -151,18 +158,24 @@ try {
     const portalM = medians(runs.get(`${scenario}/portal`)!);
     row(`${scenario}/limit`, limitM);
     row(`${scenario}/portal`, portalM);
+    const beforeM = runs.has(`${scenario}/before`) ? medians(runs.get(`${scenario}/before`)!) : null;
+    if (beforeM) row(`${scenario}/before`, beforeM);
     const ratios = {
       portalOverLimitRequests: portalM.requestsPerSecond / limitM.requestsPerSecond,
       portalOverLimitP99: portalM.p99Ms / limitM.p99Ms,
       portalOverBareRequests: portalM.requestsPerSecond / bareMedian.requestsPerSecond,
+      ...(beforeM ? { beforeOverLimitRequests: beforeM.requestsPerSecond / limitM.requestsPerSecond, beforeOverLimitP99: beforeM.p99Ms / limitM.p99Ms, beforeOverBareRequests: beforeM.requestsPerSecond / bareMedian.requestsPerSecond } : {}),
     };
     console.log(`  ${scenario}: portal/limit ${ratios.portalOverLimitRequests.toFixed(2)}× req/s, p99 ${ratios.portalOverLimitP99.toFixed(2)}×; portal/bare ${ratios.portalOverBareRequests.toFixed(3)}×`);
-    results[scenario] = { limit: limitM, portal: portalM, ratios, runs: { limit: runs.get(`${scenario}/limit`), portal: runs.get(`${scenario}/portal`) } };
+    if (beforeM) console.log(`  ${scenario} before: before/limit ${ratios.beforeOverLimitRequests!.toFixed(2)}× req/s, p99 ${ratios.beforeOverLimitP99!.toFixed(2)}×; before/bare ${ratios.beforeOverBareRequests!.toFixed(3)}×`);
+    results[scenario] = { limit: limitM, portal: portalM, ...(beforeM ? { before: beforeM } : {}), ratios, runs: { limit: runs.get(`${scenario}/limit`), portal: runs.get(`${scenario}/portal`), before: runs.get(`${scenario}/before`) } };
   }
   const result = {
     date: new Date().toISOString(),
     label: process.env.BENCH_LABEL ?? null,
     data: { ...size, seedSeconds },
+    portalEnv,
+    baseline: process.env.BENCH_BASELINE ?? null,
     load: { generator: 'wrk', connections: CONNECTIONS, threads: THREADS, seconds: SECONDS, repeats: REPEATS, poolSize: POOL_SIZE },
     bare: { median: bareMedian, runs: runs.get('list/bare') ?? null },
     ...results,

@@ -1,7 +1,13 @@
-/** The portal as it runs in production (its own process), on the benchmark's database. Prints `READY <port>`. */
-import { buildApp } from '../../apps/api/src/app.ts';
-import { loadConfig } from '../../apps/api/src/config.ts';
-import { openDatabase } from '../../apps/api/src/db/client.ts';
+/**
+ * The portal as it runs in production (its own process), on the benchmark's database. Prints `READY <port>`.
+ * BENCH_PORTAL_ROOT runs another checkout's API (the "before" of a before/after run).
+ */
+import { pathToFileURL } from 'node:url';
+
+const root = process.env.BENCH_PORTAL_ROOT ? pathToFileURL(`${process.env.BENCH_PORTAL_ROOT}/`).href : new URL('../../', import.meta.url).href;
+const { buildApp } = (await import(`${root}apps/api/src/app.ts`)) as typeof import('../../apps/api/src/app.ts');
+const { loadConfig } = (await import(`${root}apps/api/src/config.ts`)) as typeof import('../../apps/api/src/config.ts');
+const { openDatabase } = (await import(`${root}apps/api/src/db/client.ts`)) as typeof import('../../apps/api/src/db/client.ts');
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', PORT: '0', HOST: '127.0.0.1' });
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL!, ...(process.env.BENCH_POOL_SIZE ? { poolSize: Number(process.env.BENCH_POOL_SIZE) } : {}) });

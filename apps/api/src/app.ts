@@ -2,7 +2,6 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -32,6 +31,7 @@ import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, Worker } from './lib/module.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
+import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
 
@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = createMetrics();
   metrics.install(app);
 
-  await app.register(helmet, {
+  registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -122,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         upgradeInsecureRequests: null,
       },
     },
-    hsts: cookieSecure,
+    strictTransportSecurity: cookieSecure,
   });
   await app.register(cookie);
   await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
