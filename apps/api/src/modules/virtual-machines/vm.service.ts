@@ -90,9 +90,10 @@ export function createVmService(deps: Deps) {
     },
 
     async details(scope: TenantScope, id: number) {
-      await loadVisible(scope, id, 'vm.view');
-      const row = (await repo.detailsOf(id))!;
+      const row = await repo.detailsOf(id);
+      if (!row) throw new NotFoundError('Virtual machine not found');
       const { vm, configuration } = row;
+      await access.requireVm(scope, vm, 'vm.view');
       const running = vm.status === 'Running' && vm.providerRef !== null;
       let usage = { cpuUsage: 0, ramUsage: 0 };
       if (running) {
@@ -104,7 +105,6 @@ export function createVmService(deps: Deps) {
           // Usage is best effort; the card shows a dash.
         }
       }
-      const op = await repo.activeOperation(id);
       return {
         virtualMachine: {
           id: vm.id,
@@ -126,7 +126,7 @@ export function createVmService(deps: Deps) {
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,
-        pendingOperation: op?.kind ?? null,
+        pendingOperation: row.pendingOperation,
       };
     },
 
