@@ -21,7 +21,9 @@ export interface BenchCluster {
 
 function run(cmd: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
-  const res = spawnSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8' });
+  const res = spawnSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args, {
+    encoding: 'utf8',
+  });
   if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr || res.stdout}`);
 }
 
@@ -43,7 +45,12 @@ export function startBenchCluster(key: string, port: number): BenchCluster {
   }
   // Durability off as in the tests' cluster: the figures are about CPU, not about the disk of this machine.
   run(pgBin('pg_ctl'), [
-    '-D', dataDir, '-l', join(root, 'log'), '-w', '-o',
+    '-D',
+    dataDir,
+    '-l',
+    join(root, 'log'),
+    '-w',
+    '-o',
     `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB`,
     'start',
   ]);

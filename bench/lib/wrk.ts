@@ -15,8 +15,21 @@ export interface WrkResult {
   maxUs: number;
 }
 
-export function wrk(url: string, opts: { seconds: number; connections: number; threads: number; headers?: Record<string, string> }): Promise<WrkResult> {
-  const args = ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--latency', '-s', script];
+export function wrk(
+  url: string,
+  opts: { seconds: number; connections: number; threads: number; headers?: Record<string, string> },
+): Promise<WrkResult> {
+  const args = [
+    '-t',
+    String(opts.threads),
+    '-c',
+    String(opts.connections),
+    '-d',
+    `${opts.seconds}s`,
+    '--latency',
+    '-s',
+    script,
+  ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
   args.push(url);
   return new Promise((resolve, reject) => {

@@ -9,7 +9,10 @@ import Fastify from 'fastify';
 import pg from 'pg';
 
 const secret = process.env.BENCH_SECRET!;
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BENCH_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.BENCH_POOL_SIZE ?? 10),
+});
 
 const SESSION = {
   name: 'limit_session',
@@ -69,7 +72,17 @@ app.get('/list', async (request, reply) => {
   return {
     message: 'OK',
     data: {
-      data: rows.map((r) => ({ id: r.id, name: r.name, status: r.status, configuration: r.configuration, cpu: r.cpu, ram: r.ram, createdAt: (r.created_at as Date).toISOString(), regionId: r.region_id, teamId: r.team_id })),
+      data: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        configuration: r.configuration,
+        cpu: r.cpu,
+        ram: r.ram,
+        createdAt: (r.created_at as Date).toISOString(),
+        regionId: r.region_id,
+        teamId: r.team_id,
+      })),
       totalPages: Math.ceil(total / rowsPerPage),
     },
   };
@@ -83,21 +96,53 @@ app.get('/auth/check', async (request, reply) => {
     message: 'OK',
     data: {
       authed: true,
-      user: { id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, createdAt: (u.created_at as Date).toISOString(), forcePasswordReset: u.force_password_reset, resetKey: null, resellerName: u.reseller_name, resellerEmail: u.reseller_email, logoUrl: u.logo_url, tabLogoUrl: u.tab_logo_url, companyName: u.company_name, isCompanyAdmin: u.is_company_admin },
+      user: {
+        id: u.id,
+        email: u.email,
+        firstName: u.first_name,
+        lastName: u.last_name,
+        createdAt: (u.created_at as Date).toISOString(),
+        forcePasswordReset: u.force_password_reset,
+        resetKey: null,
+        resellerName: u.reseller_name,
+        resellerEmail: u.reseller_email,
+        logoUrl: u.logo_url,
+        tabLogoUrl: u.tab_logo_url,
+        companyName: u.company_name,
+        isCompanyAdmin: u.is_company_admin,
+      },
     },
   };
 });
 app.get('/vm/:id', async (request, reply) => {
   const s = await session(request.headers.cookie);
   if (!s) return reply.status(401).send({ message: 'Unauthorized', data: null });
-  const { rows } = await pool.query({ ...DETAILS, values: [Number((request.params as { id: string }).id), s.company_id] });
+  const { rows } = await pool.query({
+    ...DETAILS,
+    values: [Number((request.params as { id: string }).id), s.company_id],
+  });
   const vm = rows[0];
   if (!vm) return reply.status(404).send({ message: 'Virtual machine not found', data: null });
   const running = vm.status === 'Running' && vm.provider_ref !== null;
   return {
     message: 'OK',
     data: {
-      virtualMachine: { id: vm.id, name: vm.name, configuration: vm.configuration, configurationId: vm.configuration_id, country: vm.country, region: vm.region, image: vm.image, createdAt: (vm.created_at as Date).toISOString(), updatedAt: (vm.updated_at as Date).toISOString(), cpu: vm.cpu, ram: vm.ram, disk: vm.disk, teamId: vm.team_id, network: { publicIp: vm.public_ip, privateIp: vm.private_ip } },
+      virtualMachine: {
+        id: vm.id,
+        name: vm.name,
+        configuration: vm.configuration,
+        configurationId: vm.configuration_id,
+        country: vm.country,
+        region: vm.region,
+        image: vm.image,
+        createdAt: (vm.created_at as Date).toISOString(),
+        updatedAt: (vm.updated_at as Date).toISOString(),
+        cpu: vm.cpu,
+        ram: vm.ram,
+        disk: vm.disk,
+        teamId: vm.team_id,
+        network: { publicIp: vm.public_ip, privateIp: vm.private_ip },
+      },
       status: vm.status,
       consoleAvailable: running,
       usage: { cpuUsage: 0, ramUsage: 0 },
@@ -108,4 +153,11 @@ app.get('/vm/:id', async (request, reply) => {
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`READY ${(app.server.address() as { port: number }).port}\n`);
-process.once('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

@@ -21,7 +21,8 @@ afterAll(async () => {
 
 describe('fast serializer', () => {
   it('compiles every response of the contract (none falls back to the zod serializer)', () => {
-    for (const def of allRoutes()) expect(() => compileFastSerializer(envelope(def.data)), `${def.method} ${def.path}`).not.toThrow();
+    for (const def of allRoutes())
+      expect(() => compileFastSerializer(envelope(def.data)), `${def.method} ${def.path}`).not.toThrow();
     expect(() => compileFastSerializer(errorBodySchema)).not.toThrow();
   });
 

@@ -35,4 +35,3 @@ export const fastSerializerCompiler: SerializerCompiler = (route) => {
   }
   return (zodSerializerCompiler as unknown as SerializerCompiler)(route);
 };
-

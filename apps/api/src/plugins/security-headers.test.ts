@@ -25,7 +25,13 @@ const databases: Database[] = [];
 async function appFor(publicUrl: string): Promise<App> {
   const database = await openDatabase({ dataDir: 'memory://' });
   databases.push(database);
-  return buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: publicUrl }), database, secret: 'test-secret-that-is-long-enough-0123456789', logger: false, webDistDir: '/nonexistent' });
+  return buildApp({
+    config: loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: publicUrl }),
+    database,
+    secret: 'test-secret-that-is-long-enough-0123456789',
+    logger: false,
+    webDistDir: '/nonexistent',
+  });
 }
 beforeAll(async () => {
   apps.plain = await appFor('http://portal.test');

@@ -22,7 +22,12 @@ export interface AuthChangeListener {
   readonly listening: boolean;
 }
 
-export function createAuthChangeListener(opts: { connection: pg.ClientConfig; cache: SessionCache; log: Log; reconnectMs?: { initial: number; max: number } }): AuthChangeListener {
+export function createAuthChangeListener(opts: {
+  connection: pg.ClientConfig;
+  cache: SessionCache;
+  log: Log;
+  reconnectMs?: { initial: number; max: number };
+}): AuthChangeListener {
   const { cache, log } = opts;
   const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
   let client: pg.Client | null = null;
@@ -40,10 +45,13 @@ export function createAuthChangeListener(opts: { connection: pg.ClientConfig; ca
     if (stopped || retry) return;
     const base = Math.min(backoff.max, backoff.initial * 2 ** Math.min(failures, 20));
     failures += 1;
-    retry = setTimeout(() => {
-      retry = null;
-      void connect();
-    }, Math.round(base / 2 + Math.random() * (base / 2)));
+    retry = setTimeout(
+      () => {
+        retry = null;
+        void connect();
+      },
+      Math.round(base / 2 + Math.random() * (base / 2)),
+    );
     retry.unref();
   }
 
@@ -58,7 +66,12 @@ export function createAuthChangeListener(opts: { connection: pg.ClientConfig; ca
 
   function connect(): Promise<void> {
     if (stopped || client || connecting) return connecting ?? Promise.resolve();
-    const c = new pg.Client({ ...opts.connection, application_name: AUTH_CHANGES_APPLICATION_NAME, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    const c = new pg.Client({
+      ...opts.connection,
+      application_name: AUTH_CHANGES_APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c, new Error('connection ended')));
     c.on('notification', (msg) => {
@@ -76,7 +89,8 @@ export function createAuthChangeListener(opts: { connection: pg.ClientConfig; ca
         // Whatever changed while nobody listened is unknown: start empty.
         cache.clear();
         cache.enabled = true;
-        if (failures > 0) log.info({ channel: AUTH_CHANGES_CHANNEL }, 'auth changes: listening again; session cache on');
+        if (failures > 0)
+          log.info({ channel: AUTH_CHANGES_CHANNEL }, 'auth changes: listening again; session cache on');
         failures = 0;
       } catch (err) {
         log.warn({ err }, 'auth changes: cannot listen; session cache off, retrying');
@@ -112,7 +126,12 @@ export function createAuthChangeListener(opts: { connection: pg.ClientConfig; ca
  * the database); on PGlite (one process) it is on from the start and invalidated in-process. `enabled: false`
  * (SESSION_CACHE=false) gives a cache that never holds anything.
  */
-export async function startSessionCache(opts: { enabled: boolean; clock: Clock; connection: pg.ClientConfig | null; log: Log }): Promise<{ cache: SessionCache; stop(): Promise<void> }> {
+export async function startSessionCache(opts: {
+  enabled: boolean;
+  clock: Clock;
+  connection: pg.ClientConfig | null;
+  log: Log;
+}): Promise<{ cache: SessionCache; stop(): Promise<void> }> {
   const cache = createSessionCache({ clock: opts.clock, enabled: opts.enabled && opts.connection === null });
   if (!opts.enabled || !opts.connection) return { cache, stop: async () => {} };
   const listener = createAuthChangeListener({ connection: opts.connection, cache, log: opts.log });

@@ -82,7 +82,9 @@ describe('session cache across instances', () => {
     const second = await signIn(a, email, PASSWORD);
     const secondOnB = onB(second);
     expect(await status(secondOnB)).toBe(200);
-    const changed = await first.call(routes.password.updatePassword, { body: { currentPassword: PASSWORD, password: 'Another-Password-2!' } });
+    const changed = await first.call(routes.password.updatePassword, {
+      body: { currentPassword: PASSWORD, password: 'Another-Password-2!' },
+    });
     expect(changed.status).toBe(200);
     await within(1000, async () => (await status(secondOnB)) === 401);
     // The session that changed the password goes on, here and on B.
@@ -112,7 +114,11 @@ describe('session cache across instances', () => {
       // The operator command, in its own connection.
       const { runOperatorCommand } = await import('../../cli/operator.ts');
       const url = (a.database.pool!.options as { connectionString: string }).connectionString;
-      await runOperatorCommand(['company-admin', 'revoke', email], { DATABASE_URL: url, LOG_LEVEL: 'silent', SESSION_SECRET: SECRET });
+      await runOperatorCommand(['company-admin', 'revoke', email], {
+        DATABASE_URL: url,
+        LOG_LEVEL: 'silent',
+        SESSION_SECRET: SECRET,
+      });
       await within(1000, async () => (await same.call(routes.auth.check)).data.user.isCompanyAdmin === false);
 
       // Straight SQL, as an operator might.
@@ -127,13 +133,17 @@ describe('session cache across instances', () => {
       const client = await signIn(a, email, PASSWORD);
       const same = onB(client);
       expect(await status(same)).toBe(200);
-      await a.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${AUTH_CHANGES_APPLICATION_NAME}`);
+      await a.db.execute(
+        sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${AUTH_CHANGES_APPLICATION_NAME}`,
+      );
       // While nobody listens, a session deleted behind the instances' backs is refused all the same.
       await a.db.execute(sql`delete from sessions where user_id = (select id from users where email = ${email})`);
       await within(1000, async () => (await status(same)) === 401);
       // The listeners come back (backoff starts at half a second) and invalidation works again.
       await within(10_000, async () => {
-        const rows = await a.db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${AUTH_CHANGES_APPLICATION_NAME}`);
+        const rows = await a.db.execute(
+          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${AUTH_CHANGES_APPLICATION_NAME}`,
+        );
         return (rows.rows[0] as { n: number }).n === 2;
       });
       const again = await signIn(a, email, PASSWORD);
