@@ -13,7 +13,7 @@
  * the seeded cluster lives; kept between runs and keyed by the seed size, so a re-run does not seed again),
  * BENCH_BASELINE (a directory with another checkout of the repository, its node_modules linked: its portal is
  * loaded as a fourth target, `before`, for a before/after in the same run), BENCH_PORTAL_ENV (extra settings
- * for the portal, e.g. SESSION_CACHE=false).
+ * for the portal, e.g. SESSION_CACHE=false), BENCH_PG_SOCKET=1 (servers reach PostgreSQL over its Unix socket).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -246,6 +246,7 @@ try {
     label: process.env.BENCH_LABEL ?? null,
     data: { ...size, seedSeconds },
     portalEnv,
+    postgresOver: process.env.BENCH_PG_SOCKET === '1' ? 'unix socket' : 'tcp 127.0.0.1',
     baseline: process.env.BENCH_BASELINE ?? null,
     load: {
       generator: 'wrk',

@@ -13,6 +13,8 @@ const pgBin = (name: string) => PG_BIN_DIRS.map((d) => join(d, name)).find(exist
 
 export interface BenchCluster {
   url: string;
+  /** The same database over the Unix socket (no TCP loopback stack on either side). */
+  socketUrl: string;
   dataDir: string;
   /** The postmaster: every backend is its child. */
   postmasterPid(): number;
@@ -56,6 +58,7 @@ export function startBenchCluster(key: string, port: number): BenchCluster {
   ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    socketUrl: `postgres://postgres@/postgres?host=${encodeURIComponent(root)}&port=${port}`,
     dataDir,
     postmasterPid: () => Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
     stop: () => run(pgBin('pg_ctl'), ['-D', dataDir, '-m', 'fast', 'stop']),
