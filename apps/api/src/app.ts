@@ -103,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.setValidatorCompiler(validatorCompiler);
   // The contract's zod check on every answer in tests; a compiled serializer of the same schema in production.
-  app.setSerializerCompiler(checksResponses() ? serializerCompiler : fastSerializerCompiler);
+  app.setSerializerCompiler(checksResponses(config.RESPONSE_CHECK) ? serializerCompiler : fastSerializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -50,9 +50,10 @@ describe('fast serializer', () => {
   });
 
   it('is used outside tests only', () => {
-    expect(checksResponses()).toBe(true);
-    expect(checksResponses({ NODE_ENV: 'production' })).toBe(false);
-    expect(checksResponses({})).toBe(false);
-    expect(checksResponses({ NODE_ENV: 'production', RESPONSE_CHECK: 'true' })).toBe(true);
+    expect(checksResponses(undefined)).toBe(true);
+    expect(checksResponses(undefined, { NODE_ENV: 'production' })).toBe(false);
+    expect(checksResponses(undefined, {})).toBe(false);
+    expect(checksResponses(true, { NODE_ENV: 'production' })).toBe(true);
+    expect(checksResponses(false)).toBe(false);
   });
 });

@@ -12,10 +12,9 @@ import { z } from 'zod';
 
 type SerializerCompiler = FastifySerializerCompiler<unknown>;
 
-/** Whether answers are checked against the contract's zod schemas: on under Vitest and outside production. */
-export function checksResponses(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.RESPONSE_CHECK !== undefined) return env.RESPONSE_CHECK === 'true' || env.RESPONSE_CHECK === '1';
-  return env.VITEST !== undefined || env.NODE_ENV === 'test' || env.NODE_ENV === 'development';
+/** Whether answers are checked against the contract's zod schemas: RESPONSE_CHECK, else under Vitest and outside production. */
+export function checksResponses(setting: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return setting ?? (env.VITEST !== undefined || env.NODE_ENV === 'test' || env.NODE_ENV === 'development');
 }
 
 /** fast-json-stringify from the zod schema's JSON Schema (what the handler hands over: the schema's input). */
