@@ -2,7 +2,6 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -17,6 +16,9 @@ import { createIdentityRepository } from './modules/auth/identity.repository.ts'
 import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
 import { createSessionStore } from './modules/auth/session-store.ts';
 import { registerHealthModule } from './modules/health/health.routes.ts';
+import { startSessionCache } from './modules/auth/auth-changes.ts';
+import { forgetOnWrites } from './modules/auth/session-cache.ts';
+import { connectionOf } from './modules/virtual-machines/vm-events.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
@@ -30,6 +32,8 @@ import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
+import { checksResponses, fastSerializerCompiler } from './plugins/fast-serializer.ts';
+import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
 import { registerWellFormedText } from './plugins/well-formed-text.ts';
@@ -103,7 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  // The contract's zod check on every answer in tests; a compiled serializer of the same schema in production.
+  app.setSerializerCompiler(checksResponses(config.RESPONSE_CHECK) ? serializerCompiler : fastSerializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -112,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = createMetrics();
   metrics.install(app);
 
-  await app.register(helmet, {
+  registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -125,14 +130,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         upgradeInsecureRequests: null,
       },
     },
-    hsts: cookieSecure,
+    strictTransportSecurity: cookieSecure,
   });
   await app.register(cookie);
   await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
   await registerOpenApi(app, config.API_BASE_PATH);
 
   const mailer = createMailer({ db, smtpUrl: config.SMTP_URL, log: app.log });
-  const sessions = createSessionStore({ db, secret: deps.secret, clock, random });
+  const sessionCache = await startSessionCache({ enabled: config.SESSION_CACHE, clock, connection: database.pool ? connectionOf(database.pool) : null, log: app.log });
+  forgetOnWrites(app, sessionCache.cache);
+  const sessions = createSessionStore({ db, secret: deps.secret, clock, random, cache: sessionCache.cache });
   const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
   const identity = createIdentityRepository(db);
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
@@ -151,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     audit: createAudit(db),
     tokens,
     sessions,
+    sessionCache: sessionCache.cache,
     identity,
     // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
     registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }),
@@ -190,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async close() {
       for (const w of workers) await w.stop();
       await app.close();
+      await sessionCache.stop();
       await mailer.stop();
     },
   };

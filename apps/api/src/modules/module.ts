@@ -13,6 +13,7 @@ import type { Audit } from '../lib/audit.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Random } from '../lib/crypto.ts';
 import type { OneTimeTokens } from './auth/one-time-tokens.ts';
+import type { SessionCache } from './auth/session-cache.ts';
 import type { SessionStore } from './auth/session-store.ts';
 import type { IdentityRepository } from './auth/identity.repository.ts';
 import type { Metrics } from './platform/metrics.ts';
@@ -31,6 +32,8 @@ export interface ModuleDeps {
   audit: Audit;
   tokens: OneTimeTokens;
   sessions: SessionStore;
+  /** This instance's cache of sessions and signed-in profiles (invalidated across instances). */
+  sessionCache: SessionCache;
   identity: IdentityRepository;
   /** The VM drivers, one per provider row (the VM module acts through them, the health module asks them). */
   registry: ProviderRegistry;

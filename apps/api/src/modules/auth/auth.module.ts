@@ -18,6 +18,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     secret: deps.secret,
     portalUrl: deps.portalUrl,
     defaultFrom: deps.defaultFrom,
+    profiles: deps.sessionCache,
   });
   registerAuthRoutes(api, { auth, cookieSecure: deps.cookieSecure, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
 

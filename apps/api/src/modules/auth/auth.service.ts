@@ -15,6 +15,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import { mfaCodeMail, resetPasswordMail, wrongCodesMail } from '../../mail/templates.ts';
 import type { IdentityRepository, UserWithBrand } from './identity.repository.ts';
 import type { OneTimeTokens } from './one-time-tokens.ts';
+import type { SessionCache } from './session-cache.ts';
 import type { NewSession, SessionStore } from './session-store.ts';
 
 export interface AuthServiceDeps {
@@ -30,6 +31,8 @@ export interface AuthServiceDeps {
   portalUrl: string;
   /** Fallback sender when the reseller has no address. */
   defaultFrom: string;
+  /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
+  profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
 }
 
 export interface ClientInfo {
@@ -206,7 +209,12 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async currentUser(auth: AuthContext): Promise<AuthUser> {
-      return toAuthUser(await mustFind(auth.userId));
+      const cached = deps.profiles?.profile(auth.userId);
+      if (cached) return cached;
+      const readAt = deps.profiles?.generation() ?? 0;
+      const user = toAuthUser(await mustFind(auth.userId));
+      deps.profiles?.setProfile(user, auth.companyId, readAt);
+      return user;
     },
 
     async shouldResetPassword(auth: AuthContext): Promise<{ forcePasswordReset: boolean; resetKey: string | null }> {

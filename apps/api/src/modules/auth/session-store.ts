@@ -6,6 +6,7 @@ import { sessions, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, type Random } from '../../lib/crypto.ts';
+import type { SessionCache } from './session-cache.ts';
 
 /** How often the last-seen time (and a sliding expiry) is written back. */
 const TOUCH_EVERY_MS = 60_000;
@@ -27,7 +28,7 @@ export interface SessionStore {
   ttlFor(state: 'mfa' | 'authenticated', rememberMe: boolean): number;
 }
 
-export function createSessionStore(deps: { db: Db; secret: string; clock: Clock; random: Random }): SessionStore {
+export function createSessionStore(deps: { db: Db; secret: string; clock: Clock; random: Random; cache?: SessionCache }): SessionStore {
   const { db, clock } = deps;
   const idOf = (token: string) => keyedHash(deps.secret, `session:${token}`);
   const ttlFor = (state: 'mfa' | 'authenticated', rememberMe: boolean) =>
@@ -40,6 +41,7 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       state: sessions.state,
       rememberMe: sessions.rememberMe,
       lastSeenAt: sessions.lastSeenAt,
+      expiresAt: sessions.expiresAt,
       userId: users.id,
       companyId: users.companyId,
       email: users.email,
@@ -56,16 +58,22 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
     ttlFor,
     async resolve(token) {
       if (token.length > 200) return null;
-      const now = clock.now();
       const id = idOf(token);
+      const cached = deps.cache?.session(id);
+      if (cached) return cached;
+      const readAt = deps.cache?.generation() ?? 0;
+      const now = clock.now();
       const [row] = await resolveQuery.execute({ id, now });
       if (!row) return null;
+      let { lastSeenAt, expiresAt } = row;
       if (row.state === 'authenticated' && now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
         // Sliding expiry for active users; remember-me sessions keep their long fixed window.
         const patch = row.rememberMe ? { lastSeenAt: now } : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
         await db.update(sessions).set(patch).where(eq(sessions.id, id));
+        lastSeenAt = now;
+        if (!row.rememberMe) expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
       }
-      return {
+      const auth: AuthContext = {
         sessionId: id,
         state: row.state,
         rememberMe: row.rememberMe,
@@ -75,6 +83,9 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
         isCompanyAdmin: row.isCompanyAdmin,
         mustResetPassword: row.mustResetPassword,
       };
+      // Served from memory until the session expires or its next touch is due, whichever comes first.
+      deps.cache?.setSession(id, auth, Math.min(expiresAt.getTime(), lastSeenAt.getTime() + TOUCH_EVERY_MS), readAt);
+      return auth;
     },
     async create(input) {
       const token = deps.random.token(32);
@@ -96,9 +107,12 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
     },
     async destroy(sessionId) {
       await db.delete(sessions).where(eq(sessions.id, sessionId));
+      deps.cache?.forgetSession(sessionId);
     },
     async destroyAllFor(userId, keep) {
       await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+      // Also the kept one: the change that ended the others (a new password) may have changed it too.
+      deps.cache?.forgetUser(userId);
     },
     async extend(sessionId, rememberMe) {
       const expiresAt = new Date(clock.now().getTime() + ttlFor('authenticated', rememberMe));

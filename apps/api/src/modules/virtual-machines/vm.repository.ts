@@ -1,4 +1,5 @@
 /** SQL for the catalog and VMs (operations have their own repository under operations/). VM reads take the caller's visibility scope. */
+import type { OperationKind } from '@portal/contract/vm-lifecycle';
 import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
@@ -20,6 +21,21 @@ export type VmRow = typeof virtualMachines.$inferSelect;
 
 export function createVmRepository(db: Db) {
   const prepared = new Map<string, ReturnType<typeof prepareList>>();
+  const detailsQuery = db
+    .select({
+      vm: virtualMachines,
+      configuration: configurations,
+      region: regions.name,
+      country: countries.name,
+      pendingOperation: sql<OperationKind | null>`(select o.kind from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running') limit 1)`,
+    })
+    .from(virtualMachines)
+    .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+    .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+    .innerJoin(countries, eq(countries.id, regions.countryId))
+    .where(and(eq(virtualMachines.id, sql.placeholder('id')), isNull(virtualMachines.deletedAt)))
+    .limit(1)
+    .prepare('vm_details');
   function listQueries(shape: ListShape) {
     const key = `${shape.admin ? 'a' : 'm'}${shape.search ? 's' : ''}${shape.team ? 't' : ''}_${shape.sort}_${shape.descending ? 'desc' : 'asc'}`;
     let queries = prepared.get(key);
@@ -136,15 +152,12 @@ export function createVmRepository(db: Db) {
       return row;
     },
 
+    /**
+     * A live VM with its size, place and pending operation: one prepared statement, one round trip (the
+     * details call asked three times before). The caller checks visibility on the row it gets.
+     */
     async detailsOf(id: number) {
-      const [row] = await db
-        .select({ vm: virtualMachines, configuration: configurations, region: regions.name, country: countries.name })
-        .from(virtualMachines)
-        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-        .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
-        .innerJoin(countries, eq(countries.id, regions.countryId))
-        .where(eq(virtualMachines.id, id))
-        .limit(1);
+      const [row] = await detailsQuery.execute({ id });
       return row;
     },
 

@@ -105,9 +105,10 @@ export function createVmService(deps: Deps) {
     },
 
     async details(scope: TenantScope, id: number) {
-      await loadVisible(scope, id, 'vm.view');
-      const row = (await repo.detailsOf(id))!;
+      const row = await repo.detailsOf(id);
+      if (!row) throw new NotFoundError('Virtual machine not found');
       const { vm, configuration } = row;
+      await access.requireVm(scope, vm, 'vm.view');
       const running = vm.status === 'Running' && vm.providerRef !== null;
       let usage = { cpuUsage: 0, ramUsage: 0 };
       if (running) {
@@ -119,7 +120,6 @@ export function createVmService(deps: Deps) {
           // Usage is best effort; the card shows a dash.
         }
       }
-      const op = await deps.operations.active(id);
       return {
         virtualMachine: {
           id: vm.id,
@@ -141,7 +141,7 @@ export function createVmService(deps: Deps) {
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,
-        pendingOperation: op?.kind ?? null,
+        pendingOperation: row.pendingOperation,
       };
     },
 

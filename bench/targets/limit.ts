@@ -1,0 +1,163 @@
+/**
+ * The limit: what the portal's calls cost with none of our layers. A minimal Fastify + `pg` server (same
+ * pool size as the portal) that runs the portal's own SQL — the session lookup, then the call's queries,
+ * as named prepared statements — and answers the same JSON with JSON.stringify. No zod, no drizzle, no
+ * helmet, no access layer. Prints `READY <port>`.
+ */
+import { createHmac } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+
+const secret = process.env.BENCH_SECRET!;
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.BENCH_POOL_SIZE ?? 10),
+});
+
+const SESSION = {
+  name: 'limit_session',
+  text: `select "sessions"."state", "sessions"."remember_me", "sessions"."last_seen_at", "users"."id", "users"."company_id", "users"."email", "users"."is_company_admin", "users"."force_password_reset" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where ("sessions"."id" = $1 and "sessions"."expires_at" > $2) limit 1`,
+};
+const LIST = {
+  name: 'limit_list',
+  text: `select "virtual_machines"."id", "virtual_machines"."name", "virtual_machines"."status", "configurations"."name" as configuration, "configurations"."cpu", "configurations"."ram", "virtual_machines"."created_at", "virtual_machines"."region_id", "virtual_machines"."team_id", count(*) over () as total from "virtual_machines" inner join "configurations" on "configurations"."id" = "virtual_machines"."configuration_id" where (("virtual_machines"."company_id" = $1 and "virtual_machines"."deleted_at" is null) and "virtual_machines"."name" ilike $2) order by "virtual_machines"."name" asc, "virtual_machines"."id" asc limit $3 offset $4`,
+};
+const USER = {
+  name: 'limit_user',
+  text: `select u.id, u.email, u.first_name, u.last_name, u.created_at, u.force_password_reset, u.is_company_admin, c.name as company_name,
+    coalesce(r.name, d.name) as reseller_name, coalesce(r.email, d.email) as reseller_email, coalesce(r.logo_url, d.logo_url) as logo_url, coalesce(r.tab_logo_url, d.tab_logo_url) as tab_logo_url
+    from users u join companies c on c.id = u.company_id join resellers r on r.id = c.reseller_id join distributors d on d.id = r.distributor_id where u.id = $1 limit 1`,
+};
+// The VM with its size and place, visible to a company admin, and its pending operation: one statement.
+const DETAILS = {
+  name: 'limit_details',
+  text: `select vm.id, vm.name, vm.status, vm.image, vm.created_at, vm.updated_at, vm.team_id, vm.public_ip, vm.private_ip, vm.provider_ref, vm.error_reason,
+    c.id as configuration_id, c.name as configuration, c.cpu, c.ram, c.disk, r.name as region, co.name as country,
+    (select o.kind from operations o where o.vm_id = vm.id and o.status in ('pending', 'running') limit 1) as pending_operation
+    from virtual_machines vm join configurations c on c.id = vm.configuration_id join regions r on r.id = vm.region_id join countries co on co.id = r.country_id
+    where vm.id = $1 and vm.company_id = $2 and vm.deleted_at is null limit 1`,
+};
+
+interface SessionRow {
+  state: string;
+  id: number;
+  company_id: number;
+}
+
+function sessionToken(cookie: string | undefined): string | undefined {
+  for (const part of (cookie ?? '').split(';')) {
+    const [k, v] = part.trim().split('=');
+    if (k === 'sid') return v;
+  }
+  return undefined;
+}
+
+async function session(cookie: string | undefined): Promise<SessionRow | undefined> {
+  const token = sessionToken(cookie);
+  if (!token) return undefined;
+  const id = createHmac('sha256', secret).update(`session:${token}`).digest('hex');
+  const { rows } = await pool.query<SessionRow>({ ...SESSION, values: [id, new Date()] });
+  return rows[0]?.state === 'authenticated' ? rows[0] : undefined;
+}
+
+const app = Fastify();
+app.get('/list', async (request, reply) => {
+  const s = await session(request.headers.cookie);
+  if (!s) return reply.status(401).send({ message: 'Unauthorized', data: null });
+  const q = request.query as { page?: string; rowsPerPage?: string; search?: string };
+  const rowsPerPage = Number(q.rowsPerPage ?? 10);
+  const offset = (Number(q.page ?? 1) - 1) * rowsPerPage;
+  const { rows } = await pool.query({ ...LIST, values: [s.company_id, `%${q.search ?? ''}%`, rowsPerPage, offset] });
+  const total = rows.length ? Number(rows[0].total) : 0;
+  return {
+    message: 'OK',
+    data: {
+      data: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        configuration: r.configuration,
+        cpu: r.cpu,
+        ram: r.ram,
+        createdAt: (r.created_at as Date).toISOString(),
+        regionId: r.region_id,
+        teamId: r.team_id,
+      })),
+      totalPages: Math.ceil(total / rowsPerPage),
+    },
+  };
+});
+app.get('/auth/check', async (request, reply) => {
+  const s = await session(request.headers.cookie);
+  if (!s) return reply.status(401).send({ message: 'Unauthorized', data: null });
+  const { rows } = await pool.query({ ...USER, values: [s.id] });
+  const u = rows[0];
+  return {
+    message: 'OK',
+    data: {
+      authed: true,
+      user: {
+        id: u.id,
+        email: u.email,
+        firstName: u.first_name,
+        lastName: u.last_name,
+        createdAt: (u.created_at as Date).toISOString(),
+        forcePasswordReset: u.force_password_reset,
+        resetKey: null,
+        resellerName: u.reseller_name,
+        resellerEmail: u.reseller_email,
+        logoUrl: u.logo_url,
+        tabLogoUrl: u.tab_logo_url,
+        companyName: u.company_name,
+        isCompanyAdmin: u.is_company_admin,
+      },
+    },
+  };
+});
+app.get('/vm/:id', async (request, reply) => {
+  const s = await session(request.headers.cookie);
+  if (!s) return reply.status(401).send({ message: 'Unauthorized', data: null });
+  const { rows } = await pool.query({
+    ...DETAILS,
+    values: [Number((request.params as { id: string }).id), s.company_id],
+  });
+  const vm = rows[0];
+  if (!vm) return reply.status(404).send({ message: 'Virtual machine not found', data: null });
+  const running = vm.status === 'Running' && vm.provider_ref !== null;
+  return {
+    message: 'OK',
+    data: {
+      virtualMachine: {
+        id: vm.id,
+        name: vm.name,
+        configuration: vm.configuration,
+        configurationId: vm.configuration_id,
+        country: vm.country,
+        region: vm.region,
+        image: vm.image,
+        createdAt: (vm.created_at as Date).toISOString(),
+        updatedAt: (vm.updated_at as Date).toISOString(),
+        cpu: vm.cpu,
+        ram: vm.ram,
+        disk: vm.disk,
+        teamId: vm.team_id,
+        network: { publicIp: vm.public_ip, privateIp: vm.private_ip },
+      },
+      status: vm.status,
+      consoleAvailable: running,
+      usage: { cpuUsage: 0, ramUsage: 0 },
+      errorReason: vm.error_reason,
+      pendingOperation: vm.pending_operation,
+    },
+  };
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`READY ${(app.server.address() as { port: number }).port}\n`);
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);
