@@ -6,7 +6,11 @@ import { reportError } from '../lib/report-error.ts';
 
 export function ErrorPage() {
   const error = useRouteError();
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : null;
+  const detail = isRouteErrorResponse(error)
+    ? `${error.status} ${error.statusText}`
+    : error instanceof Error
+      ? error.message
+      : null;
   useEffect(() => {
     if (!isRouteErrorResponse(error)) reportError(error);
   }, [error]);

@@ -12,7 +12,11 @@ export function RequireAuth() {
   const location = useLocation();
 
   useEffect(() => {
-    if (check.data) setUser({ ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null }, check.data.authed);
+    if (check.data)
+      setUser(
+        { ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null },
+        check.data.authed,
+      );
     if (check.error) clear();
   }, [check.data, check.error, setUser, clear]);
 

@@ -1,5 +1,14 @@
 /** The signed-in layout: side navigation (collapsible, persisted) beside the page. */
-import { ChevronsLeft, ChevronsRight, HelpCircle, LayoutDashboard, LogOut, Server, Users, UsersRound } from 'lucide-react';
+import {
+  ChevronsLeft,
+  ChevronsRight,
+  HelpCircle,
+  LayoutDashboard,
+  LogOut,
+  Server,
+  Users,
+  UsersRound,
+} from 'lucide-react';
 import { useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
@@ -10,7 +19,12 @@ import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 /** Each link is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
 const LINKS = [
   { to: '/', label: 'Dashboard', icon: LayoutDashboard, also: [] },
-  { to: '/virtualMachines', label: 'Virtual Machines', icon: Server, also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'] },
+  {
+    to: '/virtualMachines',
+    label: 'Virtual Machines',
+    icon: Server,
+    also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'],
+  },
   { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
   { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
@@ -30,10 +44,12 @@ function readCollapsed(): boolean {
   return localStorage.getItem(SIDEBAR_STORAGE_KEY) === 'true';
 }
 
-const linkClass = (collapsed: boolean) => ({ isActive }: { isActive: boolean }) =>
-  `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${collapsed ? 'justify-center' : ''} ${
-    isActive ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'
-  }`;
+const linkClass =
+  (collapsed: boolean) =>
+  ({ isActive }: { isActive: boolean }) =>
+    `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${collapsed ? 'justify-center' : ''} ${
+      isActive ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'
+    }`;
 
 export function Shell() {
   const { user } = useAuth();
@@ -53,9 +69,15 @@ export function Shell() {
         className="flex shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200"
         style={{ width: collapsed ? SIDEBAR_WIDTH_COLLAPSED : SIDEBAR_WIDTH_EXPANDED }}
       >
-        <div className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}>
+        <div
+          className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}
+        >
           {user?.logoUrl ? (
-            <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`} />
+            <img
+              src={user.logoUrl}
+              alt={TEXT.companyLogoAlt}
+              className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`}
+            />
           ) : (
             <span />
           )}
@@ -89,7 +111,12 @@ export function Shell() {
           })}
         </ul>
         <div className="space-y-2 border-t border-slate-800 px-2 py-3">
-          <NavLink to="/logout" className={linkClass(collapsed)} aria-label={collapsed ? 'Logout' : undefined} title={collapsed ? 'Logout' : undefined}>
+          <NavLink
+            to="/logout"
+            className={linkClass(collapsed)}
+            aria-label={collapsed ? 'Logout' : undefined}
+            title={collapsed ? 'Logout' : undefined}
+          >
             <LogOut className="h-5 w-5 shrink-0" aria-hidden />
             {!collapsed && <span>Logout</span>}
           </NavLink>

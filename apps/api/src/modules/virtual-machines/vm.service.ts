@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../../lib/module.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { Permission } from '../access/permissions.ts';
+import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { VmEvents } from './vm-events.ts';
 import { generateCredentials, type SecretBox } from './vm-secrets.ts';
@@ -37,6 +37,13 @@ export function createVmService(deps: Deps) {
     if (!vm) throw new NotFoundError('Virtual machine not found');
     await access.requireVm(scope, vm, permission);
     return vm;
+  }
+
+  /** What the caller may do on a VM they can see, by the same rules as access.requireVm (the creator owns a VM outside any team). */
+  async function vmPermissions(scope: TenantScope, vm: VmRow): Promise<Permission[]> {
+    const owner = vm.teamId === null && vm.createdByUserId === scope.userId;
+    const roleId = vm.teamId === null ? null : await access.roleInTeam(scope.userId, vm.teamId);
+    return effectivePermissions(roleId, scope.isCompanyAdmin || owner).filter((p) => p.startsWith('vm.'));
   }
 
   /** Records an operation and the VM's in-progress status in one transaction; one operation per VM. */
@@ -90,7 +97,7 @@ export function createVmService(deps: Deps) {
     },
 
     async details(scope: TenantScope, id: number) {
-      await loadVisible(scope, id, 'vm.view');
+      const visible = await loadVisible(scope, id, 'vm.view');
       const row = (await repo.detailsOf(id))!;
       const { vm, configuration } = row;
       const running = vm.status === 'Running' && vm.providerRef !== null;
@@ -127,6 +134,7 @@ export function createVmService(deps: Deps) {
         usage,
         errorReason: vm.errorReason,
         pendingOperation: op?.kind ?? null,
+        permissions: await vmPermissions(scope, visible),
       };
     },
 

@@ -109,10 +109,18 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                     className={`px-4 py-2.5 font-medium text-slate-600 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''}`}
                   >
                     {col.sortable ? (
-                      <button type="button" onClick={() => toggleSort(col.key)} className="inline-flex items-center gap-1 hover:text-slate-900">
+                      <button
+                        type="button"
+                        onClick={() => toggleSort(col.key)}
+                        className="inline-flex items-center gap-1 hover:text-slate-900"
+                      >
                         {col.header}
                         {active ? (
-                          props.sort!.descending ? <ArrowDown className="h-3.5 w-3.5" aria-label="sorted descending" /> : <ArrowUp className="h-3.5 w-3.5" aria-label="sorted ascending" />
+                          props.sort!.descending ? (
+                            <ArrowDown className="h-3.5 w-3.5" aria-label="sorted descending" />
+                          ) : (
+                            <ArrowUp className="h-3.5 w-3.5" aria-label="sorted ascending" />
+                          )
                         ) : (
                           <ArrowUpDown className="h-3.5 w-3.5 text-slate-400" aria-hidden />
                         )}
@@ -134,7 +142,10 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                 aria-label={props.rowLabel?.(row)}
               >
                 {columns.map((col) => (
-                  <td key={col.key} className={`px-4 py-2.5 text-slate-700 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}>
+                  <td
+                    key={col.key}
+                    className={`px-4 py-2.5 text-slate-700 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}
+                  >
                     {col.render(row)}
                   </td>
                 ))}
@@ -174,9 +185,19 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
             </label>
           )}
           {props.onRefresh && (
-            <Button variant="secondary" onClick={() => void refresh()} aria-label="Refresh" disabled={refreshing} className="px-2.5">
+            <Button
+              variant="secondary"
+              onClick={() => void refresh()}
+              aria-label="Refresh"
+              disabled={refreshing}
+              className="px-2.5"
+            >
               <RefreshCw className={`h-4 w-4 ${refreshing ? 'animate-spin' : ''}`} aria-hidden />
-              {refreshing && <span className="sr-only" role="status">Refreshing</span>}
+              {refreshing && (
+                <span className="sr-only" role="status">
+                  Refreshing
+                </span>
+              )}
             </Button>
           )}
           {props.action && <Button onClick={props.action.onClick}>{props.action.label}</Button>}
@@ -186,10 +207,20 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
       <div className="flex items-center justify-between border-t border-slate-200 px-4 py-2.5 text-sm text-slate-600">
         <span>{TEXT.pageXofY(Math.min(page, shownPages), shownPages)}</span>
         <div className="flex gap-2">
-          <Button variant="secondary" className="px-3 py-1.5" disabled={page <= 1} onClick={() => props.onPageChange(page - 1)}>
+          <Button
+            variant="secondary"
+            className="px-3 py-1.5"
+            disabled={page <= 1}
+            onClick={() => props.onPageChange(page - 1)}
+          >
             Previous
           </Button>
-          <Button variant="secondary" className="px-3 py-1.5" disabled={totalPages === 0 || page >= totalPages} onClick={() => props.onPageChange(page + 1)}>
+          <Button
+            variant="secondary"
+            className="px-3 py-1.5"
+            disabled={totalPages === 0 || page >= totalPages}
+            onClick={() => props.onPageChange(page + 1)}
+          >
             Next
           </Button>
         </div>

@@ -16,7 +16,15 @@ export interface DeleteConfirmationModalProps {
   onCancel: () => void;
 }
 
-export function DeleteConfirmationModal({ target, item, pending = false, error, errorPrefix, onConfirm, onCancel }: DeleteConfirmationModalProps) {
+export function DeleteConfirmationModal({
+  target,
+  item,
+  pending = false,
+  error,
+  errorPrefix,
+  onConfirm,
+  onCancel,
+}: DeleteConfirmationModalProps) {
   return (
     <ConfirmDialog
       open={target !== null}

@@ -28,13 +28,23 @@ export function Modal({ open, title, onClose, showClose = true, children, footer
   return createPortal(
     <div className="fixed inset-0 flex items-center justify-center p-4" style={{ zIndex: MODAL_Z_INDEX }}>
       <div className="absolute inset-0 bg-slate-900/50" data-testid="modal-overlay" onClick={onClose} aria-hidden />
-      <div role="dialog" aria-modal="true" aria-labelledby={titleId} className={`relative w-full ${width} rounded-lg bg-white shadow-xl`}>
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        className={`relative w-full ${width} rounded-lg bg-white shadow-xl`}
+      >
         <div className="flex items-start justify-between border-b border-slate-200 px-6 py-4">
           <h2 id={titleId} className="text-lg font-semibold text-slate-900">
             {title}
           </h2>
           {showClose && (
-            <button type="button" onClick={onClose} aria-label="Close" className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-600">
+            <button
+              type="button"
+              onClick={onClose}
+              aria-label="Close"
+              className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
+            >
               <X className="h-5 w-5" />
             </button>
           )}

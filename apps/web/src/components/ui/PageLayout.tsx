@@ -16,7 +16,12 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
     <div className="flex h-full flex-col">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-6 py-4">
         {onBack && (
-          <button type="button" onClick={onBack} aria-label="Back" className="rounded-md p-1.5 text-slate-500 hover:bg-slate-100 hover:text-slate-800">
+          <button
+            type="button"
+            onClick={onBack}
+            aria-label="Back"
+            className="rounded-md p-1.5 text-slate-500 hover:bg-slate-100 hover:text-slate-800"
+          >
             <ArrowLeft className="h-5 w-5" />
           </button>
         )}

@@ -7,7 +7,11 @@ export function PasswordChecklist({ password, confirm }: { password: string; con
   return (
     <ul className="grid grid-cols-1 gap-1 text-sm sm:grid-cols-2" aria-label="Password requirements">
       {(Object.keys(CHECKLIST_LABELS) as (keyof typeof CHECKLIST_LABELS)[]).map((key) => (
-        <li key={key} className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700' : 'text-slate-500'}`} data-met={state[key]}>
+        <li
+          key={key}
+          className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700' : 'text-slate-500'}`}
+          data-met={state[key]}
+        >
           {state[key] ? <Check className="h-4 w-4" aria-hidden /> : <X className="h-4 w-4" aria-hidden />}
           {CHECKLIST_LABELS[key]}
         </li>

@@ -4,9 +4,19 @@
  */
 import { Eye, EyeOff } from 'lucide-react';
 import { useId, useState, type InputHTMLAttributes } from 'react';
-import { useFormContext, type FieldValues, type Path, type UseFormRegister, type FieldErrors, get } from 'react-hook-form';
+import {
+  useFormContext,
+  type FieldValues,
+  type Path,
+  type UseFormRegister,
+  type FieldErrors,
+  get,
+} from 'react-hook-form';
 
-interface Props<T extends FieldValues> extends Omit<InputHTMLAttributes<HTMLInputElement & HTMLTextAreaElement>, 'name' | 'type'> {
+interface Props<T extends FieldValues> extends Omit<
+  InputHTMLAttributes<HTMLInputElement & HTMLTextAreaElement>,
+  'name' | 'type'
+> {
   name: Path<T>;
   label: string;
   type?: 'text' | 'password' | 'textArea' | 'email';
@@ -19,7 +29,17 @@ interface Props<T extends FieldValues> extends Omit<InputHTMLAttributes<HTMLInpu
 const inputClass =
   'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 disabled:text-slate-500';
 
-export function TextField<T extends FieldValues>({ name, label, type = 'text', required, register, errors, rows = 4, className = '', ...rest }: Props<T>) {
+export function TextField<T extends FieldValues>({
+  name,
+  label,
+  type = 'text',
+  required,
+  register,
+  errors,
+  rows = 4,
+  className = '',
+  ...rest
+}: Props<T>) {
   const id = useId();
   const context = useFormContext<T>() as ReturnType<typeof useFormContext<T>> | null;
   const reg = register ?? context?.register;
@@ -43,7 +63,15 @@ export function TextField<T extends FieldValues>({ name, label, type = 'text', r
         )}
       </div>
       {type === 'textArea' ? (
-        <textarea id={id} rows={rows} className={inputClass} aria-invalid={!!error} aria-describedby={describedBy} {...registered} {...rest} />
+        <textarea
+          id={id}
+          rows={rows}
+          className={inputClass}
+          aria-invalid={!!error}
+          aria-describedby={describedBy}
+          {...registered}
+          {...rest}
+        />
       ) : (
         <div className="relative">
           <input

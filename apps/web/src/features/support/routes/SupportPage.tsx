@@ -18,7 +18,9 @@ export function SupportPage() {
   const [open, setOpen] = useState<number | null>(null);
   const entries = useMemo(() => {
     const q = search.trim().toLowerCase();
-    return FAQ.map((e, i) => ({ ...e, i })).filter((e) => !q || e.question.toLowerCase().includes(q) || e.answer.toLowerCase().includes(q));
+    return FAQ.map((e, i) => ({ ...e, i })).filter(
+      (e) => !q || e.question.toLowerCase().includes(q) || e.answer.toLowerCase().includes(q),
+    );
   }, [search]);
 
   return (
@@ -37,7 +39,9 @@ export function SupportPage() {
             />
           </label>
           <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white shadow-sm">
-            {entries.length === 0 && <li className="px-4 py-8 text-center text-sm text-slate-500">No answers match your search</li>}
+            {entries.length === 0 && (
+              <li className="px-4 py-8 text-center text-sm text-slate-500">No answers match your search</li>
+            )}
             {entries.map((e) => {
               const expanded = open === e.i;
               return (
@@ -51,7 +55,10 @@ export function SupportPage() {
                       className="flex w-full items-center justify-between gap-4 px-4 py-3 text-left text-sm font-medium text-slate-900 hover:bg-slate-50"
                     >
                       {e.question}
-                      <ChevronDown className={`h-4 w-4 shrink-0 text-slate-400 transition-transform ${expanded ? 'rotate-180' : ''}`} aria-hidden />
+                      <ChevronDown
+                        className={`h-4 w-4 shrink-0 text-slate-400 transition-transform ${expanded ? 'rotate-180' : ''}`}
+                        aria-hidden
+                      />
                     </button>
                   </h3>
                   {expanded && (
@@ -100,7 +107,9 @@ function GetInTouch() {
         <Mail className="h-5 w-5 text-brand-600" />
         <h2 className="font-semibold text-slate-900">Get In Touch</h2>
       </div>
-      <p className="mt-2 text-sm text-slate-600">Could not find your answer? Write to our support team; we reply by email.</p>
+      <p className="mt-2 text-sm text-slate-600">
+        Could not find your answer? Write to our support team; we reply by email.
+      </p>
       {!revealed ? (
         <Button className="mt-4 w-full" onClick={() => setRevealed(true)}>
           Get In Touch

@@ -60,10 +60,25 @@ export function CreateEditTeamPage() {
   );
 
   return (
-    <PageLayout title={teamId ? 'Edit Team' : 'Create Team'} secondaryTitle={mode === 'name' ? 'Name your team' : mode === 'build' ? 'Add members' : 'Set member roles'} onBack={back}>
+    <PageLayout
+      title={teamId ? 'Edit Team' : 'Create Team'}
+      secondaryTitle={mode === 'name' ? 'Name your team' : mode === 'build' ? 'Add members' : 'Set member roles'}
+      onBack={back}
+    >
       {mode === 'name' && (
-        <form onSubmit={onCreate} className="max-w-md space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
-          <TextField<NameForm> name="name" label="Team name" required register={form.register} errors={form.formState.errors} autoFocus />
+        <form
+          onSubmit={onCreate}
+          className="max-w-md space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
+          noValidate
+        >
+          <TextField<NameForm>
+            name="name"
+            label="Team name"
+            required
+            register={form.register}
+            errors={form.formState.errors}
+            autoFocus
+          />
           <ErrorText error={create.error} prefix={ERRORS.createTeam} />
           <Button type="submit" disabled={form.formState.isSubmitting}>
             Create Team
@@ -71,7 +86,9 @@ export function CreateEditTeamPage() {
         </form>
       )}
       {mode === 'build' && teamId > 0 && <BuildTeam teamId={teamId} onNext={() => setMode('permissions')} />}
-      {mode === 'permissions' && teamId > 0 && <SetRoles teamId={teamId} onDone={() => navigate(`/team?id=${teamId}`)} />}
+      {mode === 'permissions' && teamId > 0 && (
+        <SetRoles teamId={teamId} onDone={() => navigate(`/team?id=${teamId}`)} />
+      )}
     </PageLayout>
   );
 }
@@ -79,7 +96,11 @@ export function CreateEditTeamPage() {
 function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
   const available = useTableState();
   const members = useTableState();
-  const users = useRouteQuery(routes.users.list, { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } }, { placeholderData: keepPreviousData });
+  const users = useRouteQuery(
+    routes.users.list,
+    { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } },
+    { placeholderData: keepPreviousData },
+  );
   const team = useTeamDetails(teamId, { ...members.query, rowsPerPage: BUILD_PAGE_SIZE });
   const add = useRouteMutation(routes.teams.addUser, { invalidates: TEAM_AND_USER_READS });
   const remove = useRouteMutation(routes.teams.removeUser, { invalidates: TEAM_AND_USER_READS });
@@ -101,14 +122,23 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
         <DataTable
           title="Available Users"
           columns={[
-            { key: 'name', header: 'User', render: (u) => <span className="font-medium text-slate-900">{u.name}</span> },
+            {
+              key: 'name',
+              header: 'User',
+              render: (u) => <span className="font-medium text-slate-900">{u.name}</span>,
+            },
             { key: 'email', header: 'Email', render: (u) => u.email },
             {
               key: 'add',
               header: <span className="sr-only">Add</span>,
               align: 'right',
               render: (u) => (
-                <Button variant="secondary" className="px-3 py-1" aria-label={`Add ${u.name}`} onClick={() => addUser(u.id)}>
+                <Button
+                  variant="secondary"
+                  className="px-3 py-1"
+                  aria-label={`Add ${u.name}`}
+                  onClick={() => addUser(u.id)}
+                >
                   Add
                 </Button>
               ),
@@ -128,14 +158,23 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
         <DataTable
           title="Team Members"
           columns={[
-            { key: 'name', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+            {
+              key: 'name',
+              header: 'User',
+              render: (m) => <span className="font-medium text-slate-900">{m.name}</span>,
+            },
             { key: 'email', header: 'Email', render: (m) => m.email },
             {
               key: 'remove',
               header: <span className="sr-only">Remove</span>,
               align: 'right',
               render: (m) => (
-                <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove ${m.name}`} onClick={() => removeUser(m.id)}>
+                <Button
+                  variant="ghost"
+                  className="px-3 py-1 text-red-600"
+                  aria-label={`Remove ${m.name}`}
+                  onClick={() => removeUser(m.id)}
+                >
                   Remove
                 </Button>
               ),
@@ -172,7 +211,9 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
 
   function save() {
     if (!perms.data) return;
-    const assignments = perms.data.members.filter((m) => m.roleId !== ADMIN_ROLE_ID && choices[m.id] !== m.roleId).map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
+    const assignments = perms.data.members
+      .filter((m) => m.roleId !== ADMIN_ROLE_ID && choices[m.id] !== m.roleId)
+      .map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
     const done = () => {
       toast.success('Team saved');
       onDone();

@@ -2,6 +2,7 @@
 import { Trash2, Users } from 'lucide-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { toast } from 'react-toastify';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
@@ -20,9 +21,20 @@ export function UsersPage() {
   const list = useUsersList({ ...table.query, rowsPerPage: PAGE_SIZE.users });
   const del = useUserWrite(routes.users.delete);
   const [selected, setSelected] = useState<{ id: number; name: string } | null>(null);
+  const canManage = me?.isCompanyAdmin ?? false;
 
   function confirmDelete() {
-    if (selected) del.mutate({ params: { id: selected.id } }, { onSuccess: () => setSelected(null) });
+    if (!selected) return;
+    const { name } = selected;
+    del.mutate(
+      { params: { id: selected.id } },
+      {
+        onSuccess: () => {
+          toast.success(TEXT.userDeleted(name));
+          setSelected(null);
+        },
+      },
+    );
   }
   function closeDelete() {
     del.reset();
@@ -30,7 +42,11 @@ export function UsersPage() {
   }
 
   return (
-    <PageLayout title="Users" action={{ name: 'Create User', onClick: () => navigate('/createUser') }}>
+    // Inviting and deleting users is for company administrators (users.manage); others are not offered it.
+    <PageLayout
+      title="Users"
+      {...(canManage ? { action: { name: 'Create User', onClick: () => navigate('/createUser') } } : {})}
+    >
       <DataTable
         title="Users"
         message="People in your company"
@@ -42,7 +58,11 @@ export function UsersPage() {
             render: (u) => (
               <span className="font-medium text-slate-900">
                 {u.name}
-                {!u.confirmed && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-800">Invited</span>}
+                {!u.confirmed && (
+                  <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-800">
+                    Invited
+                  </span>
+                )}
               </span>
             ),
           },
@@ -52,7 +72,7 @@ export function UsersPage() {
             header: <span className="sr-only">Delete</span>,
             align: 'right',
             render: (u) =>
-              u.id === me?.id ? null : (
+              u.id === me?.id || !canManage ? null : (
                 <button
                   type="button"
                   aria-label={`Delete ${u.name}`}
@@ -81,7 +101,15 @@ export function UsersPage() {
         totalPages={list.data?.totalPages ?? 0}
         onPageChange={table.setPage}
       />
-      <DeleteConfirmationModal target={selected} item="user" pending={del.isPending} error={del.error} errorPrefix={ERRORS.deleteUsers} onConfirm={confirmDelete} onCancel={closeDelete} />
+      <DeleteConfirmationModal
+        target={selected}
+        item="user"
+        pending={del.isPending}
+        error={del.error}
+        errorPrefix={ERRORS.deleteUsers}
+        onConfirm={confirmDelete}
+        onCancel={closeDelete}
+      />
     </PageLayout>
   );
 }

@@ -14,7 +14,10 @@ const colours: Record<VmStatus, string> = {
 export function StatusBadge({ status }: { status: VmStatus }) {
   const busy = ['Provisioning', 'Starting', 'Stopping', 'Resizing'].includes(status);
   return (
-    <span data-status={status} className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset ${colours[status]}`}>
+    <span
+      data-status={status}
+      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset ${colours[status]}`}
+    >
       {busy && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
       {status}
     </span>

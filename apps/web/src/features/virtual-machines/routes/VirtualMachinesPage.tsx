@@ -23,13 +23,21 @@ export function VirtualMachinesPage() {
     ...(sort ? { sortColumn: sort.column as 'name' | 'configuration', sortDescending: sort.descending } : {}),
   });
   return (
-    <PageLayout title="Virtual Machines" action={{ name: 'Create Virtual Machine', onClick: () => navigate('/createVirtualMachine') }}>
+    <PageLayout
+      title="Virtual Machines"
+      action={{ name: 'Create Virtual Machine', onClick: () => navigate('/createVirtualMachine') }}
+    >
       <DataTable
         title="Virtual Machines"
         message="Your machines, live"
         icon={<Server className="h-5 w-5" />}
         columns={[
-          { key: 'name', header: 'Name', sortable: true, render: (v) => <span className="font-medium text-slate-900">{v.name}</span> },
+          {
+            key: 'name',
+            header: 'Name',
+            sortable: true,
+            render: (v) => <span className="font-medium text-slate-900">{v.name}</span>,
+          },
           { key: 'status', header: 'Status', render: (v) => <StatusBadge status={v.status} /> },
           { key: 'configuration', header: 'Size', sortable: true, render: (v) => v.configuration },
           { key: 'cpu', header: 'CPU', align: 'center', render: (v) => v.cpu },
@@ -40,7 +48,12 @@ export function VirtualMachinesPage() {
             header: <span className="sr-only">Details</span>,
             align: 'right',
             render: (v) => (
-              <Button variant="secondary" className="px-3 py-1" aria-label={`Details of ${v.name}`} onClick={() => navigate(`/virtualMachineDetails/${v.id}`)}>
+              <Button
+                variant="secondary"
+                className="px-3 py-1"
+                aria-label={`Details of ${v.name}`}
+                onClick={() => navigate(`/virtualMachineDetails/${v.id}`)}
+              >
                 Details
               </Button>
             ),

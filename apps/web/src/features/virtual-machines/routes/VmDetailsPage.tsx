@@ -1,9 +1,24 @@
 /** /virtualMachineDetails/:id — details, resource usage and actions of one VM. */
-import { Download, Eye, EyeOff, Monitor, Play, Power, RefreshCw, RotateCcw, Square, Trash2, TrendingUp, Type, type LucideIcon } from 'lucide-react';
+import {
+  Download,
+  Eye,
+  EyeOff,
+  Monitor,
+  Play,
+  Power,
+  RefreshCw,
+  RotateCcw,
+  Square,
+  Trash2,
+  TrendingUp,
+  Type,
+  type LucideIcon,
+} from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { ERRORS, TEXT } from '@portal/contract/messages';
+import type { Permission } from '@portal/contract/permissions';
 import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
@@ -33,16 +48,41 @@ const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
  */
 function shownActions(status: VmStatus): VmActionName[] {
   const canStop = actionUnavailableReason('stop', status) === null;
-  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) => (a === 'start' ? !canStop : a === 'stop' ? canStop : true));
+  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) =>
+    a === 'start' ? !canStop : a === 'stop' ? canStop : true,
+  );
 }
 
-function ActionButton({ action, status, className = '', onClick }: { action: VmActionName; status: VmStatus; className?: string; onClick: () => void }) {
-  const reason = actionUnavailableReason(action, status);
+/** Why the caller cannot run an action now: their role first (from the server's answer), then the VM's state. */
+function unavailableReason(action: VmActionName, status: VmStatus, permissions: readonly Permission[]): string | null {
+  return permissions.includes(VM_ACTIONS[action].permission) ? actionUnavailableReason(action, status) : TEXT.roleLacks;
+}
+
+function ActionButton({
+  action,
+  status,
+  permissions,
+  className = '',
+  onClick,
+}: {
+  action: VmActionName;
+  status: VmStatus;
+  permissions: readonly Permission[];
+  className?: string;
+  onClick: () => void;
+}) {
+  const reason = unavailableReason(action, status, permissions);
   const Icon = ACTION_ICONS[action];
   return (
     // The reason sits on a wrapper: a disabled button shows no tooltip of its own.
-    <span title={reason ?? undefined} className={className}>
-      <Button variant={action === 'delete' ? 'danger' : 'secondary'} className="w-full" disabled={reason !== null} onClick={onClick}>
+    <span title={reason ?? undefined} className={className} data-action={action}>
+      <Button
+        variant={action === 'delete' ? 'danger' : 'secondary'}
+        className="w-full"
+        disabled={reason !== null}
+        aria-description={reason ?? undefined}
+        onClick={onClick}
+      >
         <Icon className="h-4 w-4" /> {VM_ACTIONS[action].label}
       </Button>
     </span>
@@ -79,7 +119,10 @@ function Bar({ label, percent, text }: { label: string; percent: number; text: s
         </span>
       </div>
       <div className="h-2 rounded-full bg-slate-100">
-        <div className="h-2 rounded-full bg-brand-600 transition-all" style={{ width: `${Math.min(100, Math.max(0, percent))}%` }} />
+        <div
+          className="h-2 rounded-full bg-brand-600 transition-all"
+          style={{ width: `${Math.min(100, Math.max(0, percent))}%` }}
+        />
       </div>
     </div>
   );
@@ -144,7 +187,13 @@ export function VmDetailsPage() {
     setDialog(null);
   }
 
-  const consoleEnabled = status === 'Running' && !!data?.consoleAvailable;
+  const permissions = data?.permissions ?? [];
+  const canOperate = permissions.includes('vm.operate');
+  const consoleReason = !canOperate
+    ? TEXT.roleLacks
+    : status === 'Running' && !!data?.consoleAvailable
+      ? null
+      : TEXT.consoleUnavailable;
   const usage = data?.usage;
 
   return (
@@ -169,7 +218,12 @@ export function VmDetailsPage() {
                 <Item label="RAM">{`${vm.ram} GB`}</Item>
                 <Item label="Status">
                   <StatusBadge status={status} />
-                  <button type="button" aria-label="Refresh status" onClick={() => void refresh()} className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700">
+                  <button
+                    type="button"
+                    aria-label="Refresh status"
+                    onClick={() => void refresh()}
+                    className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+                  >
                     <RefreshCw className="h-4 w-4" />
                   </button>
                 </Item>
@@ -178,15 +232,23 @@ export function VmDetailsPage() {
                   <span className="font-mono" data-testid="vm-password">
                     {password === null ? '••••••••••' : password || TEXT.none}
                   </span>
-                  <button
-                    type="button"
-                    aria-label={password === null ? 'Show password' : 'Hide password'}
-                    onClick={() => (password === null ? void showPassword() : setPassword(null))}
-                    className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
-                  >
-                    {password === null ? <Eye className="h-4 w-4" /> : <EyeOff className="h-4 w-4" />}
-                  </button>
-                  <CopyButton label="Password" value={async () => password ?? (await fetchPassword(id)).sshPassword} />
+                  {/* Reading the password needs vm.operate: a role without it is not offered the buttons. */}
+                  {canOperate && (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={password === null ? 'Show password' : 'Hide password'}
+                        onClick={() => (password === null ? void showPassword() : setPassword(null))}
+                        className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+                      >
+                        {password === null ? <Eye className="h-4 w-4" /> : <EyeOff className="h-4 w-4" />}
+                      </button>
+                      <CopyButton
+                        label="Password"
+                        value={async () => password ?? (await fetchPassword(id)).sshPassword}
+                      />
+                    </>
+                  )}
                 </Item>
                 <Item label="Public IP">
                   <span className="font-mono">{vm.network.publicIp ?? '—'}</span>
@@ -207,25 +269,50 @@ export function VmDetailsPage() {
           <div className="space-y-6">
             <Card title="Resource Usage">
               <div className="space-y-4">
-                <Bar label="CPU" percent={usage?.cpuUsage ?? 0} text={usage?.cpuUsage ? `${usage.cpuUsage.toFixed(1)}% of ${vm.cpu} cores` : '-'} />
-                <Bar label="Memory" percent={usage?.ramUsage ? (usage.ramUsage / vm.ram) * 100 : 0} text={usage?.ramUsage ? `${usage.ramUsage.toFixed(1)} / ${vm.ram} GB` : '-'} />
+                <Bar
+                  label="CPU"
+                  percent={usage?.cpuUsage ?? 0}
+                  text={usage?.cpuUsage ? `${usage.cpuUsage.toFixed(1)}% of ${vm.cpu} cores` : '-'}
+                />
+                <Bar
+                  label="Memory"
+                  percent={usage?.ramUsage ? (usage.ramUsage / vm.ram) * 100 : 0}
+                  text={usage?.ramUsage ? `${usage.ramUsage.toFixed(1)} / ${vm.ram} GB` : '-'}
+                />
               </div>
             </Card>
             <Card title="Actions">
               <div className="grid grid-cols-2 gap-2">
-                <span title={consoleEnabled ? undefined : TEXT.consoleUnavailable}>
-                  <Button variant="secondary" className="w-full" disabled={!consoleEnabled} onClick={() => window.open(`${document.baseURI.replace(/\/$/, '')}/virtualMachineConsole/${id}`, '_blank')}>
+                <span title={consoleReason ?? undefined}>
+                  <Button
+                    variant="secondary"
+                    className="w-full"
+                    disabled={consoleReason !== null}
+                    aria-description={consoleReason ?? undefined}
+                    onClick={() =>
+                      window.open(`${document.baseURI.replace(/\/$/, '')}/virtualMachineConsole/${id}`, '_blank')
+                    }
+                  >
                     <Monitor className="h-4 w-4" /> Console
                   </Button>
                 </span>
-                <Button variant="secondary" onClick={() => void downloadKey()}>
-                  <Download className="h-4 w-4" /> Download Private Key
-                </Button>
+                <span title={canOperate ? undefined : TEXT.roleLacks}>
+                  <Button
+                    variant="secondary"
+                    className="w-full"
+                    disabled={!canOperate}
+                    aria-description={canOperate ? undefined : TEXT.roleLacks}
+                    onClick={() => void downloadKey()}
+                  >
+                    <Download className="h-4 w-4" /> Download Private Key
+                  </Button>
+                </span>
                 {shownActions(status).map((action, index, all) => (
                   <ActionButton
                     key={action}
                     action={action}
                     status={status}
+                    permissions={permissions}
                     // The last button fills the row when it would stand alone.
                     className={index === all.length - 1 && all.length % 2 === 1 ? 'col-span-2' : ''}
                     onClick={() => setDialog(action)}
@@ -236,7 +323,14 @@ export function VmDetailsPage() {
           </div>
         </div>
       )}
-      {dialog && isConfirmedAction(dialog) && <ConfirmActionDialog action={dialog} vmId={id} onClose={() => setDialog(null)} onDone={() => details.refetch()} />}
+      {dialog && isConfirmedAction(dialog) && (
+        <ConfirmActionDialog
+          action={dialog}
+          vmId={id}
+          onClose={() => setDialog(null)}
+          onDone={() => details.refetch()}
+        />
+      )}
       {dialog === 'rename' && vm && <RenameDialog vmId={id} currentName={vm.name} onClose={() => setDialog(null)} />}
       {dialog === 'upgrade' && vm && <UpgradeDialog vmId={id} currentCpu={vm.cpu} onClose={() => setDialog(null)} />}
       <DeleteConfirmationModal
