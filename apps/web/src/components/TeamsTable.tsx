@@ -1,5 +1,6 @@
 /** The Teams table (dashboard and /teams): search, refresh, paging, row → /team, trash → delete confirmation. */
-import { Trash2, UsersRound } from 'lucide-react';
+import Trash2 from 'lucide-react/icons/trash-2';
+import UsersRound from 'lucide-react/icons/users-round';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';

@@ -4,7 +4,11 @@
  * "Page X of Y" paging, and loading / error / no-data states. Paging, search and sort are the caller's
  * (server-side); the table only reports changes.
  */
-import { ArrowDown, ArrowUp, ArrowUpDown, RefreshCw, Search } from 'lucide-react';
+import ArrowDown from 'lucide-react/icons/arrow-down';
+import ArrowUp from 'lucide-react/icons/arrow-up';
+import ArrowUpDown from 'lucide-react/icons/arrow-up-down';
+import RefreshCw from 'lucide-react/icons/refresh-cw';
+import Search from 'lucide-react/icons/search';
 import { useRef, useState, type ReactNode } from 'react';
 import { REFRESH_SPINNER_MIN_MS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';

@@ -1,5 +1,5 @@
 /** Page layout: title, optional secondary title, optional back arrow and action button, scrolling main area. */
-import { ArrowLeft } from 'lucide-react';
+import ArrowLeft from 'lucide-react/icons/arrow-left';
 import type { ReactNode } from 'react';
 import { Button } from './Button.tsx';
 
@@ -14,7 +14,7 @@ export interface PageLayoutProps {
 export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
   return (
     <div className="flex h-full flex-col">
-      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-6 py-4">
+      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-4 sm:px-6">
         {onBack && (
           <button
             type="button"
@@ -35,7 +35,10 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
           </Button>
         )}
       </header>
-      <main className="flex-1 overflow-y-auto p-6">{children}</main>
+      {/* The skip link's target; focusable so the jump moves keyboard focus too. */}
+      <main id="main" tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto p-4 focus:outline-none sm:p-6">
+        {children}
+      </main>
     </div>
   );
 }

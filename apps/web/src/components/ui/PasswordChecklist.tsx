@@ -1,5 +1,6 @@
 /** The live checklist under a new password. */
-import { Check, X } from 'lucide-react';
+import Check from 'lucide-react/icons/check';
+import X from 'lucide-react/icons/x';
 import { CHECKLIST_LABELS, passwordChecklist } from '@portal/contract/validation';
 
 export function PasswordChecklist({ password, confirm }: { password: string; confirm: string }) {

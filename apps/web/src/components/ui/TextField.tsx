@@ -2,7 +2,8 @@
  * Form text field: label, required marker, text / password (show-hide) / textArea, inline error
  * taken from the form's error for this field name.
  */
-import { Eye, EyeOff } from 'lucide-react';
+import Eye from 'lucide-react/icons/eye';
+import EyeOff from 'lucide-react/icons/eye-off';
 import { useId, useState, type InputHTMLAttributes } from 'react';
 import {
   useFormContext,

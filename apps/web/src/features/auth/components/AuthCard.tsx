@@ -6,14 +6,18 @@ import { useAuth } from '../../../lib/auth-context.tsx';
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
   const { user } = useAuth();
   return (
-    <div className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 to-brand-50 px-4 py-12">
-      <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-8 shadow-lg">
+    // The sign-in screens are pages of their own: a main landmark holds the card.
+    <main
+      id="main"
+      className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 to-brand-50 px-4 py-12"
+    >
+      <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-6 shadow-lg sm:p-8">
         {user?.logoUrl && <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className="mb-6 h-10" />}
         <h1 className="text-2xl font-semibold text-slate-900">{title}</h1>
         {subtitle && <div className="mt-1 text-sm text-slate-500">{subtitle}</div>}
         <div className="mt-6">{children}</div>
       </div>
-    </div>
+    </main>
   );
 }
 

@@ -1,5 +1,5 @@
 /** The dashboard summary: the VM Usage card (counts per size this month, last month, this year). */
-import { BarChart3 } from 'lucide-react';
+import BarChart3 from 'lucide-react/icons/bar-chart-3';
 import { VM_SIZES } from '@portal/contract/constants';
 import { ERRORS, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';

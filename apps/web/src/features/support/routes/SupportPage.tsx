@@ -1,6 +1,8 @@
 /** /support — searchable FAQ (one answer open at a time) and the Get In Touch form. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { ChevronDown, Mail, Search } from 'lucide-react';
+import ChevronDown from 'lucide-react/icons/chevron-down';
+import Mail from 'lucide-react/icons/mail';
+import Search from 'lucide-react/icons/search';
 import { useId, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';

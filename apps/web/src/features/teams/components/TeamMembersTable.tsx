@@ -1,5 +1,5 @@
 /** A team's members: User, Role, Email; 5 per page; row → /user. */
-import { Users } from 'lucide-react';
+import Users from 'lucide-react/icons/users';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';

@@ -1,6 +1,6 @@
 /** The team's VMs, from the VM list call with `teamId`. */
 import { keepPreviousData } from '@tanstack/react-query';
-import { Server } from 'lucide-react';
+import Server from 'lucide-react/icons/server';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';

@@ -10,6 +10,7 @@ import { routes } from '@portal/contract/routes';
 import { teamNameSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
+import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
@@ -48,13 +49,19 @@ export function TeamPage() {
 
   return (
     <PageLayout
-      title={loadedName ?? 'Team'}
+      title={loadedName ?? (team.error ? failureTitle(team.error) : 'Team')}
       secondaryTitle="Team details"
       onBack={() => navigate('/teams')}
       {...(canManage ? { action: { name: 'Edit Team', onClick: () => navigate(`/createEditTeam?id=${teamId}`) } } : {})}
     >
       {team.error ? (
-        <ErrorText error={team.error} prefix={ERRORS.fetchTeam} />
+        <LoadFailure
+          error={team.error}
+          notFound={TEXT.teamNotFound}
+          prefix={ERRORS.fetchTeam}
+          back={{ to: '/teams', label: 'Back to Teams' }}
+          onRetry={() => void team.refetch()}
+        />
       ) : (
         <div className="space-y-6">
           <form

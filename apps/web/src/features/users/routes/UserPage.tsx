@@ -15,6 +15,7 @@ import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
 import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
+import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { useAuth } from '../../../lib/auth-context.tsx';
@@ -55,9 +56,19 @@ export function UserPage() {
   );
 
   return (
-    <PageLayout title={loaded?.name ?? 'User'} secondaryTitle="User details" onBack={() => navigate(-1)}>
+    <PageLayout
+      title={loaded?.name ?? (user.error ? failureTitle(user.error) : 'User')}
+      secondaryTitle="User details"
+      onBack={() => navigate(-1)}
+    >
       {user.error ? (
-        <ErrorText error={user.error} prefix={ERRORS.fetchUser} />
+        <LoadFailure
+          error={user.error}
+          notFound={TEXT.userNotFound}
+          prefix={ERRORS.fetchUser}
+          back={{ to: '/users', label: 'Back to Users' }}
+          onRetry={() => void user.refetch()}
+        />
       ) : (
         <div className="space-y-6">
           <form

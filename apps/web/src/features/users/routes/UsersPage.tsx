@@ -1,5 +1,6 @@
 /** /users — name and email, row → /user, delete (hidden for yourself) with errors in the dialog. */
-import { Trash2, Users } from 'lucide-react';
+import Trash2 from 'lucide-react/icons/trash-2';
+import Users from 'lucide-react/icons/users';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { toast } from 'react-toastify';

@@ -1,5 +1,5 @@
 /** Copies a value, toasts "{label} copied to clipboard" and stays disabled for a second. */
-import { Copy } from 'lucide-react';
+import Copy from 'lucide-react/icons/copy';
 import { useState } from 'react';
 import { toast } from 'react-toastify';
 import { COPY_FEEDBACK_MS } from '@portal/contract/constants';

@@ -1,5 +1,5 @@
 /** /virtualMachines — the VM list: search, paging, sort by name or size, Details. */
-import { Server } from 'lucide-react';
+import Server from 'lucide-react/icons/server';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';

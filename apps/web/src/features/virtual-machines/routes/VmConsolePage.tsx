@@ -1,5 +1,5 @@
 /** /virtualMachineConsole/:id — a full-screen tab framing the VM's console; a non-numeric id closes the tab. */
-import { X } from 'lucide-react';
+import X from 'lucide-react/icons/x';
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';

@@ -1,19 +1,17 @@
 /** /virtualMachineDetails/:id — details, resource usage and actions of one VM. */
-import {
-  Download,
-  Eye,
-  EyeOff,
-  Monitor,
-  Play,
-  Power,
-  RefreshCw,
-  RotateCcw,
-  Square,
-  Trash2,
-  TrendingUp,
-  Type,
-  type LucideIcon,
-} from 'lucide-react';
+import Download from 'lucide-react/icons/download';
+import Eye from 'lucide-react/icons/eye';
+import EyeOff from 'lucide-react/icons/eye-off';
+import Monitor from 'lucide-react/icons/monitor';
+import Play from 'lucide-react/icons/play';
+import Power from 'lucide-react/icons/power';
+import RefreshCw from 'lucide-react/icons/refresh-cw';
+import RotateCcw from 'lucide-react/icons/rotate-ccw';
+import Square from 'lucide-react/icons/square';
+import Trash2 from 'lucide-react/icons/trash-2';
+import TrendingUp from 'lucide-react/icons/trending-up';
+import Type from 'lucide-react/icons/type';
+import type { LucideIcon } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { toast } from 'react-toastify';
@@ -22,7 +20,7 @@ import type { Permission } from '@portal/contract/permissions';
 import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
-import { ErrorText } from '../../../components/ui/ErrorText.tsx';
+import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
@@ -197,9 +195,20 @@ export function VmDetailsPage() {
   const usage = data?.usage;
 
   return (
-    <PageLayout title={vm?.name ?? 'Loading...'} secondaryTitle="Virtual machine" onBack={() => navigate(-1)}>
+    <PageLayout
+      title={vm?.name ?? (details.error ? failureTitle(details.error) : 'Loading...')}
+      secondaryTitle="Virtual machine"
+      onBack={() => navigate(-1)}
+    >
       {details.error ? (
-        <ErrorText error={details.error} prefix={ERRORS.fetchVmDetails} />
+        // Not found (deleted or never existed), unreachable or another error: said in the layout, with a way back.
+        <LoadFailure
+          error={details.error}
+          notFound={TEXT.vmNotFound}
+          prefix={ERRORS.fetchVmDetails}
+          back={{ to: '/virtualMachines', label: 'Back to Virtual Machines' }}
+          onRetry={() => void details.refetch()}
+        />
       ) : !vm || !status ? (
         <p className="text-sm text-slate-500">Loading...</p>
       ) : (
