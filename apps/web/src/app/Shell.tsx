@@ -86,7 +86,15 @@ function ThemeToggle({ collapsed }: { collapsed: boolean }) {
 }
 
 /** Logo, links, logout, theme and the user's name; the same in the sidebar and the drawer. */
-function NavContent({ collapsed, header, onNavigate }: { collapsed: boolean; header: ReactNode; onNavigate?: () => void }) {
+function NavContent({
+  collapsed,
+  header,
+  onNavigate,
+}: {
+  collapsed: boolean;
+  header: ReactNode;
+  onNavigate?: () => void;
+}) {
   const { user } = useAuth();
   const { pathname } = useLocation();
   return (

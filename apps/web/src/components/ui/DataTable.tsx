@@ -142,7 +142,22 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
               <tr
                 key={props.rowKey(row)}
                 onClick={props.onRowClick ? () => props.onRowClick!(row) : undefined}
-                className={props.onRowClick ? 'cursor-pointer hover:bg-brand-50/60' : ''}
+                // A clickable row is keyboard-operable too: Tab reaches it, Enter or Space opens it.
+                tabIndex={props.onRowClick ? 0 : undefined}
+                onKeyDown={
+                  props.onRowClick
+                    ? (e) => {
+                        if (e.target !== e.currentTarget || (e.key !== 'Enter' && e.key !== ' ')) return;
+                        e.preventDefault();
+                        props.onRowClick!(row);
+                      }
+                    : undefined
+                }
+                className={
+                  props.onRowClick
+                    ? 'cursor-pointer hover:bg-brand-50/60 focus-visible:bg-brand-50/60 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600 dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800'
+                    : ''
+                }
                 aria-label={props.rowLabel?.(row)}
               >
                 {columns.map((col) => (
@@ -162,7 +177,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   }
 
   return (
-    <section className="rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={props.title}>
+    <section className="min-w-0 rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={props.title}>
       {(props.title || props.search || props.onRefresh || props.action) && (
         <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-4 py-3">
           {props.icon && <span className="text-brand-600">{props.icon}</span>}
@@ -173,7 +188,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
             </div>
           )}
           {props.search && (
-            <label className="relative block">
+            <label className="relative block w-full sm:w-auto">
               <span className="sr-only">{props.search.placeholder ?? TEXT.searchDefault}</span>
               <Search className="pointer-events-none absolute left-2.5 top-2.5 h-4 w-4 text-slate-400" aria-hidden />
               <input
@@ -184,7 +199,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   props.search!.onChange(e.target.value);
                   props.onPageChange(1);
                 }}
-                className="w-56 rounded-md border border-slate-300 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+                className="w-full rounded-md border bg-white sm:w-56 border-slate-300 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
               />
             </label>
           )}
@@ -208,7 +223,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         </div>
       )}
       {body}
-      <div className="flex items-center justify-between border-t border-slate-200 px-4 py-2.5 text-sm text-slate-600">
+      <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 px-4 py-2.5 text-sm text-slate-600">
         <span>{TEXT.pageXofY(Math.min(page, shownPages), shownPages)}</span>
         <div className="flex gap-2">
           <Button

@@ -12,7 +12,7 @@ import { useTeamDetails } from '../api/team-details.ts';
 
 export function TeamMembersTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
-  const table = useTableState();
+  const table = useTableState(undefined, 'members');
   const team = useTeamDetails(teamId, { ...table.query, rowsPerPage: PAGE_SIZE.teamMembers });
   const roles = useRoles();
   const roleName = (id: number) => roles.data?.find((r) => r.id === id)?.name ?? `Role ${id}`;

@@ -12,7 +12,7 @@ import { useTableState } from '../../../lib/use-table-state.ts';
 
 export function TeamVmsTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
-  const table = useTableState();
+  const table = useTableState(undefined, 'vms');
   const vms = useRouteQuery(
     routes.vms.list,
     { query: { teamId, page: table.query.page, rowsPerPage: PAGE_SIZE.virtualMachines, search: table.query.search } },

@@ -94,8 +94,8 @@ export function CreateEditTeamPage() {
 }
 
 function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
-  const available = useTableState();
-  const members = useTableState();
+  const available = useTableState(undefined, 'available');
+  const members = useTableState(undefined, 'members');
   const users = useRouteQuery(
     routes.users.list,
     { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } },

@@ -176,7 +176,7 @@ function RemoveCell({ membership, onRemove }: { membership: Membership; onRemove
 }
 
 function MembershipsTable({ userId, userName }: { userId: number; userName: string }) {
-  const table = useTableState();
+  const table = useTableState(undefined, 'teams');
   const memberships = useMemberships(userId, { ...table.query, rowsPerPage: PAGE_SIZE.userMemberships });
   const roles = useRoles();
   const updateRole = useUserWrite(routes.roles.updateUserRoleForTeam);

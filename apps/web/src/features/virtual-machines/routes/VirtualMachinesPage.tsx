@@ -1,11 +1,11 @@
 /** /virtualMachines — the VM list: search, paging, sort by name or size, Details. */
 import Server from 'lucide-react/icons/server';
-import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { Button } from '../../../components/ui/Button.tsx';
-import { DataTable, type SortState } from '../../../components/ui/DataTable.tsx';
+import { DataTable } from '../../../components/ui/DataTable.tsx';
+import { VM_SORT_COLUMNS } from '@portal/contract/virtual-machines';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
@@ -16,7 +16,8 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 export function VirtualMachinesPage() {
   const navigate = useNavigate();
   const table = useTableState();
-  const [sort, setSort] = useState<SortState | null>(null);
+  // A sort column from the address is used only if the API knows it.
+  const sort = table.sort && (VM_SORT_COLUMNS as readonly string[]).includes(table.sort.column) ? table.sort : null;
   const list = useVmList({
     ...table.query,
     rowsPerPage: PAGE_SIZE.virtualMachines,
@@ -52,7 +53,10 @@ export function VirtualMachinesPage() {
                 variant="secondary"
                 className="px-3 py-1"
                 aria-label={`Details of ${v.name}`}
-                onClick={() => navigate(`/virtualMachineDetails/${v.id}`)}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  navigate(`/virtualMachineDetails/${v.id}`);
+                }}
               >
                 Details
               </Button>
@@ -62,6 +66,8 @@ export function VirtualMachinesPage() {
         rows={list.data?.data}
         rowKey={(v) => v.id}
         rowLabel={(v) => v.name}
+        // The whole row opens the details (mouse, Enter or Space); the Details button stays for clarity.
+        onRowClick={(v) => navigate(`/virtualMachineDetails/${v.id}`)}
         loading={list.isPending}
         error={list.error ? withDetail(ERRORS.fetchVms, errorMessage(list.error)) : null}
         noDataMessage={TEXT.noVms}
@@ -71,10 +77,7 @@ export function VirtualMachinesPage() {
         totalPages={list.data?.totalPages ?? 0}
         onPageChange={table.setPage}
         sort={sort}
-        onSortChange={(s) => {
-          setSort(s);
-          table.setPage(1);
-        }}
+        onSortChange={table.setSort}
       />
     </PageLayout>
   );
