@@ -9,6 +9,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
 import { mailOutbox } from '../db/schema.ts';
+import { printLocalMail } from './local-mail-block.ts';
 
 export interface OutgoingMail {
   to: string;
@@ -44,7 +45,14 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
     if (!transport) return;
     for (;;) {
       const claimed = await deps.db.execute<{
-        id: number; to_address: string; from_address: string; reply_to: string | null; subject: string; text_body: string; html_body: string | null; attempts: number;
+        id: number;
+        to_address: string;
+        from_address: string;
+        reply_to: string | null;
+        subject: string;
+        text_body: string;
+        html_body: string | null;
+        attempts: number;
       }>(sql`
         update mail_outbox set attempts = attempts + 1, next_attempt_at = now() + interval '2 minutes'
         where id in (
@@ -63,7 +71,9 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
             text: row.text_body,
             ...(row.html_body ? { html: row.html_body } : {}),
           });
-          await deps.db.execute(sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null where id = ${row.id}`);
+          await deps.db.execute(
+            sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null where id = ${row.id}`,
+          );
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
           const final = row.attempts >= MAX_ATTEMPTS;
@@ -107,7 +117,11 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
         void kick();
       } else {
         // Local mode: the outbox is the mailbox. This prints the message, code included, on purpose.
-        deps.log.info(`\n----- mail #${id} (kept in outbox; set SMTP_URL to send) -----\nTo: ${mail.to}\nFrom: ${mail.from}\nSubject: ${mail.subject}\n\n${mail.text}\n-----`);
+        deps.log.info(
+          { outboxId: id, to: mail.to, subject: mail.subject, text: mail.text },
+          'mail kept in outbox (set SMTP_URL to send)',
+        );
+        printLocalMail({ id, to: mail.to, from: mail.from, subject: mail.subject, text: mail.text });
       }
       return id;
     },

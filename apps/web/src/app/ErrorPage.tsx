@@ -22,9 +22,9 @@ export function ErrorPage({ notFound = false }: { notFound?: boolean }) {
       tabIndex={-1}
       className="flex min-h-full flex-col items-center justify-center gap-3 p-8 text-center"
     >
-      <h1 className="text-2xl font-semibold text-slate-900">{TEXT.unexpectedError}</h1>
-      {detail && <p className="text-sm text-slate-600">{detail}</p>}
-      <a href={document.baseURI} className="text-sm font-medium text-brand-700 hover:underline">
+      <h1 className="text-2xl font-semibold text-slate-900 dark:text-slate-100">{TEXT.unexpectedError}</h1>
+      {detail && <p className="text-sm text-slate-600 dark:text-slate-300">{detail}</p>}
+      <a href={document.baseURI} className="text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline">
         Go to the dashboard
       </a>
     </main>

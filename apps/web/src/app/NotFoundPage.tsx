@@ -17,10 +17,13 @@ export function NotFoundPage() {
       <PageLayout title={TEXT.pageNotFound} secondaryTitle={TEXT.unexpectedError}>
         <div
           role="alert"
-          className="mx-auto mt-8 max-w-lg rounded-lg border border-slate-200 bg-white p-6 text-center shadow-sm"
+          className="mx-auto mt-8 max-w-lg rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 text-center shadow-sm"
         >
-          <p className="text-sm text-slate-700">{TEXT.pageNotFoundBody}</p>
-          <Link to="/" className="mt-4 inline-block text-sm font-medium text-brand-700 hover:underline">
+          <p className="text-sm text-slate-700 dark:text-slate-300">{TEXT.pageNotFoundBody}</p>
+          <Link
+            to="/"
+            className="mt-4 inline-block text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
+          >
             {TEXT.backToDashboard}
           </Link>
         </div>

@@ -60,7 +60,11 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
         message={TEXT.teamsTableMessage}
         icon={<UsersRound className="h-5 w-5" />}
         columns={[
-          { key: 'name', header: 'Team', render: (t) => <span className="font-medium text-slate-900">{t.name}</span> },
+          {
+            key: 'name',
+            header: 'Team',
+            render: (t) => <span className="font-medium text-slate-900 dark:text-slate-100">{t.name}</span>,
+          },
           { key: 'users', header: 'Users', align: 'center', render: (t) => t.userCount },
           { key: 'vms', header: 'Virtual Machines', align: 'center', render: (t) => t.vmCount },
           {
@@ -73,7 +77,7 @@ export function TeamsTable({ action }: { action?: { label: string; onClick: () =
                 <button
                   type="button"
                   aria-label={`Delete ${t.name}`}
-                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
+                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 dark:hover:bg-red-950/50 hover:text-red-600"
                   onClick={(e) => {
                     e.stopPropagation();
                     del.reset();

@@ -60,7 +60,7 @@ export function ConfirmDialog({
       <ErrorText
         error={error}
         {...(errorPrefix ? { prefix: errorPrefix } : {})}
-        className={errorClassName ?? 'mt-3 text-sm text-red-600'}
+        className={errorClassName ?? 'mt-3 text-sm text-red-600 dark:text-red-400'}
       />
     </Modal>
   );

@@ -91,17 +91,17 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     );
   } else if (error) {
     body = (
-      <p role="alert" className="px-4 py-10 text-center text-sm text-red-600">
+      <p role="alert" className="px-4 py-10 text-center text-sm text-red-600 dark:text-red-400">
         {error}
       </p>
     );
   } else if (!rows || rows.length === 0) {
-    body = <p className="px-4 py-10 text-center text-sm text-slate-500">{props.noDataMessage}</p>;
+    body = <p className="px-4 py-10 text-center text-sm text-slate-500 dark:text-slate-400">{props.noDataMessage}</p>;
   } else {
     body = (
       <div className="overflow-x-auto">
-        <table className="min-w-full divide-y divide-slate-200 text-sm">
-          <thead className="bg-slate-50">
+        <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-700 text-sm">
+          <thead className="bg-slate-50 dark:bg-slate-800/50">
             <tr>
               {columns.map((col) => {
                 const active = props.sort?.column === col.key;
@@ -110,13 +110,13 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                     key={col.key}
                     scope="col"
                     aria-sort={active ? (props.sort!.descending ? 'descending' : 'ascending') : undefined}
-                    className={`px-4 py-2.5 font-medium text-slate-600 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''}`}
+                    className={`px-4 py-2.5 font-medium text-slate-600 dark:text-slate-300 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''}`}
                   >
                     {col.sortable ? (
                       <button
                         type="button"
                         onClick={() => toggleSort(col.key)}
-                        className="inline-flex items-center gap-1 hover:text-slate-900"
+                        className="inline-flex items-center gap-1 hover:text-slate-900 dark:hover:text-slate-100"
                       >
                         {col.header}
                         {active ? (
@@ -137,7 +137,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
               })}
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100 bg-white">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800 bg-white dark:bg-slate-900">
             {rows.map((row) => (
               <tr
                 key={props.rowKey(row)}
@@ -163,7 +163,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                 {columns.map((col) => (
                   <td
                     key={col.key}
-                    className={`px-4 py-2.5 text-slate-700 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}
+                    className={`px-4 py-2.5 text-slate-700 dark:text-slate-300 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}
                   >
                     {col.render(row)}
                   </td>
@@ -177,14 +177,17 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   }
 
   return (
-    <section className="min-w-0 rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={props.title}>
+    <section
+      className="min-w-0 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm"
+      aria-label={props.title}
+    >
       {(props.title || props.search || props.onRefresh || props.action) && (
-        <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-4 py-3">
-          {props.icon && <span className="text-brand-600">{props.icon}</span>}
+        <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 px-4 py-3">
+          {props.icon && <span className="text-brand-600 dark:text-brand-300">{props.icon}</span>}
           {(props.title || props.message) && (
             <div className="min-w-0 flex-1">
-              {props.title && <h2 className="font-semibold text-slate-900">{props.title}</h2>}
-              {props.message && <p className="text-sm text-slate-500">{props.message}</p>}
+              {props.title && <h2 className="font-semibold text-slate-900 dark:text-slate-100">{props.title}</h2>}
+              {props.message && <p className="text-sm text-slate-500 dark:text-slate-400">{props.message}</p>}
             </div>
           )}
           {props.search && (
@@ -199,7 +202,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   props.search!.onChange(e.target.value);
                   props.onPageChange(1);
                 }}
-                className="w-full rounded-md border bg-white sm:w-56 border-slate-300 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+                className="w-full rounded-md border bg-white dark:bg-slate-900 sm:w-56 border-slate-300 dark:border-slate-600 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
               />
             </label>
           )}
@@ -223,7 +226,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         </div>
       )}
       {body}
-      <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 px-4 py-2.5 text-sm text-slate-600">
+      <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 dark:border-slate-700 px-4 py-2.5 text-sm text-slate-600 dark:text-slate-300">
         <span>{TEXT.pageXofY(Math.min(page, shownPages), shownPages)}</span>
         <div className="flex gap-2">
           <Button

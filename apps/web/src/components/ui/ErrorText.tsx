@@ -10,7 +10,7 @@ export function errorText(error: unknown, prefix?: string): string | null {
 export function ErrorText({
   error,
   prefix,
-  className = 'text-sm text-red-600',
+  className = 'text-sm text-red-600 dark:text-red-400',
 }: {
   error: unknown;
   prefix?: string;

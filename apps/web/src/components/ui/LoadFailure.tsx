@@ -39,12 +39,15 @@ export function LoadFailure({ error, notFound, prefix, back, onRetry }: LoadFail
   return (
     <div
       role="alert"
-      className="mx-auto mt-8 max-w-lg rounded-lg border border-slate-200 bg-white p-6 text-center shadow-sm"
+      className="mx-auto mt-8 max-w-lg rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 text-center shadow-sm"
       data-failure={kind}
     >
-      <p className="text-sm text-slate-700">{text}</p>
+      <p className="text-sm text-slate-700 dark:text-slate-300">{text}</p>
       <div className="mt-4 flex flex-wrap items-center justify-center gap-3">
-        <Link to={back.to} className="rounded-md text-sm font-medium text-brand-700 underline-offset-2 hover:underline">
+        <Link
+          to={back.to}
+          className="rounded-md text-sm font-medium text-brand-700 dark:text-brand-300 underline-offset-2 hover:underline"
+        >
           {back.label}
         </Link>
         {onRetry && kind !== 'notFound' && (

@@ -14,20 +14,20 @@ export interface PageLayoutProps {
 export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
   return (
     <div className="flex h-full flex-col">
-      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-4 sm:px-6">
+      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 px-4 py-4 sm:px-6">
         {onBack && (
           <button
             type="button"
             onClick={onBack}
             aria-label="Back"
-            className="rounded-md p-1.5 text-slate-500 hover:bg-slate-100 hover:text-slate-800"
+            className="rounded-md p-1.5 text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-800 dark:hover:text-slate-100"
           >
             <ArrowLeft className="h-5 w-5" />
           </button>
         )}
         <div className="min-w-0 flex-1">
-          <h1 className="truncate text-xl font-semibold text-slate-900">{title}</h1>
-          {secondaryTitle && <p className="truncate text-sm text-slate-500">{secondaryTitle}</p>}
+          <h1 className="truncate text-xl font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
+          {secondaryTitle && <p className="truncate text-sm text-slate-500 dark:text-slate-400">{secondaryTitle}</p>}
         </div>
         {action && (
           <Button onClick={action.onClick} disabled={action.disabled}>

@@ -10,7 +10,7 @@ export function PasswordChecklist({ password, confirm }: { password: string; con
       {(Object.keys(CHECKLIST_LABELS) as (keyof typeof CHECKLIST_LABELS)[]).map((key) => (
         <li
           key={key}
-          className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700' : 'text-slate-500'}`}
+          className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700 dark:text-emerald-300' : 'text-slate-500 dark:text-slate-400'}`}
           data-met={state[key]}
         >
           {state[key] ? <Check className="h-4 w-4" aria-hidden /> : <X className="h-4 w-4" aria-hidden />}

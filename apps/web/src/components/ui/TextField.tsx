@@ -28,7 +28,7 @@ interface Props<T extends FieldValues> extends Omit<
 }
 
 const inputClass =
-  'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 disabled:text-slate-500';
+  'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-500';
 
 export function TextField<T extends FieldValues>({
   name,
@@ -53,12 +53,12 @@ export function TextField<T extends FieldValues>({
   return (
     <div className={`space-y-1 ${className}`}>
       <div className="flex items-baseline gap-0.5">
-        <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        <label htmlFor={id} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
           {label}
         </label>
         {/* Outside the label so the field's accessible name is exactly the label. */}
         {required && (
-          <span className="text-sm text-red-600" aria-hidden>
+          <span className="text-sm text-red-600 dark:text-red-400" aria-hidden>
             *
           </span>
         )}
@@ -89,7 +89,7 @@ export function TextField<T extends FieldValues>({
               type="button"
               onClick={() => setShown((s) => !s)}
               aria-label={shown ? 'Hide password' : 'Show password'}
-              className="absolute inset-y-0 right-0 flex items-center px-3 text-slate-500 hover:text-slate-700"
+              className="absolute inset-y-0 right-0 flex items-center px-3 text-slate-500 dark:text-slate-400 hover:text-slate-700 dark:hover:text-slate-100"
             >
               {shown ? <EyeOff className="h-4 w-4" /> : <Eye className="h-4 w-4" />}
             </button>
@@ -97,7 +97,7 @@ export function TextField<T extends FieldValues>({
         </div>
       )}
       {error?.message && (
-        <p id={`${id}-error`} className="text-sm text-red-600">
+        <p id={`${id}-error`} className="text-sm text-red-600 dark:text-red-400">
           {error.message}
         </p>
       )}

@@ -84,15 +84,18 @@ export function LoginPage() {
             required
           />
           <div className="flex items-center justify-between">
-            <label className="flex items-center gap-2 text-sm text-slate-700">
+            <label className="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
               <input
                 type="checkbox"
-                className="h-4 w-4 rounded border-slate-300 text-brand-600"
+                className="h-4 w-4 rounded border-slate-300 dark:border-slate-600 text-brand-600 dark:text-brand-300"
                 {...form.register('rememberMe')}
               />
               Remember me
             </label>
-            <Link to="/forgotPassword" className="text-sm font-medium text-brand-600 hover:underline">
+            <Link
+              to="/forgotPassword"
+              className="text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            >
               Forgot Password
             </Link>
           </div>

@@ -110,8 +110,11 @@ export function MfaPage() {
       {exhausted ? (
         <div className="space-y-4">
           <FormError message={error} />
-          <p className="text-sm text-slate-600">{TEXT.retriesExhaustedHelp}</p>
-          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+          <p className="text-sm text-slate-600 dark:text-slate-300">{TEXT.retriesExhaustedHelp}</p>
+          <Link
+            to="/login"
+            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+          >
             Return to Login
           </Link>
         </div>
@@ -131,7 +134,10 @@ export function MfaPage() {
             <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || verify.isPending}>
               Authenticate
             </Button>
-            <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+            <Link
+              to="/login"
+              className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            >
               Return to Login
             </Link>
           </form>

@@ -97,7 +97,10 @@ export function ResetPasswordPage() {
           <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || reset.isPending}>
             Reset Password
           </Button>
-          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+          <Link
+            to="/login"
+            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+          >
             Back to Login
           </Link>
         </form>

@@ -37,12 +37,14 @@ export function SupportPage() {
               value={search}
               onChange={(e) => setSearch(e.target.value)}
               placeholder="Search the FAQ..."
-              className="w-full rounded-md border border-slate-300 py-2 pl-9 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+              className="w-full rounded-md border border-slate-300 dark:border-slate-600 py-2 pl-9 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
             />
           </label>
-          <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white shadow-sm">
+          <ul className="divide-y divide-slate-200 dark:divide-slate-700 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm">
             {entries.length === 0 && (
-              <li className="px-4 py-8 text-center text-sm text-slate-500">No answers match your search</li>
+              <li className="px-4 py-8 text-center text-sm text-slate-500 dark:text-slate-400">
+                No answers match your search
+              </li>
             )}
             {entries.map((e) => {
               const expanded = open === e.i;
@@ -54,7 +56,7 @@ export function SupportPage() {
                       aria-expanded={expanded}
                       aria-controls={`faq-${e.i}`}
                       onClick={() => setOpen(expanded ? null : e.i)}
-                      className="flex w-full items-center justify-between gap-4 px-4 py-3 text-left text-sm font-medium text-slate-900 hover:bg-slate-50"
+                      className="flex w-full items-center justify-between gap-4 px-4 py-3 text-left text-sm font-medium text-slate-900 dark:text-slate-100 hover:bg-slate-50 dark:hover:bg-slate-800"
                     >
                       {e.question}
                       <ChevronDown
@@ -64,7 +66,11 @@ export function SupportPage() {
                     </button>
                   </h3>
                   {expanded && (
-                    <p id={`faq-${e.i}`} role="region" className="px-4 pb-4 text-sm leading-relaxed text-slate-600">
+                    <p
+                      id={`faq-${e.i}`}
+                      role="region"
+                      className="px-4 pb-4 text-sm leading-relaxed text-slate-600 dark:text-slate-300"
+                    >
                       {e.answer}
                     </p>
                   )}
@@ -104,12 +110,15 @@ function GetInTouch() {
   });
 
   return (
-    <section aria-label="Get In Touch" className="h-fit rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+    <section
+      aria-label="Get In Touch"
+      className="h-fit rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-5 shadow-sm"
+    >
       <div className="flex items-center gap-3">
-        <Mail className="h-5 w-5 text-brand-600" />
-        <h2 className="font-semibold text-slate-900">Get In Touch</h2>
+        <Mail className="h-5 w-5 text-brand-600 dark:text-brand-300" />
+        <h2 className="font-semibold text-slate-900 dark:text-slate-100">Get In Touch</h2>
       </div>
-      <p className="mt-2 text-sm text-slate-600">
+      <p className="mt-2 text-sm text-slate-600 dark:text-slate-300">
         Could not find your answer? Write to our support team; we reply by email.
       </p>
       {!revealed ? (
@@ -118,7 +127,7 @@ function GetInTouch() {
         </Button>
       ) : (
         <form onSubmit={(e) => void onSubmit(e)} className="mt-4 space-y-3" noValidate>
-          <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+          <label htmlFor={id} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
             Message
           </label>
           <textarea
@@ -131,7 +140,7 @@ function GetInTouch() {
                 setSent(false);
               },
             })}
-            className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+            className="block w-full rounded-md border border-slate-300 dark:border-slate-600 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
             placeholder="Tell us what happened, and which VM it concerns."
           />
           <ErrorText error={form.formState.errors.message?.message ?? send.error} />

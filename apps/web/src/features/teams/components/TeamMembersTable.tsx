@@ -23,7 +23,11 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
         title="Team Members"
         icon={<Users className="h-5 w-5" />}
         columns={[
-          { key: 'user', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+          {
+            key: 'user',
+            header: 'User',
+            render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+          },
           { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
           { key: 'email', header: 'Email', render: (m) => m.email },
         ]}

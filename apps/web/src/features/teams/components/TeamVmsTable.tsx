@@ -23,7 +23,11 @@ export function TeamVmsTable({ teamId }: { teamId: number }) {
       title="Team Virtual Machines"
       icon={<Server className="h-5 w-5" />}
       columns={[
-        { key: 'name', header: 'Name', render: (v) => <span className="font-medium text-slate-900">{v.name}</span> },
+        {
+          key: 'name',
+          header: 'Name',
+          render: (v) => <span className="font-medium text-slate-900 dark:text-slate-100">{v.name}</span>,
+        },
         { key: 'status', header: 'Status', render: (v) => v.status },
         { key: 'size', header: 'Size', render: (v) => v.configuration },
       ]}

@@ -66,7 +66,7 @@ export function TeamPage() {
         <div className="space-y-6">
           <form
             onSubmit={onSave}
-            className="flex max-w-xl items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+            className="flex max-w-xl items-end gap-3 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 shadow-sm"
             noValidate
           >
             <TextField<RenameForm>

@@ -73,7 +73,7 @@ export function UserPage() {
         <div className="space-y-6">
           <form
             onSubmit={onSave}
-            className="max-w-3xl space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
+            className="max-w-3xl space-y-4 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
             noValidate
           >
             <div className="grid gap-4 sm:grid-cols-2">
@@ -94,12 +94,14 @@ export function UserPage() {
             </div>
             <dl className="grid gap-4 text-sm sm:grid-cols-2">
               <div>
-                <dt className="font-medium text-slate-700">Email</dt>
-                <dd className="mt-1 text-slate-900">{loaded?.email ?? '…'}</dd>
+                <dt className="font-medium text-slate-700 dark:text-slate-300">Email</dt>
+                <dd className="mt-1 text-slate-900 dark:text-slate-100">{loaded?.email ?? '…'}</dd>
               </div>
               <div>
-                <dt className="font-medium text-slate-700">Created</dt>
-                <dd className="mt-1 text-slate-900">{loaded ? formatDate(loaded.createdAt) : '…'}</dd>
+                <dt className="font-medium text-slate-700 dark:text-slate-300">Created</dt>
+                <dd className="mt-1 text-slate-900 dark:text-slate-100">
+                  {loaded ? formatDate(loaded.createdAt) : '…'}
+                </dd>
               </div>
             </dl>
             <ErrorText error={edit.error} prefix={ERRORS.editUser} />
@@ -147,7 +149,7 @@ function RoleCell({
         value={membership.roleId}
         disabled={!canManage}
         onChange={(e) => onChange(Number(e.target.value))}
-        className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm disabled:opacity-60"
+        className="rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1 text-sm disabled:opacity-60"
       >
         {assignable.map((r) => (
           <option key={r.id} value={r.id}>
@@ -166,7 +168,7 @@ function RemoveCell({ membership, onRemove }: { membership: Membership; onRemove
   return (
     <Button
       variant="ghost"
-      className="px-3 py-1 text-red-600"
+      className="px-3 py-1 text-red-600 dark:text-red-400"
       aria-label={`Remove from ${membership.name}`}
       onClick={onRemove}
     >
@@ -213,7 +215,11 @@ function MembershipsTable({ userId, userName }: { userId: number; userName: stri
       <DataTable
         title="Team Memberships"
         columns={[
-          { key: 'team', header: 'Team', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+          {
+            key: 'team',
+            header: 'Team',
+            render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+          },
           {
             key: 'role',
             header: 'Role',
@@ -262,7 +268,7 @@ function MembershipsTable({ userId, userName }: { userId: number; userName: stri
           setRemoving(null);
         }}
       >
-        <p className="text-sm text-slate-700">
+        <p className="text-sm text-slate-700 dark:text-slate-300">
           {TEXT.removeMembershipBody(userName || 'This user', removing?.name ?? '')}
         </p>
       </ConfirmDialog>

@@ -57,10 +57,10 @@ export function UsersPage() {
             key: 'name',
             header: 'Name',
             render: (u) => (
-              <span className="font-medium text-slate-900">
+              <span className="font-medium text-slate-900 dark:text-slate-100">
                 {u.name}
                 {!u.confirmed && (
-                  <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-800">
+                  <span className="ml-2 rounded bg-amber-100 dark:bg-amber-900/50 px-1.5 py-0.5 text-xs font-medium text-amber-800 dark:text-amber-200">
                     Invited
                   </span>
                 )}
@@ -77,7 +77,7 @@ export function UsersPage() {
                 <button
                   type="button"
                   aria-label={`Delete ${u.name}`}
-                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
+                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 dark:hover:bg-red-950/50 hover:text-red-600"
                   onClick={(e) => {
                     e.stopPropagation();
                     del.reset();

@@ -31,7 +31,7 @@ export function CopyButton({
       aria-label={`Copy ${label}`}
       disabled={busy}
       onClick={() => void copy()}
-      className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700 disabled:opacity-40"
+      className="rounded p-1 text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-700 dark:hover:text-slate-100 disabled:opacity-40"
     >
       <Copy className="h-4 w-4" />
     </button>

@@ -54,7 +54,7 @@ export function ConfirmActionDialog({
       onConfirm={confirm}
       onCancel={onClose}
     >
-      <p className="text-sm text-slate-700">{def.confirm.text}</p>
+      <p className="text-sm text-slate-700 dark:text-slate-300">{def.confirm.text}</p>
     </ConfirmDialog>
   );
 }
@@ -143,7 +143,7 @@ export function UpgradeDialog({
     <Modal open title="Upgrade VM" onClose={onClose}>
       {done ? (
         <div className="space-y-4">
-          <p className="text-sm text-slate-700">{TEXT.upgradeWait}</p>
+          <p className="text-sm text-slate-700 dark:text-slate-300">{TEXT.upgradeWait}</p>
           <div className="flex justify-end">
             <Button onClick={onClose}>Return</Button>
           </div>
@@ -153,16 +153,18 @@ export function UpgradeDialog({
           {configs.error ? (
             <ErrorText error={configs.error} prefix={ERRORS.fetchConfigurations} />
           ) : configs.isPending ? (
-            <p className="text-sm text-slate-500">Loading configurations…</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">Loading configurations…</p>
           ) : bigger.length === 0 ? (
-            <p className="text-sm text-slate-600">This VM already has the largest configuration.</p>
+            <p className="text-sm text-slate-600 dark:text-slate-300">This VM already has the largest configuration.</p>
           ) : (
             <fieldset className="space-y-2">
-              <legend className="mb-2 text-sm text-slate-600">Choose a configuration with more CPU:</legend>
+              <legend className="mb-2 text-sm text-slate-600 dark:text-slate-300">
+                Choose a configuration with more CPU:
+              </legend>
               {bigger.map((c) => (
                 <label
                   key={c.id}
-                  className="flex cursor-pointer items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm hover:bg-slate-50"
+                  className="flex cursor-pointer items-center gap-3 rounded-md border border-slate-200 dark:border-slate-700 px-3 py-2 text-sm hover:bg-slate-50 dark:hover:bg-slate-800"
                 >
                   <input
                     type="radio"
@@ -172,7 +174,7 @@ export function UpgradeDialog({
                     name="configuration"
                   />
                   <span className="font-medium">{c.name}</span>
-                  <span className="text-slate-500">{`${c.cpu} cores · ${c.ram} GB RAM · ${c.disk} GB disk`}</span>
+                  <span className="text-slate-500 dark:text-slate-400">{`${c.cpu} cores · ${c.ram} GB RAM · ${c.disk} GB disk`}</span>
                 </label>
               ))}
             </fieldset>

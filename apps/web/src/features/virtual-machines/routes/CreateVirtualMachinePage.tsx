@@ -99,17 +99,17 @@ function Field({
   const id = useId();
   return (
     <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
         {label}
       </label>
       {children(id)}
-      {error && <p className="text-sm text-red-600">{error}</p>}
+      {error && <p className="text-sm text-red-600 dark:text-red-400">{error}</p>}
     </div>
   );
 }
 
 const selectClass =
-  'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm disabled:bg-slate-100 disabled:text-slate-400';
+  'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-400';
 
 export function CreateVirtualMachinePage() {
   const navigate = useNavigate();
@@ -190,7 +190,7 @@ export function CreateVirtualMachinePage() {
       <form
         onSubmit={(e) => void onSubmit(e)}
         noValidate
-        className="max-w-2xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
+        className="max-w-2xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
       >
         <Field label="Name" error={errors.name?.message}>
           {(id) => <input id={id} {...form.register('name')} placeholder="web-1" className={selectClass} />}
@@ -274,17 +274,20 @@ export function CreateVirtualMachinePage() {
         </div>
 
         {configurationId !== '' && providerError && (
-          <p role="alert" className="text-sm text-red-600">
+          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
             {providerError}
           </p>
         )}
         {configurationId !== '' && providerList && providerList.length === 0 && (
-          <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
+          <p
+            role="alert"
+            className="rounded-md bg-amber-50 dark:bg-amber-950/40 px-3 py-2 text-sm text-amber-800 dark:text-amber-200"
+          >
             {TEXT.noProvider}
           </p>
         )}
         {providerList && providerList.length === 1 && (
-          <p className="text-sm text-slate-600">
+          <p className="text-sm text-slate-600 dark:text-slate-300">
             Provider: <strong>{providerList[0]!.name}</strong>
           </p>
         )}

@@ -37,7 +37,7 @@ export function VirtualMachinesPage() {
             key: 'name',
             header: 'Name',
             sortable: true,
-            render: (v) => <span className="font-medium text-slate-900">{v.name}</span>,
+            render: (v) => <span className="font-medium text-slate-900 dark:text-slate-100">{v.name}</span>,
           },
           { key: 'status', header: 'Status', render: (v) => <StatusBadge status={v.status} /> },
           { key: 'configuration', header: 'Size', sortable: true, render: (v) => v.configuration },

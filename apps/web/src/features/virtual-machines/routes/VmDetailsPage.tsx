@@ -89,8 +89,13 @@ function ActionButton({
 
 function Card({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <section aria-label={title} className="rounded-lg border border-slate-200 bg-white shadow-sm">
-      <h2 className="border-b border-slate-200 px-4 py-3 font-semibold text-slate-900">{title}</h2>
+    <section
+      aria-label={title}
+      className="rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm"
+    >
+      <h2 className="border-b border-slate-200 dark:border-slate-700 px-4 py-3 font-semibold text-slate-900 dark:text-slate-100">
+        {title}
+      </h2>
       <div className="p-4">{children}</div>
     </section>
   );
@@ -99,8 +104,8 @@ function Card({ title, children }: { title: string; children: ReactNode }) {
 function Item({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-      <dd className="mt-1 flex items-center gap-1 text-sm text-slate-900" data-label={label}>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
+      <dd className="mt-1 flex items-center gap-1 text-sm text-slate-900 dark:text-slate-100" data-label={label}>
         {children}
       </dd>
     </div>
@@ -111,12 +116,12 @@ function Bar({ label, percent, text }: { label: string; percent: number; text: s
   return (
     <div className="space-y-1">
       <div className="flex justify-between text-sm">
-        <span className="font-medium text-slate-700">{label}</span>
-        <span className="text-slate-600" data-usage={label}>
+        <span className="font-medium text-slate-700 dark:text-slate-300">{label}</span>
+        <span className="text-slate-600 dark:text-slate-300" data-usage={label}>
           {text}
         </span>
       </div>
-      <div className="h-2 rounded-full bg-slate-100">
+      <div className="h-2 rounded-full bg-slate-100 dark:bg-slate-800">
         <div
           className="h-2 rounded-full bg-brand-600 transition-all"
           style={{ width: `${Math.min(100, Math.max(0, percent))}%` }}
@@ -210,7 +215,7 @@ export function VmDetailsPage() {
           onRetry={() => void details.refetch()}
         />
       ) : !vm || !status ? (
-        <p className="text-sm text-slate-500">Loading...</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">Loading...</p>
       ) : (
         <div className="grid gap-6 xl:grid-cols-3">
           <div className="xl:col-span-2">
@@ -231,7 +236,7 @@ export function VmDetailsPage() {
                     type="button"
                     aria-label="Refresh status"
                     onClick={() => void refresh()}
-                    className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+                    className="rounded p-1 text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-700 dark:hover:text-slate-100"
                   >
                     <RefreshCw className="h-4 w-4" />
                   </button>
@@ -248,7 +253,7 @@ export function VmDetailsPage() {
                         type="button"
                         aria-label={password === null ? 'Show password' : 'Hide password'}
                         onClick={() => (password === null ? void showPassword() : setPassword(null))}
-                        className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+                        className="rounded p-1 text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-700 dark:hover:text-slate-100"
                       >
                         {password === null ? <Eye className="h-4 w-4" /> : <EyeOff className="h-4 w-4" />}
                       </button>
@@ -269,7 +274,10 @@ export function VmDetailsPage() {
                 </Item>
               </dl>
               {data.errorReason && (
-                <p role="alert" className="mt-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+                <p
+                  role="alert"
+                  className="mt-4 rounded-md bg-red-50 dark:bg-red-950/50 px-3 py-2 text-sm text-red-700 dark:text-red-300"
+                >
                   {data.errorReason}
                 </p>
               )}
