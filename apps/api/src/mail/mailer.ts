@@ -45,14 +45,7 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
     if (!transport) return;
     for (;;) {
       const claimed = await deps.db.execute<{
-        id: number;
-        to_address: string;
-        from_address: string;
-        reply_to: string | null;
-        subject: string;
-        text_body: string;
-        html_body: string | null;
-        attempts: number;
+        id: number; to_address: string; from_address: string; reply_to: string | null; subject: string; text_body: string; html_body: string | null; attempts: number;
       }>(sql`
         update mail_outbox set attempts = attempts + 1, next_attempt_at = now() + interval '2 minutes'
         where id in (
@@ -71,9 +64,7 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
             text: row.text_body,
             ...(row.html_body ? { html: row.html_body } : {}),
           });
-          await deps.db.execute(
-            sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null where id = ${row.id}`,
-          );
+          await deps.db.execute(sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null where id = ${row.id}`);
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
           const final = row.attempts >= MAX_ATTEMPTS;
@@ -117,10 +108,7 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
         void kick();
       } else {
         // Local mode: the outbox is the mailbox. This prints the message, code included, on purpose.
-        deps.log.info(
-          { outboxId: id, to: mail.to, subject: mail.subject, text: mail.text },
-          'mail kept in outbox (set SMTP_URL to send)',
-        );
+        deps.log.info({ outboxId: id, to: mail.to, subject: mail.subject, text: mail.text }, 'mail kept in outbox (set SMTP_URL to send)');
         printLocalMail({ id, to: mail.to, from: mail.from, subject: mail.subject, text: mail.text });
       }
       return id;
