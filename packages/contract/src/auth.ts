@@ -2,13 +2,7 @@ import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
-import {
-  SINGLE_LINE_PATTERN,
-  loginEmailSchema,
-  mfaFormSchema,
-  newPasswordSchema,
-  passwordInputSchema,
-} from './validation.ts';
+import { SINGLE_LINE_PATTERN, loginEmailSchema, mfaFormSchema, newPasswordSchema, passwordInputSchema } from './validation.ts';
 
 /** The signed-in user as the portal holds it (SPEC point 3, "User (auth state)"). */
 export const authUserSchema = z.object({
@@ -38,9 +32,7 @@ export const authRoutes = {
     summary: 'Check email and password; on success mail a one-time code and start a session awaiting it',
     tag: 'Auth',
     access: 'public',
-    body: z
-      .object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() })
-      .strict(),
+    body: z.object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() }).strict(),
     data: userData,
   }),
   mfa: route({
@@ -104,18 +96,13 @@ export const passwordRoutes = {
     summary: 'Mail a reset link if the account exists; the answer never tells',
     tag: 'Users',
     access: 'public',
-    body: z
-      .object({
-        email: z.string().trim().min(1).max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
-      })
-      .strict(),
+    body: z.object({ email: z.string().trim().min(1).max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters) }).strict(),
     data: z.null(),
   }),
   resetPasswordFromEmail: route({
     method: 'POST',
     path: '/users/resetPasswordFromEmail/:token',
-    summary:
-      "Set a new password with the emailed key. The path carries the user id (the link's `id`), the body the key (the link's `token`).",
+    summary: 'Set a new password with the emailed key. The path carries the user id (the link\'s `id`), the body the key (the link\'s `token`).',
     tag: 'Users',
     access: 'public',
     params: z.object({ token: idSchema }),
@@ -133,18 +120,8 @@ export const passwordRoutes = {
       .object({
         password: newPasswordSchema,
         resetKey: z.string().min(1).max(200),
-        firstName: z
-          .string()
-          .trim()
-          .min(1, 'First Name is Required')
-          .max(LIMITS.name)
-          .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
-        lastName: z
-          .string()
-          .trim()
-          .min(1, 'Last Name is Required')
-          .max(LIMITS.name)
-          .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+        firstName: z.string().trim().min(1, 'First Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+        lastName: z.string().trim().min(1, 'Last Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
       })
       .strict(),
     data: z.null(),
@@ -152,7 +129,7 @@ export const passwordRoutes = {
   updatePassword: route({
     method: 'POST',
     path: '/users/updatePassword',
-    summary: "Change the signed-in user's password (the current one is required)",
+    summary: 'Change the signed-in user\'s password (the current one is required)',
     tag: 'Users',
     access: 'user',
     body: z.object({ currentPassword: passwordInputSchema, password: newPasswordSchema }).strict(),

@@ -183,7 +183,8 @@ export const API_MESSAGES = {
   duplicate: 'That already exists. Please refresh and try again.',
   /** A foreign key refused the write (something it refers to was deleted, or it is still referred to). */
   referenceConflict: 'A related record was changed or is still in use. Please refresh and try again.',
-  forgotPasswordAccepted: "If an account with that email exists, you'll receive a password reset link shortly.",
+  forgotPasswordAccepted:
+    "If an account with that email exists, you'll receive a password reset link shortly.",
   invalidResetToken: 'This link is invalid or has expired. Please request a new one.',
   passwordUpdated: 'Password updated',
   currentPasswordWrong: 'Current password is incorrect',

@@ -74,24 +74,13 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   return {
     /** Password check; on success a session awaiting the emailed code. */
-    async login(input: {
-      email: string;
-      password: string;
-      rememberMe: boolean;
-      previousSessionId?: string;
-      client: ClientInfo;
-    }): Promise<{ session: NewSession; user: AuthUser }> {
+    async login(input: { email: string; password: string; rememberMe: boolean; previousSessionId?: string; client: ClientInfo }): Promise<{ session: NewSession; user: AuthUser }> {
       const user = await identity.byEmail(input.email);
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
       if (!user || !user.passwordHash || !ok) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
 
       if (input.previousSessionId) await sessions.destroy(input.previousSessionId);
-      const session = await sessions.create({
-        userId: user.id,
-        state: 'mfa',
-        rememberMe: input.rememberMe,
-        ...input.client,
-      });
+      const session = await sessions.create({ userId: user.id, state: 'mfa', rememberMe: input.rememberMe, ...input.client });
       const code = deps.random.digits(MFA_CODE_LENGTH);
       await db.insert(mfaChallenges).values({
         sessionId: session.sessionId,
@@ -105,11 +94,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** Checks the emailed code; on success the session is replaced by a fully authenticated one. */
-    async verifyMfa(
-      auth: AuthContext,
-      code: string,
-      client: ClientInfo,
-    ): Promise<{ session: NewSession; user: AuthUser }> {
+    async verifyMfa(auth: AuthContext, code: string, client: ClientInfo): Promise<{ session: NewSession; user: AuthUser }> {
       if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
       // Count the attempt first and atomically, so parallel guesses cannot exceed the limit.
       const [challenge] = await db
@@ -134,16 +119,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       // Rotate: the pre-MFA token never becomes an authenticated one.
       await sessions.destroy(auth.sessionId);
-      const session = await sessions.create({
-        userId: auth.userId,
-        state: 'authenticated',
-        rememberMe: auth.rememberMe,
-        ...client,
-      });
+      const session = await sessions.create({ userId: auth.userId, state: 'authenticated', rememberMe: auth.rememberMe, ...client });
       const user = await mustFind(auth.userId);
-      const resetKey = user.forcePasswordReset
-        ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS)
-        : null;
+      const resetKey = user.forcePasswordReset ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS) : null;
       return { session, user: toAuthUser(user, resetKey) };
     },
 
@@ -171,52 +149,28 @@ export function createAuthService(deps: AuthServiceDeps) {
       const user = await identity.byEmail(email);
       if (!user || !user.passwordHash) return;
       const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
-      const mail = resetPasswordMail(
-        user.resellerName ?? 'Portal',
-        link('/resetPassword', { token: key, id: user.id }),
-      );
+      const mail = resetPasswordMail(user.resellerName ?? 'Portal', link('/resetPassword', { token: key, id: user.id }));
       await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
     },
 
-    async resetPassword(input: {
-      userId: number;
-      resetKey: string;
-      password: string;
-      keepSessionId?: string;
-    }): Promise<void> {
+    async resetPassword(input: { userId: number; resetKey: string; password: string; keepSessionId?: string }): Promise<void> {
       const passwordHash = await hashPassword(input.password);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'reset_password', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
-        await tx
-          .update(users)
-          .set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() })
-          .where(eq(users.id, input.userId));
+        await tx.update(users).set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() }).where(eq(users.id, input.userId));
       });
       await sessions.destroyAllFor(input.userId, input.keepSessionId);
     },
 
-    async confirmEmail(input: {
-      userId: number;
-      resetKey: string;
-      password: string;
-      firstName: string;
-      lastName: string;
-    }): Promise<void> {
+    async confirmEmail(input: { userId: number; resetKey: string; password: string; firstName: string; lastName: string }): Promise<void> {
       const passwordHash = await hashPassword(input.password);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'confirm_email', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
         await tx
           .update(users)
-          .set({
-            passwordHash,
-            firstName: input.firstName,
-            lastName: input.lastName,
-            emailConfirmedAt: clock.now(),
-            forcePasswordReset: false,
-            updatedAt: clock.now(),
-          })
+          .set({ passwordHash, firstName: input.firstName, lastName: input.lastName, emailConfirmedAt: clock.now(), forcePasswordReset: false, updatedAt: clock.now() })
           .where(eq(users.id, input.userId));
       });
     },
@@ -226,10 +180,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!user.passwordHash || !(await verifyPassword(user.passwordHash, currentPassword))) {
         throw new BadRequestError(API_MESSAGES.currentPasswordWrong);
       }
-      await db
-        .update(users)
-        .set({ passwordHash: await hashPassword(password), forcePasswordReset: false, updatedAt: clock.now() })
-        .where(and(eq(users.id, auth.userId)));
+      await db.update(users).set({ passwordHash: await hashPassword(password), forcePasswordReset: false, updatedAt: clock.now() }).where(and(eq(users.id, auth.userId)));
       await sessions.destroyAllFor(auth.userId, auth.sessionId);
     },
   };

@@ -39,9 +39,7 @@ export function createIdentityRepository(db: Db) {
         companyName: companies.name,
         resellerName: sql<string | null>`coalesce(${resellers.name}, ${distributors.name})`,
         resellerEmail: sql<string | null>`coalesce(${resellers.email}, ${distributors.email})`,
-        supportEmail: sql<
-          string | null
-        >`coalesce(${resellers.supportEmail}, ${distributors.supportEmail}, ${resellers.email}, ${distributors.email})`,
+        supportEmail: sql<string | null>`coalesce(${resellers.supportEmail}, ${distributors.supportEmail}, ${resellers.email}, ${distributors.email})`,
         logoUrl: sql<string | null>`coalesce(${resellers.logoUrl}, ${distributors.logoUrl})`,
         tabLogoUrl: sql<string | null>`coalesce(${resellers.tabLogoUrl}, ${distributors.tabLogoUrl})`,
       })

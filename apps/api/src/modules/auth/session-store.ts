@@ -18,13 +18,7 @@ export interface NewSession {
 
 export interface SessionStore {
   resolve(token: string): Promise<AuthContext | null>;
-  create(input: {
-    userId: number;
-    state: 'mfa' | 'authenticated';
-    rememberMe: boolean;
-    ip?: string;
-    userAgent?: string;
-  }): Promise<NewSession>;
+  create(input: { userId: number; state: 'mfa' | 'authenticated'; rememberMe: boolean; ip?: string; userAgent?: string }): Promise<NewSession>;
   destroy(sessionId: string): Promise<void>;
   /** Ends every session of a user except `keep` (after a password change). */
   destroyAllFor(userId: number, keep?: string): Promise<void>;
@@ -68,9 +62,7 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       if (!row) return null;
       if (row.state === 'authenticated' && now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
         // Sliding expiry for active users; remember-me sessions keep their long fixed window.
-        const patch = row.rememberMe
-          ? { lastSeenAt: now }
-          : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+        const patch = row.rememberMe ? { lastSeenAt: now } : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
         await db.update(sessions).set(patch).where(eq(sessions.id, id));
       }
       return {
@@ -106,9 +98,7 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       await db.delete(sessions).where(eq(sessions.id, sessionId));
     },
     async destroyAllFor(userId, keep) {
-      await db
-        .delete(sessions)
-        .where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+      await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
     },
     async extend(sessionId, rememberMe) {
       const expiresAt = new Date(clock.now().getTime() + ttlFor('authenticated', rememberMe));

@@ -27,9 +27,6 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
       request.log.error('database health check failed');
       reply.status(503);
     }
-    return {
-      message: check.status === 'ok' ? 'OK' : 'Database unreachable',
-      data: { status: check.status === 'ok' ? ('ok' as const) : ('down' as const), checks: { database: check } },
-    };
+    return { message: check.status === 'ok' ? 'OK' : 'Database unreachable', data: { status: check.status === 'ok' ? ('ok' as const) : ('down' as const), checks: { database: check } } };
   });
 }

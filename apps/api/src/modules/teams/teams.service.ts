@@ -20,13 +20,7 @@ function requireRole(roleId: number): void {
 
 export function createTeamsService(deps: Deps) {
   const { db, access, audit, teams, users } = deps;
-  const auditOf = (
-    ctx: Ctx,
-    action: string,
-    targetType: string,
-    targetId: number,
-    extra: { before?: unknown; after?: unknown } = {},
-  ) => ({
+  const auditOf = (ctx: Ctx, action: string, targetType: string, targetId: number, extra: { before?: unknown; after?: unknown } = {}) => ({
     companyId: ctx.scope.companyId,
     actorUserId: ctx.scope.userId,
     action,
@@ -47,10 +41,7 @@ export function createTeamsService(deps: Deps) {
       return BUILT_IN_ROLES.map((r) => ({ id: r.id, name: r.name, info: r.info }));
     },
 
-    async list(
-      scope: TenantScope,
-      q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined },
-    ) {
+    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined }) {
       const { rows, total } = await teams.list({
         companyId: scope.companyId,
         memberUserId: scope.isCompanyAdmin ? null : scope.userId,
@@ -64,10 +55,7 @@ export function createTeamsService(deps: Deps) {
         rows.map(async (r) => ({
           ...r,
           createdAt: iso(r.createdAt),
-          permissions: effectivePermissions(
-            scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id),
-            scope.isCompanyAdmin,
-          ),
+          permissions: effectivePermissions(scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id), scope.isCompanyAdmin),
         })),
       );
       return { data, totalPages: totalPages(total, q.rowsPerPage) };
@@ -77,29 +65,18 @@ export function createTeamsService(deps: Deps) {
       const { roleId } = await access.requireTeam(scope, teamId, 'team.view');
       const team = (await teams.byId(scope.companyId, teamId))!;
       const { rows, total } = await teams.members(teamId, q);
-      return {
-        teamName: team.name,
-        members: rows,
-        totalPages: totalPages(total, q.rowsPerPage),
-        myRoleId: roleId,
-        permissions: effectivePermissions(roleId, scope.isCompanyAdmin),
-      };
+      return { teamName: team.name, members: rows, totalPages: totalPages(total, q.rowsPerPage), myRoleId: roleId, permissions: effectivePermissions(roleId, scope.isCompanyAdmin) };
     },
 
     async create(ctx: Ctx, input: { name: string; parentTeamId?: number | null | undefined }) {
       const parentTeamId = input.parentTeamId ?? null;
-      if (parentTeamId !== null)
-        await access.requireTeam(ctx.scope, parentTeamId, 'team.view', 'Parent team not found');
-      if (await teams.nameTaken(ctx.scope.companyId, input.name))
-        throw new ConflictError('A team with this name already exists');
+      if (parentTeamId !== null) await access.requireTeam(ctx.scope, parentTeamId, 'team.view', 'Parent team not found');
+      if (await teams.nameTaken(ctx.scope.companyId, input.name)) throw new ConflictError('A team with this name already exists');
       return db.transaction(async (tx) => {
         const team = await teams.insert(tx, { companyId: ctx.scope.companyId, name: input.name, parentTeamId });
         // The creator runs the team.
         await teams.addMember(tx, team.id, ctx.scope.userId, ADMIN_ROLE_ID);
-        await audit.record(
-          auditOf(ctx, 'team.create', 'team', team.id, { after: { name: team.name, parentTeamId } }),
-          tx,
-        );
+        await audit.record(auditOf(ctx, 'team.create', 'team', team.id, { after: { name: team.name, parentTeamId } }), tx);
         return { teamId: team.id };
       });
     },
@@ -108,14 +85,10 @@ export function createTeamsService(deps: Deps) {
       await access.requireTeam(ctx.scope, teamId, 'team.manage');
       const team = (await teams.byId(ctx.scope.companyId, teamId))!;
       if (team.name === name) return;
-      if (await teams.nameTaken(ctx.scope.companyId, name, teamId))
-        throw new ConflictError('A team with this name already exists');
+      if (await teams.nameTaken(ctx.scope.companyId, name, teamId)) throw new ConflictError('A team with this name already exists');
       await db.transaction(async (tx) => {
         await teams.rename(tx, teamId, name);
-        await audit.record(
-          auditOf(ctx, 'team.rename', 'team', teamId, { before: { name: team.name }, after: { name } }),
-          tx,
-        );
+        await audit.record(auditOf(ctx, 'team.rename', 'team', teamId, { before: { name: team.name }, after: { name } }), tx);
       });
     },
 
@@ -123,16 +96,10 @@ export function createTeamsService(deps: Deps) {
       await access.requireTeam(ctx.scope, input.teamId, 'team.manage');
       requireRole(input.roleId);
       if (!(await users.byId(ctx.scope.companyId, input.userId))) throw new NotFoundError('User not found');
-      if (await teams.membership(input.teamId, input.userId))
-        throw new ConflictError('User is already a member of this team');
+      if (await teams.membership(input.teamId, input.userId)) throw new ConflictError('User is already a member of this team');
       await db.transaction(async (tx) => {
         await teams.addMember(tx, input.teamId, input.userId, input.roleId);
-        await audit.record(
-          auditOf(ctx, 'team.member.add', 'team', input.teamId, {
-            after: { userId: input.userId, roleId: input.roleId },
-          }),
-          tx,
-        );
+        await audit.record(auditOf(ctx, 'team.member.add', 'team', input.teamId, { after: { userId: input.userId, roleId: input.roleId } }), tx);
       });
     },
 
@@ -146,12 +113,7 @@ export function createTeamsService(deps: Deps) {
       }
       await db.transaction(async (tx) => {
         await teams.removeMember(tx, input.teamId, input.userId);
-        await audit.record(
-          auditOf(ctx, 'team.member.remove', 'team', input.teamId, {
-            before: { userId: input.userId, roleId: membership.roleId },
-          }),
-          tx,
-        );
+        await audit.record(auditOf(ctx, 'team.member.remove', 'team', input.teamId, { before: { userId: input.userId, roleId: membership.roleId } }), tx);
       });
     },
 
@@ -165,13 +127,7 @@ export function createTeamsService(deps: Deps) {
       if (membership.roleId === input.roleId) return;
       await db.transaction(async (tx) => {
         await teams.setRole(tx, input.teamId, input.userId, input.roleId);
-        await audit.record(
-          auditOf(ctx, 'team.member.role', 'team', input.teamId, {
-            before: { userId: input.userId, roleId: membership.roleId },
-            after: { userId: input.userId, roleId: input.roleId },
-          }),
-          tx,
-        );
+        await audit.record(auditOf(ctx, 'team.member.role', 'team', input.teamId, { before: { userId: input.userId, roleId: membership.roleId }, after: { userId: input.userId, roleId: input.roleId } }), tx);
       });
     },
 
@@ -182,9 +138,7 @@ export function createTeamsService(deps: Deps) {
         await teams.lockForDelete(tx, teamId);
         const vms = await teams.liveVmCount(teamId, tx);
         if (vms > 0) {
-          throw new ConflictError(
-            `This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`,
-          );
+          throw new ConflictError(`This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`);
         }
         await teams.delete(tx, teamId);
         await audit.record(auditOf(ctx, 'team.delete', 'team', teamId, { before: { name: team.name } }), tx);
@@ -197,12 +151,7 @@ export function createTeamsService(deps: Deps) {
       return {
         teamId,
         members: rows,
-        roles: BUILT_IN_ROLES.map((r) => ({
-          id: r.id,
-          name: r.name,
-          info: r.info,
-          permissions: [...(ROLE_PERMISSIONS[r.id] ?? [])],
-        })),
+        roles: BUILT_IN_ROLES.map((r) => ({ id: r.id, name: r.name, info: r.info, permissions: [...(ROLE_PERMISSIONS[r.id] ?? [])] })),
         permissions: Object.entries(PERMISSIONS).map(([key, description]) => ({ key, description })),
       };
     },
@@ -225,13 +174,7 @@ export function createTeamsService(deps: Deps) {
       await db.transaction(async (tx) => {
         for (const c of changes) {
           await teams.setRole(tx, input.teamId, c.userId, c.to);
-          await audit.record(
-            auditOf(ctx, 'team.member.role', 'team', input.teamId, {
-              before: { userId: c.userId, roleId: c.from },
-              after: { userId: c.userId, roleId: c.to },
-            }),
-            tx,
-          );
+          await audit.record(auditOf(ctx, 'team.member.role', 'team', input.teamId, { before: { userId: c.userId, roleId: c.from }, after: { userId: c.userId, roleId: c.to } }), tx);
         }
       });
     },

@@ -10,9 +10,7 @@ import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
 let t: TestApp;
 let base: string;
 beforeAll(async () => {
-  t = await createTestApp({
-    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_STREAM_SESSION_CHECK_MS: '100' },
-  });
+  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_STREAM_SESSION_CHECK_MS: '100' } });
   await t.portal.app.listen({ port: 0, host: '127.0.0.1' });
   t.portal.startWorkers();
   base = `http://127.0.0.1:${(t.portal.app.server.address() as { port: number }).port}${t.config.API_BASE_PATH}`;
@@ -57,25 +55,10 @@ it('streams status changes to whoever may see the VM, and ends when the session 
 
   const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
   const micro = configs.find((c) => c.key === 'micro')!;
-  const us = (await admin.call(routes.vms.listCountries)).data.find(
-    (c: { name: string }) => c.name === 'United States',
-  );
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find(
-    (r: { name: string }) => r.name === 'US East',
-  );
-  const provider = (
-    await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })
-  ).data[0];
-  const created = await admin.call(routes.vms.create, {
-    body: {
-      regionId: east.id,
-      image: 'Debian 12',
-      configurationId: micro.id,
-      providerId: provider.id,
-      name: 'streamed',
-      numberOfInstances: 1,
-    },
-  });
+  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
+  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
+  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
+  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'streamed', numberOfInstances: 1 } });
   const id = created.data.ids[0] as number;
 
   await until(() => mine.text.includes(`{"id":${id},"status":"Running","deleted":false}`), 'Running on the stream');

@@ -140,12 +140,7 @@ export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
 
   function connect(): Promise<void> {
     if (stopped || client || connecting) return connecting ?? Promise.resolve();
-    const c = new pg.Client({
-      ...opts.connection,
-      application_name: VM_EVENTS_APPLICATION_NAME,
-      keepAlive: true,
-      connectionTimeoutMillis: 10_000,
-    });
+    const c = new pg.Client({ ...opts.connection, application_name: VM_EVENTS_APPLICATION_NAME, keepAlive: true, connectionTimeoutMillis: 10_000 });
     // Always heard: an unheard 'error' on a client would crash the process.
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c, new Error('connection ended')));

@@ -21,14 +21,7 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
 type Ctx = { scope: TenantScope; requestId: string };
 
 /** The status a VM shows while each kind of operation runs. */
-const RUNNING_STATUS: Record<string, string> = {
-  create: 'Provisioning',
-  start: 'Starting',
-  stop: 'Stopping',
-  reset: 'Starting',
-  resize: 'Resizing',
-  delete: 'Stopping',
-};
+const RUNNING_STATUS: Record<string, string> = { create: 'Provisioning', start: 'Starting', stop: 'Stopping', reset: 'Starting', resize: 'Resizing', delete: 'Stopping' };
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
 function isUniqueViolation(err: unknown): boolean {
@@ -60,32 +53,13 @@ export function createVmService(deps: Deps) {
       await db.transaction(async (tx) => {
         await repo.insertOperation(tx, { vmId: vm.id, kind, payload, requestedByUserId: ctx.scope.userId });
         await repo.setStatus(tx, vm.id, { status: RUNNING_STATUS[kind] ?? vm.status });
-        await audit.record(
-          {
-            companyId: ctx.scope.companyId,
-            actorUserId: ctx.scope.userId,
-            action: `vm.${kind}`,
-            targetType: 'vm',
-            targetId: vm.id,
-            before: { status: vm.status },
-            after: payload,
-            requestId: ctx.requestId,
-          },
-          tx,
-        );
+        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: `vm.${kind}`, targetType: 'vm', targetId: vm.id, before: { status: vm.status }, after: payload, requestId: ctx.requestId }, tx);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(BUSY_MESSAGE);
       throw err;
     }
-    deps.events.publish({
-      vmId: vm.id,
-      companyId: vm.companyId,
-      teamId: vm.teamId,
-      createdByUserId: vm.createdByUserId,
-      status: RUNNING_STATUS[kind] ?? vm.status,
-      deleted: false,
-    });
+    deps.events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: RUNNING_STATUS[kind] ?? vm.status, deleted: false });
     deps.kick();
   }
 
@@ -113,17 +87,7 @@ export function createVmService(deps: Deps) {
     providers: (regionId: number, configurationId?: number) => repo.providersFor(regionId, configurationId),
 
     // ---- reads ----
-    async list(
-      scope: TenantScope,
-      q: {
-        page: number;
-        rowsPerPage: number;
-        search: string;
-        teamId?: number | undefined;
-        sortColumn?: 'name' | 'configuration' | undefined;
-        sortDescending?: 'true' | 'false' | undefined;
-      },
-    ) {
+    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; sortDescending?: 'true' | 'false' | undefined }) {
       if (q.teamId) await access.requireTeam(scope, q.teamId, 'vm.view');
       const { rows, total } = await repo.list(scope, { ...q, descending: q.sortDescending === 'true' });
       return {
@@ -184,8 +148,7 @@ export function createVmService(deps: Deps) {
         repo.countsBySize(scope, prevStart, monthStart),
         repo.countsBySize(scope, yearStart, now),
       ]);
-      const counts = (m: Map<string, number>) =>
-        Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, m.get(k) ?? 0])) as Record<VmSizeKey, number>;
+      const counts = (m: Map<string, number>) => Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, m.get(k) ?? 0])) as Record<VmSizeKey, number>;
       return { currentMonth: counts(current), previousMonth: counts(previous), ytd: counts(ytd) };
     },
 
@@ -221,32 +184,16 @@ export function createVmService(deps: Deps) {
     },
 
     // ---- actions ----
-    async create(
-      ctx: Ctx,
-      input: {
-        regionId: number;
-        image: string;
-        configurationId: number;
-        providerId: number;
-        name: string;
-        numberOfInstances: number;
-        teamId?: number | null | undefined;
-      },
-    ) {
+    async create(ctx: Ctx, input: { regionId: number; image: string; configurationId: number; providerId: number; name: string; numberOfInstances: number; teamId?: number | null | undefined }) {
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
       // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.
       else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
       if (!(await repo.region(input.regionId))) throw new NotFoundError('Region not found');
-      if (!(await repo.imageOffered(input.regionId, input.image)))
-        throw new BadRequestError('The image is not offered in this region');
+      if (!(await repo.imageOffered(input.regionId, input.image))) throw new BadRequestError('The image is not offered in this region');
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
-      if (!(await repo.offers(input.providerId, input.regionId, input.configurationId)))
-        throw new BadRequestError('Chosen configuration has no possible provider');
-      const names =
-        input.numberOfInstances === 1
-          ? [input.name]
-          : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
+      if (!(await repo.offers(input.providerId, input.regionId, input.configurationId))) throw new BadRequestError('Chosen configuration has no possible provider');
+      const names = input.numberOfInstances === 1 ? [input.name] : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const created = await db.transaction(async (tx) => {
         const rows: VmRow[] = [];
         for (const name of names) {
@@ -266,37 +213,12 @@ export function createVmService(deps: Deps) {
             publicKey: creds.publicKeyOpenSsh,
           });
           await repo.insertOperation(tx, { vmId: vm.id, kind: 'create', requestedByUserId: ctx.scope.userId });
-          await audit.record(
-            {
-              companyId: ctx.scope.companyId,
-              actorUserId: ctx.scope.userId,
-              action: 'vm.create',
-              targetType: 'vm',
-              targetId: vm.id,
-              after: {
-                name,
-                configurationId: input.configurationId,
-                regionId: input.regionId,
-                image: input.image,
-                teamId,
-              },
-              requestId: ctx.requestId,
-            },
-            tx,
-          );
+          await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.create', targetType: 'vm', targetId: vm.id, after: { name, configurationId: input.configurationId, regionId: input.regionId, image: input.image, teamId }, requestId: ctx.requestId }, tx);
           rows.push(vm);
         }
         return rows;
       });
-      for (const vm of created)
-        deps.events.publish({
-          vmId: vm.id,
-          companyId: vm.companyId,
-          teamId: vm.teamId,
-          createdByUserId: vm.createdByUserId,
-          status: vm.status,
-          deleted: false,
-        });
+      for (const vm of created) deps.events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: false });
       deps.kick();
       return { ids: created.map((v) => v.id) };
     },
@@ -318,15 +240,10 @@ export function createVmService(deps: Deps) {
     },
     async upgrade(ctx: Ctx, id: number, configurationId: number) {
       const vm = await loadVisible(ctx.scope, id, 'vm.modify');
-      const [current, target] = await Promise.all([
-        repo.configuration(vm.configurationId),
-        repo.configuration(configurationId),
-      ]);
+      const [current, target] = await Promise.all([repo.configuration(vm.configurationId), repo.configuration(configurationId)]);
       if (!target) throw new NotFoundError('Configuration not found');
-      if (target.cpu <= current!.cpu)
-        throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
-      if (!(await repo.offers(vm.providerId, vm.regionId, configurationId)))
-        throw new BadRequestError("The VM's provider does not offer this configuration in its region");
+      if (target.cpu <= current!.cpu) throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
+      if (!(await repo.offers(vm.providerId, vm.regionId, configurationId))) throw new BadRequestError('The VM\'s provider does not offer this configuration in its region');
       requireStatus(vm, ['Running', 'Stopped', 'Shutoff'], 'upgraded');
       await enqueue(ctx, vm, 'resize', { configurationId });
     },
@@ -335,19 +252,7 @@ export function createVmService(deps: Deps) {
       if (vm.name === name) throw new BadRequestError('New name must be different from the current name');
       await db.transaction(async (tx) => {
         await repo.setStatus(tx, id, { name });
-        await audit.record(
-          {
-            companyId: ctx.scope.companyId,
-            actorUserId: ctx.scope.userId,
-            action: 'vm.rename',
-            targetType: 'vm',
-            targetId: id,
-            before: { name: vm.name },
-            after: { name },
-            requestId: ctx.requestId,
-          },
-          tx,
-        );
+        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.rename', targetType: 'vm', targetId: id, before: { name: vm.name }, after: { name }, requestId: ctx.requestId }, tx);
       });
     },
     async remove(ctx: Ctx, id: number) {
