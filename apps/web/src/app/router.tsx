@@ -4,9 +4,7 @@ import { createBrowserRouter } from 'react-router';
 import { portalConfig } from '../lib/config.ts';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
-import { NotFoundPage } from './NotFoundPage.tsx';
 import { RequireAuth } from './RequireAuth.tsx';
-import { Shell } from './Shell.tsx';
 
 /**
  * Each screen is its own chunk, loaded when first visited (React Router's `lazy`), so the sign-in page does
@@ -48,7 +46,8 @@ export function createRouter() {
                 lazy: page(() => import('../features/virtual-machines/routes/VmConsolePage.tsx'), 'VmConsolePage'),
               },
               {
-                element: <Shell />,
+                // The shell (navigation, drawer, dialogs) loads with the first protected screen, not with /login.
+                lazy: page(() => import('./Shell.tsx'), 'Shell'),
                 errorElement: <ErrorPage />,
                 // A pathless layer so a screen's failure shows inside the shell, with the navigation still there.
                 children: [
@@ -111,7 +110,7 @@ export function createRouter() {
               },
             ],
           },
-          { path: '*', element: <NotFoundPage /> },
+          { path: '*', lazy: page(() => import('./NotFoundPage.tsx'), 'NotFoundPage') },
         ],
       },
     ],
