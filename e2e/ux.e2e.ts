@@ -141,7 +141,7 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
         ];
         for (const path of screens) {
           await page.goto(`${portal.url}${path}`);
-          await page.locator('main h1, main h2').first().waitFor();
+          await page.getByRole('heading', { level: 1 }).first().waitFor();
           await check(page, `${tag}${path.replace(/[/?=&]/g, '-')}`);
         }
         // A dialog open (the VM's Stop confirmation).
@@ -172,10 +172,10 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await menu.click();
     const drawer = page.getByRole('dialog', { name: 'Navigation' });
     await drawer.waitFor();
-    expect(await page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'))).toBe(true);
+    await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'))).toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => drawer.count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(TEXT.openNavigation);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(TEXT.openNavigation);
     await menu.click();
     await drawer.getByRole('link', { name: 'Teams' }).click();
     await page.waitForURL(/\/teams$/);
@@ -243,14 +243,14 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     const dialog = page.getByRole('dialog', { name: TEXT.stopVmTitle });
     await dialog.waitFor();
     const inDialog = () => page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'));
-    expect(await inDialog()).toBe(true);
+    await expect.poll(inDialog).toBe(true);
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       expect(await inDialog()).toBe(true);
     }
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog.count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Stop');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Stop');
     // Again, confirming with the keyboard; the toast appears only once the server accepted the stop.
     await page.keyboard.press('Enter');
     await dialog.waitFor();
@@ -379,11 +379,12 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
       await page.goto(`${portal.url}/virtualMachineDetails/${live.id}`);
       await expect.poll(() => page.getByRole('heading', { name: 'live-vm' }).isVisible(), { timeout: 10_000 }).toBe(true);
     }
-    // A stop started in the first tab moves the status in the tenth, without a reload.
+    // A stop started in the first tab moves the status in the tenth, without a reload (a fixture VM has no
+    // machine behind it, so it may end in Error: what matters is that the tenth tab sees it leave Running).
     await first.getByRole('button', { name: 'Stop', exact: true }).click();
     await first.getByRole('dialog', { name: TEXT.stopVmTitle }).getByRole('button', { name: 'Stop' }).click();
     const last = pages[9]!;
-    await expect.poll(() => last.locator('[data-label="Status"]').textContent(), { timeout: 15_000 }).toMatch(/Stopp(ing|ed)/);
+    await expect.poll(() => last.locator('[data-label="Status"]').textContent(), { timeout: 15_000 }).toMatch(/Stopp(ing|ed)|Error/);
     await context.close();
   });
 });

@@ -74,13 +74,14 @@ function ThemeToggle({ collapsed }: { collapsed: boolean }) {
     <button
       type="button"
       onClick={toggle}
+      // A toggle: the name stays "Dark mode", aria-pressed says whether it is on.
       aria-pressed={dark}
-      aria-label={TEXT.darkMode}
-      title={TEXT.darkMode}
+      aria-label={collapsed ? TEXT.darkMode : undefined}
+      title={collapsed ? TEXT.darkMode : undefined}
       className={`${linkClass(collapsed, false)} w-full`}
     >
       <Icon className="h-5 w-5 shrink-0" aria-hidden />
-      {!collapsed && <span>{dark ? TEXT.lightMode : TEXT.darkMode}</span>}
+      {!collapsed && <span>{TEXT.darkMode}</span>}
     </button>
   );
 }
@@ -161,12 +162,12 @@ function MobileNav() {
   const [open, setOpen] = useState(false);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
-      <div className="flex items-center gap-2 bg-slate-900 px-3 py-2 text-white md:hidden">
+      <nav aria-label="Menu" className="flex items-center gap-2 bg-slate-900 px-3 py-2 text-white md:hidden">
         <Dialog.Trigger className={iconButton} aria-label={TEXT.openNavigation}>
           <Menu className="h-5 w-5" aria-hidden />
         </Dialog.Trigger>
         <span className="truncate text-sm font-semibold">{document.title}</span>
-      </div>
+      </nav>
       <Dialog.Portal>
         <Dialog.Overlay
           className="fixed inset-0 bg-slate-950/60 md:hidden"

@@ -4,7 +4,7 @@
  * members.q, members.sort). Search resets the page and reaches the query debounced; the address is updated
  * with `replace`, so typing does not fill the history.
  */
-import { useCallback, useMemo } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef } from 'react';
 import { useSearchParams } from 'react-router';
 import { SEARCH_DEBOUNCE_MS } from '@portal/contract/constants';
 import { useDebounced } from './use-debounced.ts';
@@ -34,16 +34,22 @@ export function useTableState(delayMs: number = SEARCH_DEBOUNCE_MS, prefix = '')
   const search = params.get(key('q')) ?? '';
   const sort = parseSort(params.get(key('sort')));
 
+  // Two changes in one event (search, then page 1) must both land: each starts from the latest one.
+  const latest = useRef(params);
+  useLayoutEffect(() => {
+    latest.current = params;
+  }, [params]);
   const update = useCallback(
     (changes: Record<string, string | null>) =>
       setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
+        () => {
+          const next = new URLSearchParams(latest.current);
           for (const [name, value] of Object.entries(changes)) {
             const k = prefix ? `${prefix}.${name}` : name;
             if (value === null || value === '' || (name === 'page' && value === '1')) next.delete(k);
             else next.set(k, value);
           }
+          latest.current = next;
           return next;
         },
         { replace: true },

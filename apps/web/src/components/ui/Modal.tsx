@@ -5,7 +5,7 @@
  */
 import * as Dialog from '@radix-ui/react-dialog';
 import X from 'lucide-react/icons/x';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { MODAL_Z_INDEX } from '@portal/contract/constants';
 
 export interface ModalProps {
@@ -19,6 +19,8 @@ export interface ModalProps {
 }
 
 export function Modal({ open, title, onClose, showClose = true, children, footer, width = 'max-w-lg' }: ModalProps) {
+  // Our dialogs are opened by state, not by a Radix trigger: remember what had focus, to give it back on close.
+  const returnFocusTo = useRef<HTMLElement | null>(null);
   return (
     <Dialog.Root
       open={open}
@@ -31,6 +33,13 @@ export function Modal({ open, title, onClose, showClose = true, children, footer
           <Dialog.Overlay className="absolute inset-0 bg-slate-900/50 dark:bg-black/70" data-testid="modal-overlay" />
           <Dialog.Content
             aria-describedby={undefined}
+            onOpenAutoFocus={() => {
+              returnFocusTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+            }}
+            onCloseAutoFocus={(event) => {
+              event.preventDefault();
+              returnFocusTo.current?.focus();
+            }}
             className={`relative flex max-h-full w-full ${width} flex-col rounded-lg bg-white shadow-xl dark:bg-slate-900 dark:ring-1 dark:ring-slate-700`}
           >
             <div className="flex items-start justify-between border-b border-slate-200 px-6 py-4 dark:border-slate-700">
