@@ -166,7 +166,7 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     const { context, page } = await newContext(PHONE);
     await portal.signIn(page);
     const menu = page.getByRole('button', { name: TEXT.openNavigation });
-    expect(await menu.isVisible()).toBe(true);
+    await menu.waitFor();
     // The sidebar is not on screen; its collapse button neither.
     expect(await page.getByRole('button', { name: TEXT.collapseSidebar }).isVisible()).toBe(false);
     await menu.click();

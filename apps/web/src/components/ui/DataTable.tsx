@@ -99,7 +99,8 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     body = <p className="px-4 py-10 text-center text-sm text-slate-500 dark:text-slate-400">{props.noDataMessage}</p>;
   } else {
     body = (
-      <div className="overflow-x-auto">
+      // `relative`: visually hidden header texts (absolutely positioned) stay inside the scroll box, not the page.
+      <div className="relative overflow-x-auto">
         <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-700 text-sm">
           <thead className="bg-slate-50 dark:bg-slate-800/50">
             <tr>

@@ -40,7 +40,7 @@ export function DashboardSummary() {
         </p>
       ) : (
         // SPEC point 2: the card keeps its table; with no VMs yet the empty message sits inside it (issue #12).
-        <div className="overflow-x-auto">
+        <div className="relative overflow-x-auto">
           <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-700 text-sm">
             <thead className="bg-slate-50 dark:bg-slate-800/50 text-slate-600 dark:text-slate-300">
               <tr>

@@ -29,6 +29,8 @@ export function SupportPage() {
     <PageLayout title="Support" secondaryTitle="Answers to common questions, and a direct line to our team">
       <div className="grid gap-6 xl:grid-cols-3">
         <section aria-label="Frequently asked questions" className="xl:col-span-2">
+          {/* The questions are h3s: this heading keeps the outline in order (h1, h2, h3). */}
+          <h2 className="sr-only">Frequently asked questions</h2>
           <label className="relative mb-4 block">
             <span className="sr-only">Search the FAQ</span>
             <Search className="pointer-events-none absolute left-3 top-2.5 h-4 w-4 text-slate-400" aria-hidden />
