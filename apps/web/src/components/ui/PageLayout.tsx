@@ -26,7 +26,7 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
           </button>
         )}
         <div className="min-w-0 flex-1">
-          <h1 className="truncate text-xl font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
+          <h1 className="break-words text-xl sm:truncate font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
           {secondaryTitle && <p className="truncate text-sm text-slate-500 dark:text-slate-400">{secondaryTitle}</p>}
         </div>
         {action && (
