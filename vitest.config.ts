@@ -30,7 +30,8 @@ export default defineConfig({
         test: {
           name: 'api-postgres',
           include: ['apps/api/src/**/*.test.ts'],
-          exclude: ['apps/api/src/**/*.unit.test.ts'],
+          // The libvirt driver test uses no database: once (in api-pglite) is enough.
+          exclude: ['apps/api/src/**/*.unit.test.ts', 'apps/api/src/providers/libvirt/libvirt.test.ts'],
           globalSetup: ['apps/api/test/global-postgres.ts'],
         },
       },

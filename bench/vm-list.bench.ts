@@ -39,7 +39,7 @@ await client.query(`insert into teams (company_id, name) select 1 + (g % ${COMPA
 await client.query(`insert into team_members (team_id, user_id, role_id) select t.id, u.id, 2 from teams t join users u on u.company_id = t.company_id and u.id % 50 = t.id % 50 where t.id % 5 = 0 limit 200000`);
 await client.query(`
   insert into virtual_machines (company_id, team_id, name, status, configuration_id, region_id, image, provider_id, created_at)
-  select 1 + (g % ${COMPANIES}), null, 'vm-' || g, (array['Running','Stopped','Error'])[1 + g % 3], 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
+  select 1 + (g % ${COMPANIES}), null, 'vm-' || g, (array['Running','Stopped','Error']::vm_status[])[1 + g % 3], 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
   from generate_series(1, ${VMS}) g`);
 // As autovacuum would have done on a live table: fresh statistics and a visibility map for index-only scans.
 await client.query('vacuum analyze');

@@ -13,25 +13,27 @@ import type { Database } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { cryptoRandom, type Random } from './lib/crypto.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
-import { createAuthService } from './modules/auth/auth.service.ts';
-import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
+import { registerAuthModule } from './modules/auth/auth.module.ts';
 import { createIdentityRepository } from './modules/auth/identity.repository.ts';
 import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
 import { createSessionStore } from './modules/auth/session-store.ts';
-import { registerHealthRoutes } from './modules/health/health.routes.ts';
+import { registerHealthModule } from './modules/health/health.routes.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
+import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
-import type { ModuleDeps, Worker } from './lib/module.ts';
+import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
+import { createProviderRegistry } from './providers/registry.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
+import { registerWellFormedText } from './plugins/well-formed-text.ts';
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +56,9 @@ export interface App {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+/** The feature modules, each registering its routes under the API base path and returning its workers. */
+const MODULES: RegisterModule[] = [registerAuthModule, registerHealthModule, registerTeamsModule, registerUsersModule, registerVirtualMachinesModule, registerPlatformModule];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
@@ -104,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  registerWellFormedText(app);
   const metrics = createMetrics();
   metrics.install(app);
 
@@ -134,7 +140,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
   const identity = createIdentityRepository(db);
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
-  const auth = createAuthService({ db, identity, sessions, tokens, mailer, clock, random, secret: deps.secret, portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' });
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
@@ -151,6 +156,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tokens,
     sessions,
     identity,
+    // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
+    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }),
+    metrics,
+    cookieSecure,
     portalUrl: publicUrl(config),
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     log: app.log,
@@ -158,11 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const workers: Worker[] = [];
   await app.register(
     async (api) => {
-      registerAuthRoutes(api, { auth, cookieSecure, rateLimitPerMinute: config.AUTH_RATE_LIMIT_PER_MINUTE });
-      registerHealthRoutes(api, { database });
-      workers.push(...(await registerTeamsModule(api, moduleDeps)));
-      workers.push(...(await registerVirtualMachinesModule(api, moduleDeps)));
-      workers.push(...(await registerPlatformModule(api, moduleDeps, metrics)));
+      for (const register of MODULES) workers.push(...(await register(api, moduleDeps)));
     },
     { prefix: config.API_BASE_PATH },
   );
@@ -173,18 +178,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     apiBasePath: config.API_BASE_PATH,
   });
 
-  let sweeper: NodeJS.Timeout | null = null;
   return {
     app,
     mailer,
     startWorkers() {
       mailer.start();
       for (const w of workers) w.start();
-      sweeper = setInterval(() => void sessions.purgeExpired().catch((err: unknown) => app.log.error({ err }, 'session sweep failed')), 10 * 60_000);
-      sweeper.unref();
     },
     async close() {
-      if (sweeper) clearInterval(sweeper);
       for (const w of workers) await w.stop();
       await app.close();
       await mailer.stop();

@@ -76,7 +76,7 @@ export const configSchema = z.object({
   SEED_ADMIN_EMAIL: z.email().optional(),
   /** The owner's first password: held to the same rules as any new password. */
   SEED_ADMIN_PASSWORD: newPasswordSchema.optional(),
-  VM_PROVIDER: z.enum(['simulator', 'qemu']).default('simulator'),
+  VM_PROVIDER: z.enum(['simulator', 'libvirt']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How often the operation runner looks for due work (it is also woken on each new operation). */

@@ -1,4 +1,5 @@
 /** Test tenants: a second company and users with given team roles, created straight in the database. */
+import type { VmStatus } from '@portal/contract/vm-lifecycle';
 import { companies, distributors, resellers, teamMembers, teams, users } from '../src/db/schema.ts';
 import { hashPassword } from '../src/lib/passwords.ts';
 import type { TestApp } from './harness.ts';
@@ -31,7 +32,7 @@ export async function createOtherCompany(t: TestApp, adminEmail = 'boss@other.ex
 }
 
 /** A VM row (with the catalog rows it needs), for tests that only need one to exist. */
-export async function insertVm(t: TestApp, values: { companyId: number; teamId: number | null; name?: string; status?: string; createdByUserId?: number }) {
+export async function insertVm(t: TestApp, values: { companyId: number; teamId: number | null; name?: string; status?: VmStatus; createdByUserId?: number }) {
   const { countries, regions, configurations, providers, virtualMachines } = await import('../src/db/schema.ts');
   const [country] = await t.db.insert(countries).values({ name: `Fixture land ${Math.random()}` }).returning();
   const [region] = await t.db.insert(regions).values({ countryId: country!.id, name: 'Fixture region' }).returning();

@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { z } from 'zod';
+import type { ErrorBody, RouteData } from '@portal/contract/common';
 import { buildRoute, type RouteDef } from './route-call.ts';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -89,6 +91,20 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
   };
 }
 
+/** Path parameters and query as the route declares them (loosely: tests also send values the server must refuse). */
+export interface CallInput<R extends RouteDef> {
+  params?: R['params'] extends z.ZodType ? { [K in keyof z.input<R['params']>]: string | number } : Record<string, string | number>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Extra request headers (an operator token, say). */
+  headers?: Record<string, string>;
+}
+
+/** The data of an error answer (`{ requestId, issues }`), whatever the route answers on success. */
+export function errorData(res: CallResult<unknown>): ErrorBody['data'] {
+  return res.data as ErrorBody['data'];
+}
+
 export interface CallResult<T = unknown> {
   status: number;
   message: string;
@@ -104,15 +120,18 @@ export class TestClient {
     private readonly apiBase: string,
   ) {}
 
-  async call<R extends RouteDef>(
-    route: R,
-    input: { params?: Record<string, string | number>; query?: Record<string, string | number | boolean | undefined>; body?: unknown } = {},
-  ): Promise<CallResult<any>> {
+  /**
+   * Calls a contract route. `data` is typed from the route's `data` schema: that is its shape on a 200;
+   * on an error answer it holds the error's data (`{ requestId, issues }` or null), so check `status` first.
+   * Input stays loose on purpose: tests send bad input to see it refused.
+   */
+  async call<R extends RouteDef>(route: R, input: CallInput<R> = {}): Promise<CallResult<RouteData<R>>> {
     const { url } = buildRoute(route, input.params, input.query);
-    return this.raw(route.method, `${this.apiBase}${url}`, input.body);
+    return this.raw<RouteData<R>>(route.method, `${this.apiBase}${url}`, input.body, input.headers);
   }
 
-  async raw(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<CallResult<any>> {
+  /** A call to a URL outside the route table (or with a hand-made body); `T` is what the test expects in `data`. */
+  async raw<T = unknown>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<CallResult<T>> {
     if (!this.cookies.has('csrf_token')) this.cookies.set('csrf_token', randomBytes(16).toString('hex'));
     const unsafe = method !== 'GET' && method !== 'HEAD';
     // Like the portal, a bodiless write sends `{}`.
@@ -138,7 +157,8 @@ export class TestClient {
     } catch {
       parsed = { message: res.body };
     }
-    return { status: res.statusCode, message: parsed.message ?? '', data: parsed.data, headers: res.headers };
+    // The server's answer, as the route's schema describes it (the contract is what the server validated it against).
+    return { status: res.statusCode, message: parsed.message ?? '', data: parsed.data as T, headers: res.headers };
   }
 }
 

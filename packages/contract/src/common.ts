@@ -65,6 +65,8 @@ export interface RouteDef {
   summary: string;
   tag: string;
   access: RouteAccess;
+  /** A signed-in user who must set a new password may still call it (the shell, the reset flow, logout). */
+  allowDuringPasswordReset?: boolean;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;

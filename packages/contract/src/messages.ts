@@ -40,6 +40,8 @@ export const VALIDATION = {
   /** Our text: NUL and other control characters (PostgreSQL refuses NUL in text). */
   controlCharacters: 'Text must not contain control characters',
   idTooLarge: 'Id is too large',
+  /** Our text: a lone UTF-16 surrogate (e.g. "\ud800") is not text; PostgreSQL's json refuses it. */
+  malformedText: 'Text must be valid Unicode',
 } as const;
 
 /** Helper error prefixes (SPEC point 8); most are followed by ': {detail}'. */

@@ -55,7 +55,7 @@ export const importReportSchema = z.object({
 const healthData = z.object({ status: z.enum(['ok', 'degraded', 'down']), checks: z.record(z.string(), z.object({ status: z.enum(['ok', 'down']), detail: z.string().nullable(), latencyMs: z.number() })) });
 
 export const platformRoutes = {
-  getLogoUrl: route({ method: 'GET', path: '/resellers/getLogoUrl', summary: "The caller's branding (reseller, else distributor, else defaults)", tag: 'Resellers', access: 'user', data: brandingSchema }),
+  getLogoUrl: route({ method: 'GET', path: '/resellers/getLogoUrl', summary: "The caller's branding (reseller, else distributor, else defaults)", tag: 'Resellers', access: 'user', allowDuringPasswordReset: true, data: brandingSchema }),
   importDistributors: route({ method: 'POST', path: '/imports/distributer', summary: 'Create or update distributors by externalId', tag: 'Imports', access: 'operator', body: importBody, data: importReportSchema }),
   importResellers: route({ method: 'POST', path: '/imports/reseller', summary: 'Create or update resellers by externalId', tag: 'Imports', access: 'operator', body: importBody, data: importReportSchema }),
   importCompanies: route({ method: 'POST', path: '/imports/company', summary: 'Create or update companies by externalId', tag: 'Imports', access: 'operator', body: importBody, data: importReportSchema }),
@@ -70,6 +70,7 @@ export const platformRoutes = {
     summary: 'A client-side error report',
     tag: 'Logging',
     access: 'public',
+    allowDuringPasswordReset: true,
     body: z.object({
       level: z.enum(['error', 'warn', 'info']).default('error'),
       message: text().min(1).max(LIMITS.logMessage),

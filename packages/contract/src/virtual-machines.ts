@@ -3,6 +3,7 @@ import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestam
 import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 import { permissionKeySchema } from './permissions.ts';
+import { OPERATION_KINDS } from './vm-lifecycle.ts';
 import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
 
 /** An image name as the catalog lists it. */
@@ -60,7 +61,7 @@ export const vmDetailsSchema = z.object({
   /** Why the VM is in Error, when it is. */
   errorReason: z.string().nullable(),
   /** The operation still running on it, if any. */
-  pendingOperation: z.string().nullable(),
+  pendingOperation: z.enum(OPERATION_KINDS).nullable(),
   /** The caller's effective permissions on this VM (the portal offers only these; the server still checks). */
   permissions: z.array(permissionKeySchema),
 });
@@ -92,6 +93,19 @@ export const createVmBodySchema = z
 
 const base = { tag: 'Virtual Machines', access: 'user' } as const;
 const P = '/virtualMachines';
+
+/**
+ * The VM actions that are one payload-less operation on one VM: the server registers them in one loop,
+ * their permission, allowed statuses and answer come from VM_ACTIONS (vm-lifecycle.ts). A new such action
+ * is a row there and a route here.
+ */
+export const vmActionRoutes = {
+  delete: route({ ...base, method: 'DELETE', path: `${P}/delete/:id`, summary: 'Delete a VM', params: idParamsSchema, data: z.null() }),
+  start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
+  stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
+  reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
+  forceStop: route({ ...base, method: 'POST', path: `${P}/forceStop/:id`, summary: 'Power a VM off at once, without asking the guest', params: idParamsSchema, data: z.null() }),
+} as const;
 
 export const vmRoutes = {
   create: route({ ...base, method: 'POST', path: `${P}/create`, summary: 'Create 1–10 VMs', body: createVmBodySchema, data: z.object({ ids: z.array(z.number().int()) }) }),
@@ -159,11 +173,7 @@ export const vmRoutes = {
     body: z.object({ id: idSchema, configurationId: idSchema }).strict(),
     data: z.null(),
   }),
-  delete: route({ ...base, method: 'DELETE', path: `${P}/delete/:id`, summary: 'Delete a VM', params: idParamsSchema, data: z.null() }),
-  start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
-  stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
-  forceStop: route({ ...base, method: 'POST', path: `${P}/forceStop/:id`, summary: 'Power a VM off at once', params: idParamsSchema, data: z.null() }),
-  reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
+  ...vmActionRoutes,
   edit: route({ ...base, method: 'PUT', path: `${P}/edit/:id`, summary: 'Rename a VM', params: idParamsSchema, body: z.object({ name: vmNameSchema }).strict(), data: z.null() }),
   dashboard: route({ ...base, method: 'GET', path: `${P}/GetDashboardData`, summary: 'VMs per size this month, last month and this year', data: dashboardDataSchema }),
 } as const;

@@ -30,8 +30,12 @@ export type OperationKind = Operation['kind'];
 export type OperationPayload<K extends OperationKind> = Extract<Operation, { kind: K }>['payload'];
 export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.value) as [OperationKind, ...OperationKind[]];
 
-/** What an operation shows while it runs and where it ends when it succeeds. */
-export const OPERATIONS: { readonly [K in OperationKind]: { runningStatus: VmStatus; endsIn: VmStatus | 'deleted' | 'unchanged' } } = {
+export interface OperationDef {
+  runningStatus: VmStatus;
+  endsIn: VmStatus | 'deleted' | 'unchanged';
+}
+/** What an operation shows while it runs and where it ends when it succeeds (literal types kept, so `endsIn` is typed per kind). */
+export const OPERATIONS = {
   create: { runningStatus: 'Provisioning', endsIn: 'Running' },
   start: { runningStatus: 'Starting', endsIn: 'Running' },
   stop: { runningStatus: 'Stopping', endsIn: 'Stopped' },
@@ -40,7 +44,7 @@ export const OPERATIONS: { readonly [K in OperationKind]: { runningStatus: VmSta
   // A machine keeps its power state through a resize.
   resize: { runningStatus: 'Resizing', endsIn: 'unchanged' },
   delete: { runningStatus: 'Stopping', endsIn: 'deleted' },
-};
+} as const satisfies { readonly [K in OperationKind]: OperationDef };
 
 export interface VmActionDef {
   /** The operation it records; null for an action done at once in the database (rename). */

@@ -3,11 +3,13 @@
  * tenant table carries `company_id` so each query can be scoped by it.
  */
 import { sql } from 'drizzle-orm';
+import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import {
   boolean,
   index,
   integer,
   jsonb,
+  pgEnum,
   pgTable,
   primaryKey,
   serial,
@@ -226,7 +228,7 @@ export const configurations = pgTable('configurations', {
 export const providers = pgTable('providers', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
-  /** Key in the driver registry: 'simulator', 'qemu', … */
+  /** Key in the driver registry: 'simulator', 'libvirt' */
   driver: text('driver').notNull(),
   settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
   enabled: boolean('enabled').notNull().default(true),
@@ -243,6 +245,10 @@ export const providerOfferings = pgTable(
   (t) => [primaryKey({ columns: [t.providerId, t.regionId, t.configurationId] }), index('provider_offerings_region_idx').on(t.regionId, t.configurationId)],
 );
 
+/** The lifecycle table's statuses and operation kinds (packages/contract/src/vm-lifecycle.ts), enforced by the database. */
+export const vmStatusEnum = pgEnum('vm_status', VM_STATUSES);
+export const operationKindEnum = pgEnum('operation_kind', OPERATION_KINDS);
+
 export const virtualMachines = pgTable(
   'virtual_machines',
   {
@@ -251,7 +257,7 @@ export const virtualMachines = pgTable(
     teamId: integer('team_id').references(() => teams.id),
     createdByUserId: integer('created_by_user_id'),
     name: text('name').notNull(),
-    status: text('status').notNull(),
+    status: vmStatusEnum('status').notNull(),
     configurationId: integer('configuration_id').notNull().references(() => configurations.id),
     regionId: integer('region_id').notNull().references(() => regions.id),
     image: text('image').notNull(),
@@ -289,7 +295,7 @@ export const operations = pgTable(
   {
     id: serial('id').primaryKey(),
     vmId: integer('vm_id').notNull().references(() => virtualMachines.id),
-    kind: text('kind').notNull(),
+    kind: operationKindEnum('kind').notNull(),
     status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] }).notNull().default('pending'),
     payload: jsonb('payload').notNull().default(sql`'{}'::jsonb`),
     attempts: integer('attempts').notNull().default(0),

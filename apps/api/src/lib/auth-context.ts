@@ -19,6 +19,10 @@ export interface TenantScope {
   isCompanyAdmin: boolean;
 }
 
+export function scopeOf(auth: AuthContext): TenantScope {
+  return { userId: auth.userId, companyId: auth.companyId, isCompanyAdmin: auth.isCompanyAdmin };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -6,9 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
-import { authRoutes, passwordRoutes } from '@portal/contract/auth';
 import { API_MESSAGES } from '@portal/contract/messages';
-import { platformRoutes } from '@portal/contract/platform';
 import type { AuthContext } from './auth-context.ts';
 import { ForbiddenError, UnauthorizedError } from './errors.ts';
 
@@ -76,18 +74,6 @@ export function registerRoute<R extends RouteDef>(
   });
 }
 
-/** What a user who must set a new password may still call: the shell, the reset flow, logout. */
-const ALLOWED_BEFORE_PASSWORD_RESET = new Set<RouteDef>([
-  authRoutes.check,
-  authRoutes.logout,
-  authRoutes.refreshAuth,
-  authRoutes.shouldResetPassword,
-  passwordRoutes.me,
-  passwordRoutes.updatePassword,
-  platformRoutes.getLogoUrl,
-  platformRoutes.logging,
-]);
-
 function enforceAccess(def: RouteDef, request: FastifyRequest): void {
   switch (def.access) {
     case 'public':
@@ -101,7 +87,8 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
     case 'user':
       if (!request.auth) throw new UnauthorizedError();
       if (request.auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
-      if (request.auth.mustResetPassword && !ALLOWED_BEFORE_PASSWORD_RESET.has(def)) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
+      // Allowed before a forced reset only where the route declares it (the contract's `allowDuringPasswordReset`).
+      if (request.auth.mustResetPassword && def.allowDuringPasswordReset !== true) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
       return;
   }
 }

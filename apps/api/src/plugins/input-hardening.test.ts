@@ -102,6 +102,25 @@ describe('NUL and control characters', () => {
   });
 });
 
+describe('lone UTF-16 surrogates (not text; PostgreSQL json refuses them)', () => {
+  const LONE = '\ud800';
+  it('in a team name or a client log report → 400 with a message, nothing stored', async () => {
+    const before = await counts();
+    const team = await admin.call(routes.teams.create, { body: { name: `Ops${LONE}` } });
+    expect(team.status).toBe(400);
+    expect(team.message).toBe(VALIDATION.malformedText);
+    for (const field of ['message', 'stack', 'url', 'userAgent'] as const) {
+      const res = await t.client().call(routes.platform.logging, { body: { message: 'boom', [field]: `x${LONE}` } });
+      expect(res.status).toBe(400);
+      expect(res.message).toBe(VALIDATION.malformedText);
+    }
+    expect(await counts()).toEqual(before);
+    // A well-formed pair (an emoji) is text like any other.
+    const emoji = await admin.call(routes.teams.create, { body: { name: 'Ops \ud83d\ude80' } });
+    expect(emoji.status).toBe(200);
+  });
+});
+
 describe('ids beyond the PostgreSQL int range', () => {
   it('invite teamIds and roleId → 400', async () => {
     const before = await counts();

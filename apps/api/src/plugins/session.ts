@@ -6,16 +6,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { ForbiddenError } from '../lib/errors.ts';
 import { safeEqual } from '../lib/crypto.ts';
-import type { SessionStore } from '../modules/auth/session-store.ts';
-import type { OperatorTokens } from '../modules/operator/operator-tokens.ts';
+import type { AuthContext } from '../lib/auth-context.ts';
 
 export const SESSION_COOKIE = 'sid';
 export const CSRF_COOKIE = 'csrf_token';
 export const CSRF_HEADER = 'x-csrf-token';
 
+/** What the plugin needs of the auth module's stores (declared here, so plugins/ imports nothing from modules/). */
+export interface SessionResolver {
+  resolve(token: string): Promise<AuthContext | null>;
+}
+export interface OperatorTokenVerifier {
+  /** The token's id when it is valid, else null. */
+  verify(token: string): Promise<number | null>;
+}
+
 export interface SessionPluginOptions {
-  sessions: SessionStore;
-  operatorTokens: OperatorTokens;
+  sessions: SessionResolver;
+  operatorTokens: OperatorTokenVerifier;
   cookieSecure: boolean;
   apiBasePath: string;
 }

@@ -1,5 +1,5 @@
 /**
- * The one interface every VM driver implements (simulator, QEMU, clusters). Calls are idempotent by
+ * The one interface every VM driver implements (simulator, libvirt, clusters). Calls are idempotent by
  * `key` where they create things, so a retried or resumed operation never makes a second machine.
  */
 export interface MachineSpec {
@@ -40,7 +40,10 @@ export interface ProviderDriver {
   readonly kind: string;
   create(spec: MachineSpec): Promise<CreatedMachine>;
   start(ref: string): Promise<void>;
+  /** Asks the guest to power off (ACPI), as the power button of a real machine does. */
   stop(ref: string): Promise<void>;
+  /** Powers off at once without asking the guest, as pulling the plug does. */
+  forceStop(ref: string): Promise<void>;
   reset(ref: string): Promise<void>;
   resize(ref: string, size: { cpu: number; ramGb: number; diskGb: number }): Promise<void>;
   delete(ref: string): Promise<void>;

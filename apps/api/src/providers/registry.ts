@@ -1,6 +1,6 @@
 /** Drivers by provider row: each provider names a driver kind and its settings. */
 import type { ProviderDriver } from './provider.ts';
-import { createQemuDriver, qemuSettingsSchema } from './qemu/qemu.ts';
+import { createLibvirtDriver, libvirtSettingsSchema } from './libvirt/libvirt.ts';
 import { createSimulatorDriver, simulatorSettingsSchema } from './simulator/simulator.ts';
 
 export type DriverFactory = (settings: unknown) => ProviderDriver;
@@ -13,18 +13,14 @@ export interface ProviderRegistry {
 
 export function createProviderRegistry(
   overrides: Record<string, DriverFactory> = {},
-  /** `qemuStateDir`: where QEMU machines live when a provider row does not say (e.g. `<DATA_DIR>/qemu`). */
-  defaults: { simulatorStepMs?: number; qemuStateDir?: string } = {},
+  defaults: { simulatorStepMs?: number } = {},
 ): ProviderRegistry {
   const factories: Record<string, DriverFactory> = {
     simulator: (settings) => {
       const parsed = simulatorSettingsSchema.parse(settings ?? {});
       return createSimulatorDriver({ ...parsed, stepMs: parsed.stepMs ?? defaults.simulatorStepMs ?? 2000 });
     },
-    qemu: (settings) => {
-      const parsed = qemuSettingsSchema.parse(settings ?? {});
-      return createQemuDriver({ ...parsed, stateDir: parsed.stateDir ?? defaults.qemuStateDir });
-    },
+    libvirt: (settings) => createLibvirtDriver(libvirtSettingsSchema.parse(settings ?? {})),
     ...overrides,
   };
   const instances = new Map<number, ProviderDriver>();

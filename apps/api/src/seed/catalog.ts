@@ -11,7 +11,13 @@ import { cities, configurations, countries, images, providerOfferings, providers
 
 const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
-/** `driver`: what runs the demo providers' machines (the simulator, or real QEMU guests on this host). */
+/**
+ * `VM_PROVIDER=libvirt`: both demo providers run on this host's libvirtd (`qemu:///system`, pool and NAT network
+ * `irontech`, every image booting the built Irontech guest), capped so a laptop can afford a few machines.
+ */
+const DEMO_LIBVIRT_SETTINGS = { maxCpus: 2, maxRamMb: 512, maxDiskGb: 10 };
+
+/** `driver`: what runs the demo providers' machines (the simulator, or real guests on this host's libvirtd). */
 export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simulator'): Promise<void> {
   const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
   if (n > 0) return;
@@ -21,8 +27,8 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
     const [primary, secondary] = await tx
       .insert(providers)
       .values([
-        { name: 'Northwind Cloud', driver, settings: driver === 'simulator' ? { site: 'nw-1' } : {} },
-        { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : {} },
+        { name: 'Northwind Cloud', driver, settings: driver === 'simulator' ? { site: 'nw-1' } : DEMO_LIBVIRT_SETTINGS },
+        { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : DEMO_LIBVIRT_SETTINGS },
       ])
       .returning();
     const [us, de, sg] = await tx.insert(countries).values([{ name: 'United States' }, { name: 'Germany' }, { name: 'Singapore' }]).returning();

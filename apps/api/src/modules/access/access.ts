@@ -2,12 +2,13 @@
  * Access checks shared by every module. Rows of another company are reported as not found (so ids
  * of other tenants cannot be probed); rows the caller can see but not change are forbidden.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { teamMembers, teams } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { roleGrants, type Permission } from './permissions.ts';
+import { ownerValues, vmVisibleTo } from './vm-visibility.ts';
 
 export interface TeamAccess {
   teamId: number;
@@ -44,8 +45,9 @@ export function createAccess(db: Db) {
     },
 
     /**
-     * Checks `permission` on a VM already loaded with its company, team and creator. VMs outside
-     * any team belong to their creator (and the company administrators).
+     * Checks `permission` on a VM already loaded with its company, team and creator: hidden (404) unless the
+     * visibility rule (vm-visibility.ts) shows it; then a team member's role must grant the permission (403).
+     * VMs outside any team belong to their creator (and the company administrators).
      */
     async requireVm(
       scope: TenantScope,
@@ -53,13 +55,14 @@ export function createAccess(db: Db) {
       permission: Permission,
       notFound = 'Virtual machine not found',
     ): Promise<void> {
-      if (vm.companyId !== scope.companyId) throw new NotFoundError(notFound);
-      if (scope.isCompanyAdmin) return;
-      if (vm.teamId === null) {
-        if (vm.createdByUserId === scope.userId) return;
-        throw new NotFoundError(notFound);
-      }
-      const roleId = await roleInTeam(scope.userId, vm.teamId);
+      const res = await db.execute<{ visible: boolean; role_id: number | null }>(
+        sql`select ${vmVisibleTo(scope, ownerValues(vm))} as visible,
+          (select m.role_id from team_members m where m.user_id = ${scope.userId} and m.team_id = ${vm.teamId}::int) as role_id`,
+      );
+      const row = res.rows[0];
+      if (!row?.visible) throw new NotFoundError(notFound);
+      if (scope.isCompanyAdmin || vm.teamId === null) return;
+      const roleId = row.role_id;
       if (roleId === null || !roleGrants(roleId, 'vm.view')) throw new NotFoundError(notFound);
       if (!roleGrants(roleId, permission)) throw new ForbiddenError();
     },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import type { RouteDef } from '@portal/contract/common';
 import { mailOutbox, mfaChallenges, oneTimeTokens, sessions, users } from '../../db/schema.ts';
-import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createTestApp, errorData, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 
 let t: TestApp;
 let signedIn: TestClient;
@@ -155,7 +155,7 @@ describe('bad input on the auth endpoints', () => {
   it('gives every answer a request id', async () => {
     const res = await t.client().call(routes.auth.login, { body: {} });
     expect(res.headers['x-request-id']).toMatch(/[0-9a-f-]{36}/);
-    expect(res.data.requestId).toBe(res.headers['x-request-id']);
+    expect(errorData(res)?.requestId).toBe(res.headers['x-request-id']);
   });
 });
 

@@ -64,7 +64,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   const { db, identity, sessions, tokens, mailer, clock } = deps;
   const codeHash = (sessionId: string, code: string) => keyedHash(deps.secret, `mfa:${sessionId}:${code}`);
   const link = (path: string, query: Record<string, string | number>) =>
-    `${deps.portalUrl.replace(/\/$/, '')}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}`;
+    `${deps.portalUrl.replace(/\/$/, '')}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
 
   async function mustFind(userId: number): Promise<UserWithBrand> {
     const user = await identity.byId(userId);

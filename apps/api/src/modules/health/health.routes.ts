@@ -3,6 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { platformRoutes } from '@portal/contract/platform';
 import type { Database } from '../../db/client.ts';
 import { registerRoute } from '../../lib/http.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
+import { checkProviders } from './provider-health.ts';
 
 type Check = { status: 'ok' | 'down'; detail: string | null; latencyMs: number };
 
@@ -17,7 +20,12 @@ async function timed(fn: () => Promise<void>): Promise<Check> {
   }
 }
 
-export function registerHealthRoutes(app: FastifyInstance, deps: { database: Database }): void {
+export async function registerHealthModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  registerHealthRoutes(api, deps);
+  return [];
+}
+
+export function registerHealthRoutes(app: FastifyInstance, deps: { database: Database; registry: ProviderRegistry }): void {
   registerRoute(app, platformRoutes.healthApi, async () => ({
     data: { status: 'ok' as const, checks: { api: { status: 'ok' as const, detail: null, latencyMs: 0 } } },
   }));
@@ -29,4 +37,20 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
     }
     return { message: check.status === 'ok' ? 'OK' : 'Database unreachable', data: { status: check.status === 'ok' ? ('ok' as const) : ('down' as const), checks: { database: check } } };
   });
+
+  // Provider health for load balancers, and the operator's diagnostics.
+  registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply, request }) => {
+    // Public for load balancers; provider names and drivers only for the operator's token.
+    const named = request.operatorTokenId !== null;
+    const checks: Record<string, Check> = {};
+    for (const { provider, healthy, latencyMs } of await checkProviders(deps.database.db, deps.registry)) {
+      checks[named ? provider.name : `provider-${provider.id}`] = { status: healthy ? 'ok' : 'down', detail: named ? provider.driver : null, latencyMs };
+    }
+    const down = Object.values(checks).some((c) => c.status === 'down');
+    if (down) reply.status(503);
+    return { message: down ? 'A provider is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
+  });
+  registerRoute(app, platformRoutes.debug, async () => ({
+    data: (await checkProviders(deps.database.db, deps.registry)).map(({ provider, healthy, detail }) => ({ provider: provider.name, driver: provider.driver, healthy, detail })),
+  }));
 }

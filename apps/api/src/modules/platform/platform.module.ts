@@ -5,10 +5,9 @@ import { platformRoutes } from '@portal/contract/platform';
 import { clientLogs, supportMessages } from '../../db/schema.ts';
 import { UnauthorizedError, NotFoundError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
-import type { ModuleDeps, Worker } from '../../lib/module.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { createImportsService } from './imports.service.ts';
-import type { Metrics } from './metrics.ts';
 import { eq } from 'drizzle-orm';
 
 /** Burns one core for `ms` in a worker thread (the API keeps answering), for profiling. */
@@ -23,7 +22,8 @@ function loadCpu(ms: number): Promise<number> {
   });
 }
 
-export async function registerPlatformModule(api: FastifyInstance, deps: ModuleDeps, metrics?: Metrics): Promise<Worker[]> {
+export async function registerPlatformModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const { metrics } = deps;
   const imports = createImportsService({ db: deps.db, audit: deps.audit, log: deps.log });
 
   registerRoute(api, platformRoutes.getLogoUrl, async ({ auth }) => {
@@ -74,7 +74,7 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
   // Prometheus scrapes with the operator token, or openly when METRICS_PUBLIC=true.
   api.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!deps.config.METRICS_PUBLIC && request.operatorTokenId === null) throw new UnauthorizedError('A valid operator API token is required');
-    return reply.type('text/plain; version=0.0.4').send(metrics ? await metrics.render(deps.db) : '');
+    return reply.type('text/plain; version=0.0.4').send(await metrics.render(deps.db));
   });
   return [];
 }

@@ -1,18 +1,14 @@
-/** Users, roles, teams and permissions. */
+/** Roles, teams and permissions (users have their own module). */
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps, Worker } from '../../lib/module.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
 import { createTeamsRepository } from './teams.repository.ts';
 import { registerTeamsRoutes } from './teams.routes.ts';
 import { createTeamsService } from './teams.service.ts';
-import { createUsersRepository } from './users.repository.ts';
-import { createUsersService } from './users.service.ts';
+import { createUsersRepository } from '../users/users.repository.ts';
 
 export async function registerTeamsModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const teams = createTeamsRepository(deps.db);
   const users = createUsersRepository(deps.db);
-  registerTeamsRoutes(api, {
-    teams: createTeamsService({ ...deps, teams, users }),
-    users: createUsersService({ ...deps, teams, users }),
-  });
+  registerTeamsRoutes(api, { teams: createTeamsService({ ...deps, teams, users }) });
   return [];
 }

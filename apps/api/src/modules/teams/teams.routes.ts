@@ -1,40 +1,18 @@
-/** Roles, users, teams and permissions routes: parse, call the service, answer. */
+/** Roles, teams and permissions routes: parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from '@portal/contract/teams';
-import { VALIDATION } from '@portal/contract/messages';
+import { permissionsRoutes, rolesRoutes, teamsRoutes } from '@portal/contract/teams';
 import type { AuthContext } from '../../lib/auth-context.ts';
-import { ForbiddenError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
-import { scopeOf } from '../../lib/module.ts';
+import { scopeOf } from '../module.ts';
 import type { TeamsService } from './teams.service.ts';
-import type { UsersService } from './users.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
 
-export function registerTeamsRoutes(app: FastifyInstance, s: { teams: TeamsService; users: UsersService }): void {
+export function registerTeamsRoutes(app: FastifyInstance, s: { teams: TeamsService }): void {
   registerRoute(app, rolesRoutes.userRoles, async () => ({ data: s.teams.roles() }));
   registerRoute(app, rolesRoutes.updateUserRoleForTeam, async ({ auth, body, request }) => {
     await s.teams.changeRole(ctxOf(auth, request), body);
     return { message: 'Role updated', data: null };
-  });
-
-  registerRoute(app, usersRoutes.register, async () => {
-    throw new ForbiddenError('Accounts are created by invitation. Ask your administrator to invite you.');
-  });
-  registerRoute(app, usersRoutes.create, async ({ auth, body, request }) => {
-    const data = await s.users.invite(ctxOf(auth, request), body);
-    return { message: `Completed creating user: ${data.email}`, data };
-  });
-  registerRoute(app, usersRoutes.edit, async ({ auth, body, request }) => ({
-    message: VALIDATION.userUpdated,
-    data: await s.users.edit(ctxOf(auth, request), body),
-  }));
-  registerRoute(app, usersRoutes.list, async ({ auth, query }) => ({ data: await s.users.list(scopeOf(auth), query) }));
-  registerRoute(app, usersRoutes.details, async ({ auth, params }) => ({ data: await s.users.details(scopeOf(auth), params.id) }));
-  registerRoute(app, usersRoutes.teams, async ({ auth, params, query }) => ({ data: await s.users.memberships(scopeOf(auth), params.userId, query) }));
-  registerRoute(app, usersRoutes.delete, async ({ auth, params, request }) => {
-    await s.users.remove(ctxOf(auth, request), params.id);
-    return { message: 'User deleted', data: null };
   });
 
   registerRoute(app, teamsRoutes.list, async ({ auth, query }) => ({ data: await s.teams.list(scopeOf(auth), query) }));

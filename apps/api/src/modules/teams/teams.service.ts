@@ -3,11 +3,11 @@ import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
-import type { ModuleDeps } from '../../lib/module.ts';
+import type { ModuleDeps } from '../module.ts';
 import { PERMISSIONS, ROLE_PERMISSIONS, effectivePermissions } from '../access/permissions.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from './teams.repository.ts';
-import type { UsersRepository } from './users.repository.ts';
+import type { UsersRepository } from '../users/users.repository.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit'> & { teams: TeamsRepository; users: UsersRepository };
 type Ctx = { scope: TenantScope; requestId: string };

@@ -25,8 +25,8 @@ describe('roles', () => {
     const res = await admin.call(routes.roles.userRoles);
     expect(res.status).toBe(200);
     expect(res.data[0]).toMatchObject({ id: 1, name: 'Admin' });
-    expect(res.data.map((r: { name: string }) => r.name)).toEqual(['Admin', 'Operator', 'Viewer']);
-    expect(res.data.every((r: { info: string }) => r.info.length > 20)).toBe(true);
+    expect(res.data.map((r) => r.name)).toEqual(['Admin', 'Operator', 'Viewer']);
+    expect(res.data.every((r) => r.info.length > 20)).toBe(true);
   });
 });
 
@@ -118,11 +118,11 @@ describe('teams', () => {
     expect(page2.data.totalPages).toBe(2);
     expect(page2.data.members).toHaveLength(2);
     const search = await admin.call(routes.teams.details, { params: { id: team.id }, query: { page: 1, rowsPerPage: 5, search: 'person3' } });
-    expect(search.data.members.map((m: { email: string }) => m.email)).toEqual(['big3@example.com']);
+    expect(search.data.members.map((m) => m.email)).toEqual(['big3@example.com']);
 
     const perms = await admin.call(routes.permissions.list, { params: { id: team.id } });
     expect(perms.data.members).toHaveLength(7);
-    expect(perms.data.roles.find((r: { id: number }) => r.id === 3).permissions).toEqual(['team.view', 'vm.view']);
+    expect(perms.data.roles.find((r) => r.id === 3)?.permissions).toEqual(['team.view', 'vm.view']);
     const assign = await admin.call(routes.permissions.assign, { body: { teamId: team.id, assignments: [{ userId: people[0]!.id, roleId: 2 }, { userId: people[1]!.id, roleId: 2 }] } });
     expect(assign.status).toBe(200);
     const rows = await t.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, team.id), eq(teamMembers.roleId, 2)));
@@ -144,7 +144,7 @@ describe('teams', () => {
       [routes.permissions.assign, { body: { teamId: 1, assignments: [] } }],
       [routes.roles.updateUserRoleForTeam, { body: { teamId: 1, userId: 1, roleId: 'admin' } }],
     ] as const) {
-      const res = await admin.call(route, input as never);
+      const res = await admin.call(route, input);
       expect(res.status, `${route.path} ${JSON.stringify(input)}`).toBe(400);
       expect(res.message.length).toBeGreaterThan(3);
     }
@@ -177,7 +177,7 @@ describe('users', () => {
     expect(ok.status).toBe(200);
     const newcomer = await signIn(t, 'new.person@example.com', 'Newcomer-Pass-1!');
     const teamsOfNewcomer = await newcomer.call(routes.teams.list, { query: {} });
-    expect(teamsOfNewcomer.data.data.map((x: { id: number }) => x.id)).toEqual([team.id]);
+    expect(teamsOfNewcomer.data.data.map((x) => x.id)).toEqual([team.id]);
     const membership = await t.db.select().from(teamMembers).where(eq(teamMembers.userId, id));
     expect(membership).toEqual([expect.objectContaining({ teamId: team.id, roleId: 2 })]);
   });
@@ -188,9 +188,9 @@ describe('users', () => {
     await createUser(t, 1, 'zed-out@example.com', { firstName: 'Zed', lastName: 'Outside' });
     await t.db.insert(teamMembers).values({ teamId: team.id, userId: inTeam.id, roleId: 3 });
     const all = await admin.call(routes.users.list, { query: { search: 'zed' } });
-    expect(all.data.data.map((u: { email: string }) => u.email)).toEqual(['zed-in@example.com', 'zed-out@example.com']);
+    expect(all.data.data.map((u) => u.email)).toEqual(['zed-in@example.com', 'zed-out@example.com']);
     const available = await admin.call(routes.users.list, { query: { search: 'zed', excludeTeamId: team.id } });
-    expect(available.data.data.map((u: { email: string }) => u.email)).toEqual(['zed-out@example.com']);
+    expect(available.data.data.map((u) => u.email)).toEqual(['zed-out@example.com']);
 
     const special = await admin.call(routes.users.edit, { body: { id: inTeam.id, firstName: 'Z$d', lastName: 'Inside' } });
     expect(special.status).toBe(400);
@@ -246,7 +246,7 @@ describe('users', () => {
     const other = await createOtherCompany(t, 'boss@elsewhere.example');
     const client = await signIn(t, other.admin.email, PASSWORD);
     const list = await client.call(routes.users.list, { query: {} });
-    expect(list.data.data.map((u: { email: string }) => u.email)).toEqual(['boss@elsewhere.example']);
+    expect(list.data.data.map((u) => u.email)).toEqual(['boss@elsewhere.example']);
     expect((await client.call(routes.teams.list, { query: {} })).data.data).toEqual([]);
     expect((await client.call(routes.users.details, { params: { id: 1 } })).status).toBe(404);
   });

@@ -12,6 +12,7 @@
 import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { routes } from '@portal/contract/routes';
 import { buildApp, type App } from '../../app.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
@@ -61,13 +62,10 @@ afterAll(async () => {
 });
 
 async function createVm(name: string): Promise<number> {
-  const us = (await onA.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
-  const east = (await onA.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const micro = (await onA.call(routes.vms.listConfigurations)).data.find((c: { key: string }) => c.key === 'micro');
-  const provider = (await onA.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  const res = await onA.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1 } });
+  const { createBody } = await seededCatalog(onA);
+  const res = await onA.call(routes.vms.create, { body: createBody(name) });
   expect(res.status).toBe(200);
-  return res.data.ids[0] as number;
+  return res.data.ids[0]!;
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {

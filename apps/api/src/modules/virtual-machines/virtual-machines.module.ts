@@ -1,10 +1,9 @@
 /** Virtual machines: catalog, actions as durable operations, provider drivers, live status. */
-import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps, Worker } from '../../lib/module.ts';
-import { createReconciler } from '../../operations/reconciler.ts';
-import { createOperationRunner } from '../../operations/runner.ts';
-import { createProviderRegistry, type ProviderRegistry } from '../../providers/registry.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
+import { createOperationsRepository } from './operations/operations.repository.ts';
+import { createReconciler } from './operations/reconciler.ts';
+import { createOperationRunner } from './operations/runner.ts';
 import { createConsoleTokenStore } from './console-tokens.ts';
 import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
 import { createVmRepository } from './vm.repository.ts';
@@ -12,10 +11,9 @@ import { registerVmRoutes } from './vm.routes.ts';
 import { createVmService } from './vm.service.ts';
 import { createSecretBox } from './vm-secrets.ts';
 
-export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps, registryOverride?: ProviderRegistry): Promise<Worker[]> {
+export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const env = deps.config;
-  // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-  const registry = registryOverride ?? createProviderRegistry({}, { simulatorStepMs: env.SIMULATOR_STEP_MS, qemuStateDir: resolve(env.DATA_DIR, 'qemu') });
+  const { registry } = deps;
   // Several API instances share one PostgreSQL: status events go through LISTEN/NOTIFY there (listening from
   // now on, so a stream opened before the workers start still hears them). PGlite is one process.
   let relay: PgVmEvents | null = null;
@@ -39,11 +37,11 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   });
   const secrets = createSecretBox(deps.secret);
   const repo = createVmRepository(deps.db);
-  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, pollMs: env.VM_RUNNER_POLL_MS });
-  const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
+  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS });
+  const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
   let started = false;
-  const vms = createVmService({ ...deps, repo, registry, events, secrets, kick: () => started && void runner.tick() });
-  registerVmRoutes(api, { vms, repo, registry, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
+  const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
+  registerVmRoutes(api, { vms, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
   return [
     {
       start() {

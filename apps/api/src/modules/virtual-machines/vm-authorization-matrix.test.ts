@@ -110,11 +110,11 @@ beforeAll(async () => {
   const providers = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data as { id: number }[];
   Object.assign(catalog, { regionId: east.id, providerId: providers[0]!.id, micro: micro.id, small: configs.find((c) => c.key === 'small')!.id });
 
-  // 6 callers × (stop, reset, upgrade, delete) Running VMs, 6 to start (stopped below), and the shared ones.
-  const made = await createVms(4 * 6 + 6 + 2, 'mx');
+  // 6 callers × (stop, force stop, reset, upgrade, delete) Running VMs, 6 to start (stopped below), and the shared ones.
+  const made = await createVms(5 * 6 + 6 + 2, 'mx');
   [shared.read, shared.edit] = [made[0]!, made[1]!];
-  pool.Running = made.slice(2, 2 + 4 * 6);
-  pool.Stopped = made.slice(2 + 4 * 6);
+  pool.Running = made.slice(2, 2 + 5 * 6);
+  pool.Stopped = made.slice(2 + 5 * 6);
   for (const id of pool.Stopped) {
     const res = await admin.call(routes.vms.stop, { params: { id } });
     if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
@@ -208,6 +208,16 @@ const cells: Cell[] = [
     prepare: () => take('Running'),
     run: (c, id) => c.call(routes.vms.stop, { params: { id } }),
     check: async (_res, _actor, id) => expect((await vmRow(id)).status).toBe('Stopped'),
+  },
+  {
+    call: 'POST /virtualMachines/forceStop/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.forceStop, { params: { id } }),
+    check: async (_res, _actor, id) => {
+      expect((await vmRow(id)).status).toBe('Stopped');
+      expect((await opsOf(id)).filter((o) => o.kind === 'forceStop').map((o) => o.status)).toEqual(['succeeded']);
+    },
   },
   {
     call: 'POST /virtualMachines/reset/:id',

@@ -3,6 +3,7 @@
  * nothing, and the stream ends soon after its session does.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { routes } from '@portal/contract/routes';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
@@ -53,13 +54,9 @@ it('streams status changes to whoever may see the VM, and ends when the session 
   const mine = await openStream(admin);
   const theirs = await openStream(outsider);
 
-  const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
-  const micro = configs.find((c) => c.key === 'micro')!;
-  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'streamed', numberOfInstances: 1 } });
-  const id = created.data.ids[0] as number;
+  const { createBody } = await seededCatalog(admin);
+  const created = await admin.call(routes.vms.create, { body: createBody('streamed') });
+  const id = created.data.ids[0]!;
 
   await until(() => mine.text.includes(`{"id":${id},"status":"Running","deleted":false}`), 'Running on the stream');
   expect(mine.text).toContain(`{"id":${id},"status":"Provisioning","deleted":false}`);

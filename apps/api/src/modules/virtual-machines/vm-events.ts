@@ -12,19 +12,35 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { z } from 'zod';
+import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 
 export interface VmEvent {
   vmId: number;
   companyId: number;
   teamId: number | null;
   createdByUserId: number | null;
-  status: string;
+  status: VmStatus;
   deleted: boolean;
 }
 
 export interface VmEvents {
   publish(event: VmEvent): void;
   subscribe(listener: (event: VmEvent) => void): () => void;
+}
+
+/** What an event is built from: a VM row, or the row as it is about to be. */
+export interface VmEventSource {
+  id: number;
+  companyId: number;
+  teamId: number | null;
+  createdByUserId: number | null;
+  status: VmStatus;
+  deletedAt?: Date | null;
+}
+
+/** The one place a VM event is built and published (service, runner and reconciler all call it). */
+export function publishVm(events: VmEvents, vm: VmEventSource): void {
+  events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: (vm.deletedAt ?? null) !== null });
 }
 
 export function createVmEvents(): VmEvents {
@@ -53,7 +69,7 @@ const vmEventSchema = z.object({
   companyId: z.number().int(),
   teamId: z.number().int().nullable(),
   createdByUserId: z.number().int().nullable(),
-  status: z.string(),
+  status: z.enum(VM_STATUSES),
   deleted: z.boolean(),
 });
 

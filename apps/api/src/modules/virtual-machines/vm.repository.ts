@@ -1,22 +1,15 @@
-/** SQL for the catalog, VMs and their operations. VM reads take the caller's visibility scope. */
-import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+/** SQL for the catalog and VMs (operations have their own repository under operations/). VM reads take the caller's visibility scope. */
+import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
+import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
-import { cities, configurations, countries, images, operations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import { cities, configurations, countries, images, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
+import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
 
-/** A caller's scope, or placeholders for it in a prepared query. */
-type ScopeValues = { companyId: number | Placeholder; userId: number | Placeholder; isCompanyAdmin: boolean };
-
-/** VMs the caller may see: company admins all of the company's; others their teams' and their own team-less ones. */
+/** Live VMs the caller may see, by the one visibility rule (access/vm-visibility.ts). */
 export function visibleVms(scope: ScopeValues): SQL {
-  const base = and(eq(virtualMachines.companyId, scope.companyId), isNull(virtualMachines.deletedAt))!;
-  if (scope.isCompanyAdmin) return base;
-  return and(
-    base,
-    sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})
-      or (${virtualMachines.teamId} is null and ${virtualMachines.createdByUserId} = ${scope.userId}))`,
-  )!;
+  return and(vmVisibleTo(scope, virtualMachines), isNull(virtualMachines.deletedAt))!;
 }
 
 type ListSort = 'name' | 'configuration' | 'created';
@@ -122,7 +115,6 @@ export function createVmRepository(db: Db) {
       const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
       return row;
     },
-    enabledProviders: () => db.select().from(providers).where(eq(providers.enabled, true)).orderBy(asc(providers.id)),
 
     // ---- VMs ----
     async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; descending: boolean }) {
@@ -156,22 +148,8 @@ export function createVmRepository(db: Db) {
       return row;
     },
 
-    async activeOperation(vmId: number) {
-      const [row] = await db
-        .select({ id: operations.id, kind: operations.kind })
-        .from(operations)
-        .where(and(eq(operations.vmId, vmId), inArray(operations.status, ['pending', 'running'])))
-        .limit(1);
-      return row;
-    },
-
     async insertVm(tx: Tx, values: typeof virtualMachines.$inferInsert) {
       const [row] = await tx.insert(virtualMachines).values(values).returning();
-      return row!;
-    },
-
-    async insertOperation(tx: Tx, values: { vmId: number; kind: string; payload?: unknown; requestedByUserId: number }) {
-      const [row] = await tx.insert(operations).values({ ...values, payload: values.payload ?? {} }).returning();
       return row!;
     },
 
@@ -191,14 +169,10 @@ export function createVmRepository(db: Db) {
         .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
         .where(
           and(
-            eq(virtualMachines.companyId, scope.companyId),
+            vmVisibleTo(scope, virtualMachines),
             sql`${virtualMachines.createdAt} < ${to.toISOString()}`,
             sql`(${virtualMachines.deletedAt} is null or ${virtualMachines.deletedAt} >= ${from.toISOString()})`,
-            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = 'Provisioning')`,
-            scope.isCompanyAdmin
-              ? undefined
-              : sql`(${virtualMachines.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})
-                  or (${virtualMachines.teamId} is null and ${virtualMachines.createdByUserId} = ${scope.userId}))`,
+            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = ${OPERATIONS.create.runningStatus})`,
           ),
         )
         .groupBy(configurations.key);

@@ -1,29 +1,25 @@
-/** VM routes: the contract's calls, plus the live event stream and the console page. */
+/** VM routes: the contract's calls, plus the live event stream and the console page. Handlers only parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { platformRoutes } from '@portal/contract/platform';
-import { vmRoutes } from '@portal/contract/virtual-machines';
+import { vmActionRoutes, vmRoutes } from '@portal/contract/virtual-machines';
 import { TEXT } from '@portal/contract/messages';
+import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import { UnauthorizedError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
-import { scopeOf } from '../../lib/module.ts';
+import { scopeOf } from '../module.ts';
 import type { Access } from '../access/access.ts';
 import type { SessionStore } from '../auth/session-store.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
+import { consolePage, EXPIRED_CONSOLE_PAGE } from './console-page.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { VmEvents } from './vm-events.ts';
-import type { VmService } from './vm.service.ts';
-import type { VmRepository } from './vm.repository.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
+import type { VmOperationAction, VmService } from './vm.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface VmRoutesDeps {
   vms: VmService;
-  repo: VmRepository;
-  registry: ProviderRegistry;
   events: VmEvents;
   access: Access;
   consoleTokens: ConsoleTokenStore;
@@ -58,18 +54,13 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   });
 
   registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({ message: 'Virtual machines are being created', data: await vms.create(ctxOf(auth, request), body) }));
-  registerRoute(app, vmRoutes.start, async ({ auth, params, request }) => {
-    await vms.start(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmStarted, data: null };
-  });
-  registerRoute(app, vmRoutes.stop, async ({ auth, params, request }) => {
-    await vms.stop(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmStopped, data: null };
-  });
-  registerRoute(app, vmRoutes.reset, async ({ auth, params, request }) => {
-    await vms.reset(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmReset, data: null };
-  });
+  // Start, stop, force stop, reset, delete: one loop over the contract's action routes, answered with the lifecycle table's text.
+  for (const action of Object.keys(vmActionRoutes) as VmOperationAction[]) {
+    registerRoute(app, vmActionRoutes[action], async ({ auth, params, request }) => {
+      await vms.act(ctxOf(auth, request), params.id, action);
+      return { message: VM_ACTIONS[action].accepted, data: null };
+    });
+  }
   registerRoute(app, vmRoutes.changeConfiguration, async ({ auth, body, request }) => {
     await vms.upgrade(ctxOf(auth, request), body.id, body.configurationId);
     return { message: TEXT.upgradeWait, data: null };
@@ -78,26 +69,19 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     await vms.rename(ctxOf(auth, request), params.id, body.name);
     return { message: 'VM renamed', data: null };
   });
-  registerRoute(app, vmRoutes.delete, async ({ auth, params, request }) => {
-    await vms.remove(ctxOf(auth, request), params.id);
-    return { message: TEXT.vmDeleted, data: null };
-  });
 
-  // The console page the portal frames: the machine's text console, behind a single-use token. Like a
-  // terminal it opens at the bottom (a column-reverse scroller: no script, which the CSP would refuse).
+  // The console page the portal frames (console-page.ts), behind a single-use token.
   app.get('/virtualMachines/console/:id', { schema: { hide: true, params: z.object({ id: z.coerce.number().int().positive() }), querystring: z.object({ token: z.string().max(100) }) } }, async (request, reply) => {
     const { id } = request.params as { id: number };
     const { token } = request.query as { token: string };
     if (!request.auth || request.auth.state !== 'authenticated' || !(await d.consoleTokens.consume(token, id, request.auth.sessionId))) {
-      return reply.status(403).type('text/html').send('<!doctype html><p>This console link has expired. Open the console again from the portal.</p>');
+      return reply.status(403).type('text/html').send(EXPIRED_CONSOLE_PAGE);
     }
     const { name, text } = await vms.consoleText(id);
     return reply
       .type('text/html')
       .header('cache-control', 'no-store')
-      .send(
-        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(name)} console</title><style>html,body{margin:0;height:100%;background:#0b1120;color:#d1fae5}.screen{height:100%;overflow:auto;display:flex;flex-direction:column-reverse}pre{margin:0;padding:16px;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}</style></head><body><div class="screen"><pre id="console">${escapeHtml(text)}<span>█</span></pre></div></body></html>`,
-      );
+      .send(consolePage(name, text));
   });
 
   // Live status: a server-sent events stream of the VMs this user may see. The session is checked
@@ -134,39 +118,5 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
       clearInterval(recheck);
       unsubscribe();
     });
-  });
-
-  // Provider health for load balancers, and the operator's diagnostics.
-  registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply, request }) => {
-    // Public for load balancers; provider names and drivers only for the operator's token.
-    const named = request.operatorTokenId !== null;
-    const checks: Record<string, { status: 'ok' | 'down'; detail: string | null; latencyMs: number }> = {};
-    for (const provider of await d.repo.enabledProviders()) {
-      const started = performance.now();
-      let healthy = false;
-      try {
-        healthy = (await d.registry.driverFor(provider).health()).healthy;
-      } catch {
-        healthy = false;
-      }
-      checks[named ? provider.name : `provider-${provider.id}`] = { status: healthy ? 'ok' : 'down', detail: named ? provider.driver : null, latencyMs: Math.round(performance.now() - started) };
-    }
-    const down = Object.values(checks).some((c) => c.status === 'down');
-    if (down) reply.status(503);
-    return { message: down ? 'A provider is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
-  });
-  registerRoute(app, platformRoutes.debug, async () => {
-    const rows = [];
-    for (const provider of await d.repo.enabledProviders()) {
-      let healthy = false;
-      let detail: unknown = null;
-      try {
-        ({ healthy, detail } = await d.registry.driverFor(provider).health());
-      } catch (err) {
-        detail = err instanceof Error ? err.message : String(err);
-      }
-      rows.push({ provider: provider.name, driver: provider.driver, healthy, detail });
-    }
-    return { data: rows };
   });
 }

@@ -1,17 +1,21 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
+import { vmActionRoutes } from '@portal/contract/virtual-machines';
+import { actionUnavailableReason, OPERATIONS, VM_ACTIONS, type Operation, type VmActionName } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
-import type { ModuleDeps } from '../../lib/module.ts';
+import type { ModuleDeps } from '../module.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
-import type { VmEvents } from './vm-events.ts';
+import type { OperationsRepository } from './operations/operations.repository.ts';
+import { publishVm, type VmEvents } from './vm-events.ts';
 import { generateCredentials, type SecretBox } from './vm-secrets.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   repo: VmRepository;
+  operations: OperationsRepository;
   registry: ProviderRegistry;
   events: VmEvents;
   secrets: SecretBox;
@@ -19,9 +23,9 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   kick: () => void;
 };
 type Ctx = { scope: TenantScope; requestId: string };
+/** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
+export type VmOperationAction = keyof typeof vmActionRoutes;
 
-/** The status a VM shows while each kind of operation runs. */
-const RUNNING_STATUS: Record<string, string> = { create: 'Provisioning', start: 'Starting', stop: 'Stopping', reset: 'Starting', resize: 'Resizing', delete: 'Stopping' };
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
 function isUniqueViolation(err: unknown): boolean {
@@ -47,24 +51,35 @@ export function createVmService(deps: Deps) {
   }
 
   /** Records an operation and the VM's in-progress status in one transaction; one operation per VM. */
-  async function enqueue(ctx: Ctx, vm: VmRow, kind: string, payload: Record<string, unknown> = {}) {
-    if (await repo.activeOperation(vm.id)) throw new ConflictError(BUSY_MESSAGE);
+  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation) {
+    if (await deps.operations.active(vm.id)) throw new ConflictError(BUSY_MESSAGE);
+    const status = OPERATIONS[operation.kind].runningStatus;
     try {
       await db.transaction(async (tx) => {
-        await repo.insertOperation(tx, { vmId: vm.id, kind, payload, requestedByUserId: ctx.scope.userId });
-        await repo.setStatus(tx, vm.id, { status: RUNNING_STATUS[kind] ?? vm.status });
-        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: `vm.${kind}`, targetType: 'vm', targetId: vm.id, before: { status: vm.status }, after: payload, requestId: ctx.requestId }, tx);
+        await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, ...operation });
+        await repo.setStatus(tx, vm.id, { status });
+        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: `vm.${operation.kind}`, targetType: 'vm', targetId: vm.id, before: { status: vm.status }, after: operation.payload, requestId: ctx.requestId }, tx);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(BUSY_MESSAGE);
       throw err;
     }
-    deps.events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: RUNNING_STATUS[kind] ?? vm.status, deleted: false });
+    publishVm(deps.events, { ...vm, status });
     deps.kick();
   }
 
-  function requireStatus(vm: VmRow, allowed: string[], action: string) {
-    if (!allowed.includes(vm.status)) throw new ConflictError(`The VM cannot be ${action} while it is ${vm.status}`);
+  /** The lifecycle table's rule: the action may start from the VM's status, or a 409 says why not. */
+  function requireAvailable(vm: VmRow, action: VmActionName) {
+    const reason = actionUnavailableReason(action, vm.status);
+    if (reason) throw new ConflictError(reason);
+  }
+
+  /** An action that is one operation with no payload: permission, status and operation from the table. */
+  async function simpleAction(ctx: Ctx, id: number, action: VmOperationAction) {
+    const def = VM_ACTIONS[action];
+    const vm = await loadVisible(ctx.scope, id, def.permission);
+    requireAvailable(vm, action);
+    await enqueue(ctx, vm, { kind: def.operation, payload: {} });
   }
 
   return {
@@ -91,7 +106,7 @@ export function createVmService(deps: Deps) {
       if (q.teamId) await access.requireTeam(scope, q.teamId, 'vm.view');
       const { rows, total } = await repo.list(scope, { ...q, descending: q.sortDescending === 'true' });
       return {
-        data: rows.map((r) => ({ ...r, status: r.status as VmStatusName, createdAt: iso(r.createdAt) })),
+        data: rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })),
         totalPages: totalPages(total, q.rowsPerPage),
       };
     },
@@ -111,7 +126,7 @@ export function createVmService(deps: Deps) {
           // Usage is best effort; the card shows a dash.
         }
       }
-      const op = await repo.activeOperation(id);
+      const op = await deps.operations.active(id);
       return {
         virtualMachine: {
           id: vm.id,
@@ -129,7 +144,7 @@ export function createVmService(deps: Deps) {
           teamId: vm.teamId,
           network: { publicIp: vm.publicIp, privateIp: vm.privateIp },
         },
-        status: vm.status as VmStatusName,
+        status: vm.status,
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,
@@ -203,7 +218,7 @@ export function createVmService(deps: Deps) {
             teamId,
             createdByUserId: ctx.scope.userId,
             name,
-            status: 'Provisioning',
+            status: OPERATIONS.create.runningStatus,
             configurationId: input.configurationId,
             regionId: input.regionId,
             image: input.image,
@@ -212,58 +227,40 @@ export function createVmService(deps: Deps) {
             privateKey: deps.secrets.seal(creds.privateKeyPem),
             publicKey: creds.publicKeyOpenSsh,
           });
-          await repo.insertOperation(tx, { vmId: vm.id, kind: 'create', requestedByUserId: ctx.scope.userId });
+          await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, kind: 'create', payload: {} });
           await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.create', targetType: 'vm', targetId: vm.id, after: { name, configurationId: input.configurationId, regionId: input.regionId, image: input.image, teamId }, requestId: ctx.requestId }, tx);
           rows.push(vm);
         }
         return rows;
       });
-      for (const vm of created) deps.events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: false });
+      for (const vm of created) publishVm(deps.events, vm);
       deps.kick();
       return { ids: created.map((v) => v.id) };
     },
 
-    async start(ctx: Ctx, id: number) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.operate');
-      requireStatus(vm, ['Stopped', 'Shutoff'], 'started');
-      await enqueue(ctx, vm, 'start');
-    },
-    async stop(ctx: Ctx, id: number) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.operate');
-      requireStatus(vm, ['Running'], 'stopped');
-      await enqueue(ctx, vm, 'stop');
-    },
-    async reset(ctx: Ctx, id: number) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.operate');
-      requireStatus(vm, ['Running'], 'reset');
-      await enqueue(ctx, vm, 'reset');
-    },
+    /** Start, stop, force stop, reset, delete: whatever vmActionRoutes declares. */
+    act: simpleAction,
     async upgrade(ctx: Ctx, id: number, configurationId: number) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.modify');
+      const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.upgrade.permission);
       const [current, target] = await Promise.all([repo.configuration(vm.configurationId), repo.configuration(configurationId)]);
       if (!target) throw new NotFoundError('Configuration not found');
       if (target.cpu <= current!.cpu) throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
       if (!(await repo.offers(vm.providerId, vm.regionId, configurationId))) throw new BadRequestError('The VM\'s provider does not offer this configuration in its region');
-      requireStatus(vm, ['Running', 'Stopped', 'Shutoff'], 'upgraded');
-      await enqueue(ctx, vm, 'resize', { configurationId });
+      requireAvailable(vm, 'upgrade');
+      await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } });
     },
     async rename(ctx: Ctx, id: number, name: string) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.modify');
+      const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.rename.permission);
+      requireAvailable(vm, 'rename');
       if (vm.name === name) throw new BadRequestError('New name must be different from the current name');
       await db.transaction(async (tx) => {
         await repo.setStatus(tx, id, { name });
         await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.rename', targetType: 'vm', targetId: id, before: { name: vm.name }, after: { name }, requestId: ctx.requestId }, tx);
       });
     },
-    async remove(ctx: Ctx, id: number) {
-      const vm = await loadVisible(ctx.scope, id, 'vm.delete');
-      await enqueue(ctx, vm, 'delete');
-    },
   };
 }
 export type VmService = ReturnType<typeof createVmService>;
-
-type VmStatusName = 'Running' | 'Stopped' | 'Shutoff' | 'Error' | 'Provisioning' | 'Starting' | 'Stopping' | 'Resizing';
 
 function toConfiguration(c: { id: number; key: string; name: string; cpu: number; ram: number; disk: number }) {
   return { id: c.id, key: c.key as VmSizeKey, name: c.name, cpu: c.cpu, ram: c.ram, disk: c.disk };

@@ -4,6 +4,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { TEXT } from '@portal/contract/messages';
+import { VIEWER_ROLE_ID } from '@portal/contract/permissions';
+import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { auditLog, operations, virtualMachines } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
@@ -21,19 +23,19 @@ afterAll(async () => {
 });
 
 async function chain() {
-  const countries = (await admin.call(routes.vms.listCountries)).data as { id: number; name: string }[];
+  const countries = (await admin.call(routes.vms.listCountries)).data;
   const us = countries.find((c) => c.name === 'United States')!;
-  const regions = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data as { id: number; name: string }[];
+  const regions = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data;
   const east = regions.find((r) => r.name === 'US East')!;
-  const images = (await admin.call(routes.vms.listImages, { params: { id: east.id } })).data as string[];
-  const configs = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: images[0] } })).data as { id: number; key: string; cpu: number }[];
+  const images = (await admin.call(routes.vms.listImages, { params: { id: east.id } })).data;
+  const configs = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: images[0] } })).data;
   return { us, east, images, configs };
 }
 
 async function createVm(name: string, extra: Record<string, unknown> = {}, client = admin) {
   const { east, configs } = await chain();
   const micro = configs.find((c) => c.key === 'micro')!;
-  const providers = (await client.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data as { id: number }[];
+  const providers = (await client.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data;
   const res = await client.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: providers[0]!.id, name, numberOfInstances: 1, ...extra } });
   return res;
 }
@@ -54,16 +56,16 @@ describe('catalog', () => {
     expect(images).toContain('Ubuntu 24.04 LTS');
     expect(configs.map((c) => c.key)).toEqual(['micro', 'extraSmall', 'small', 'medium', 'large', 'extraLarge']);
     const providersFor = async (regionId: number, key: string) =>
-      (await admin.call(routes.vms.listProviders, { params: { regionId }, query: { configurationId: (await admin.call(routes.vms.listConfigurations)).data.find((c: { key: string }) => c.key === key).id } })).data;
+      (await admin.call(routes.vms.listProviders, { params: { regionId }, query: { configurationId: (await admin.call(routes.vms.listConfigurations)).data.find((c) => c.key === key)!.id } })).data;
     expect(await providersFor(east.id, 'micro')).toHaveLength(1);
     expect(await providersFor(east.id, 'medium')).toHaveLength(2);
-    const sg = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'Singapore');
-    const sgRegion = (await admin.call(routes.vms.listRegions, { params: { id: sg.id } })).data[0];
+    const sg = (await admin.call(routes.vms.listCountries)).data.find((c) => c.name === 'Singapore')!;
+    const sgRegion = (await admin.call(routes.vms.listRegions, { params: { id: sg.id } })).data[0]!;
     expect(await providersFor(sgRegion.id, 'extraLarge')).toEqual([]);
     expect((await admin.call(routes.vms.getRegion, { params: { id: east.id } })).data).toMatchObject({ name: 'US East', country: 'United States' });
-    expect((await admin.call(routes.vms.listCities, { params: { id: east.id } })).data.map((c: { name: string }) => c.name)).toContain('Ashburn');
+    expect((await admin.call(routes.vms.listCities, { params: { id: east.id } })).data.map((c) => c.name)).toContain('Ashburn');
     const all = (await admin.call(routes.vms.listConfigurations)).data;
-    expect(all.find((c: { key: string }) => c.key === 'large')).toMatchObject({ name: 'Large', cpu: 12, ram: 48, disk: 300 });
+    expect(all.find((c) => c.key === 'large')).toMatchObject({ name: 'Large', cpu: 12, ram: 48, disk: 300 });
   });
 });
 
@@ -71,7 +73,7 @@ describe('lifecycle', () => {
   it('creates a VM that goes Provisioning → Running, then stops, starts, resets, renames, upgrades and deletes it', async () => {
     const res = await createVm('web-1');
     expect(res.status).toBe(200);
-    const id = res.data.ids[0] as number;
+    const id = res.data.ids[0]!;
     const first = await admin.call(routes.vms.details, { params: { id } });
     expect(['Provisioning', 'Running']).toContain(first.data.status);
     const running = await waitForStatus(id, 'Running');
@@ -99,7 +101,7 @@ describe('lifecycle', () => {
     expect((await admin.call(routes.vms.edit, { params: { id }, body: { name: '  ' } })).status).toBe(400);
     expect((await admin.call(routes.vms.edit, { params: { id }, body: { name: 'web-main' } })).status).toBe(200);
 
-    const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
+    const configs = (await admin.call(routes.vms.listConfigurations)).data;
     const down = await admin.call(routes.vms.changeConfiguration, { body: { id, configurationId: configs.find((c) => c.key === 'micro')!.id } });
     expect(down.status).toBe(400);
     const up = await admin.call(routes.vms.changeConfiguration, { body: { id, configurationId: configs.find((c) => c.key === 'small')!.id } });
@@ -119,7 +121,7 @@ describe('lifecycle', () => {
   });
 
   it('hands out a password, a PEM private key, access details and a single-use console URL', async () => {
-    const id = (await createVm('creds-1')).data.ids[0] as number;
+    const id = (await createVm('creds-1')).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const pw = await admin.call(routes.vms.getPassword, { params: { id } });
     expect(pw.data.sshPassword.length).toBeGreaterThanOrEqual(16);
@@ -134,24 +136,24 @@ describe('lifecycle', () => {
     expect(access.data.publicKey).toMatch(/^ssh-ed25519 /);
 
     const consoleRes = await admin.call(routes.vms.getConsole, { params: { id } });
-    const url = consoleRes.data.consoleUrl as string;
+    const url = consoleRes.data.consoleUrl;
     expect(url).toMatch(/\/virtualMachines\/console\/\d+\?token=/);
     const page = await admin.raw('GET', url);
     expect(page.status).toBe(200);
     const html = (await t.portal.app.inject({ url, headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).body;
     expect(html).toContain('This console link has expired');
-    const fresh = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+    const fresh = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl;
     const body = (await t.portal.app.inject({ url: fresh, headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).body;
     expect(body).toContain('creds-1 login:');
     // Another session cannot use it.
     const other = await signIn(t);
-    const stolen = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+    const stolen = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl;
     expect((await t.portal.app.inject({ url: stolen, headers: { cookie: [...other.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).statusCode).toBe(403);
   });
 
   it('puts a VM in Error with the reason when the provider fails for good, and retries transient failures', async () => {
-    const usageBefore = (await admin.call(routes.vms.dashboard)).data.currentMonth.micro as number;
-    const failed = (await createVm('will-fail-create')).data.ids[0] as number;
+    const usageBefore = (await admin.call(routes.vms.dashboard)).data.currentMonth.micro;
+    const failed = (await createVm('will-fail-create')).data.ids[0]!;
     const err = await waitForStatus(failed, 'Error');
     expect(err.errorReason).toMatch(/simulated permanent failure/);
     // A machine that was never made is not usage.
@@ -159,7 +161,7 @@ describe('lifecycle', () => {
     const [op] = await t.db.select().from(operations).where(eq(operations.vmId, failed));
     expect(op).toMatchObject({ status: 'failed', attempts: 1 });
 
-    const flaky = (await createVm('flaky-one')).data.ids[0] as number;
+    const flaky = (await createVm('flaky-one')).data.ids[0]!;
     await waitForStatus(flaky, 'Running', admin, 15_000);
     const [flakyOp] = await t.db.select().from(operations).where(eq(operations.vmId, flaky));
     expect(flakyOp).toMatchObject({ status: 'succeeded', attempts: 3 });
@@ -170,14 +172,14 @@ describe('lifecycle', () => {
     expect(res.data.ids).toHaveLength(3);
     const list = await admin.call(routes.vms.list, { query: { search: 'batch', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2 } });
     expect(list.data.totalPages).toBe(2);
-    expect(list.data.data.map((v: { name: string }) => v.name)).toEqual(['batch-3', 'batch-2']);
+    expect(list.data.data.map((v) => v.name)).toEqual(['batch-3', 'batch-2']);
     const second = await admin.call(routes.vms.list, { query: { search: 'BATCH', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2, page: 2 } });
     expect(second.data).toMatchObject({ totalPages: 2, data: [{ name: 'batch-1' }] });
     // Past the last page: no rows, and the page count still comes back.
     expect((await admin.call(routes.vms.list, { query: { search: 'batch', rowsPerPage: 2, page: 5 } })).data).toEqual({ data: [], totalPages: 2 });
     // Wildcards are matched literally; a one-letter search still finds the VMs.
     expect((await admin.call(routes.vms.list, { query: { search: 'b%h' } })).data).toEqual({ data: [], totalPages: 0 });
-    expect((await admin.call(routes.vms.list, { query: { search: 'h-2', rowsPerPage: 100 } })).data.data.map((v: { name: string }) => v.name)).toContain('batch-2');
+    expect((await admin.call(routes.vms.list, { query: { search: 'h-2', rowsPerPage: 100 } })).data.data.map((v) => v.name)).toContain('batch-2');
     expect((await admin.call(routes.vms.list, { query: { search: 'b', rowsPerPage: 100 } })).data.data.length).toBeGreaterThanOrEqual(3);
     const bySize = await admin.call(routes.vms.list, { query: { sortColumn: 'configuration', rowsPerPage: 100 } });
     expect(bySize.status).toBe(200);
@@ -206,11 +208,11 @@ describe('access', () => {
     const viewer = await createUser(t, 1, 'vm-viewer@example.com');
     const outsider = await createUser(t, 1, 'vm-outsider@example.com');
     const team = await createTeam(t, 1, 'VM team', [{ userId: 1, roleId: 1 }, { userId: viewer.id, roleId: 3 }]);
-    const id = (await createVm('team-vm', { teamId: team.id })).data.ids[0] as number;
+    const id = (await createVm('team-vm', { teamId: team.id })).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const v = await signIn(t, viewer.email, PASSWORD);
     expect((await v.call(routes.vms.details, { params: { id } })).status).toBe(200);
-    expect((await v.call(routes.vms.list, { query: { teamId: team.id } })).data.data.map((x: { id: number }) => x.id)).toEqual([id]);
+    expect((await v.call(routes.vms.list, { query: { teamId: team.id } })).data.data.map((x) => x.id)).toEqual([id]);
     expect((await v.call(routes.vms.stop, { params: { id } })).status).toBe(403);
     expect((await v.call(routes.vms.getPassword, { params: { id } })).status).toBe(403);
     expect((await createVm('viewer-vm', { teamId: team.id }, v)).status).toBe(403);
@@ -223,7 +225,7 @@ describe('access', () => {
     const operator = await createUser(t, 1, 'vm-operator@example.com');
     await createTeam(t, 1, 'Operators', [{ userId: operator.id, roleId: 2 }]);
     const op = await signIn(t, operator.email, PASSWORD);
-    const own = (await createVm('operator-own-vm', {}, op)).data.ids[0] as number;
+    const own = (await createVm('operator-own-vm', {}, op)).data.ids[0]!;
     expect((await op.call(routes.vms.details, { params: { id: own } })).status).toBe(200);
     expect((await v.call(routes.vms.details, { params: { id: own } })).status).toBe(404);
     const other = await createOtherCompany(t, 'vm-boss@other.example');
@@ -235,15 +237,45 @@ describe('access', () => {
   });
 });
 
+describe('force stop', () => {
+  it('powers a Running VM off, refuses it to a Viewer, from the wrong status and across companies', async () => {
+    const id = (await createVm('power-off-1')).data.ids[0]!;
+    await waitForStatus(id, 'Running');
+
+    const viewer = await createUser(t, 1, 'force-stop-viewer@example.com');
+    const team = await createTeam(t, 1, 'Force stop team', [{ userId: viewer.id, roleId: VIEWER_ROLE_ID }]);
+    const teamVm = (await createVm('power-off-team', { teamId: team.id })).data.ids[0]!;
+    await waitForStatus(teamVm, 'Running');
+    const v = await signIn(t, viewer.email, PASSWORD);
+    expect((await v.call(routes.vms.forceStop, { params: { id: teamVm } })).status).toBe(403);
+    expect((await admin.call(routes.vms.details, { params: { id: teamVm } })).data.status).toBe('Running');
+
+    const other = await createOtherCompany(t, 'force-stop-boss@other.example');
+    const x = await signIn(t, other.admin.email, PASSWORD);
+    expect((await x.call(routes.vms.forceStop, { params: { id } })).status).toBe(404);
+
+    const off = await admin.call(routes.vms.forceStop, { params: { id } });
+    expect(off.status).toBe(200);
+    expect(off.message).toBe(VM_ACTIONS.forceStop.accepted);
+    await waitForStatus(id, 'Stopped');
+    const actions = (await t.db.select().from(auditLog).where(eq(auditLog.targetId, String(id)))).map((a) => a.action);
+    expect(actions).toContain('vm.forceStop');
+
+    const again = await admin.call(routes.vms.forceStop, { params: { id } });
+    expect(again.status).toBe(409);
+    expect(again.message).toBe('The VM cannot be powered off while it is Stopped');
+  });
+});
+
 describe('teams and their VMs', () => {
   it('refuses to delete a team that owns VMs, and deletes it once they are gone (keeping their usage)', async () => {
     const team = await createTeam(t, 1, 'Short-lived', [{ userId: 1, roleId: 1 }]);
-    const id = (await createVm('short-lived-vm', { teamId: team.id })).data.ids[0] as number;
+    const id = (await createVm('short-lived-vm', { teamId: team.id })).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const refused = await admin.call(routes.teams.delete, { body: { teamId: team.id } });
     expect(refused.status).toBe(409);
     expect(refused.message).toBe('This team still has 1 virtual machine. Delete them first.');
-    const ytdBefore = (await admin.call(routes.vms.dashboard)).data.ytd.micro as number;
+    const ytdBefore = (await admin.call(routes.vms.dashboard)).data.ytd.micro;
     expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
     const deadline = Date.now() + 10_000;
     while ((await admin.call(routes.vms.details, { params: { id } })).status !== 404) {

@@ -112,6 +112,13 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
       m.state = 'stopped';
       m.log.push('', 'reboot: Power down');
     },
+    async forceStop(ref) {
+      // Immediate: no guest to wait for.
+      const m = machine(ref);
+      flaky('forceStop', ref, m.spec.name);
+      m.state = 'stopped';
+      m.log.push('', '[host] powered off');
+    },
     async reset(ref) {
       const m = machine(ref);
       await wait();

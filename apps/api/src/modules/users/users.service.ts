@@ -3,12 +3,12 @@ import { ADMIN_ROLE_ID, INVITE_TOKEN_TTL_MS } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
-import type { ModuleDeps } from '../../lib/module.ts';
+import type { ModuleDeps } from '../module.ts';
 import { inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
-import type { TeamsRepository } from './teams.repository.ts';
+import type { TeamsRepository } from '../teams/teams.repository.ts';
 import type { UsersRepository, userColumns } from './users.repository.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom'> & {

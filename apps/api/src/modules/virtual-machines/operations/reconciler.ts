@@ -3,57 +3,47 @@
  * way: a machine powered off outside the portal becomes Shutoff, one started outside becomes Running,
  * one the provider no longer has becomes Error (or is re-adopted by drivers that can, like the simulator).
  */
-import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/client.ts';
-import { configurations, providers, regions, virtualMachines } from '../db/schema.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { VmEvents } from '../modules/virtual-machines/vm-events.ts';
+import { VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
+import type { Db } from '../../../db/client.ts';
+import type { ProviderRegistry } from '../../../providers/registry.ts';
+import { systemClock, type Clock } from '../../../lib/clock.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
 import { adoptIfMissing } from './adopt.ts';
+import { createOperationsRepository } from './operations.repository.ts';
 
-export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; intervalMs?: number }) {
+/** Resting statuses the provider's word may change (an Error VM waits for its user). */
+const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
+/** What a machine that was powered off outside the portal shows. */
+const OFF_OUTSIDE_PORTAL: VmStatus = 'Shutoff';
+
+export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; clock?: Clock; intervalMs?: number }) {
   const { db, registry, events, log } = opts;
+  const repo = createOperationsRepository(db, opts.clock ?? systemClock);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
 
   async function reconcileOnce(): Promise<number> {
-    const rows = await db
-      .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name })
-      .from(virtualMachines)
-      .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
-      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-      .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
-      .where(
-        and(
-          isNull(virtualMachines.deletedAt),
-          isNotNull(virtualMachines.providerRef),
-          inArray(virtualMachines.status, ['Running', 'Stopped', 'Shutoff']),
-          sql`not exists (select 1 from operations o where o.vm_id = "virtual_machines"."id" and o.status in ('pending', 'running'))`,
-        ),
-      );
+    const rows = await repo.idleMachines(RECONCILED);
     let changed = 0;
     for (const { vm, provider, config, region } of rows) {
       try {
         const driver = registry.driverFor(provider);
         const state = await driver.status(vm.providerRef!);
-        let next: string | null = null;
+        let next: VmStatus | null = null;
         let reason: string | null = null;
         if (state === 'missing') {
           if (await adoptIfMissing(driver, { vm, config, region })) continue;
           next = 'Error';
           reason = 'The machine no longer exists at the provider';
         } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
-        else if (state === 'stopped' && vm.status === 'Running') next = 'Shutoff';
+        else if (state === 'stopped' && vm.status === 'Running') next = OFF_OUTSIDE_PORTAL;
         if (!next) continue;
         // Only if nothing changed it meanwhile.
-        const updated = await db
-          .update(virtualMachines)
-          .set({ status: next, errorReason: reason, updatedAt: new Date() })
-          .where(and(eq(virtualMachines.id, vm.id), eq(virtualMachines.status, vm.status)))
-          .returning();
-        if (updated[0]) {
+        const updated = await repo.setStatusIfUnchanged(vm.id, vm.status, { status: next, errorReason: reason });
+        if (updated) {
           changed++;
-          events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: next, deleted: false });
+          publishVm(events, updated);
         }
       } catch (err) {
         log.warn({ vmId: vm.id, err }, 'reconcile failed');

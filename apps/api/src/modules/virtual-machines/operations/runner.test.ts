@@ -6,17 +6,21 @@ import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { operations, virtualMachines } from '../db/schema.ts';
-import { createTestApp, signIn, type TestApp } from '../../test/harness.ts';
-import { createProviderRegistry } from '../providers/registry.ts';
-import { createVmEvents } from '../modules/virtual-machines/vm-events.ts';
-import { createSecretBox } from '../modules/virtual-machines/vm-secrets.ts';
+import { operations, virtualMachines } from '../../../db/schema.ts';
+import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts';
+import { manualClock } from '../../../../test/manual-clock.ts';
+import { seededCatalog } from '../../../../test/vm-catalog.ts';
+import { createProviderRegistry } from '../../../providers/registry.ts';
+import { createVmEvents } from '../vm-events.ts';
+import { createSecretBox } from '../vm-secrets.ts';
 import { createOperationRunner } from './runner.ts';
 
 let t: TestApp;
+/** The app and the runners share it: a lease runs out when the test moves it, not after a sleep. */
+const clock = manualClock();
 beforeAll(async () => {
   // Workers are not started: this test drives its own runners.
-  t = await createTestApp();
+  t = await createTestApp({ clock });
 });
 afterAll(async () => {
   await t.close();
@@ -24,16 +28,13 @@ afterAll(async () => {
 
 it('resumes an operation after its runner dies, with no duplicate machine', async () => {
   const admin = await signIn(t);
-  const catalog = await admin.call(routes.vms.listConfigurations);
-  const micro = catalog.data.find((c: { key: string }) => c.key === 'micro');
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States').id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  const created = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name: 'survivor', numberOfInstances: 1 } });
-  const vmId = created.data.ids[0] as number;
+  const { provider, createBody } = await seededCatalog(admin);
+  const created = await admin.call(routes.vms.create, { body: createBody('survivor') });
+  const vmId = created.data.ids[0]!;
 
   // One simulated cloud shared by both runners, as a real provider would be.
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 150, pollMs: 20 };
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 150, pollMs: 20 };
 
   const doomed = createOperationRunner(common);
   await doomed.tick(); // claims the create and starts calling the provider
@@ -41,7 +42,7 @@ it('resumes an operation after its runner dies, with no duplicate machine', asyn
   expect(claimed).toMatchObject({ status: 'running', lockedBy: doomed.workerId, attempts: 1 });
   await doomed.stop({ abandon: true }); // the process "dies": nobody renews or finishes its claim
 
-  await new Promise((r) => setTimeout(r, 200)); // the lease runs out
+  clock.advance(200); // the lease runs out
   const rescuer = createOperationRunner(common);
   await rescuer.tick();
   const [retaken] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
@@ -63,13 +64,17 @@ it('resumes an operation after its runner dies, with no duplicate machine', asyn
 it('keeps the lease of a slow action, so no other runner takes it over', async () => {
   const admin = await signIn(t);
   const { body } = await createBody(admin, 'slowpoke');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 120, pollMs: 20 };
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 120, pollMs: 20 };
   const first = createOperationRunner(common);
   const second = createOperationRunner(common);
   await first.tick();
-  await new Promise((r) => setTimeout(r, 300)); // well past one lease: only renewal keeps it
+  // Well past one lease, a third of a lease at a time, renewing as the runner's timer does: only renewal keeps it.
+  for (let moved = 0; moved < 300; moved += 40) {
+    clock.advance(40);
+    await first.renewLeases();
+  }
   await second.tick();
   const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
   expect(op).toMatchObject({ status: 'running', lockedBy: first.workerId, attempts: 1 });
@@ -83,8 +88,8 @@ it('keeps the lease of a slow action, so no other runner takes it over', async (
 it('acts on a machine its driver forgot (a restarted simulator) and keeps a stopped VM off through an upgrade', async () => {
   const admin = await signIn(t);
   const { body, configs } = await createBody(admin, 'phoenix');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
-  const common = { db: t.db, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), pollMs: 20 };
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
+  const common = { db: t.db, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, pollMs: 20 };
   const before = createOperationRunner({ ...common, registry: createProviderRegistry({}, { simulatorStepMs: 5 }) });
   await before.tick();
   await before.idle();
@@ -106,26 +111,22 @@ it('acts on a machine its driver forgot (a restarted simulator) and keeps a stop
 });
 
 async function createBody(admin: Awaited<ReturnType<typeof signIn>>, name: string) {
-  const configs = (await admin.call(routes.vms.listConfigurations)).data as { id: number; key: string }[];
-  const micro = configs.find((c) => c.key === 'micro')!;
-  const us = (await admin.call(routes.vms.listCountries)).data.find((c: { name: string }) => c.name === 'United States');
-  const east = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data.find((r: { name: string }) => r.name === 'US East');
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0];
-  return { configs, body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1 } };
+  const { configs, createBody: body } = await seededCatalog(admin);
+  return { configs, body: body(name) };
 }
 
 it('gives up on an operation whose runners keep dying, instead of claiming it forever', async () => {
   const admin = await signIn(t);
   const { body } = await createBody(admin, 'cursed');
-  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0] as number;
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), leaseMs: 100, pollMs: 20, maxAttempts: 2 };
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 100, pollMs: 20, maxAttempts: 2 };
   // Two runners in a row claim the create and die before finishing it.
   for (let i = 0; i < 2; i++) {
     const doomed = createOperationRunner(common);
     await doomed.tick();
     await doomed.stop({ abandon: true });
-    await new Promise((r) => setTimeout(r, 150)); // the lease runs out
+    clock.advance(150); // the lease runs out
   }
   const last = createOperationRunner(common);
   await last.tick();

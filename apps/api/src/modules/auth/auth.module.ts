@@ -1,0 +1,37 @@
+/** Sign-in, sessions and passwords: the auth service and its routes, and the sweep of expired sessions. */
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps, Worker } from '../module.ts';
+import { registerAuthRoutes } from './auth.routes.ts';
+import { createAuthService } from './auth.service.ts';
+
+const SESSION_SWEEP_MS = 10 * 60_000;
+
+export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const auth = createAuthService({
+    db: deps.db,
+    identity: deps.identity,
+    sessions: deps.sessions,
+    tokens: deps.tokens,
+    mailer: deps.mailer,
+    clock: deps.clock,
+    random: deps.random,
+    secret: deps.secret,
+    portalUrl: deps.portalUrl,
+    defaultFrom: deps.defaultFrom,
+  });
+  registerAuthRoutes(api, { auth, cookieSecure: deps.cookieSecure, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
+
+  let sweeper: NodeJS.Timeout | null = null;
+  return [
+    {
+      start() {
+        sweeper = setInterval(() => void deps.sessions.purgeExpired().catch((err: unknown) => deps.log.error({ err }, 'session sweep failed')), SESSION_SWEEP_MS);
+        sweeper.unref();
+      },
+      async stop() {
+        if (sweeper) clearInterval(sweeper);
+        sweeper = null;
+      },
+    },
+  ];
+}

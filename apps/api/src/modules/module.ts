@@ -1,0 +1,55 @@
+/**
+ * What every feature module receives from app.ts, and the one shape each module has. Passed explicitly;
+ * nothing is global. This lives in modules/ (not lib/) because it names the modules' shared services:
+ * lib/ and plugins/ import nothing from modules/.
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database, Db } from '../db/client.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Access } from './access/access.ts';
+import type { Audit } from '../lib/audit.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Random } from '../lib/crypto.ts';
+import type { OneTimeTokens } from './auth/one-time-tokens.ts';
+import type { SessionStore } from './auth/session-store.ts';
+import type { IdentityRepository } from './auth/identity.repository.ts';
+import type { Metrics } from './platform/metrics.ts';
+
+export { scopeOf } from '../lib/auth-context.ts';
+
+export interface ModuleDeps {
+  config: Config;
+  database: Database;
+  db: Db;
+  clock: Clock;
+  random: Random;
+  secret: string;
+  mailer: Mailer;
+  access: Access;
+  audit: Audit;
+  tokens: OneTimeTokens;
+  sessions: SessionStore;
+  identity: IdentityRepository;
+  /** The VM drivers, one per provider row (the VM module acts through them, the health module asks them). */
+  registry: ProviderRegistry;
+  /** Request counters and timings, installed on the app before the modules (the platform module serves them). */
+  metrics: Metrics;
+  /** Whether cookies carry the Secure flag (HTTPS). */
+  cookieSecure: boolean;
+  /** Portal root URL for mailed links. */
+  portalUrl: string;
+  /** Fallback mail sender when a reseller has none. */
+  defaultFrom: string;
+  log: FastifyBaseLogger;
+}
+
+/** A module's background work (runners, reconcilers, sweepers), started by server.ts and stopped on close. */
+export interface Worker {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Every module registers itself the same way: its routes on the API scope, and its workers returned. */
+export type RegisterModule = (api: FastifyInstance, deps: ModuleDeps) => Promise<Worker[]>;

@@ -1,0 +1,140 @@
+/**
+ * SQL for durable operations: record, claim under a lease, renew it, finish, and the one joined load of
+ * everything an operation needs (VM, configuration, region, provider). Time comes from the injected
+ * clock, never from SQL `now()`, so tests drive leases and backoff without sleeping.
+ */
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
+import type { Db, Tx } from '../../../db/client.ts';
+import { configurations, operations, providers, regions, virtualMachines } from '../../../db/schema.ts';
+import type { Clock } from '../../../lib/clock.ts';
+
+export type OperationRow = typeof operations.$inferSelect;
+export type VmPatch = Partial<typeof virtualMachines.$inferInsert>;
+export type OperationPatch = Partial<typeof operations.$inferInsert>;
+/** Who holds a claim: a runner and the attempt it claimed (a claim taken over has a higher attempt). */
+export interface Claim {
+  op: OperationRow;
+  workerId: string;
+}
+
+/** Unfinished operation statuses; the partial unique index allows one per VM. */
+const ACTIVE = ['pending', 'running'] as const;
+
+/** A stored row as the typed `{ kind, payload }` union; a row that does not fit is a permanent failure. */
+export function parseOperation(row: Pick<OperationRow, 'kind' | 'payload'>): Operation {
+  return operationSchema.parse({ kind: row.kind, payload: row.payload });
+}
+
+export function createOperationsRepository(db: Db, clock: Clock) {
+  const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+  const heldBy = ({ op, workerId }: Claim) => and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running'));
+
+  return {
+    /** Records an operation, due now. */
+    async insert(tx: Tx, values: { vmId: number; requestedByUserId: number } & Operation) {
+      const [row] = await tx.insert(operations).values({ ...values, runAfter: clock.now() }).returning();
+      return row!;
+    },
+
+    async active(vmId: number) {
+      const [row] = await db
+        .select({ id: operations.id, kind: operations.kind })
+        .from(operations)
+        .where(and(eq(operations.vmId, vmId), inArray(operations.status, [...ACTIVE])))
+        .limit(1);
+      return row;
+    },
+
+    /** Takes the oldest due operation (or one whose lease ran out) with FOR UPDATE SKIP LOCKED. */
+    async claim(workerId: string, leaseMs: number): Promise<OperationRow | null> {
+      const now = clock.now();
+      const [row] = await db
+        .update(operations)
+        .set({ status: 'running', lockedBy: workerId, lockedUntil: new Date(now.getTime() + leaseMs), attempts: sql`${operations.attempts} + 1` })
+        .where(
+          eq(
+            operations.id,
+            sql`(select id from operations
+              where (status = 'pending' and run_after <= ${at(now)}) or (status = 'running' and locked_until < ${at(now)})
+              order by id limit 1 for update skip locked)`,
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
+    /** Extends a claim's lease; does nothing once the claim was lost. */
+    async renewLease(claim: Claim, leaseMs: number): Promise<void> {
+      await db
+        .update(operations)
+        .set({ lockedUntil: new Date(clock.now().getTime() + leaseMs) })
+        .where(heldBy(claim));
+    },
+
+    /**
+     * Writes the outcome only if this very claim still holds the operation, together with the VM's new state
+     * in one transaction, so an operation never reads finished while its VM misses the result. Answers the
+     * VM as written (null when the claim was lost, or when there was no VM change).
+     */
+    async finish(claim: Claim, patch: OperationPatch, vmPatch?: VmPatch): Promise<{ done: boolean; vm: typeof virtualMachines.$inferSelect | null }> {
+      return db.transaction(async (tx) => {
+        const done = await tx.update(operations).set(patch).where(heldBy(claim)).returning({ id: operations.id });
+        if (done.length !== 1) return { done: false, vm: null };
+        if (!vmPatch) return { done: true, vm: null };
+        const [vm] = await tx
+          .update(virtualMachines)
+          .set({ ...vmPatch, updatedAt: clock.now() })
+          .where(eq(virtualMachines.id, claim.op.vmId))
+          .returning();
+        return { done: true, vm: vm ?? null };
+      });
+    },
+
+    /** Everything an operation works with, in one query. */
+    async target(vmId: number) {
+      const [row] = await db
+        .select({ vm: virtualMachines, config: configurations, region: regions.name, provider: providers })
+        .from(virtualMachines)
+        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+        .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+        .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
+        .where(eq(virtualMachines.id, vmId));
+      return row;
+    },
+
+    /** VMs in one of `statuses` with a machine at the provider and no operation under way (for the reconciler). */
+    idleMachines: (statuses: readonly VmStatus[]) =>
+      db
+        .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name })
+        .from(virtualMachines)
+        .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
+        .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+        .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+        .where(
+          and(
+            isNull(virtualMachines.deletedAt),
+            isNotNull(virtualMachines.providerRef),
+            inArray(virtualMachines.status, [...statuses]),
+            sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running'))`,
+          ),
+        ),
+
+    /** Changes a VM's status only if nothing changed it meanwhile; the VM as written, or null. */
+    async setStatusIfUnchanged(vmId: number, expected: VmStatus, patch: VmPatch) {
+      const [row] = await db
+        .update(virtualMachines)
+        .set({ ...patch, updatedAt: clock.now() })
+        .where(and(eq(virtualMachines.id, vmId), eq(virtualMachines.status, expected)))
+        .returning();
+      return row ?? null;
+    },
+
+    async configuration(id: number) {
+      const [row] = await db.select().from(configurations).where(eq(configurations.id, id));
+      return row;
+    },
+  };
+}
+export type OperationsRepository = ReturnType<typeof createOperationsRepository>;
+export type OperationTarget = NonNullable<Awaited<ReturnType<OperationsRepository['target']>>>;

@@ -1,0 +1,256 @@
+/**
+ * The durable operation runner. Work is recorded in `operations` before anything runs; a runner claims
+ * one due row at a time with FOR UPDATE SKIP LOCKED (safe with several API instances), holds it under a
+ * lease, calls the provider driver, and records the outcome. Transient failures are retried with
+ * exponential backoff; a permanent failure of a create puts the VM in Error with the reason, of any other
+ * action leaves it as the provider reports it (reason kept). The lease is extended while the driver works;
+ * a row whose lease ran out (its runner died) is claimed again, and drivers are idempotent by key, so
+ * nothing is done twice. The outcome and the VM's new state are written in one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { OPERATIONS, type Operation, type OperationKind, type OperationPayload, type VmStatus } from '@portal/contract/vm-lifecycle';
+import type { Db } from '../../../db/client.ts';
+import { systemClock, type Clock } from '../../../lib/clock.ts';
+import { TransientProviderError, type MachineState, type ProviderDriver } from '../../../providers/provider.ts';
+import type { ProviderRegistry } from '../../../providers/registry.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
+import type { SecretBox } from '../vm-secrets.ts';
+import { adoptIfMissing } from './adopt.ts';
+import { createOperationsRepository, parseOperation, type Claim, type OperationRow, type OperationTarget, type OperationsRepository, type VmPatch } from './operations.repository.ts';
+
+export interface RunnerOptions {
+  db: Db;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  secrets: SecretBox;
+  log: FastifyBaseLogger;
+  /** Leases and retry delays are measured on it (tests move it instead of sleeping). */
+  clock?: Clock;
+  pollMs?: number;
+  /** How long a claim holds before another runner may take the operation over. */
+  leaseMs?: number;
+  maxAttempts?: number;
+  /** First retry delay; doubles per attempt. */
+  backoffMs?: number;
+}
+
+/** The VM status matching what the provider reports, after an action failed for good. */
+const STATUS_OF_MACHINE: Record<MachineState, VmStatus> = { running: 'Running', stopped: 'Stopped', missing: 'Error' };
+
+interface StepContext<K extends OperationKind> {
+  driver: ProviderDriver;
+  target: OperationTarget;
+  payload: OperationPayload<K>;
+  /** The machine's id at the provider; throws when it was never created. */
+  ref: () => string;
+}
+type Steps = { [K in OperationKind]: (c: StepContext<K>) => Promise<VmPatch> };
+
+/** One driver call per operation kind; the VM's new state comes from the lifecycle table. */
+function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Clock): Steps {
+  return {
+    async create({ driver, target: { vm, config, region } }) {
+      const made = await driver.create({
+        key: `vm-${vm.id}`,
+        name: vm.name,
+        image: vm.image,
+        cpu: config.cpu,
+        ramGb: config.ram,
+        diskGb: config.disk,
+        region,
+        publicKey: vm.publicKey ?? '',
+        password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+      });
+      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
+    },
+    async start({ driver, ref }) {
+      await driver.start(ref());
+      return { status: OPERATIONS.start.endsIn };
+    },
+    async stop({ driver, ref }) {
+      await driver.stop(ref());
+      return { status: OPERATIONS.stop.endsIn };
+    },
+    async forceStop({ driver, ref }) {
+      await driver.forceStop(ref());
+      return { status: OPERATIONS.forceStop.endsIn };
+    },
+    async reset({ driver, ref }) {
+      await driver.reset(ref());
+      return { status: OPERATIONS.reset.endsIn };
+    },
+    async resize({ driver, ref, payload: { configurationId } }) {
+      const target = await repo.configuration(configurationId);
+      if (!target) throw new Error('The target configuration no longer exists');
+      await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
+      // A machine keeps its power state through a resize (OPERATIONS.resize.endsIn is 'unchanged').
+      return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
+    },
+    async delete({ driver, target: { vm } }) {
+      if (vm.providerRef) await driver.delete(vm.providerRef);
+      // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
+      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now() };
+    },
+  };
+}
+
+/** Runs an operation's step with its own payload type (a correlated union, no cast). */
+function runStep<K extends OperationKind>(steps: Steps, op: { kind: K; payload: OperationPayload<K> }, c: Omit<StepContext<K>, 'payload'>): Promise<VmPatch> {
+  const step: Steps[K] = steps[op.kind];
+  return step({ ...c, payload: op.payload });
+}
+
+export function createOperationRunner(opts: RunnerOptions) {
+  const { db, registry, events, log } = opts;
+  const clock = opts.clock ?? systemClock;
+  const repo = createOperationsRepository(db, clock);
+  const steps = createSteps(repo, opts.secrets, clock);
+  const workerId = `runner-${randomUUID().slice(0, 8)}`;
+  const pollMs = opts.pollMs ?? 250;
+  const leaseMs = opts.leaseMs ?? 5 * 60_000;
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const backoffMs = opts.backoffMs ?? 1000;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  /** Set by stop(): no more claims. (tick() works before start(), for tests.) */
+  let halted = false;
+  let started = false;
+  const inFlight = new Set<Promise<unknown>>();
+  /** Claims whose lease this runner renews; a crashed runner (stop with abandon) renews none. */
+  const held = new Set<Claim>();
+  let renewTimer: NodeJS.Timeout | null = null;
+
+  /** Extends the lease of every claim in flight, so a slow action is not taken over by another runner. */
+  async function renewLeases(): Promise<void> {
+    await Promise.all(
+      [...held].map((claim) => repo.renewLease(claim, leaseMs).catch((err: unknown) => log.warn({ err, operationId: claim.op.id }, 'could not extend the lease'))),
+    );
+  }
+
+  function holdLease(claim: Claim): () => void {
+    held.add(claim);
+    if (!renewTimer) {
+      renewTimer = setInterval(() => void renewLeases(), Math.max(10, Math.floor(leaseMs / 3)));
+      renewTimer.unref();
+    }
+    return () => {
+      held.delete(claim);
+      if (held.size === 0 && renewTimer) {
+        clearInterval(renewTimer);
+        renewTimer = null;
+      }
+    };
+  }
+
+  /** The VM status that matches what the provider reports, after an action failed for good. */
+  async function observedStatus(driver: ProviderDriver, ref: string | null): Promise<VmStatus> {
+    if (!ref) return STATUS_OF_MACHINE.missing;
+    try {
+      return STATUS_OF_MACHINE[await driver.status(ref)];
+    } catch {
+      return STATUS_OF_MACHINE.missing;
+    }
+  }
+
+  async function finishAndPublish(claim: Claim, patch: Parameters<OperationsRepository['finish']>[1], vmPatch?: VmPatch) {
+    const { vm } = await repo.finish(claim, patch, vmPatch);
+    if (vm) publishVm(events, vm);
+  }
+
+  async function runOne(): Promise<boolean> {
+    const op: OperationRow | null = await repo.claim(workerId, leaseMs);
+    if (!op) return false;
+    const claim: Claim = { op, workerId };
+    const work = (async () => {
+      const release = holdLease(claim);
+      let driver: ProviderDriver | null = null;
+      let target: OperationTarget | undefined;
+      try {
+        target = await repo.target(op.vmId);
+        if (!target) throw new Error('The VM or its provider no longer exists');
+        driver = registry.driverFor(target.provider);
+        // Claimed again and again (its runners keep dying, or retries ran out): give up.
+        if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
+        const operation: Operation = parseOperation(op);
+        const { vm } = target;
+        if (vm.providerRef && operation.kind !== 'create') await adoptIfMissing(driver, target);
+        const ref = () => {
+          if (!vm.providerRef) throw new Error('The machine was never created at the provider');
+          return vm.providerRef;
+        };
+        const patch = await runStep(steps, operation, { driver, target, ref });
+        await finishAndPublish(claim, { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null });
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        if (err instanceof TransientProviderError && op.attempts < maxAttempts) {
+          const delay = backoffMs * 2 ** (op.attempts - 1);
+          log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
+          await repo.finish(claim, { status: 'pending', lastError: reason, runAfter: new Date(clock.now().getTime() + delay), lockedBy: null, lockedUntil: null });
+          return;
+        }
+        log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
+        // A failed create leaves no machine: Error. A failed action on an existing machine leaves it as
+        // the provider sees it (with the reason kept), so the VM can still be operated.
+        const status = op.kind === 'create' || !driver ? STATUS_OF_MACHINE.missing : await observedStatus(driver, target?.vm.providerRef ?? null);
+        await finishAndPublish(claim, { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null }, { status, errorReason: reason });
+      } finally {
+        release();
+      }
+    })();
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+    return true;
+  }
+
+  async function tick() {
+    if (running) return;
+    running = (async () => {
+      try {
+        // Claim everything due; each operation runs concurrently (one per VM by construction).
+        while (!halted && (await runOne()));
+      } catch (err) {
+        log.error({ err }, 'operation runner tick failed');
+      } finally {
+        running = null;
+      }
+    })();
+    await running;
+  }
+
+  return {
+    workerId,
+    start() {
+      if (started) return;
+      started = true;
+      halted = false;
+      timer = setInterval(() => void tick(), pollMs);
+      timer.unref();
+      void tick();
+    },
+    /** Stops claiming; waits for in-flight operations unless `abandon` (a crash, in tests). */
+    async stop(options: { abandon?: boolean } = {}) {
+      halted = true;
+      started = false;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      if (options.abandon) {
+        // A dead process renews nothing: its leases run out and other runners take the work over.
+        held.clear();
+        if (renewTimer) clearInterval(renewTimer);
+        renewTimer = null;
+      } else await Promise.allSettled([...inFlight]);
+    },
+    /** Runs due work now (tests). */
+    tick,
+    /** Renews the leases in flight now (the timer does it every third of a lease; tests call it after moving the clock). */
+    renewLeases,
+    /** Resolves when nothing is in flight. */
+    async idle() {
+      await running;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+export type OperationRunner = ReturnType<typeof createOperationRunner>;

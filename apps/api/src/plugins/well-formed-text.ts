@@ -1,0 +1,26 @@
+/**
+ * Refuses input holding a lone UTF-16 surrogate (JSON's "\ud800"): it is not text, and PostgreSQL's json
+ * and jsonb (audit records, client logs) reject it, which surfaced as a 500. One hook for every route
+ * rather than a rule on each string schema, so a new route cannot forget it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { VALIDATION } from '@portal/contract/messages';
+import { BadRequestError } from '../lib/errors.ts';
+
+/** Whether every string inside a parsed value is well-formed UTF-16 (depth-bounded: bodies are small). */
+export function isWellFormedDeep(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (depth > 32 || value === null || typeof value !== 'object') return true;
+  for (const [key, inner] of Object.entries(value)) {
+    if (!key.isWellFormed() || !isWellFormedDeep(inner, depth + 1)) return false;
+  }
+  return true;
+}
+
+export function registerWellFormedText(app: FastifyInstance) {
+  app.addHook('preValidation', async (request) => {
+    if (!isWellFormedDeep(request.body) || !isWellFormedDeep(request.query) || !isWellFormedDeep(request.params)) {
+      throw new BadRequestError(VALIDATION.malformedText);
+    }
+  });
+}

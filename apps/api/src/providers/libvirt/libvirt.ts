@@ -1,0 +1,422 @@
+/**
+ * The libvirt driver: real machines on one libvirt host (`uri`), driven through the `virsh` client.
+ *
+ * Per host it keeps a directory storage pool (base images, each machine's disk, seed ISO and serial log) and
+ * a NAT network with DHCP from libvirt's dnsmasq; both are made on first use when missing. A machine is a
+ * persistent domain named after its idempotency key (`irontech-<hash>`, also its ref): a copy-on-write qcow2
+ * volume over its image's base volume, a cloud-init NoCloud seed ISO (hostname, user, password, SSH key),
+ * virtio disk and network with a MAC derived from the key, a serial console logged to a file in the pool (read
+ * back with vol-download, so it works on remote hosts too) and VNC with a websocket on the host's loopback.
+ * What the portal asked for (billed size, name, image) lives in the domain's <metadata>; the guest really
+ * gets at most `maxCpus` vCPUs, `maxRamMb` MB and `maxDiskGb` GB so a small test host can run it.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
+import { ensureGuestImage } from './guest-image.ts';
+import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
+import { buildSeedIso } from './seed.ts';
+import { createVirsh, isNotFound } from './virsh.ts';
+import { dirPoolXml, domainXml, natNetworkXml, parseMeta, type MachineMeta } from './xml.ts';
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
+
+export const libvirtSettingsSchema = z.object({
+  /** The host's libvirt URI: `qemu:///system`, `qemu+ssh://root@host/system`, `qemu+tls://host/system`, … */
+  uri: z.string().min(1).max(500).default('qemu:///system'),
+  virshBinary: z.string().min(1).max(500).default('virsh'),
+  /** A directory pool on the host; made (and its directory built) when missing. */
+  pool: z.object({ name: name.default('irontech'), path: z.string().min(1).max(500).default('/var/lib/libvirt/irontech') }).default({ name: 'irontech', path: '/var/lib/libvirt/irontech' }),
+  /** The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. */
+  network: z
+    .object({ name: name.default('irontech'), bridge: z.string().regex(/^[A-Za-z0-9_-]{1,15}$/).default('irontech0'), cidr: z.string().default('10.231.0.0/24') })
+    .default({ name: 'irontech', bridge: 'irontech0', cidr: '10.231.0.0/24' }),
+  /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
+  images: z.record(z.string(), name).default({}),
+  /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
+  uploadGuestImage: z.boolean().default(true),
+  guestImageCacheDir: z.string().min(1).max(500).optional(),
+  /** The login the seed gives the password and key: the portal shows `root` (Debian cloud images' own is `debian`). */
+  guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('root'),
+  /** `qemu` runs under TCG anywhere; `kvm` needs a working /dev/kvm on the host. */
+  domainType: z.enum(['qemu', 'kvm']).default('qemu'),
+  machine: z.string().min(1).max(50).default('q35'),
+  /** Caps on what a guest really gets (the spec's size is what is billed). */
+  maxCpus: z.number().int().min(1).max(512).optional(),
+  maxRamMb: z.number().int().min(128).max(16_777_216).optional(),
+  maxDiskGb: z.number().int().min(1).max(1_000_000).optional(),
+  /** How long a create waits for the guest's DHCP lease. */
+  bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(180_000),
+  /** How long stop waits for the ACPI shutdown before it forces the machine off. */
+  stopTimeoutMs: z.number().int().min(0).max(1_800_000).default(60_000),
+  /** How long delete lets a running guest shut down (and release its DHCP lease) before it is destroyed. */
+  deleteGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+});
+export type LibvirtSettings = z.input<typeof libvirtSettingsSchema>;
+
+export interface LibvirtDriver extends ProviderDriver {
+  forceStop(ref: string): Promise<void>;
+  /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
+  privateIp(ref: string): Promise<string | null>;
+}
+
+interface Host {
+  poolPath: string;
+  /** The base volume used for images the `images` setting does not name. */
+  guestVolume: string | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver {
+  const s = libvirtSettingsSchema.parse(input);
+  const virsh = createVirsh(s.uri, s.virshBinary);
+  const pool = s.pool.name;
+  const locks = new Map<string, Promise<unknown>>();
+  const cpuSamples = new Map<string, { cpuNs: number; at: number }>();
+
+  /** Serialises the actions on one machine inside this process. */
+  function withLock<T>(ref: string, fn: () => Promise<T>): Promise<T> {
+    const prev = locks.get(ref) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    locks.set(ref, tail);
+    void tail.then(() => {
+      if (locks.get(ref) === tail) locks.delete(ref);
+    });
+    return next;
+  }
+
+  function checkRef(ref: string) {
+    if (!REF_RE.test(ref)) throw new Error(`"${ref}" is not a libvirt machine reference`);
+  }
+
+  async function withXmlFile<T>(xml: string, fn: (file: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-virsh-'));
+    try {
+      const file = path.join(dir, 'def.xml');
+      await writeFile(file, xml, { mode: 0o600 });
+      return await fn(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  // ---- the host: pool, network, base image ---------------------------------------------------------
+
+  let hostPromise: Promise<Host> | null = null;
+  function host(): Promise<Host> {
+    hostPromise ??= (async () => {
+      const poolInfo = await virsh.maybe(['pool-info', pool]);
+      if (poolInfo === null) {
+        await withXmlFile(dirPoolXml(pool, s.pool.path), (f) => virsh.run(['pool-define', f]));
+        await virsh.run(['pool-build', pool]);
+        await virsh.run(['pool-autostart', pool]);
+      }
+      if (!/^State:\s+running/m.test(poolInfo ?? '')) await virsh.run(['pool-start', pool]).catch((e) => ignoreIf(e, /already active/));
+      const poolPath = /<path>([^<]+)<\/path>/.exec(await virsh.run(['pool-dumpxml', pool]))?.[1] ?? s.pool.path;
+
+      const netInfo = await virsh.maybe(['net-info', s.network.name]);
+      if (netInfo === null) {
+        await withXmlFile(natNetworkXml(s.network.name, s.network.bridge, s.network.cidr), (f) => virsh.run(['net-define', f]));
+        await virsh.run(['net-autostart', s.network.name]);
+      }
+      if (!/^Active:\s+yes/m.test(netInfo ?? '')) await virsh.run(['net-start', s.network.name]).catch((e) => ignoreIf(e, /already active/));
+
+      let guestVolume: string | null = null;
+      if (s.uploadGuestImage) {
+        const file = await ensureGuestImage({ cacheDir: s.guestImageCacheDir });
+        guestVolume = path.basename(file);
+        if ((await virsh.maybe(['vol-info', '--pool', pool, guestVolume])) === null) await uploadVolume(guestVolume, await readFile(file));
+      }
+      return { poolPath, guestVolume };
+    })();
+    hostPromise.catch(() => (hostPromise = null));
+    return hostPromise;
+  }
+
+  function ignoreIf(e: unknown, re: RegExp) {
+    if (!(e instanceof Error && re.test(e.message))) throw e;
+  }
+
+  /** Creates (or replaces) a raw volume in the pool holding `data`: vol-upload streams it to remote hosts too. */
+  async function uploadVolume(vol: string, data: Buffer) {
+    await virsh.maybe(['vol-delete', '--pool', pool, vol]);
+    await virsh.run(['vol-create-as', '--pool', pool, vol, `${data.length}B`, '--format', 'raw']);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-vol-'));
+    try {
+      const file = path.join(dir, 'data');
+      await writeFile(file, data, { mode: 0o600 });
+      await virsh.run(['vol-upload', '--pool', pool, vol, file], { timeoutMs: 600_000 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function baseVolume(image: string, h: Host): Promise<string> {
+    const vol = s.images[image] ?? h.guestVolume;
+    if (!vol) throw new Error(`no base volume for image "${image}" on ${s.uri} (set images["${image}"] or uploadGuestImage)`);
+    return vol;
+  }
+
+  const sizeOf = (meta: Pick<MachineMeta, 'cpu' | 'ramGb' | 'diskGb'>) => ({
+    vcpus: Math.max(1, Math.min(Math.floor(meta.cpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
+    ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * 1024), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
+    diskBytes: Math.max(1, Math.min(meta.diskGb, s.maxDiskGb ?? Number.MAX_SAFE_INTEGER)) * 1024 ** 3,
+  });
+
+  function definition(ref: string, meta: MachineMeta, h: Host): string {
+    const v = volumes(ref);
+    const { vcpus, ramMb } = sizeOf(meta);
+    return domainXml({
+      ref,
+      uuid: uuidForKey(meta.key),
+      mac: macForKey(meta.key),
+      meta,
+      vcpus,
+      ramMb,
+      domainType: s.domainType,
+      machine: s.machine,
+      diskPath: path.posix.join(h.poolPath, v.disk),
+      seedPath: path.posix.join(h.poolPath, v.seed),
+      serialLogPath: path.posix.join(h.poolPath, v.log),
+      network: s.network.name,
+    });
+  }
+
+  // ---- domain state ------------------------------------------------------------------------------------
+
+  /** libvirt's state word (`running`, `shut off`, `paused`, …) or null when there is no such domain. */
+  async function domState(ref: string): Promise<string | null> {
+    const out = await virsh.maybe(['domstate', ref]);
+    return out === null ? null : out.trim();
+  }
+
+  async function mustMeta(ref: string): Promise<MachineMeta> {
+    checkRef(ref);
+    const xml = await virsh.maybe(['dumpxml', '--inactive', ref]);
+    const meta = xml && parseMeta(xml);
+    if (!meta) throw new Error(`libvirt machine ${ref} does not exist on ${s.uri}`);
+    return meta;
+  }
+
+  async function waitForState(ref: string, done: (state: string | null) => boolean, ms: number): Promise<boolean> {
+    const until = Date.now() + ms;
+    for (;;) {
+      if (done(await domState(ref))) return true;
+      if (Date.now() >= until) return false;
+      await sleep(250);
+    }
+  }
+
+  const isRunning = (state: string | null) => state === 'running' || state === 'paused' || state === 'in shutdown' || state === 'blocked';
+
+  async function destroy(ref: string) {
+    await virsh.run(['destroy', ref]).catch((e) => ignoreIf(e, /not running|domain is not running/i));
+  }
+
+  async function leaseIp(ref: string): Promise<string | null> {
+    const meta = await mustMeta(ref);
+    const mac = macForKey(meta.key);
+    const out = await virsh.run(['net-dhcp-leases', s.network.name, '--mac', mac]);
+    const ips = out
+      .split('\n')
+      .filter((l) => l.includes(mac))
+      .map((l) => /ipv4\s+(\d+\.\d+\.\d+\.\d+)\//.exec(l)?.[1])
+      .filter((ip): ip is string => Boolean(ip));
+    return ips.at(-1) ?? null;
+  }
+
+  async function waitForLease(ref: string): Promise<string> {
+    const until = Date.now() + s.bootTimeoutMs;
+    for (;;) {
+      const ip = await leaseIp(ref);
+      if (ip) return ip;
+      if (Date.now() >= until) throw new TransientProviderError(`${ref} got no DHCP lease on ${s.network.name} within ${s.bootTimeoutMs} ms`);
+      await sleep(500);
+    }
+  }
+
+  async function volBytes(vol: string): Promise<number | null> {
+    const out = await virsh.maybe(['vol-info', '--bytes', '--pool', pool, vol]);
+    if (out === null) return null;
+    return Number(/^Capacity:\s+(\d+)/m.exec(out)?.[1] ?? 0);
+  }
+
+  async function readConsole(ref: string, bytes = 64 * 1024): Promise<string> {
+    const vol = volumes(ref).log;
+    await virsh.run(['pool-refresh', pool]);
+    const size = await volBytes(vol);
+    if (!size) return '';
+    const offset = Math.max(0, size - bytes);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-console-'));
+    try {
+      const file = path.join(dir, 'log');
+      await virsh.run(['vol-download', '--pool', pool, vol, file, '--offset', String(offset), '--length', String(size - offset)]);
+      let text = (await readFile(file)).toString('utf8');
+      if (offset > 0) text = text.slice(text.indexOf('\n') + 1);
+      // Serial output ends lines with CR LF; the portal shows plain text.
+      return text.replace(/\r/g, '');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function stopGracefully(ref: string, ms: number) {
+    if (!isRunning(await domState(ref))) return;
+    await virsh.run(['shutdown', ref, '--mode', 'acpi']).catch((e) => ignoreIf(e, /not running/i));
+    if (await waitForState(ref, (st) => !isRunning(st), ms)) return;
+    await destroy(ref);
+  }
+
+  return {
+    kind: 'libvirt',
+
+    create: (spec: MachineSpec) => {
+      const ref = refForKey(spec.key);
+      return withLock(ref, async (): Promise<CreatedMachine> => {
+        const h = await host();
+        const v = volumes(ref);
+        const meta: MachineMeta = { key: spec.key, name: spec.name, image: spec.image, region: spec.region, cpu: spec.cpu, ramGb: spec.ramGb, diskGb: spec.diskGb };
+        // Each step is skipped when a previous attempt already did it, so a retried create ends in one machine.
+        if ((await virsh.maybe(['dumpxml', '--inactive', ref])) === null) {
+          if ((await volBytes(v.disk)) === null) {
+            const base = await baseVolume(spec.image, h);
+            const basePath = (await virsh.run(['vol-path', '--pool', pool, base])).trim();
+            const baseBytes = (await volBytes(base)) ?? 0;
+            const bytes = Math.max(sizeOf(meta).diskBytes, baseBytes);
+            // Another API process may have made it a moment ago (same key, same name): that disk is this machine's.
+            await virsh
+              .run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2'])
+              .catch((e) => ignoreIf(e, /already exists|exists already/i));
+          }
+          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: s.guestUser, password: spec.password, publicKey: spec.publicKey });
+          await uploadVolume(v.seed, iso);
+          await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
+        }
+        const state = await domState(ref);
+        if (state === 'paused') await virsh.run(['resume', ref]);
+        else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+        const privateIp = await waitForLease(ref);
+        return { ref, publicIp: null, privateIp };
+      });
+    },
+
+    start: (ref) =>
+      withLock(ref, async () => {
+        await mustMeta(ref);
+        const state = await domState(ref);
+        if (state === 'paused') await virsh.run(['resume', ref]);
+        else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+      }),
+
+    stop: (ref) =>
+      withLock(ref, async () => {
+        await mustMeta(ref);
+        await stopGracefully(ref, s.stopTimeoutMs);
+      }),
+
+    forceStop: (ref) =>
+      withLock(ref, async () => {
+        await mustMeta(ref);
+        if (isRunning(await domState(ref))) await destroy(ref);
+      }),
+
+    reset: (ref) =>
+      withLock(ref, async () => {
+        await mustMeta(ref);
+        // A machine that is off is powered on: the portal only offers reset on running machines anyway.
+        if (!isRunning(await domState(ref))) await virsh.run(['start', ref]);
+        else await virsh.run(['reset', ref]);
+      }),
+
+    resize: (ref, size) =>
+      withLock(ref, async () => {
+        const h = await host();
+        const meta: MachineMeta = { ...(await mustMeta(ref)), cpu: size.cpu, ramGb: size.ramGb, diskGb: size.diskGb };
+        // The persistent definition changes now; a running guest gets its new vCPUs and memory at its next power-on.
+        await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
+        const v = volumes(ref);
+        const want = sizeOf(meta).diskBytes;
+        const have = (await volBytes(v.disk)) ?? 0;
+        // Disks only grow: shrinking would cut the guest's file systems.
+        if (want > have) {
+          if (isRunning(await domState(ref))) await virsh.run(['blockresize', ref, 'vda', `${want}B`]);
+          else await virsh.run(['vol-resize', '--pool', pool, v.disk, `${want}B`]);
+        }
+      }),
+
+    delete: (ref) =>
+      withLock(ref, async () => {
+        checkRef(ref);
+        await host();
+        if ((await domState(ref)) !== null) {
+          // A moment for a clean shutdown lets the guest release its DHCP lease.
+          await stopGracefully(ref, s.deleteGraceMs);
+          await virsh.run(['undefine', ref, '--managed-save', '--snapshots-metadata']).catch((e) => {
+            if (!isNotFound(e)) throw e;
+          });
+        }
+        const v = volumes(ref);
+        await virsh.run(['pool-refresh', pool]);
+        for (const vol of [v.disk, v.seed, v.log]) await virsh.maybe(['vol-delete', '--pool', pool, vol]);
+        cpuSamples.delete(ref);
+      }),
+
+    async status(ref): Promise<MachineState> {
+      if (!REF_RE.test(ref)) return 'missing';
+      const state = await domState(ref);
+      if (state === null) return 'missing';
+      return state === 'running' || state === 'blocked' || state === 'in shutdown' ? 'running' : 'stopped';
+    },
+
+    async usage(ref): Promise<Usage> {
+      checkRef(ref);
+      const out = await virsh.maybe(['domstats', ref, '--cpu-total', '--balloon', '--vcpu']);
+      if (out === null || !/cpu\.time=/.test(out)) return { cpuPercent: 0, ramUsedGb: 0 };
+      const stat = (k: string) => Number(new RegExp(`^\\s*${k.replace('.', '\\.')}=(\\d+)`, 'm').exec(out)?.[1] ?? Number.NaN);
+      const cpuNs = stat('cpu.time');
+      const vcpus = stat('vcpu.current') || 1;
+      const now = Date.now();
+      const prev = cpuSamples.get(ref);
+      cpuSamples.set(ref, { cpuNs, at: now });
+      // The first look has nothing to compare with: it reports 0 rather than a lifetime average.
+      const raw = prev && now > prev.at && cpuNs >= prev.cpuNs ? ((cpuNs - prev.cpuNs) / 1e6 / (now - prev.at) / vcpus) * 100 : 0;
+      const cpuPercent = Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
+      // With the guest's balloon driver: what the guest uses; without: what the QEMU process holds.
+      const available = stat('balloon.available');
+      const unused = stat('balloon.unused');
+      const usedKb = Number.isFinite(available) && Number.isFinite(unused) ? available - unused : stat('balloon.rss');
+      const ramUsedGb = Number.isFinite(usedKb) ? Math.round((usedKb / 1024 / 1024) * 100) / 100 : 0;
+      return { cpuPercent, ramUsedGb };
+    },
+
+    async console(ref) {
+      await mustMeta(ref);
+      return readConsole(ref);
+    },
+
+    privateIp: (ref) => leaseIp(ref),
+
+    async health() {
+      const detail: Record<string, unknown> = { uri: s.uri, pool, network: s.network.name };
+      try {
+        const version = await virsh.run(['version'], { timeoutMs: 30_000 });
+        detail.hypervisor = /Running hypervisor:\s*(.+)/.exec(version)?.[1]?.trim() ?? null;
+        const h = await host();
+        detail.poolPath = h.poolPath;
+        detail.guestVolume = h.guestVolume;
+        const domains = (await virsh.run(['list', '--all', '--name'])).split('\n').filter((n) => REF_RE.test(n.trim()));
+        const running = (await virsh.run(['list', '--state-running', '--name'])).split('\n').filter((n) => REF_RE.test(n.trim()));
+        detail.machines = domains.length;
+        detail.running = running.length;
+        return { healthy: true, detail };
+      } catch (e) {
+        detail.error = (e as Error).message;
+        return { healthy: false, detail };
+      }
+    },
+  };
+}

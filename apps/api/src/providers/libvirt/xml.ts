@@ -1,0 +1,129 @@
+/** The libvirt XML the driver defines: the machine's domain, the NAT network and the storage pool. */
+
+export const METADATA_NS = 'https://irontech.dev/libvirt/machine/1';
+
+export const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+/** What the portal asked for, kept in the domain's metadata so a resize rewrites the same definition. */
+export interface MachineMeta {
+  key: string;
+  name: string;
+  image: string;
+  region: string;
+  /** Billed size. */
+  cpu: number;
+  ramGb: number;
+  diskGb: number;
+}
+
+export interface DomainParams {
+  ref: string;
+  uuid: string;
+  mac: string;
+  meta: MachineMeta;
+  /** What the guest really gets (capped by the driver's settings). */
+  vcpus: number;
+  ramMb: number;
+  domainType: 'qemu' | 'kvm';
+  machine: string;
+  diskPath: string;
+  seedPath: string;
+  serialLogPath: string;
+  network: string;
+}
+
+export function domainXml(p: DomainParams): string {
+  const meta = JSON.stringify(p.meta);
+  return `<domain type='${p.domainType}'>
+  <name>${p.ref}</name>
+  <uuid>${p.uuid}</uuid>
+  <title>${xmlEscape(p.meta.name)}</title>
+  <metadata>
+    <irontech:machine xmlns:irontech='${METADATA_NS}'>${xmlEscape(meta)}</irontech:machine>
+  </metadata>
+  <memory unit='MiB'>${p.ramMb}</memory>
+  <currentMemory unit='MiB'>${p.ramMb}</currentMemory>
+  <vcpu placement='static'>${p.vcpus}</vcpu>
+  <os>
+    <type arch='x86_64' machine='${p.machine}'>hvm</type>
+    <boot dev='hd'/>
+    <bootmenu enable='no'/>
+  </os>
+  <features><acpi/><apic/></features>
+  ${p.domainType === 'kvm' ? "<cpu mode='host-passthrough'/>" : ''}
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>restart</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2' discard='unmap'/>
+      <source file='${xmlEscape(p.diskPath)}'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <source file='${xmlEscape(p.seedPath)}'/>
+      <target dev='vdb' bus='virtio'/>
+      <readonly/>
+    </disk>
+    <interface type='network'>
+      <source network='${xmlEscape(p.network)}'/>
+      <mac address='${p.mac}'/>
+      <model type='virtio'/>
+    </interface>
+    <serial type='pty'>
+      <log file='${xmlEscape(p.serialLogPath)}' append='on'/>
+      <target port='0'/>
+    </serial>
+    <console type='pty'><target type='serial' port='0'/></console>
+    <graphics type='vnc' port='-1' autoport='yes' websocket='-1' listen='127.0.0.1'>
+      <listen type='address' address='127.0.0.1'/>
+    </graphics>
+    <video><model type='vga'/></video>
+    <memballoon model='virtio'><stats period='5'/></memballoon>
+    <rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>
+  </devices>
+</domain>
+`;
+}
+
+/** The machine's metadata out of its domain XML (null for a domain the driver did not make). */
+export function parseMeta(domain: string): MachineMeta | null {
+  const m = /<irontech:machine[^>]*>([^<]*)<\/irontech:machine>/.exec(domain);
+  if (!m?.[1]) return null;
+  const json = m[1].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return JSON.parse(json) as MachineMeta;
+}
+
+/** A NAT network with DHCP from libvirt's dnsmasq over `cidr` (a /24 or larger, e.g. 10.231.0.0/24). */
+export function natNetworkXml(name: string, bridge: string, cidr: string): string {
+  const [base, bitsText] = cidr.split('/');
+  const bits = Number(bitsText);
+  const octets = (base ?? '').split('.').map(Number);
+  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255) || !Number.isInteger(bits) || bits < 16 || bits > 28) {
+    throw new Error(`network cidr "${cidr}" must look like 10.231.0.0/24 (prefix 16–28)`);
+  }
+  const ip = octets.reduce((a, o) => a * 256 + o, 0);
+  const size = 2 ** (32 - bits);
+  const net = ip - (ip % size);
+  const dotted = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+  const mask = dotted(2 ** 32 - size);
+  return `<network>
+  <name>${xmlEscape(name)}</name>
+  <forward mode='nat'/>
+  <bridge name='${xmlEscape(bridge)}' stp='off' delay='0'/>
+  <ip address='${dotted(net + 1)}' netmask='${mask}'>
+    <dhcp><range start='${dotted(net + 2)}' end='${dotted(net + size - 2)}'/></dhcp>
+  </ip>
+</network>
+`;
+}
+
+export function dirPoolXml(name: string, dir: string): string {
+  return `<pool type='dir'>
+  <name>${xmlEscape(name)}</name>
+  <target><path>${xmlEscape(dir)}</path><permissions><mode>0755</mode></permissions></target>
+</pool>
+`;
+}

@@ -1,0 +1,185 @@
+/**
+ * Starts a private `virtlogd` and `libvirtd` for tests (as root, no systemd needed): their own config,
+ * sockets, pid and log files under one directory, libvirtd listening on a unix socket and on 127.0.0.1 over
+ * plain TCP (auth none), so one daemon is reachable as two "hosts": `qemu:///system?socket=…` and
+ * `qemu+tcp://127.0.0.1:<port>/system`. libvirt keeps its QEMU driver state in the system directories
+ * (/run/libvirt, /var/lib/libvirt, /etc/libvirt) whatever the config says, so only one such daemon can run
+ * on a machine: a lock file makes a second test process (e.g. the api-postgres project) wait its turn.
+ *
+ * `stop()` destroys and undefines every machine, network and pool the tests made (names given to it), then
+ * ends both daemons. Domains and networks would otherwise outlive libvirtd (QEMU and dnsmasq keep running).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileP = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const LIBVIRT_TEST_DIR = '/tmp/irontech-libvirtd';
+const LOCK_FILE = '/tmp/irontech-libvirtd.lock';
+
+export interface LibvirtDaemon {
+  /** The local unix socket. */
+  socketUri: string;
+  /** The same daemon over TCP on loopback (a second "host"). */
+  tcpUri: string;
+  dir: string;
+  virsh(uri: string, args: string[]): Promise<string>;
+  stop(cleanup: { domainPattern: RegExp; networks: string[]; pools: string[] }): Promise<void>;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readPid(file: string): Promise<number | null> {
+  try {
+    const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
+    return Number.isInteger(pid) && pid > 1 && pidAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+async function killAndWait(pidFile: string) {
+  const pid = await readPid(pidFile);
+  if (pid === null) return;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && pidAlive(pid) && !(await isZombie(pid)); i++) await sleep(100);
+  if (pidAlive(pid) && !(await isZombie(pid))) process.kill(pid, 'SIGKILL');
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  try {
+    const st = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** One test process at a time: waits for a live holder, takes over from a dead one. */
+async function lock(timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const fh = await open(LOCK_FILE, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = Number.parseInt(await readFile(LOCK_FILE, 'utf8').catch(() => ''), 10);
+    if (!Number.isInteger(holder) || !pidAlive(holder) || (await isZombie(holder))) await rm(LOCK_FILE, { force: true });
+    else if (Date.now() > until) throw new Error(`another test process (${holder}) holds ${LOCK_FILE}`);
+    else await sleep(500);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
+  if (process.getuid?.() !== 0) throw new Error('the libvirt tests start libvirtd and must run as root');
+  for (const bin of ['/usr/sbin/libvirtd', '/usr/sbin/virtlogd', '/usr/bin/virsh']) {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run .ci/run (apt-get install --no-install-recommends libvirt-daemon-system libvirt-clients)`);
+  }
+  await lock(30 * 60_000);
+  const dir = LIBVIRT_TEST_DIR;
+  const sockDir = path.join(dir, 'sock');
+  const files = {
+    libvirtdConf: path.join(dir, 'libvirtd.conf'),
+    virtlogdConf: path.join(dir, 'virtlogd.conf'),
+    libvirtdPid: path.join(dir, 'libvirtd.pid'),
+    virtlogdPid: path.join(dir, 'virtlogd.pid'),
+  };
+  // A daemon left by a crashed run is ended first.
+  await killAndWait(files.libvirtdPid);
+  await killAndWait(files.virtlogdPid);
+  await mkdir(sockDir, { recursive: true });
+  // QEMU runs as libvirt-qemu and must reach the pool below this directory.
+  await chmod(dir, 0o755);
+  const port = await freePort();
+  await writeFile(
+    files.libvirtdConf,
+    [
+      `unix_sock_dir = "${sockDir}"`,
+      'unix_sock_ro_perms = "0777"',
+      'unix_sock_rw_perms = "0700"',
+      'auth_unix_ro = "none"',
+      'auth_unix_rw = "none"',
+      'listen_tls = 0',
+      'listen_tcp = 1',
+      'listen_addr = "127.0.0.1"',
+      `tcp_port = "${port}"`,
+      'auth_tcp = "none"',
+      `log_outputs = "3:file:${path.join(dir, 'libvirtd.log')}"`,
+      '',
+    ].join('\n'),
+  );
+  await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
+  await execFileP('/usr/sbin/virtlogd', ['-d', '-f', files.virtlogdConf, '-p', files.virtlogdPid]);
+  await execFileP('/usr/sbin/libvirtd', ['-d', '--listen', '-f', files.libvirtdConf, '-p', files.libvirtdPid]);
+
+  const socketUri = `qemu:///system?socket=${path.join(sockDir, 'libvirt-sock')}`;
+  const tcpUri = `qemu+tcp://127.0.0.1:${port}/system`;
+  const virsh = async (uri: string, args: string[]) => (await execFileP('virsh', ['-q', '-c', uri, ...args], { timeout: 120_000 })).stdout;
+  // The first call waits for libvirt's capability probe (about 8 s).
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await virsh(socketUri, ['version']);
+      break;
+    } catch (e) {
+      if (Date.now() > until) throw new Error(`libvirtd did not answer: ${(e as Error).message}; see ${dir}/libvirtd.log`);
+      await sleep(200);
+    }
+  }
+
+  return {
+    socketUri,
+    tcpUri,
+    dir,
+    virsh,
+    async stop(cleanup) {
+      const quiet = (args: string[]) => virsh(socketUri, args).catch(() => '');
+      try {
+        for (const name of (await quiet(['list', '--all', '--name'])).split('\n').map((n) => n.trim())) {
+          if (!cleanup.domainPattern.test(name)) continue;
+          await quiet(['destroy', name]);
+          await quiet(['undefine', name, '--managed-save', '--snapshots-metadata']);
+        }
+        for (const n of cleanup.networks) {
+          await quiet(['net-destroy', n]);
+          await quiet(['net-undefine', n]);
+        }
+        for (const p of cleanup.pools) {
+          await quiet(['pool-destroy', p]);
+          await quiet(['pool-undefine', p]);
+        }
+      } finally {
+        await killAndWait(files.libvirtdPid);
+        await killAndWait(files.virtlogdPid);
+        await rm(LOCK_FILE, { force: true });
+      }
+    },
+  };
+}
