@@ -167,6 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const workers: Worker[] = [];
   await app.register(
     async (api) => {
+      // API answers carry personal data and secrets (VM passwords, private keys): no cache keeps them.
+      // A route that is safe to cache (none today) may set its own header.
+      api.addHook('onRequest', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
       for (const register of MODULES) workers.push(...(await register(api, moduleDeps)));
     },
     { prefix: config.API_BASE_PATH },
@@ -176,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     distDir: deps.webDistDir ?? resolve(here, '../../web/dist'),
     basePath: config.BASE_PATH,
     apiBasePath: config.API_BASE_PATH,
+    serveSourceMaps: config.SERVE_SOURCE_MAPS,
   });
 
   return {

@@ -2,7 +2,9 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
+import { API_MESSAGES } from '@portal/contract/messages';
 import { newPasswordSchema } from '@portal/contract/validation';
+import { isGuessablePassword } from './lib/password-strength.ts';
 
 const basePath = (fallback: string) =>
   z
@@ -73,9 +75,15 @@ export const configSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
   /** Marks the session cookie Secure; on by default when PUBLIC_URL is https. */
   COOKIE_SECURE: bool.optional(),
+  /**
+   * First start of an empty database: true (default) seeds the demo tenant (distributor, reseller,
+   * company, owner, demo teams) and a simulated VM catalog; false starts empty for production, where the
+   * operator imports tenants and invites each company's first administrator (docs/operations.md).
+   */
+  SEED_DEMO: bool.default(true),
   SEED_ADMIN_EMAIL: z.email().optional(),
   /** The owner's first password: held to the same rules as any new password. */
-  SEED_ADMIN_PASSWORD: newPasswordSchema.optional(),
+  SEED_ADMIN_PASSWORD: newPasswordSchema.refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon).optional(),
   VM_PROVIDER: z.enum(['simulator', 'libvirt']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
@@ -92,6 +100,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),
+  /** Serve the portal build's source maps (*.map); off so a public portal does not publish its source. */
+  SERVE_SOURCE_MAPS: bool.default(false),
   /** Allow POST /users/register (off: accounts come by invitation). */
 });
 

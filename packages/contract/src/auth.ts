@@ -1,3 +1,4 @@
+import './zod-setup.ts';
 import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
@@ -25,6 +26,22 @@ export type AuthUser = z.infer<typeof authUserSchema>;
 
 const userData = z.object({ user: authUserSchema });
 
+/**
+ * The user as known before the emailed code is accepted: only what the MFA screen shows (where the code
+ * went, from which brand). The profile (names, company, admin flag) comes once the code is accepted.
+ */
+export const pendingUserSchema = z.object({
+  email: z.string(),
+  resellerName: z.string().nullable(),
+  resellerEmail: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  tabLogoUrl: z.string().nullable(),
+  forcePasswordReset: z.boolean(),
+  /** Always null here: a forced reset's key is issued once the code is accepted. */
+  resetKey: z.null(),
+});
+export type PendingUser = z.infer<typeof pendingUserSchema>;
+
 export const authRoutes = {
   login: route({
     method: 'POST',
@@ -33,7 +50,7 @@ export const authRoutes = {
     tag: 'Auth',
     access: 'public',
     body: z.object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() }).strict(),
-    data: userData,
+    data: z.object({ user: pendingUserSchema }),
   }),
   mfa: route({
     method: 'POST',
@@ -47,11 +64,14 @@ export const authRoutes = {
   check: route({
     method: 'GET',
     path: '/auth/check',
-    summary: 'The signed-in user, or 401. `authed` is false while the emailed code is still due.',
+    summary: 'The signed-in user, or 401. `authed` is false while the emailed code is still due (and `user` is then only what the MFA screen needs).',
     tag: 'Auth',
     access: 'mfaPending',
     allowDuringPasswordReset: true,
-    data: z.object({ authed: z.boolean(), user: authUserSchema }),
+    data: z.discriminatedUnion('authed', [
+      z.object({ authed: z.literal(true), user: authUserSchema }),
+      z.object({ authed: z.literal(false), user: pendingUserSchema }),
+    ]),
   }),
   logout: route({
     method: 'POST',

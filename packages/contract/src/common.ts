@@ -1,4 +1,5 @@
 /** Building blocks shared by every area of the contract: the envelope, list paging, route declarations. */
+import './zod-setup.ts';
 import { z } from 'zod';
 import { LIMITS, MAX_ROWS_PER_PAGE, PG_INT_MAX } from './constants.ts';
 import { VALIDATION } from './messages.ts';

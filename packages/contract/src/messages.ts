@@ -39,6 +39,7 @@ export const VALIDATION = {
   invalidConsoleUrl: 'Invalid console URL',
   /** Our text: NUL and other control characters (PostgreSQL refuses NUL in text). */
   controlCharacters: 'Text must not contain control characters',
+  brandUrl: 'Logo URL must be https:, http: or a data:image/… URL',
   idTooLarge: 'Id is too large',
   /** Our text: a lone UTF-16 surrogate (e.g. "\ud800") is not text; PostgreSQL's json refuses it. */
   malformedText: 'Text must be valid Unicode',
@@ -167,8 +168,11 @@ export const API_MESSAGES = {
   ok: 'OK',
   invalidCredentials: 'Invalid email or password',
   mfaSent: 'A verification code was sent to your email',
+  databaseUnavailable: 'The service is briefly unavailable (its database cannot be reached). Please try again in a few seconds.',
+  mfaSendFailed: 'We could not send your verification code just now. Please try again in a minute.',
   invalidMfaCode: 'Invalid MFA code',
   retriesExhausted: 'Retries exhausted',
+  passwordTooCommon: 'This password is too common or too easy to guess. Please choose another.',
   mfaExpired: 'Your code has expired. Please sign in again.',
   notAuthenticated: 'Not authenticated',
   mfaPending: 'Verification code required',

@@ -1,3 +1,4 @@
+import './zod-setup.ts';
 import { z } from 'zod';
 import { route } from './common.ts';
 import { LIMITS } from './constants.ts';
@@ -16,7 +17,18 @@ export const brandingSchema = z.object({
   tabLogoUrl: z.string().nullable(),
 });
 
-const urlOrNull = z.url().max(2048).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).nullable().optional();
+/**
+ * A logo the portal puts in <img src> and <link rel=icon>: https: (http: for development) or an inline
+ * image. Never javascript:, data:text/html, file: or any other scheme a browser might act on.
+ */
+export const BRAND_URL_PATTERN = /^(https?:\/\/[^\s]+|data:image\/[a-z0-9.+-]+[;,][^\s]*)$/i;
+const urlOrNull = z
+  .url()
+  .max(2048)
+  .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters)
+  .regex(BRAND_URL_PATTERN, VALIDATION.brandUrl)
+  .nullable()
+  .optional();
 const emailOrNull = z.email().max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).nullable().optional();
 
 /** One row of an import; `externalId` makes a re-run update instead of duplicate. */
@@ -33,6 +45,8 @@ export const companyImportRowSchema = z.object({
   externalId: externalId(),
   name: line().trim().min(1).max(LIMITS.name),
   resellerExternalId: externalId(),
+  /** The company's first administrator: invited (mailed) when the address has no account yet. */
+  adminEmail: emailOrNull,
 }).strict();
 
 /** Rows are checked one by one, so the body takes any objects and the report says what became of each. */

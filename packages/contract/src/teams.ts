@@ -1,3 +1,4 @@
+import './zod-setup.ts';
 import { z } from 'zod';
 import { idSchema, listQuerySchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';

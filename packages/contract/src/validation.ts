@@ -2,6 +2,7 @@
  * Field rules of SPEC point 5. The portal's forms and the server's request bodies use the same
  * schemas, so a rule and its message are written once.
  */
+import './zod-setup.ts';
 import { z } from 'zod';
 import {
   INSTANCE_COUNT_MAX,
@@ -73,6 +74,8 @@ export const newPasswordSchema = z
   .min(1, { error: VALIDATION.passwordRequired, abort: true })
   .min(PASSWORD_MIN_LENGTH, VALIDATION.passwordMin)
   .max(PASSWORD_MAX_LENGTH, VALIDATION.passwordMax)
+  // eslint-disable-next-line no-control-regex
+  .refine((p) => !/[\u0000-\u001f\u007f-\u009f]/.test(p), { error: VALIDATION.controlCharacters, abort: true })
   .refine(
     (p) => /\d/.test(p) && SPECIAL_RE.test(p) && /[A-Z]/.test(p) && /[a-z]/.test(p) && !/\s/.test(p),
     VALIDATION.passwordComplexity,

@@ -1,3 +1,4 @@
+import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';

@@ -3,6 +3,7 @@
  * portal's buttons and dialogs all read. Adding an action: add a row here (and, if it runs on the host, an
  * operation kind with its payload and a driver call); the portal renders its button from the row.
  */
+import './zod-setup.ts';
 import { z } from 'zod';
 import { VM_STATUSES, type VmStatus } from './constants.ts';
 import { TEXT } from './messages.ts';

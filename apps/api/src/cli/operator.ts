@@ -6,65 +6,134 @@
  *   npm run operator -- company-admin grant <email>    makes a user an administrator of their company
  *   npm run operator -- company-admin revoke <email>   takes it back
  *   npm run operator -- company-admin list             lists company administrators
+ *   npm run operator -- company-admin invite <company> <email>   a company's first administrator: creates
+ *        the user with company administration and mails the invitation (<company>: externalId or #id)
+ *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
+ * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
  * Stop a PGlite-backed server first: the embedded database allows one process at a time.
  */
 import { asc, eq } from 'drizzle-orm';
-import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
+import pino from 'pino';
+import { RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
+import { loadConfig, publicUrl, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/client.ts';
 import { apiTokens, companies, users } from '../db/schema.ts';
 import { createAudit } from '../lib/audit.ts';
 import { loadOrCreateSecret } from '../lib/secret.ts';
+import { systemClock } from '../lib/clock.ts';
+import { cryptoRandom } from '../lib/crypto.ts';
+import { createMailer } from '../mail/mailer.ts';
+import { createOneTimeTokens } from '../modules/auth/one-time-tokens.ts';
+import { inviteCompanyAdmin } from '../modules/operator/first-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 
-export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export interface OperatorResult {
+  /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
+  exitCode: 0 | 1;
+  output: string;
+}
+
+const done = (output: string): OperatorResult => ({ exitCode: 0, output });
+const unchanged = (output: string): OperatorResult => ({ exitCode: 1, output });
+
+export const OPERATOR_USAGE =
+  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email>';
+
+async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
+  const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
+  const tokens = createOperatorTokens({ db: database.db, secret });
+  const [area, verb, arg, extra] = argv;
+  const oneTimeTokens = createOneTimeTokens({ db: database.db, secret, clock: systemClock, random: cryptoRandom });
+  if (area === 'reset-password' && verb && !arg) {
+    const [user] = await database.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, verb.toLowerCase()));
+    if (!user) return unchanged(`No user ${verb}.`);
+    const key = await oneTimeTokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
+    await createAudit(database.db).record({ companyId: null, actorUserId: null, action: 'user.passwordReset.link', targetType: 'user', targetId: user.id, after: { by: 'operator command' } });
+    const link = `${publicUrl(config).replace(/\/$/, '')}/resetPassword?${new URLSearchParams({ token: key, id: String(user.id) }).toString()}`;
+    return done(`Password reset link for ${user.email} (works once, for one hour; earlier links stop working):\n${link}`);
+  }
+  if (area === 'company-admin' && verb === 'invite' && arg && extra) {
+    const [company] = await database.db
+      .select({ id: companies.id, name: companies.name })
+      .from(companies)
+      .where(/^#\d+$/.test(arg) ? eq(companies.id, Number(arg.slice(1))) : eq(companies.externalId, arg));
+    if (!company) return unchanged(`No company ${arg}.`);
+    const mailer = createMailer({ db: database.db, ...(config.SMTP_URL ? { smtpUrl: config.SMTP_URL } : {}), log: pino({ level: config.LOG_LEVEL }) });
+    try {
+      const result = await inviteCompanyAdmin(database.db, { tokens: oneTimeTokens, mailer, audit: createAudit(database.db), portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' }, company.id, extra);
+      if (result.outcome === 'exists') return unchanged(`${extra.toLowerCase()} already has an account (company #${result.companyId}); nothing changed. Use company-admin grant for a user of this company.`);
+      await result.send();
+      await mailer.flush();
+      return done(`Invited ${extra.toLowerCase()} as administrator of ${company.name} (#${company.id}); the invitation ${config.SMTP_URL ? 'was mailed' : 'is in the outbox (no SMTP_URL)'}.`);
+    } finally {
+      await mailer.stop();
+    }
+  }
+  if (area === 'token' && verb === 'create' && arg) {
+    const { id, token } = await tokens.create(arg);
+    return done(`Created operator token #${id} "${arg}". Keep it secret; it is not shown again:\n${token}`);
+  }
+  if (area === 'token' && verb === 'list') {
+    const rows = await database.db.select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt }).from(apiTokens);
+    return done(rows.map((r) => `#${r.id}\t${r.name}\tcreated ${r.createdAt.toISOString()}\t${r.revokedAt ? 'revoked' : `last used ${r.lastUsedAt?.toISOString() ?? 'never'}`}`).join('\n') || 'No operator tokens.');
+  }
+  if (area === 'token' && verb === 'revoke' && arg && /^\d+$/.test(arg)) {
+    const revoked = await database.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, Number(arg))).returning();
+    return revoked.length ? done(`Revoked token #${arg}.`) : unchanged(`No token #${arg}.`);
+  }
+  if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
+    const grant = verb === 'grant';
+    const audit = createAudit(database.db);
+    const email = arg.toLowerCase();
+    // Awaited here, inside the caller's try: returning the bare promise let `finally` close the pool
+    // under the pending transaction, which on PostgreSQL never ran and left the process to exit 0, silent.
+    return await database.db.transaction(async (tx): Promise<OperatorResult> => {
+      const [current] = await tx.select().from(users).where(eq(users.email, email)).for('update');
+      if (!current) return unchanged(`No user ${arg}.`);
+      if (current.isCompanyAdmin === grant) {
+        return unchanged(grant ? `${current.email} is already an administrator of company #${current.companyId}; nothing changed.` : `${current.email} is not a company administrator; nothing changed.`);
+      }
+      const [user] = await tx.update(users).set({ isCompanyAdmin: grant, updatedAt: new Date() }).where(eq(users.id, current.id)).returning();
+      await audit.record({ companyId: user!.companyId, actorUserId: null, action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke', targetType: 'user', targetId: user!.id, after: { isCompanyAdmin: grant, by: 'operator command' } }, tx);
+      return done(grant ? `${user!.email} is now an administrator of company #${user!.companyId}.` : `${user!.email} is no longer a company administrator.`);
+    });
+  }
+  if (area === 'company-admin' && verb === 'list') {
+    const rows = await database.db
+      .select({ email: users.email, company: companies.name })
+      .from(users)
+      .innerJoin(companies, eq(companies.id, users.companyId))
+      .where(eq(users.isCompanyAdmin, true))
+      .orderBy(asc(companies.name), asc(users.email));
+    return done(rows.map((r) => `${r.company}\t${r.email}`).join('\n') || 'No company administrators.');
+  }
+  throw new Error(OPERATOR_USAGE);
+}
+
+/** Runs one command against the configured database; throws on bad usage or a failure. */
+export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<OperatorResult> {
   const config = loadConfig(env);
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
-    const tokens = createOperatorTokens({ db: database.db, secret });
-    const [area, verb, arg] = argv;
-    if (area === 'token' && verb === 'create' && arg) {
-      const { id, token } = await tokens.create(arg);
-      return `Created operator token #${id} "${arg}". Keep it secret; it is not shown again:\n${token}`;
-    }
-    if (area === 'token' && verb === 'list') {
-      const rows = await database.db.select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt }).from(apiTokens);
-      return rows.map((r) => `#${r.id}\t${r.name}\tcreated ${r.createdAt.toISOString()}\t${r.revokedAt ? 'revoked' : `last used ${r.lastUsedAt?.toISOString() ?? 'never'}`}`).join('\n') || 'No operator tokens.';
-    }
-    if (area === 'token' && verb === 'revoke' && arg && /^\d+$/.test(arg)) {
-      const done = await database.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, Number(arg))).returning();
-      return done.length ? `Revoked token #${arg}.` : `No token #${arg}.`;
-    }
-    if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
-      const grant = verb === 'grant';
-      const audit = createAudit(database.db);
-      return database.db.transaction(async (tx) => {
-        const [user] = await tx.update(users).set({ isCompanyAdmin: grant, updatedAt: new Date() }).where(eq(users.email, arg.toLowerCase())).returning();
-        if (!user) return `No user ${arg}.`;
-        await audit.record({ companyId: user.companyId, actorUserId: null, action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke', targetType: 'user', targetId: user.id, after: { isCompanyAdmin: grant, by: 'operator command' } }, tx);
-        return grant ? `${user.email} is now an administrator of company #${user.companyId}.` : `${user.email} is no longer a company administrator.`;
-      });
-    }
-    if (area === 'company-admin' && verb === 'list') {
-      const rows = await database.db
-        .select({ email: users.email, company: companies.name })
-        .from(users)
-        .innerJoin(companies, eq(companies.id, users.companyId))
-        .where(eq(users.isCompanyAdmin, true))
-        .orderBy(asc(companies.name), asc(users.email));
-      return rows.map((r) => `${r.company}\t${r.email}`).join('\n') || 'No company administrators.';
-    }
-    throw new Error('Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list');
+    return await execute(database, config, argv);
   } finally {
     await database.close();
   }
 }
 
+/** The command's printed answer (whether or not it changed anything). */
+export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return (await runOperator(argv, env)).output;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runOperatorCommand(process.argv.slice(2))
-    .then((out) => process.stdout.write(`${out}\n`))
+  runOperator(process.argv.slice(2))
+    .then(({ exitCode, output }) => {
+      (exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`);
+      process.exitCode = exitCode;
+    })
     .catch((err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exitCode = 1;
     });
 }

@@ -2,7 +2,6 @@
  * One database handle for both engines: real PostgreSQL through `pg` when DATABASE_URL is set,
  * else embedded PGlite in DATA_DIR. Both speak the same SQL and run the same migrations.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,6 +12,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { secureDataDir } from './data-dir.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle handle every repository takes. PGlite's has the same query surface. */
@@ -67,12 +67,16 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (dir.startsWith('memory://')) {
     client = new PGlite({ extensions });
   } else {
+    secureDataDir(dir);
     const path = resolve(dir, 'pglite');
-    mkdirSync(path, { recursive: true });
     client = new PGlite(path, { extensions });
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+  // PGlite sets its files' modes itself (0666, whatever the umask): DATA_DIR's own 0700 is the barrier
+  // that holds at all times; the files are brought back to owner-only after start-up and at close.
+  const onDisk = !dir.startsWith('memory://');
+  if (onDisk) secureDataDir(dir);
   return {
     db,
     kind: 'pglite',
@@ -80,6 +84,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     ping: async () => {
       await client.query('select 1');
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      if (onDisk) secureDataDir(dir);
+    },
   };
 }

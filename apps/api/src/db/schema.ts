@@ -72,6 +72,10 @@ export const users = pgTable(
     /** Company administrators manage every team and user of their company. */
     isCompanyAdmin: boolean('is_company_admin').notNull().default(false),
     forcePasswordReset: boolean('force_password_reset').notNull().default(false),
+    /** Wrong sign-in codes since the last right one, across logins (issue 9: per-account guess limit). */
+    mfaFailures: integer('mfa_failures').notNull().default(0),
+    /** While in the future, no code is checked for this account (the back-off after repeated wrong codes). */
+    mfaBlockedUntil: timestamp('mfa_blocked_until', { withTimezone: true }),
     emailConfirmedAt: timestamp('email_confirmed_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -159,7 +163,11 @@ export const teams = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('teams_company_idx').on(t.companyId, t.id)],
+  (t) => [
+    index('teams_company_idx').on(t.companyId, t.id),
+    // One name per company whatever the letter case: the service checks first, this holds under races.
+    uniqueIndex('teams_company_name_key').on(t.companyId, sql`lower(${t.name})`),
+  ],
 );
 
 export const teamMembers = pgTable(

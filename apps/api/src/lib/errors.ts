@@ -2,6 +2,8 @@
 import { API_MESSAGES } from '@portal/contract/messages';
 
 export class AppError extends Error {
+  /** Response headers that go with the answer (e.g. Retry-After). */
+  headers?: Record<string, string>;
   constructor(
     readonly statusCode: number,
     message: string,
@@ -9,6 +11,12 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The same error, answered with these headers too. */
+  withHeaders(headers: Record<string, string>): this {
+    this.headers = { ...this.headers, ...headers };
+    return this;
   }
 }
 
@@ -40,6 +48,13 @@ export class ConflictError extends AppError {
 export class TooManyRequestsError extends AppError {
   constructor(message: string = API_MESSAGES.tooManyRequests) {
     super(429, message);
+  }
+}
+/** Something the answer depends on (mail, the database) is down for now: try again later. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, message);
+    this.withHeaders({ 'retry-after': String(retryAfterSeconds) });
   }
 }
 /** A provider (hypervisor, cluster) could not be reached or refused the work. */
@@ -149,4 +164,25 @@ export function loggableError(err: unknown): unknown {
   if (!db && !isQueryError(err)) return err;
   const original = err instanceof Error ? err : Object.assign(new Error('database error'), { stack: '' });
   return new LoggedQueryError(original, db);
+}
+
+/** Socket-level failures reaching the database server (pg reports these as the error's `code`). */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** pg's messages for a connection that died or could not be made (no code of their own). */
+const CONNECTION_LOST = /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|cannot use a pool after calling end|connection refused/i;
+
+/**
+ * True when `err` (or one of its causes) says the database cannot be reached right now: the answer is
+ * then 503 with Retry-After, not a 500. SQLSTATE class 08 (connection exception) and 57P01–57P03
+ * (the server shutting down or starting) count too.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && isRecord(current); depth++) {
+    const code = typeof current.code === 'string' ? current.code : '';
+    if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
+    if (typeof current.message === 'string' && CONNECTION_LOST.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -8,7 +8,7 @@ export function loadOrCreateSecret(configured: string | undefined, dataDir: stri
   const dir = resolve(dataDir);
   const file = join(dir, 'session-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;

@@ -49,3 +49,21 @@ export function inviteMail(brand: string, inviter: string, company: string, link
     ]),
   };
 }
+
+export function wrongCodesMail(brand: string, failures: number): Rendered {
+  const text = `Someone entered ${failures} wrong verification codes for your ${brand} account. Codes are only sent after the right password, so if this was not you, someone knows your password: change it now.`;
+  return {
+    subject: `${brand}: wrong sign-in codes for your account`,
+    text: `${text}\n\nFor a while, sign-in codes for your account are not accepted; the pause grows with each further wrong code.`,
+    html: layout(brand, [escape(text), 'For a while, sign-in codes for your account are not accepted; the pause grows with each further wrong code.']),
+  };
+}
+
+export function alreadyRegisteredMail(brand: string, inviter: string, company: string): Rendered {
+  const text = `${inviter} tried to invite you to ${company} on ${brand}, but this address already has an account with another company, so no new account was made.`;
+  return {
+    subject: `${brand}: an invitation for an address that already has an account`,
+    text: `${text}\n\nIf you expected to join, ask them to contact support. If not, you can ignore this message.`,
+    html: layout(brand, [escape(text), 'If you expected to join, ask them to contact support. If not, you can ignore this message.']),
+  };
+}

@@ -2,7 +2,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { API_MESSAGES, VALIDATION } from '@portal/contract/messages';
-import { AppError, SQLSTATE, databaseErrorOf, loggableError } from '../lib/errors.ts';
+import { AppError, SQLSTATE, databaseErrorOf, isDatabaseUnavailable, loggableError } from '../lib/errors.ts';
+
+/** Seconds a client is asked to wait while the database is unreachable (recovery is automatic). */
+const DATABASE_RETRY_AFTER_S = 5;
 
 interface Issue {
   path: string;
@@ -25,11 +28,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(400).send({ message, data: { requestId, issues } });
     }
     if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
       return reply.status(error.statusCode).send({ message: error.message, data: { requestId, ...(error.issues ? { issues: error.issues } : {}) } });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error, issues: error.cause?.issues }, 'response did not match the contract');
       return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: say so, and when to try again. The pool reconnects by itself once the
+      // database is back, so the next request after that succeeds without a restart.
+      request.log.error({ err: loggableError(error) }, 'database unreachable');
+      return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_S)).send({ message: API_MESSAGES.databaseUnavailable, data: { requestId } });
     }
     const db = databaseErrorOf(error);
     if (db) {

@@ -11,6 +11,8 @@ export interface StaticWebOptions {
   distDir: string;
   basePath: string;
   apiBasePath: string;
+  /** Serve the build's *.map files (off by default: they publish the portal's source). */
+  serveSourceMaps?: boolean;
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -29,6 +31,15 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
   }
   const html = renderIndexHtml(readFileSync(indexFile, 'utf8'), opts);
   const prefix = opts.basePath.endsWith('/') ? opts.basePath : `${opts.basePath}/`;
+  if (!opts.serveSourceMaps) {
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0] ?? '';
+      if (path.startsWith(prefix) && path.endsWith('.map')) {
+        reply.callNotFound();
+        return reply;
+      }
+    });
+  }
   // preCompressed: the build writes .br and .gz beside each asset; the one the browser accepts is sent.
   await app.register(fastifyStatic, { root: opts.distDir, prefix, index: false, wildcard: false, cacheControl: false, preCompressed: true, setHeaders: (res: FastifyReply, path: string) => {
     // Hashed assets are immutable; everything else is revalidated.

@@ -7,12 +7,16 @@ import type { FastifyInstance } from 'fastify';
 import { VALIDATION } from '@portal/contract/messages';
 import { BadRequestError } from '../lib/errors.ts';
 
+/** In Unicode mode a surrogate pair reads as one code point, so only a lone surrogate is category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+
 /** Whether every string inside a parsed value is well-formed UTF-16 (depth-bounded: bodies are small). */
 export function isWellFormedDeep(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.isWellFormed();
+  if (typeof value === 'string') return wellFormed(value);
   if (depth > 32 || value === null || typeof value !== 'object') return true;
   for (const [key, inner] of Object.entries(value)) {
-    if (!key.isWellFormed() || !isWellFormedDeep(inner, depth + 1)) return false;
+    if (!wellFormed(key) || !isWellFormedDeep(inner, depth + 1)) return false;
   }
   return true;
 }

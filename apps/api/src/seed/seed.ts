@@ -29,11 +29,16 @@ export const DEMO_LOGO = svg(
 );
 export const DEMO_TAB_LOGO = svg('<rect width="32" height="32" rx="6" fill="#2563eb"/><path d="M8 24V8l8 8 8-8v16" stroke="#fff" stroke-width="3" fill="none"/>', 32, 32);
 
-export async function seedReferenceData(db: Db, opts: { driver?: Config['VM_PROVIDER'] } = {}): Promise<void> {
+/**
+ * Roles always; the VM catalog too, unless this is a production start (`demo: false`, SEED_DEMO=false)
+ * whose providers would only be simulated ones.
+ */
+export async function seedReferenceData(db: Db, opts: { driver?: Config['VM_PROVIDER']; demo?: boolean } = {}): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
     await db.insert(roles).values(role).onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
-  await seedCatalog(db, opts.driver);
+  const simulated = (opts.driver ?? 'simulator') === 'simulator';
+  if (opts.demo !== false || !simulated) await seedCatalog(db, opts.driver);
 }
 
 export interface SeededAdmin {

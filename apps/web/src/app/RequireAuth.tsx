@@ -12,11 +12,8 @@ export function RequireAuth() {
   const location = useLocation();
 
   useEffect(() => {
-    if (check.data)
-      setUser(
-        { ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null },
-        check.data.authed,
-      );
+    // While the code is still due the check carries no profile: only a signed-in user is stored.
+    if (check.data?.authed) setUser({ ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null }, true);
     if (check.error) clear();
   }, [check.data, check.error, setUser, clear]);
 

@@ -31,6 +31,8 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
       async stop() {
         if (sweeper) clearInterval(sweeper);
         sweeper = null;
+        // Work that runs after its answer was sent (a forgot-password lookup and mail) finishes first.
+        await auth.settle();
       },
     },
   ];

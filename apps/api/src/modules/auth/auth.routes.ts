@@ -87,7 +87,10 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
   );
 
   registerRoute(app, authRoutes.check, async ({ auth: session }) => ({
-    data: { authed: session.state === 'authenticated', user: await auth.currentUser(session) },
+    data:
+      session.state === 'authenticated'
+        ? { authed: true as const, user: await auth.currentUser(session) }
+        : { authed: false as const, user: await auth.pendingUser(session) },
   }));
 
   registerRoute(app, authRoutes.logout, async ({ auth: session, reply }) => {
@@ -105,8 +108,8 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
   registerRoute(
     app,
     passwordRoutes.forgotPassword,
-    async ({ body }) => {
-      await auth.forgotPassword(body.email);
+    async ({ body, request }) => {
+      auth.forgotPassword(body.email, (err) => request.log.error({ err }, 'forgot-password mail failed'));
       return { message: API_MESSAGES.forgotPasswordAccepted, data: null };
     },
     limit(byIp),

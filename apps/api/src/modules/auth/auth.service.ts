@@ -1,6 +1,6 @@
 /** Sign-in with password + emailed code, password resets, invitation confirmation. */
 import { and, eq, sql } from 'drizzle-orm';
-import type { AuthUser } from '@portal/contract/auth';
+import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
 import type { Db } from '../../db/client.ts';
@@ -8,11 +8,11 @@ import { mfaChallenges, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
-import { BadRequestError, UnauthorizedError } from '../../lib/errors.ts';
+import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { dummyPasswordHash, hashNewPassword, verifyPassword } from '../../lib/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { mfaCodeMail, resetPasswordMail } from '../../mail/templates.ts';
+import { mfaCodeMail, resetPasswordMail, wrongCodesMail } from '../../mail/templates.ts';
 import type { IdentityRepository, UserWithBrand } from './identity.repository.ts';
 import type { OneTimeTokens } from './one-time-tokens.ts';
 import type { NewSession, SessionStore } from './session-store.ts';
@@ -60,11 +60,35 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
   };
 }
 
+/** Only what the MFA screen shows, before the code is accepted (issue 9 item 8). */
+export function toPendingUser(u: UserWithBrand): PendingUser {
+  return {
+    email: u.email,
+    resellerName: u.resellerName,
+    resellerEmail: u.resellerEmail,
+    logoUrl: u.logoUrl,
+    tabLogoUrl: u.tabLogoUrl,
+    forcePasswordReset: u.forcePasswordReset,
+    resetKey: null,
+  };
+}
+
+/** Wrong codes per account, across logins, before codes stop being checked for a while. */
+export const ACCOUNT_CODE_FAILURE_LIMIT = 10;
+const BACKOFF_BASE_MS = 60_000;
+const BACKOFF_MAX_MS = 60 * 60_000;
+
+/** The pause after the n-th wrong code in a row: none below the limit, then 1 min doubling to 1 hour. */
+export function codeBackoffMs(failures: number): number {
+  if (failures < ACCOUNT_CODE_FAILURE_LIMIT) return 0;
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (failures - ACCOUNT_CODE_FAILURE_LIMIT));
+}
+
 export function createAuthService(deps: AuthServiceDeps) {
   const { db, identity, sessions, tokens, mailer, clock } = deps;
   const codeHash = (sessionId: string, code: string) => keyedHash(deps.secret, `mfa:${sessionId}:${code}`);
   const link = (path: string, query: Record<string, string | number>) =>
-    `${deps.portalUrl.replace(/\/$/, '')}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+    `${deps.portalUrl.replace(/\/$/, '')}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}`;
 
   async function mustFind(userId: number): Promise<UserWithBrand> {
     const user = await identity.byId(userId);
@@ -72,9 +96,54 @@ export function createAuthService(deps: AuthServiceDeps) {
     return user;
   }
 
+  async function accountBackoffLeft(userId: number): Promise<number> {
+    const [row] = await db.select({ until: users.mfaBlockedUntil }).from(users).where(eq(users.id, userId));
+    return row?.until ? Math.max(0, row.until.getTime() - clock.now().getTime()) : 0;
+  }
+
+  /** Counts a wrong code against the account (atomically); returns the back-off it now has, if any. */
+  async function recordWrongCode(userId: number): Promise<number> {
+    const [row] = await db
+      .update(users)
+      .set({ mfaFailures: sql`${users.mfaFailures} + 1` })
+      .where(eq(users.id, userId))
+      .returning({ failures: users.mfaFailures });
+    const failures = row?.failures ?? 0;
+    const backoff = codeBackoffMs(failures);
+    if (backoff === 0) return 0;
+    await db.update(users).set({ mfaBlockedUntil: new Date(clock.now().getTime() + backoff) }).where(eq(users.id, userId));
+    if (failures === ACCOUNT_CODE_FAILURE_LIMIT) {
+      // The owner hears of it once per run of wrong codes: codes go out only after the right password.
+      const user = await identity.byId(userId);
+      if (user) await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...wrongCodesMail(user.resellerName ?? 'Portal', failures) });
+    }
+    return backoff;
+  }
+
+  /** Work answered before it is done (forgotPassword), awaited at shutdown. */
+  const inFlight = new Set<Promise<void>>();
+  function inBackground(work: () => Promise<void>, onError: (err: unknown) => void): void {
+    // Started after the answer is on its way, so not even the first query is in the answer's time.
+    const p = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch(onError)
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
   return {
+    /** Waits for work answered before it was done (shutdown, tests). */
+    async settle(): Promise<void> {
+      await Promise.all([...inFlight]);
+    },
+
+    /** What the MFA screen needs while the code is still due. */
+    async pendingUser(auth: AuthContext): Promise<PendingUser> {
+      return toPendingUser(await mustFind(auth.userId));
+    },
+
     /** Password check; on success a session awaiting the emailed code. */
-    async login(input: { email: string; password: string; rememberMe: boolean; previousSessionId?: string; client: ClientInfo }): Promise<{ session: NewSession; user: AuthUser }> {
+    async login(input: { email: string; password: string; rememberMe: boolean; previousSessionId?: string; client: ClientInfo }): Promise<{ session: NewSession; user: PendingUser }> {
       const user = await identity.byEmail(input.email);
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
       if (!user || !user.passwordHash || !ok) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
@@ -89,13 +158,27 @@ export function createAuthService(deps: AuthServiceDeps) {
         expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
       });
       const mail = mfaCodeMail(user.resellerName ?? 'Portal', code);
-      await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
-      return { session, user: toAuthUser(user) };
+      // Sent now, not queued: a code that arrives late is useless, and the MFA screen must not say a
+      // code was sent when it was not. A failed send ends this attempt; signing in again retries.
+      if ((await mailer.deliverNow({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail })) === 'failed') {
+        await sessions.destroy(session.sessionId);
+        throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
+      }
+      return { session, user: toPendingUser(user) };
     },
 
     /** Checks the emailed code; on success the session is replaced by a fully authenticated one. */
     async verifyMfa(auth: AuthContext, code: string, client: ClientInfo): Promise<{ session: NewSession; user: AuthUser }> {
       if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
+      const exhausted = async (retryAfterMs = 0) => {
+        await sessions.destroy(auth.sessionId);
+        const err = new UnauthorizedError(API_MESSAGES.retriesExhausted);
+        return retryAfterMs > 0 ? err.withHeaders({ 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }) : err;
+      };
+      // The account backs off after repeated wrong codes, whichever login they came through: no code
+      // (not even the right one) is evaluated until then.
+      const blockedFor = await accountBackoffLeft(auth.userId);
+      if (blockedFor > 0) throw await exhausted(blockedFor);
       // Count the attempt first and atomically, so parallel guesses cannot exceed the limit.
       const [challenge] = await db
         .update(mfaChallenges)
@@ -106,17 +189,14 @@ export function createAuthService(deps: AuthServiceDeps) {
         await sessions.destroy(auth.sessionId);
         throw new UnauthorizedError(API_MESSAGES.mfaExpired);
       }
-      if (challenge.attempts > MFA_MAX_ATTEMPTS) {
-        await sessions.destroy(auth.sessionId);
-        throw new UnauthorizedError(API_MESSAGES.retriesExhausted);
-      }
+      if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
       if (!safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim()))) {
-        if (challenge.attempts >= MFA_MAX_ATTEMPTS) {
-          await sessions.destroy(auth.sessionId);
-          throw new UnauthorizedError(API_MESSAGES.retriesExhausted);
-        }
+        const backoff = await recordWrongCode(auth.userId);
+        if (backoff > 0) throw await exhausted(backoff);
+        if (challenge.attempts >= MFA_MAX_ATTEMPTS) throw await exhausted();
         throw new BadRequestError(API_MESSAGES.invalidMfaCode);
       }
+      await db.update(users).set({ mfaFailures: 0, mfaBlockedUntil: null }).where(eq(users.id, auth.userId));
       // Rotate: the pre-MFA token never becomes an authenticated one.
       await sessions.destroy(auth.sessionId);
       const session = await sessions.create({ userId: auth.userId, state: 'authenticated', rememberMe: auth.rememberMe, ...client });
@@ -144,17 +224,22 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (auth) await sessions.destroy(auth.sessionId);
     },
 
-    /** Mails a reset link when the account exists; the caller's answer is the same either way. */
-    async forgotPassword(email: string): Promise<void> {
-      const user = await identity.byEmail(email);
-      if (!user || !user.passwordHash) return;
-      const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
-      const mail = resetPasswordMail(user.resellerName ?? 'Portal', link('/resetPassword', { token: key, id: user.id }));
-      await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
+    /**
+     * Mails a reset link when the account exists; the caller's answer is the same either way, and so is
+     * its timing: the lookup and the mail happen after the answer (issue 9 item 10: 9.6 vs 4.6 ms before).
+     */
+    forgotPassword(email: string, onError: (err: unknown) => void): void {
+      inBackground(async () => {
+        const user = await identity.byEmail(email);
+        if (!user || !user.passwordHash) return;
+        const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
+        const mail = resetPasswordMail(user.resellerName ?? 'Portal', link('/resetPassword', { token: key, id: user.id }));
+        await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
+      }, onError);
     },
 
     async resetPassword(input: { userId: number; resetKey: string; password: string; keepSessionId?: string }): Promise<void> {
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await hashNewPassword(input.password, [(await identity.byId(input.userId))?.email ?? '']);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'reset_password', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
@@ -164,7 +249,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async confirmEmail(input: { userId: number; resetKey: string; password: string; firstName: string; lastName: string }): Promise<void> {
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await hashNewPassword(input.password, [input.firstName, input.lastName, (await identity.byId(input.userId))?.email ?? '']);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'confirm_email', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
@@ -180,7 +265,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!user.passwordHash || !(await verifyPassword(user.passwordHash, currentPassword))) {
         throw new BadRequestError(API_MESSAGES.currentPasswordWrong);
       }
-      await db.update(users).set({ passwordHash: await hashPassword(password), forcePasswordReset: false, updatedAt: clock.now() }).where(and(eq(users.id, auth.userId)));
+      const passwordHash = await hashNewPassword(password, [user.email, user.firstName, user.lastName]);
+      await db.update(users).set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() }).where(and(eq(users.id, auth.userId)));
       await sessions.destroyAllFor(auth.userId, auth.sessionId);
     },
   };

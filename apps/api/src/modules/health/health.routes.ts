@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { platformRoutes } from '@portal/contract/platform';
 import type { Database } from '../../db/client.ts';
+import type { Mailer } from '../../mail/mailer.ts';
 import { registerRoute } from '../../lib/http.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
@@ -25,10 +26,22 @@ export async function registerHealthModule(api: FastifyInstance, deps: ModuleDep
   return [];
 }
 
-export function registerHealthRoutes(app: FastifyInstance, deps: { database: Database; registry: ProviderRegistry }): void {
-  registerRoute(app, platformRoutes.healthApi, async () => ({
-    data: { status: 'ok' as const, checks: { api: { status: 'ok' as const, detail: null, latencyMs: 0 } } },
-  }));
+export function registerHealthRoutes(app: FastifyInstance, deps: { database: Database; mailer: Mailer; registry: ProviderRegistry }): void {
+  // The API answers (200) even when mail is down, but says so: nobody can sign in without their code.
+  registerRoute(app, platformRoutes.healthApi, async ({ request }) => {
+    const started = performance.now();
+    const smtp = await deps.mailer.check();
+    const latencyMs = Math.round(performance.now() - started);
+    if (smtp.status === 'down') request.log.warn(`mail health check failed: ${smtp.error ?? 'unknown'}`);
+    const mail: Check =
+      smtp.status === 'none'
+        ? { status: 'ok', detail: 'no SMTP_URL: local outbox', latencyMs }
+        : { status: smtp.status, detail: smtp.status === 'ok' ? null : 'unreachable', latencyMs };
+    return {
+      message: mail.status === 'ok' ? 'OK' : 'Mail server unreachable: sign-in codes cannot be sent',
+      data: { status: mail.status === 'ok' ? ('ok' as const) : ('degraded' as const), checks: { api: { status: 'ok' as const, detail: null, latencyMs: 0 }, mail } },
+    };
+  });
   registerRoute(app, platformRoutes.healthDatabase, async ({ reply, request }) => {
     const check = await timed(() => deps.database.ping());
     if (check.status === 'down') {

@@ -11,6 +11,7 @@ import type { Db, Tx } from '../../db/client.ts';
 import { companies, distributors, resellers } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
 import { SQLSTATE, databaseErrorOf, loggableError } from '../../lib/errors.ts';
+import { inviteCompanyAdmin, type FirstAdminDeps } from '../operator/first-admin.ts';
 
 type Report = z.infer<typeof importReportSchema>;
 type RowOutcome = Report['rows'][number];
@@ -30,7 +31,7 @@ async function runImport<S extends z.ZodType>(
   kind: string,
   rows: Record<string, unknown>[],
   schema: S,
-  write: (tx: Tx, row: z.output<S>) => Promise<{ id: number; created: boolean }>,
+  write: (tx: Tx, row: z.output<S>) => Promise<{ id: number; created: boolean; afterCommit?: () => Promise<void> }>,
 ): Promise<Report> {
   const out: RowOutcome[] = [];
   for (const [index, raw] of rows.entries()) {
@@ -43,6 +44,7 @@ async function runImport<S extends z.ZodType>(
     }
     try {
       const result = await db.transaction((tx) => write(tx, parsed.data));
+      await result.afterCommit?.();
       out.push({ index, externalId, outcome: result.created ? 'created' : 'updated', id: result.id, reason: null });
     } catch (err) {
       if (err instanceof RowRejected) {
@@ -73,7 +75,7 @@ const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tab
   ...(r.supportEmail !== undefined ? { supportEmail: r.supportEmail } : {}),
 });
 
-export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLog }) {
+export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLog; firstAdmin?: FirstAdminDeps }) {
   const { db, log } = deps;
   const record = (tx: Tx, action: string, type: string, id: number, after: unknown) => deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
 
@@ -111,14 +113,22 @@ export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLo
         const [reseller] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.resellerExternalId));
         if (!reseller) throw new RowRejected(`resellerExternalId: no reseller "${row.resellerExternalId}"`);
         const [existing] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.externalId, row.externalId));
+        const inviteAdmin = async (companyId: number): Promise<(() => Promise<void>) | undefined> => {
+          if (!row.adminEmail || !deps.firstAdmin) return undefined;
+          const result = await inviteCompanyAdmin(tx, deps.firstAdmin, companyId, row.adminEmail);
+          if (result.outcome === 'exists' && result.companyId !== companyId) throw new RowRejected('adminEmail: this address already has an account elsewhere');
+          return result.outcome === 'invited' ? result.send : undefined;
+        };
         if (existing) {
           await tx.update(companies).set({ name: row.name, resellerId: reseller.id, updatedAt: new Date() }).where(eq(companies.id, existing.id));
           await record(tx, 'import.company.update', 'company', existing.id, row);
-          return { id: existing.id, created: false };
+          const send = await inviteAdmin(existing.id);
+          return { id: existing.id, created: false, ...(send ? { afterCommit: send } : {}) };
         }
         const [made] = await tx.insert(companies).values({ externalId: row.externalId, name: row.name, resellerId: reseller.id }).returning({ id: companies.id });
         await record(tx, 'import.company.create', 'company', made!.id, row);
-        return { id: made!.id, created: true };
+        const send = await inviteAdmin(made!.id);
+        return { id: made!.id, created: true, ...(send ? { afterCommit: send } : {}) };
       }),
   };
 }

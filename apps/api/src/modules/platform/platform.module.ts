@@ -24,7 +24,7 @@ function loadCpu(ms: number): Promise<number> {
 
 export async function registerPlatformModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const { metrics } = deps;
-  const imports = createImportsService({ db: deps.db, audit: deps.audit, log: deps.log });
+  const imports = createImportsService({ db: deps.db, audit: deps.audit, log: deps.log, firstAdmin: { tokens: deps.tokens, mailer: deps.mailer, audit: deps.audit, portalUrl: deps.portalUrl, defaultFrom: deps.defaultFrom } });
 
   registerRoute(api, platformRoutes.getLogoUrl, async ({ auth }) => {
     const user = await deps.identity.byId(auth.userId);

@@ -83,19 +83,19 @@ export function createTeamsRepository(db: Db) {
       return { rows: rows.map((r) => ({ ...r, name: r.name || r.email })), total: total?.n ?? 0 };
     },
 
-    async membership(teamId: number, userId: number) {
-      const [row] = await db.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId))).limit(1);
+    async membership(teamId: number, userId: number, q: Tx | Db = db) {
+      const [row] = await q.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId))).limit(1);
       return row;
     },
 
-    async adminCount(teamId: number, adminRoleId: number): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, adminRoleId)));
+    async adminCount(teamId: number, adminRoleId: number, q: Tx | Db = db): Promise<number> {
+      const [row] = await q.select({ n: count() }).from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, adminRoleId)));
       return row?.n ?? 0;
     },
 
     /** Names of the teams where `userId` is the only Admin. */
-    async teamsWithSoleAdmin(userId: number, adminRoleId: number): Promise<string[]> {
-      const rows = await db
+    async teamsWithSoleAdmin(userId: number, adminRoleId: number, q: Tx | Db = db): Promise<string[]> {
+      const rows = await q
         .select({ name: teams.name })
         .from(teamMembers)
         .innerJoin(teams, eq(teams.id, teamMembers.teamId))
@@ -121,6 +121,21 @@ export function createTeamsRepository(db: Db) {
      */
     async lockForDelete(tx: Tx, teamId: number) {
       await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for('update');
+    },
+
+    /**
+     * Locks team rows (in id order, so two callers cannot deadlock) for a change to their memberships:
+     * the last-Admin check and the removal then see the same members, whatever else runs at once.
+     */
+    async lockTeams(tx: Tx, teamIds: number[]) {
+      if (teamIds.length === 0) return;
+      await tx.select({ id: teams.id }).from(teams).where(inArray(teams.id, teamIds)).orderBy(asc(teams.id)).for('update');
+    },
+
+    /** The teams a user belongs to (to lock them before the user goes). */
+    async teamIdsOf(userId: number, q: Tx | Db = db): Promise<number[]> {
+      const rows = await q.select({ id: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId));
+      return rows.map((r) => r.id);
     },
 
     async companyTeamIds(companyId: number, ids: number[]): Promise<number[]> {

@@ -1,7 +1,7 @@
 /** Teams, memberships, roles and permission assignment: the rules and the access checks. */
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import { PERMISSIONS, ROLE_PERMISSIONS, effectivePermissions } from '../access/permissions.ts';
@@ -13,6 +13,24 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit'> & { teams: TeamsReposito
 type Ctx = { scope: TenantScope; requestId: string };
 
 const roleIds = new Set<number>(BUILT_IN_ROLES.map((r) => r.id));
+
+export const LAST_ADMIN_MESSAGE = 'A team needs at least one Admin: make another member Admin first, or delete the team';
+export const TEAM_NAME_TAKEN = 'A team with this name already exists';
+
+/** The unique index on (company_id, lower(name)) refused a name another request took in the meantime. */
+function isTeamNameClash(err: unknown): boolean {
+  const info = databaseErrorOf(err);
+  return info?.code === SQLSTATE.uniqueViolation && info.constraint === 'teams_company_name_key';
+}
+
+async function nameClashAsConflict<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isTeamNameClash(err)) throw new ConflictError(TEAM_NAME_TAKEN);
+    throw err;
+  }
+}
 
 function requireRole(roleId: number): void {
   if (!roleIds.has(roleId)) throw new NotFoundError('Role not found');
@@ -71,25 +89,25 @@ export function createTeamsService(deps: Deps) {
     async create(ctx: Ctx, input: { name: string; parentTeamId?: number | null | undefined }) {
       const parentTeamId = input.parentTeamId ?? null;
       if (parentTeamId !== null) await access.requireTeam(ctx.scope, parentTeamId, 'team.view', 'Parent team not found');
-      if (await teams.nameTaken(ctx.scope.companyId, input.name)) throw new ConflictError('A team with this name already exists');
-      return db.transaction(async (tx) => {
+      if (await teams.nameTaken(ctx.scope.companyId, input.name)) throw new ConflictError(TEAM_NAME_TAKEN);
+      return nameClashAsConflict(db.transaction(async (tx) => {
         const team = await teams.insert(tx, { companyId: ctx.scope.companyId, name: input.name, parentTeamId });
         // The creator runs the team.
         await teams.addMember(tx, team.id, ctx.scope.userId, ADMIN_ROLE_ID);
         await audit.record(auditOf(ctx, 'team.create', 'team', team.id, { after: { name: team.name, parentTeamId } }), tx);
         return { teamId: team.id };
-      });
+      }));
     },
 
     async rename(ctx: Ctx, teamId: number, name: string) {
       await access.requireTeam(ctx.scope, teamId, 'team.manage');
       const team = (await teams.byId(ctx.scope.companyId, teamId))!;
       if (team.name === name) return;
-      if (await teams.nameTaken(ctx.scope.companyId, name, teamId)) throw new ConflictError('A team with this name already exists');
-      await db.transaction(async (tx) => {
+      if (await teams.nameTaken(ctx.scope.companyId, name, teamId)) throw new ConflictError(TEAM_NAME_TAKEN);
+      await nameClashAsConflict(db.transaction(async (tx) => {
         await teams.rename(tx, teamId, name);
         await audit.record(auditOf(ctx, 'team.rename', 'team', teamId, { before: { name: team.name }, after: { name } }), tx);
-      });
+      }));
     },
 
     async addUser(ctx: Ctx, input: { teamId: number; userId: number; roleId: number }) {
@@ -107,11 +125,19 @@ export function createTeamsService(deps: Deps) {
       // Members may leave a team themselves; removing others takes team.manage.
       const self = input.userId === ctx.scope.userId;
       await access.requireTeam(ctx.scope, input.teamId, self ? 'team.view' : 'team.manage');
-      const membership = await requireMember(input.teamId, input.userId);
-      if (membership.roleId === ADMIN_ROLE_ID && (await teams.adminCount(input.teamId, ADMIN_ROLE_ID)) <= 1) {
-        throw new ConflictError('A team needs at least one Admin: make another member Admin first, or delete the team');
-      }
+      await requireMember(input.teamId, input.userId);
       await db.transaction(async (tx) => {
+        // Checked again under the team's lock: two Admins removing each other (or both leaving) at once
+        // would otherwise each see the other still there and leave the team with none.
+        await teams.lockTeams(tx, [input.teamId]);
+        const membership = await teams.membership(input.teamId, input.userId, tx);
+        if (!membership) throw new NotFoundError('User is not a member of this team');
+        if (!self && !(await teams.membership(input.teamId, ctx.scope.userId, tx)) && !ctx.scope.isCompanyAdmin) {
+          throw new NotFoundError('Team not found');
+        }
+        if (membership.roleId === ADMIN_ROLE_ID && (await teams.adminCount(input.teamId, ADMIN_ROLE_ID, tx)) <= 1) {
+          throw new ConflictError(LAST_ADMIN_MESSAGE);
+        }
         await teams.removeMember(tx, input.teamId, input.userId);
         await audit.record(auditOf(ctx, 'team.member.remove', 'team', input.teamId, { before: { userId: input.userId, roleId: membership.roleId } }), tx);
       });

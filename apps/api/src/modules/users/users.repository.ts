@@ -44,6 +44,18 @@ export function createUsersRepository(db: Db) {
       return !!row;
     },
 
+    /** The company of the account with this email, or null when there is none. */
+    async companyOfEmail(email: string): Promise<number | null> {
+      const [row] = await db.select({ companyId: users.companyId }).from(users).where(eq(users.email, email.toLowerCase())).limit(1);
+      return row?.companyId ?? null;
+    },
+
+    /** Takes the next user id from the sequence without making a user (an answer that must look like one). */
+    async drawUserId(): Promise<number> {
+      const res = await db.execute<{ id: number }>(sql`select nextval(pg_get_serial_sequence('users', 'id'))::int as id`);
+      return res.rows[0]!.id;
+    },
+
     async memberships(f: { userId: number; visibleToUserId: number | null; search: string; page: number; rowsPerPage: number }) {
       const where = and(
         eq(teamMembers.userId, f.userId),

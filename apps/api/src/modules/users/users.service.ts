@@ -4,7 +4,7 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
-import { inviteMail } from '../../mail/templates.ts';
+import { alreadyRegisteredMail, inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
@@ -97,10 +97,21 @@ export function createUsersService(deps: Deps) {
       const found = await teams.companyTeamIds(ctx.scope.companyId, teamIds);
       if (found.length !== teamIds.length) throw new NotFoundError('Team not found');
       const email = input.email.trim().toLowerCase();
-      if (await users.emailExists(email)) throw new ConflictError('A user with this email already exists');
-
       const inviter = await deps.identity.byId(ctx.scope.userId);
       if (!inviter) throw new NotFoundError('User not found');
+      const existing = await users.companyOfEmail(email);
+      if (existing !== null) {
+        // In the inviter's own company the user is on their list anyway: say so.
+        if (existing === ctx.scope.companyId) throw new ConflictError('A user with this email already exists');
+        // Elsewhere, the answer must not tell that the address has an account (issue 9 item 9): it reads as
+        // a sent invitation, with an id drawn like a new user's; the address's owner is told instead.
+        const inviterName = `${inviter.firstName} ${inviter.lastName}`.trim() || inviter.email;
+        const note = alreadyRegisteredMail(inviter.resellerName ?? 'Portal', inviterName, inviter.companyName);
+        await deps.mailer.enqueue({ to: email, from: senderOf(inviter, deps.defaultFrom), ...note });
+        await audit.record(auditOf(ctx, 'user.invite.existingAccount', ctx.scope.userId, { after: { roleId: input.roleId, teamIds } }));
+        return { id: await users.drawUserId(), email };
+      }
+
       const { user, key } = await db.transaction(async (tx) => {
         const created = await users.insert(tx, { companyId: ctx.scope.companyId, email });
         for (const teamId of teamIds) await teams.addMember(tx, teamId, created.id, input.roleId);
@@ -123,12 +134,14 @@ export function createUsersService(deps: Deps) {
       if (id === ctx.scope.userId) throw new BadRequestError('You cannot delete yourself');
       access.requireCompanyAdmin(ctx.scope);
       const user = await mustFind(ctx.scope, id);
-      // Every team keeps an Admin (as when removing a member): hand the role on first, or delete the team.
-      const orphaned = await teams.teamsWithSoleAdmin(id, ADMIN_ROLE_ID);
-      if (orphaned.length > 0) {
-        throw new ConflictError(`This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`);
-      }
       await db.transaction(async (tx) => {
+        // Every team keeps an Admin (as when removing a member): hand the role on first, or delete the team.
+        // Checked under the locks of the user's teams, so a concurrent removal cannot slip between.
+        await teams.lockTeams(tx, await teams.teamIdsOf(id, tx));
+        const orphaned = await teams.teamsWithSoleAdmin(id, ADMIN_ROLE_ID, tx);
+        if (orphaned.length > 0) {
+          throw new ConflictError(`This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`);
+        }
         await users.delete(tx, id);
         await audit.record(auditOf(ctx, 'user.delete', id, { before: { email: user.email, firstName: user.firstName, lastName: user.lastName } }), tx);
       });

@@ -22,7 +22,7 @@ type LoginForm = z.input<typeof loginFormSchema>;
 export function LoginPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const { setUser, clear } = useAuth();
+  const { clear } = useAuth();
   const loginMutation = useRouteMutation(routes.auth.login, { suppress401: true });
   const form = useForm<LoginForm>({
     resolver: zodResolver(loginFormSchema),
@@ -48,12 +48,12 @@ export function LoginPage() {
     loginMutation.mutate(
       { body: { email: values.email, password: values.password, rememberMe } },
       {
+        // Before the code the server tells only where it was sent; the profile comes with the accepted code.
         onSuccess: ({ data: { user } }) => {
-          const plain = { ...user, createdAt: user.createdAt.toISOString() };
-          setUser(plain, false);
+          clear();
           writeStoredAuth({ rememberMe });
           queryClient.removeQueries();
-          navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail, user: plain } });
+          navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail } });
         },
         // A failed sign-in forgets the stored auth (SPEC point 4); the message shows from loginMutation.error.
         onError: () => {

@@ -1,0 +1,48 @@
+/**
+ * An operator makes a company's first administrator without SQL: a user of that company with company
+ * administration, and an invitation mailed to them (the same link a colleague's invitation carries).
+ * Used by the company import (`adminEmail`) and by `npm run operator -- company-admin invite`.
+ */
+import { eq } from 'drizzle-orm';
+import { INVITE_TOKEN_TTL_MS } from '@portal/contract/constants';
+import type { Db, Tx } from '../../db/client.ts';
+import { companies, resellers, users } from '../../db/schema.ts';
+import type { Audit } from '../../lib/audit.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import { inviteMail } from '../../mail/templates.ts';
+import type { OneTimeTokens } from '../auth/one-time-tokens.ts';
+
+export type FirstAdminOutcome =
+  /** `send`: mails the invitation; call it once the caller's transaction has committed. */
+  | { outcome: 'invited'; userId: number; link: string; send: () => Promise<void> }
+  | { outcome: 'exists'; userId: number; companyId: number };
+
+export interface FirstAdminDeps {
+  tokens: OneTimeTokens;
+  mailer: Mailer;
+  audit: Audit;
+  portalUrl: string;
+  defaultFrom: string;
+}
+
+/** Invites `email` as an administrator of `companyId`; an address that already has an account is left alone. */
+export async function inviteCompanyAdmin(db: Db | Tx, deps: FirstAdminDeps, companyId: number, rawEmail: string): Promise<FirstAdminOutcome> {
+  const email = rawEmail.trim().toLowerCase();
+  const [existing] = await db.select({ id: users.id, companyId: users.companyId }).from(users).where(eq(users.email, email));
+  if (existing) return { outcome: 'exists', userId: existing.id, companyId: existing.companyId };
+  const [brand] = await db
+    .select({ company: companies.name, reseller: resellers.name, from: resellers.email })
+    .from(companies)
+    .innerJoin(resellers, eq(resellers.id, companies.resellerId))
+    .where(eq(companies.id, companyId));
+  if (!brand) throw new Error(`No company #${companyId}`);
+  const [user] = await db.insert(users).values({ companyId, email, isCompanyAdmin: true }).returning({ id: users.id });
+  const key = await deps.tokens.issue(user!.id, 'confirm_email', INVITE_TOKEN_TTL_MS, db as Tx);
+  await deps.audit.record({ companyId, actorUserId: null, action: 'user.invite.companyAdmin', targetType: 'user', targetId: user!.id, after: { email, by: 'operator' } }, db as Tx);
+  const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user!.id) }).toString()}`;
+  const from = brand.from ? `"${brand.reseller.replace(/"/g, '')}" <${brand.from}>` : deps.defaultFrom;
+  const mail = { to: email, from, ...inviteMail(brand.reseller, 'Your provider', brand.company, link) };
+  // Not inside the caller's transaction: the outbox row must not outlive a rolled-back user, and PGlite's
+  // one connection would wait on that transaction.
+  return { outcome: 'invited', userId: user!.id, link, send: async () => void (await deps.mailer.enqueue(mail)) };
+}

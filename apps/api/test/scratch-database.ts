@@ -1,0 +1,51 @@
+/**
+ * A fresh database for tests that must open it the way a separate process does (the operator CLI):
+ * a PGlite directory, or a new database on the throwaway PostgreSQL cluster in the `api-postgres` project.
+ * `env` is what such a process would be started with.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openDatabase, type Database } from '../src/db/client.ts';
+
+export interface ScratchDatabase {
+  kind: 'postgres' | 'pglite';
+  env: Record<string, string>;
+  open(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(): Promise<ScratchDatabase> {
+  const pgUrl = inject('pgUrl');
+  if (!pgUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'scratch-'));
+    return {
+      kind: 'pglite',
+      env: { DATA_DIR: dir, LOG_LEVEL: 'silent' },
+      open: () => openDatabase({ dataDir: dir }),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `s_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = pgUrl.replace(/\/postgres$/, `/${name}`);
+  const dir = mkdtempSync(join(tmpdir(), 'scratch-'));
+  return {
+    kind: 'postgres',
+    env: { DATABASE_URL: url, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    open: () => openDatabase({ databaseUrl: url, poolSize: 2 }),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
