@@ -6,7 +6,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { renameSchema } from '@portal/contract/validation';
 import { vmRoutes } from '@portal/contract/virtual-machines';
