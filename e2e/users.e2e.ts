@@ -100,7 +100,10 @@ describe('users', () => {
     await expect.poll(() => memberships.getByRole('row', { name: /Alpha/ }).isVisible()).toBe(true);
     await screenshot(page, 'user-details');
     await page.getByRole('button', { name: 'Remove from Alpha' }).click();
+    // Issue #12: removing a membership is confirmed first, and the toast says what happened.
+    await page.getByRole('dialog', { name: TEXT.removeMembershipTitle('Alpha') }).getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => memberships.getByText(TEXT.noTeams).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText(/was removed from Alpha/).isVisible()).toBe(true);
     await context.close();
   });
 

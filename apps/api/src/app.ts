@@ -2,6 +2,7 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
+import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -132,6 +133,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     strictTransportSecurity: cookieSecure,
   });
+  // Answers above 1 KB go out compressed (issue #12). The live event stream is hijacked and never buffered
+  // here; static files are sent precompressed by plugins/static-web.ts (already encoded, so skipped).
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], customTypes: /^(application\/json|text\/html|text\/css|text\/plain|application\/javascript|image\/svg\+xml)/ });
   await app.register(cookie);
   await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
   await registerOpenApi(app, config.API_BASE_PATH);

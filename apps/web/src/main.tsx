@@ -3,6 +3,9 @@ import { createRoot } from 'react-dom/client';
 import 'react-toastify/dist/ReactToastify.css';
 import './index.css';
 import { App } from './app/App.tsx';
+import { installTheme } from './lib/theme.ts';
+
+installTheme();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -134,6 +134,33 @@ export const TEXT = {
   stopVmText: 'Are you sure you want to stop the VM?',
   resetVmText: 'Are you sure you want to reset the VM?',
   none: 'None',
+  // ---- issue #12: only what the user may do, feedback for every destructive action, errors in the shell ----
+  /** Tooltip of an action the caller's role lacks. */
+  roleLacks: 'Your role does not allow this',
+  /** Tooltip of a company-wide action (users) a non-administrator sees. */
+  companyAdminsOnly: 'Only company administrators can do that',
+  vmRenamed: (name: string) => `VM renamed to ${name}`,
+  vmUpgradeAccepted: 'VM upgrade started',
+  teamUpdated: 'Team updated',
+  teamDeleted: (name: string) => `Team ${name} deleted`,
+  userDeleted: (name: string) => `User ${name} deleted`,
+  removeMembershipTitle: (team: string) => `Remove from ${team}?`,
+  removeMembershipBody: (user: string, team: string) => `${user} will lose access to ${team} and its virtual machines.`,
+  membershipRemoved: (user: string, team: string) => `${user} was removed from ${team}`,
+  roleChanged: (team: string, role: string) => `Role in ${team} changed to ${role}`,
+  pageNotFound: 'Page not found',
+  pageNotFoundBody: 'There is no page at this address.',
+  vmNotFound: 'This virtual machine does not exist or was deleted.',
+  teamNotFound: 'This team does not exist or was deleted.',
+  userNotFound: 'This user does not exist or was deleted.',
+  serverUnreachable: 'The server cannot be reached. Check your connection and try again.',
+  backToDashboard: 'Back to Dashboard',
+  tryAgain: 'Try again',
+  skipToContent: 'Skip to main content',
+  openNavigation: 'Open navigation',
+  closeNavigation: 'Close navigation',
+  darkMode: 'Dark mode',
+  lightMode: 'Light mode',
 } as const;
 
 /** Messages the server puts in the envelope. */

@@ -3,6 +3,7 @@
  * only offers what a role may do). A member holds one role per team; company administrators hold every
  * permission on every team of their company, plus the company-wide ones.
  */
+import { z } from 'zod';
 import { ADMIN_ROLE_ID } from './constants.ts';
 
 export const PERMISSIONS = {
@@ -16,6 +17,8 @@ export const PERMISSIONS = {
   'vm.delete': 'Delete virtual machines',
 } as const;
 export type Permission = keyof typeof PERMISSIONS;
+export const permissionKeySchema = z.enum(Object.keys(PERMISSIONS) as [Permission, ...Permission[]]);
+export const ALL_PERMISSIONS = permissionKeySchema.options;
 
 /** Company-wide abilities that do not belong to a team role. */
 export const COMPANY_PERMISSIONS = {
@@ -42,4 +45,13 @@ export const ROLE_PERMISSIONS: Record<number, readonly Permission[]> = {
 /** Whether a team role grants a permission; a company administrator (roleId null with isCompanyAdmin) holds all. */
 export function roleGrants(roleId: number | null | undefined, permission: Permission): boolean {
   return roleId != null && (ROLE_PERMISSIONS[roleId]?.includes(permission) ?? false);
+}
+
+/**
+ * The caller's effective team permissions, as read answers report them to the portal (which hides or disables
+ * what is missing; the server still checks every write). Company administrators hold all of them.
+ */
+export function effectivePermissions(roleId: number | null | undefined, isCompanyAdmin: boolean): Permission[] {
+  if (isCompanyAdmin) return [...ALL_PERMISSIONS];
+  return roleId == null ? [] : [...(ROLE_PERMISSIONS[roleId] ?? [])];
 }

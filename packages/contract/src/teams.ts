@@ -2,6 +2,7 @@ import './zod-setup.ts';
 import { z } from 'zod';
 import { idSchema, listQuerySchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
+import { permissionKeySchema } from './permissions.ts';
 import { addUserFormSchema, firstNameSchema, lastNameSchema, newPasswordSchema, loginEmailSchema, teamNameSchema } from './validation.ts';
 
 export const roleSchema = z.object({ id: z.number().int(), name: z.string(), info: z.string() });
@@ -14,6 +15,8 @@ export const teamSchema = z.object({
   vmCount: z.number().int(),
   parentTeamId: z.number().int().nullable(),
   createdAt: timestampSchema,
+  /** The caller's effective permissions in this team (the portal offers only these; the server still checks). */
+  permissions: z.array(permissionKeySchema),
 });
 export type Team = z.infer<typeof teamSchema>;
 
@@ -160,6 +163,8 @@ export const teamsRoutes = {
       totalPages: z.number().int(),
       /** The caller's role in this team, or null when they reach it as a company administrator. */
       myRoleId: z.number().int().nullable(),
+      /** The caller's effective permissions in this team. */
+      permissions: z.array(permissionKeySchema),
     }),
   }),
   create: route({

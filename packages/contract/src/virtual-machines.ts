@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
 import { VALIDATION } from './messages.ts';
+import { permissionKeySchema } from './permissions.ts';
 import { OPERATION_KINDS } from './vm-lifecycle.ts';
 import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
 
@@ -62,6 +63,8 @@ export const vmDetailsSchema = z.object({
   errorReason: z.string().nullable(),
   /** The operation still running on it, if any. */
   pendingOperation: z.enum(OPERATION_KINDS).nullable(),
+  /** The caller's effective permissions on this VM (the portal offers only these; the server still checks). */
+  permissions: z.array(permissionKeySchema),
 });
 export type VmDetails = z.infer<typeof vmDetailsSchema>;
 

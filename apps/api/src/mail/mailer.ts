@@ -13,6 +13,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
 import { mailOutbox } from '../db/schema.ts';
+import { printLocalMail } from './local-mail-block.ts';
 
 export interface OutgoingMail {
   to: string;
@@ -87,7 +88,8 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
 
   function printKept(id: number, mail: OutgoingMail): void {
     // Local mode: the outbox is the mailbox. This prints the message, code included, on purpose.
-    deps.log.info(`\n----- mail #${id} (kept in outbox; set SMTP_URL to send) -----\nTo: ${mail.to}\nFrom: ${mail.from}\nSubject: ${mail.subject}\n\n${mail.text}\n-----`);
+    deps.log.info({ outboxId: id, to: mail.to, subject: mail.subject, text: mail.text }, 'mail kept in outbox (set SMTP_URL to send)');
+    printLocalMail({ id, to: mail.to, from: mail.from, subject: mail.subject, text: mail.text });
   }
 
   async function purgeStale(): Promise<void> {

@@ -40,7 +40,8 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
       }
     });
   }
-  await app.register(fastifyStatic, { root: opts.distDir, prefix, index: false, wildcard: false, cacheControl: false, setHeaders: (res: FastifyReply, path: string) => {
+  // preCompressed: the build writes .br and .gz beside each asset; the one the browser accepts is sent.
+  await app.register(fastifyStatic, { root: opts.distDir, prefix, index: false, wildcard: false, cacheControl: false, preCompressed: true, setHeaders: (res: FastifyReply, path: string) => {
     // Hashed assets are immutable; everything else is revalidated.
     res.header('cache-control', path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
   } });

@@ -1,22 +1,32 @@
-/** The router's fallback for routing failures and render errors. */
+/** The router's fallback for routing failures and render errors (inside the shell when it fails below it). */
 import { useEffect } from 'react';
 import { isRouteErrorResponse, useRouteError } from 'react-router';
 import { TEXT } from '@portal/contract/messages';
 import { reportError } from '../lib/report-error.ts';
 
-export function ErrorPage() {
+export function ErrorPage({ notFound = false }: { notFound?: boolean }) {
   const error = useRouteError();
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : null;
+  const detail = notFound
+    ? '404 Not Found'
+    : isRouteErrorResponse(error)
+      ? `${error.status} ${error.statusText}`
+      : error instanceof Error
+        ? error.message
+        : null;
   useEffect(() => {
-    if (!isRouteErrorResponse(error)) reportError(error);
+    if (error && !isRouteErrorResponse(error)) reportError(error);
   }, [error]);
   return (
-    <div className="flex min-h-full flex-col items-center justify-center gap-3 p-8 text-center">
-      <h1 className="text-2xl font-semibold text-slate-900">{TEXT.unexpectedError}</h1>
-      {detail && <p className="text-sm text-slate-500">{detail}</p>}
-      <a href="./" className="text-sm font-medium text-brand-600 hover:underline">
+    <main
+      id="main"
+      tabIndex={-1}
+      className="flex min-h-full flex-col items-center justify-center gap-3 p-8 text-center"
+    >
+      <h1 className="text-2xl font-semibold text-slate-900 dark:text-slate-100">{TEXT.unexpectedError}</h1>
+      {detail && <p className="text-sm text-slate-600 dark:text-slate-300">{detail}</p>}
+      <a href={document.baseURI} className="text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline">
         Go to the dashboard
       </a>
-    </div>
+    </main>
   );
 }

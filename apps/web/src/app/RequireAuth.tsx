@@ -26,7 +26,9 @@ export function RequireAuth() {
   }
   if (check.error) {
     if (check.error instanceof ApiError && check.error.status !== 401) {
-      return <p className="p-8 text-center text-red-600">{`Error checking auth.: ${check.error.message}`}</p>;
+      return (
+        <p className="p-8 text-center text-red-600 dark:text-red-400">{`Error checking auth.: ${check.error.message}`}</p>
+      );
     }
     return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   }

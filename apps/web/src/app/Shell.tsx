@@ -1,23 +1,51 @@
-/** The signed-in layout: side navigation (collapsible, persisted) beside the page. */
-import { ChevronsLeft, ChevronsRight, HelpCircle, LayoutDashboard, LogOut, Server, Users, UsersRound } from 'lucide-react';
-import { useState } from 'react';
-import { Link, NavLink, Outlet, useLocation } from 'react-router';
-import { SIDEBAR_STORAGE_KEY, SIDEBAR_WIDTH_COLLAPSED, SIDEBAR_WIDTH_EXPANDED } from '@portal/contract/constants';
+/**
+ * The signed-in layout: skip link, side navigation beside the page. From the `md` breakpoint up the navigation
+ * is a sidebar that collapses to icons (persisted under `sidebar-collapsed`); below it, a menu button opens it
+ * as a drawer (a Radix dialog: focus moves in, is trapped, returns to the button; Escape and the overlay close
+ * it; following a link closes it).
+ */
+import * as Dialog from '@radix-ui/react-dialog';
+import ChevronsLeft from 'lucide-react/icons/chevrons-left';
+import ChevronsRight from 'lucide-react/icons/chevrons-right';
+import HelpCircle from 'lucide-react/icons/help-circle';
+import LayoutDashboard from 'lucide-react/icons/layout-dashboard';
+import LogOut from 'lucide-react/icons/log-out';
+import Menu from 'lucide-react/icons/menu';
+import Moon from 'lucide-react/icons/moon';
+import Server from 'lucide-react/icons/server';
+import Sun from 'lucide-react/icons/sun';
+import Users from 'lucide-react/icons/users';
+import UsersRound from 'lucide-react/icons/users-round';
+import X from 'lucide-react/icons/x';
+import { useState, type ReactNode } from 'react';
+import { Link, Outlet, useLocation } from 'react-router';
+import {
+  MODAL_Z_INDEX,
+  SIDEBAR_STORAGE_KEY,
+  SIDEBAR_WIDTH_COLLAPSED,
+  SIDEBAR_WIDTH_EXPANDED,
+} from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { useAuth } from '../lib/auth-context.tsx';
+import { useTheme } from '../lib/theme.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 
 /** Each link is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
 const LINKS = [
   { to: '/', label: 'Dashboard', icon: LayoutDashboard, also: [] },
-  { to: '/virtualMachines', label: 'Virtual Machines', icon: Server, also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'] },
+  {
+    to: '/virtualMachines',
+    label: 'Virtual Machines',
+    icon: Server,
+    also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'],
+  },
   { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
   { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
 ] as const;
 
 /** Route matching is case-insensitive (React Router's default), so the highlight is too. */
-function isActiveLink(pathname: string, link: (typeof LINKS)[number]): boolean {
+function isActiveLink(pathname: string, link: { to: string; also: readonly string[] }): boolean {
   const path = pathname.toLowerCase().replace(/\/+$/, '') || '/';
   if (link.to === '/') return path === '/';
   return [link.to, ...link.also].some((base) => {
@@ -30,14 +58,147 @@ function readCollapsed(): boolean {
   return localStorage.getItem(SIDEBAR_STORAGE_KEY) === 'true';
 }
 
-const linkClass = (collapsed: boolean) => ({ isActive }: { isActive: boolean }) =>
-  `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${collapsed ? 'justify-center' : ''} ${
-    isActive ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'
-  }`;
+const linkClass = (collapsed: boolean, active: boolean) =>
+  `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white ${
+    collapsed ? 'justify-center' : ''
+  } ${active ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'}`;
 
-export function Shell() {
+const iconButton =
+  'rounded-md p-1.5 text-slate-300 hover:bg-slate-800 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white';
+
+function ThemeToggle({ collapsed }: { collapsed: boolean }) {
+  const { theme, toggle } = useTheme();
+  const dark = theme === 'dark';
+  const Icon = dark ? Sun : Moon;
+  return (
+    <button
+      type="button"
+      onClick={toggle}
+      // A toggle: the name stays "Dark mode", aria-pressed says whether it is on.
+      aria-pressed={dark}
+      aria-label={collapsed ? TEXT.darkMode : undefined}
+      title={collapsed ? TEXT.darkMode : undefined}
+      className={`${linkClass(collapsed, false)} w-full`}
+    >
+      <Icon className="h-5 w-5 shrink-0" aria-hidden />
+      {!collapsed && <span>{TEXT.darkMode}</span>}
+    </button>
+  );
+}
+
+/** Logo, links, logout, theme and the user's name; the same in the sidebar and the drawer. */
+function NavContent({
+  collapsed,
+  header,
+  onNavigate,
+}: {
+  collapsed: boolean;
+  header: ReactNode;
+  onNavigate?: () => void;
+}) {
   const { user } = useAuth();
   const { pathname } = useLocation();
+  return (
+    <>
+      <div
+        className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}
+      >
+        {user?.logoUrl ? (
+          <img
+            src={user.logoUrl}
+            alt={TEXT.companyLogoAlt}
+            className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`}
+          />
+        ) : (
+          <span />
+        )}
+        {header}
+      </div>
+      <ul className="flex-1 space-y-1 overflow-y-auto px-2 py-3">
+        {LINKS.map((link) => {
+          const { to, label, icon: Icon } = link;
+          const active = isActiveLink(pathname, link);
+          return (
+            <li key={to}>
+              <Link
+                to={to}
+                onClick={onNavigate}
+                className={linkClass(collapsed, active)}
+                aria-current={active ? 'page' : undefined}
+                aria-label={collapsed ? label : undefined}
+                title={collapsed ? label : undefined}
+              >
+                <Icon className="h-5 w-5 shrink-0" aria-hidden />
+                {!collapsed && <span>{label}</span>}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+      <div className="space-y-2 border-t border-slate-800 px-2 py-3">
+        <ThemeToggle collapsed={collapsed} />
+        <Link
+          to="/logout"
+          onClick={onNavigate}
+          className={linkClass(collapsed, isActiveLink(pathname, { to: '/logout', also: [] }))}
+          aria-label={collapsed ? 'Logout' : undefined}
+          title={collapsed ? 'Logout' : undefined}
+        >
+          <LogOut className="h-5 w-5 shrink-0" aria-hidden />
+          {!collapsed && <span>Logout</span>}
+        </Link>
+        {!collapsed && user && (
+          <p className="truncate px-3 text-sm text-slate-300" data-testid="nav-user-name">
+            {`${user.firstName} ${user.lastName}`.trim() || user.email}
+          </p>
+        )}
+      </div>
+    </>
+  );
+}
+
+/** Below `md`: a top bar with the menu button; the navigation opens as a drawer over the page. */
+function MobileNav() {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <nav aria-label="Menu" className="flex items-center gap-2 bg-slate-900 px-3 py-2 text-white md:hidden">
+        <Dialog.Trigger className={iconButton} aria-label={TEXT.openNavigation}>
+          <Menu className="h-5 w-5" aria-hidden />
+        </Dialog.Trigger>
+        <span className="truncate text-sm font-semibold">{document.title}</span>
+      </nav>
+      <Dialog.Portal>
+        <Dialog.Overlay
+          className="fixed inset-0 bg-slate-950/60 md:hidden"
+          style={{ zIndex: MODAL_Z_INDEX }}
+          data-testid="drawer-overlay"
+        />
+        <Dialog.Content
+          className="fixed inset-y-0 left-0 flex w-64 max-w-[85vw] flex-col bg-slate-900 text-white shadow-xl md:hidden"
+          style={{ zIndex: MODAL_Z_INDEX }}
+          aria-describedby={undefined}
+        >
+          <Dialog.Title className="sr-only">Navigation</Dialog.Title>
+          <nav aria-label="Main" className="flex min-h-0 flex-1 flex-col">
+            <NavContent
+              collapsed={false}
+              // Following a link closes the drawer.
+              onNavigate={() => setOpen(false)}
+              header={
+                <Dialog.Close className={iconButton} aria-label={TEXT.closeNavigation}>
+                  <X className="h-5 w-5" aria-hidden />
+                </Dialog.Close>
+              }
+            />
+          </nav>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+export function Shell({ children }: { children?: ReactNode }) {
   const [collapsed, setCollapsed] = useState(readCollapsed);
   useLiveVmStatus();
   const toggle = () => {
@@ -47,62 +208,34 @@ export function Shell() {
   };
 
   return (
-    <div className="flex h-full">
+    <div className="flex h-full flex-col md:flex-row">
+      <a
+        href="#main"
+        className="sr-only rounded-md bg-white px-4 py-2 text-sm font-medium text-brand-700 focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:outline-2 focus:outline-brand-600"
+      >
+        {TEXT.skipToContent}
+      </a>
+      <MobileNav />
       <nav
         aria-label="Main"
-        className="flex shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200"
+        className="hidden shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200 md:flex"
         style={{ width: collapsed ? SIDEBAR_WIDTH_COLLAPSED : SIDEBAR_WIDTH_EXPANDED }}
       >
-        <div className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}>
-          {user?.logoUrl ? (
-            <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`} />
-          ) : (
-            <span />
-          )}
-          <button
-            type="button"
-            onClick={toggle}
-            aria-label={collapsed ? TEXT.expandSidebar : TEXT.collapseSidebar}
-            className="rounded-md p-1.5 text-slate-400 hover:bg-slate-800 hover:text-white"
-          >
-            {collapsed ? <ChevronsRight className="h-4 w-4" /> : <ChevronsLeft className="h-4 w-4" />}
-          </button>
-        </div>
-        <ul className="flex-1 space-y-1 px-2 py-3">
-          {LINKS.map((link) => {
-            const { to, label, icon: Icon } = link;
-            const active = isActiveLink(pathname, link);
-            return (
-              <li key={to}>
-                <Link
-                  to={to}
-                  className={linkClass(collapsed)({ isActive: active })}
-                  aria-current={active ? 'page' : undefined}
-                  aria-label={collapsed ? label : undefined}
-                  title={collapsed ? label : undefined}
-                >
-                  <Icon className="h-5 w-5 shrink-0" aria-hidden />
-                  {!collapsed && <span>{label}</span>}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-        <div className="space-y-2 border-t border-slate-800 px-2 py-3">
-          <NavLink to="/logout" className={linkClass(collapsed)} aria-label={collapsed ? 'Logout' : undefined} title={collapsed ? 'Logout' : undefined}>
-            <LogOut className="h-5 w-5 shrink-0" aria-hidden />
-            {!collapsed && <span>Logout</span>}
-          </NavLink>
-          {!collapsed && user && (
-            <p className="truncate px-3 text-sm text-slate-400" data-testid="nav-user-name">
-              {`${user.firstName} ${user.lastName}`.trim() || user.email}
-            </p>
-          )}
-        </div>
+        <NavContent
+          collapsed={collapsed}
+          header={
+            <button
+              type="button"
+              onClick={toggle}
+              aria-label={collapsed ? TEXT.expandSidebar : TEXT.collapseSidebar}
+              className={iconButton}
+            >
+              {collapsed ? <ChevronsRight className="h-4 w-4" /> : <ChevronsLeft className="h-4 w-4" />}
+            </button>
+          }
+        />
       </nav>
-      <div className="min-w-0 flex-1 overflow-hidden">
-        <Outlet />
-      </div>
+      <div className="min-h-0 min-w-0 flex-1 overflow-hidden">{children ?? <Outlet />}</div>
     </div>
   );
 }

@@ -1,11 +1,10 @@
 /** The route table of SPEC point 2. Public screens stand alone; protected ones sit behind the auth check. */
 import type { ComponentType } from 'react';
-import { createBrowserRouter, Outlet } from 'react-router';
+import { createBrowserRouter } from 'react-router';
 import { portalConfig } from '../lib/config.ts';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
 import { RequireAuth } from './RequireAuth.tsx';
-import { Shell } from './Shell.tsx';
 
 /**
  * Each screen is its own chunk, loaded when first visited (React Router's `lazy`), so the sign-in page does
@@ -27,33 +26,91 @@ export function createRouter() {
           { path: '/login', lazy: page(() => import('../features/auth/routes/LoginPage.tsx'), 'LoginPage') },
           { path: '/mfa', lazy: page(() => import('../features/auth/routes/MfaPage.tsx'), 'MfaPage') },
           { path: '/logout', lazy: page(() => import('../features/auth/routes/LogoutPage.tsx'), 'LogoutPage') },
-          { path: '/resetPassword', lazy: page(() => import('../features/auth/routes/ResetPasswordPage.tsx'), 'ResetPasswordPage') },
-          { path: '/confirmNewUser', lazy: page(() => import('../features/auth/routes/ConfirmEmailPage.tsx'), 'ConfirmEmailPage') },
-          { path: '/forgotPassword', lazy: page(() => import('../features/auth/routes/ForgotPasswordPage.tsx'), 'ForgotPasswordPage') },
+          {
+            path: '/resetPassword',
+            lazy: page(() => import('../features/auth/routes/ResetPasswordPage.tsx'), 'ResetPasswordPage'),
+          },
+          {
+            path: '/confirmNewUser',
+            lazy: page(() => import('../features/auth/routes/ConfirmEmailPage.tsx'), 'ConfirmEmailPage'),
+          },
+          {
+            path: '/forgotPassword',
+            lazy: page(() => import('../features/auth/routes/ForgotPasswordPage.tsx'), 'ForgotPasswordPage'),
+          },
           {
             element: <RequireAuth />,
             children: [
-              { path: '/virtualMachineConsole/:virtualMachineId', lazy: page(() => import('../features/virtual-machines/routes/VmConsolePage.tsx'), 'VmConsolePage') },
               {
-                element: <Shell />,
+                path: '/virtualMachineConsole/:virtualMachineId',
+                lazy: page(() => import('../features/virtual-machines/routes/VmConsolePage.tsx'), 'VmConsolePage'),
+              },
+              {
+                // The shell (navigation, drawer, dialogs) loads with the first protected screen, not with /login.
+                lazy: page(() => import('./Shell.tsx'), 'Shell'),
                 errorElement: <ErrorPage />,
+                // A pathless layer so a screen's failure shows inside the shell, with the navigation still there.
                 children: [
-                  { path: '/', lazy: page(() => import('../features/dashboard/routes/DashboardPage.tsx'), 'DashboardPage') },
-                  { path: '/createVirtualMachine', lazy: page(() => import('../features/virtual-machines/routes/CreateVirtualMachinePage.tsx'), 'CreateVirtualMachinePage') },
-                  { path: '/createUser', lazy: page(() => import('../features/users/routes/CreateUserPage.tsx'), 'CreateUserPage') },
-                  { path: '/support', lazy: page(() => import('../features/support/routes/SupportPage.tsx'), 'SupportPage') },
-                  { path: '/virtualMachines', lazy: page(() => import('../features/virtual-machines/routes/VirtualMachinesPage.tsx'), 'VirtualMachinesPage') },
-                  { path: '/virtualMachineDetails/:virtualMachineId', lazy: page(() => import('../features/virtual-machines/routes/VmDetailsPage.tsx'), 'VmDetailsPage') },
-                  { path: '/teams', lazy: page(() => import('../features/teams/routes/TeamsPage.tsx'), 'TeamsPage') },
-                  { path: '/team', lazy: page(() => import('../features/teams/routes/TeamPage.tsx'), 'TeamPage') },
-                  { path: '/createEditTeam', lazy: page(() => import('../features/teams/routes/CreateEditTeamPage.tsx'), 'CreateEditTeamPage') },
-                  { path: '/users', lazy: page(() => import('../features/users/routes/UsersPage.tsx'), 'UsersPage') },
-                  { path: '/user', lazy: page(() => import('../features/users/routes/UserPage.tsx'), 'UserPage') },
+                  {
+                    errorElement: <ErrorPage />,
+                    children: [
+                      {
+                        path: '/',
+                        lazy: page(() => import('../features/dashboard/routes/DashboardPage.tsx'), 'DashboardPage'),
+                      },
+                      {
+                        path: '/createVirtualMachine',
+                        lazy: page(
+                          () => import('../features/virtual-machines/routes/CreateVirtualMachinePage.tsx'),
+                          'CreateVirtualMachinePage',
+                        ),
+                      },
+                      {
+                        path: '/createUser',
+                        lazy: page(() => import('../features/users/routes/CreateUserPage.tsx'), 'CreateUserPage'),
+                      },
+                      {
+                        path: '/support',
+                        lazy: page(() => import('../features/support/routes/SupportPage.tsx'), 'SupportPage'),
+                      },
+                      {
+                        path: '/virtualMachines',
+                        lazy: page(
+                          () => import('../features/virtual-machines/routes/VirtualMachinesPage.tsx'),
+                          'VirtualMachinesPage',
+                        ),
+                      },
+                      {
+                        path: '/virtualMachineDetails/:virtualMachineId',
+                        lazy: page(
+                          () => import('../features/virtual-machines/routes/VmDetailsPage.tsx'),
+                          'VmDetailsPage',
+                        ),
+                      },
+                      {
+                        path: '/teams',
+                        lazy: page(() => import('../features/teams/routes/TeamsPage.tsx'), 'TeamsPage'),
+                      },
+                      { path: '/team', lazy: page(() => import('../features/teams/routes/TeamPage.tsx'), 'TeamPage') },
+                      {
+                        path: '/createEditTeam',
+                        lazy: page(
+                          () => import('../features/teams/routes/CreateEditTeamPage.tsx'),
+                          'CreateEditTeamPage',
+                        ),
+                      },
+                      {
+                        path: '/users',
+                        lazy: page(() => import('../features/users/routes/UsersPage.tsx'), 'UsersPage'),
+                      },
+                      { path: '/user', lazy: page(() => import('../features/users/routes/UserPage.tsx'), 'UserPage') },
+                    ],
+                  },
                 ],
               },
             ],
           },
-          { path: '*', element: <Outlet />, loader: () => { throw new Response('Not Found', { status: 404, statusText: 'Not Found' }); } },
+          { path: '*', lazy: page(() => import('./NotFoundPage.tsx'), 'NotFoundPage') },
         ],
       },
     ],

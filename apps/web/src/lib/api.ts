@@ -21,8 +21,12 @@ export class ApiError extends Error {
 }
 
 /** Path parameters, query and body of one route, typed from its contract schemas (parsed shapes). */
-type ParamsPart<R extends RouteDef> = R['params'] extends z.ZodType ? { params: z.output<R['params']> } : { params?: never };
-type QueryPart<R extends RouteDef> = R['query'] extends z.ZodType ? { query?: Partial<z.output<R['query']>> } : { query?: never };
+type ParamsPart<R extends RouteDef> = R['params'] extends z.ZodType
+  ? { params: z.output<R['params']> }
+  : { params?: never };
+type QueryPart<R extends RouteDef> = R['query'] extends z.ZodType
+  ? { query?: Partial<z.output<R['query']>> }
+  : { query?: never };
 type BodyPart<R extends RouteDef> = R['body'] extends z.ZodType
   ? undefined extends z.output<R['body']>
     ? { body?: z.output<R['body']> }
@@ -49,17 +53,25 @@ export function apiUrl(path: string): string {
   return `${portalConfig.apiBasePath}${path}`;
 }
 
-export async function callApi<R extends RouteDef>(route: R, options: CallOptions<R> = {} as CallOptions<R>): Promise<ApiData<R>> {
+export async function callApi<R extends RouteDef>(
+  route: R,
+  options: CallOptions<R> = {} as CallOptions<R>,
+): Promise<ApiData<R>> {
   const { data } = await callApiWithMessage(route, options);
   return data;
 }
 
-export async function callApiWithMessage<R extends RouteDef>(route: R, options: CallOptions<R> = {} as CallOptions<R>): Promise<{ message: string; data: ApiData<R> }> {
+export async function callApiWithMessage<R extends RouteDef>(
+  route: R,
+  options: CallOptions<R> = {} as CallOptions<R>,
+): Promise<{ message: string; data: ApiData<R> }> {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries((options.query ?? {}) as Record<string, unknown>)) {
     if (v !== undefined && v !== null && v !== '') query.set(k, String(v));
   }
-  const path = buildPath(route.path, options.params as Record<string, string | number> | undefined) + (query.size ? `?${query.toString()}` : '');
+  const path =
+    buildPath(route.path, options.params as Record<string, string | number> | undefined) +
+    (query.size ? `?${query.toString()}` : '');
   const unsafe = route.method !== 'GET';
   let response: Response;
   try {

@@ -26,7 +26,13 @@ export function readStoredAuth(): StoredAuth | null {
 }
 
 export function writeStoredAuth(patch: Partial<StoredAuth>): void {
-  const current = readStoredAuth() ?? { lastAuthed: null, user: null, needsReset: false, resetKey: null, rememberMe: false };
+  const current = readStoredAuth() ?? {
+    lastAuthed: null,
+    user: null,
+    needsReset: false,
+    resetKey: null,
+    rememberMe: false,
+  };
   localStorage.setItem(AUTH_STORAGE_KEY, JSON.stringify({ ...current, ...patch }));
 }
 

@@ -7,7 +7,15 @@ export type Revived<T> = T extends Date
   : T extends (infer U)[]
     ? Revived<U>[]
     : T extends object
-      ? { [K in keyof T]: K extends `${string}At` ? (T[K] extends string ? Date : T[K] extends string | null ? Date | null : Revived<T[K]>) : Revived<T[K]> }
+      ? {
+          [K in keyof T]: K extends `${string}At`
+            ? T[K] extends string
+              ? Date
+              : T[K] extends string | null
+                ? Date | null
+                : Revived<T[K]>
+            : Revived<T[K]>;
+        }
       : T;
 
 export function reviveDates<T>(value: T): Revived<T> {

@@ -10,7 +10,13 @@ export function reportError(error: unknown): void {
   sent++;
   const err = error instanceof Error ? error : new Error(String(error));
   void callApi(routes.platform.logging, {
-    body: { level: 'error', message: err.message.slice(0, 4000) || 'Unknown error', stack: err.stack?.slice(0, 16000), url: location.href.slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512) },
+    body: {
+      level: 'error',
+      message: err.message.slice(0, 4000) || 'Unknown error',
+      stack: err.stack?.slice(0, 16000),
+      url: location.href.slice(0, 2048),
+      userAgent: navigator.userAgent.slice(0, 512),
+    },
     suppress401: true,
   }).catch(() => {});
 }

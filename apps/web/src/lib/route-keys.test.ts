@@ -20,7 +20,9 @@ function seeded() {
 
 describe('route keys', () => {
   it('differ by params and query, and agree for equal requests whatever the key order', () => {
-    expect(routeKey(routes.vms.details, { params: { id: 1 } })).not.toEqual(routeKey(routes.vms.details, { params: { id: 2 } }));
+    expect(routeKey(routes.vms.details, { params: { id: 1 } })).not.toEqual(
+      routeKey(routes.vms.details, { params: { id: 2 } }),
+    );
     const client = new QueryClient();
     client.setQueryData(routeKey(routes.vms.list, { query: { page: 2, search: 'web' } }), 'cached');
     expect(client.getQueryData(routeKey(routes.vms.list, { query: { search: 'web', page: 2 } }))).toBe('cached');

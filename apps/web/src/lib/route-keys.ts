@@ -15,11 +15,12 @@ export function routeKey<R extends RouteDef>(route: R, request?: RouteRequest<R>
 
 /** Marks every cached read of these routes stale (active ones refetch), whatever their params. */
 export function invalidateRoutes(queryClient: QueryClient, ...reads: RouteDef[]): Promise<void> {
-  return Promise.all(reads.map((r) => queryClient.invalidateQueries({ queryKey: routeKeyPrefix(r) }))).then(() => undefined);
+  return Promise.all(reads.map((r) => queryClient.invalidateQueries({ queryKey: routeKeyPrefix(r) }))).then(
+    () => undefined,
+  );
 }
 
 /** Drops the cached answers of a route, so the next mount asks the server again. */
 export function removeRoute(queryClient: QueryClient, route: RouteDef): void {
   queryClient.removeQueries({ queryKey: routeKeyPrefix(route) });
 }
-

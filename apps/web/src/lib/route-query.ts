@@ -11,18 +11,32 @@ import { callApiWithMessage, type ApiData, type ApiError, type CallOptions, type
 import { invalidateRoutes, routeKey } from './route-keys.ts';
 
 /** A route whose request needs nothing may be called with no argument. */
-type RequestArgs<R extends RouteDef, Rest extends unknown[]> = object extends RouteRequest<R> ? [request?: RouteRequest<R>, ...Rest] : [request: RouteRequest<R>, ...Rest];
+type RequestArgs<R extends RouteDef, Rest extends unknown[]> =
+  object extends RouteRequest<R> ? [request?: RouteRequest<R>, ...Rest] : [request: RouteRequest<R>, ...Rest];
 
-export type RouteQueryOptions<R extends RouteDef> = Omit<UseQueryOptions<ApiData<R>, ApiError>, 'queryKey' | 'queryFn'> & {
+export type RouteQueryOptions<R extends RouteDef> = Omit<
+  UseQueryOptions<ApiData<R>, ApiError>,
+  'queryKey' | 'queryFn'
+> & {
   /** Do not send the user to /login on a 401 (the screen handles it). */
   suppress401?: boolean;
 };
 
-export function useRouteQuery<R extends RouteDef & { method: 'GET' }>(route: R, ...[request, options]: RequestArgs<R, [options?: RouteQueryOptions<R>]>) {
+export function useRouteQuery<R extends RouteDef & { method: 'GET' }>(
+  route: R,
+  ...[request, options]: RequestArgs<R, [options?: RouteQueryOptions<R>]>
+) {
   const { suppress401, ...queryOptions } = options ?? {};
   return useQuery<ApiData<R>, ApiError>({
     queryKey: routeKey(route, request),
-    queryFn: async ({ signal }) => (await callApiWithMessage(route, { ...request, signal, ...(suppress401 ? { suppress401 } : {}) } as CallOptions<R>)).data,
+    queryFn: async ({ signal }) =>
+      (
+        await callApiWithMessage(route, {
+          ...request,
+          signal,
+          ...(suppress401 ? { suppress401 } : {}),
+        } as CallOptions<R>)
+      ).data,
     ...queryOptions,
   });
 }
@@ -39,7 +53,11 @@ export function useRouteMutation<R extends RouteDef>(route: R, options: RouteMut
   const queryClient = useQueryClient();
   type Variables = object extends RouteRequest<R> ? RouteRequest<R> | void : RouteRequest<R>;
   return useMutation<{ message: string; data: ApiData<R> }, ApiError, Variables>({
-    mutationFn: (request) => callApiWithMessage(route, { ...(request ?? {}), ...(options.suppress401 ? { suppress401: true } : {}) } as CallOptions<R>),
+    mutationFn: (request) =>
+      callApiWithMessage(route, {
+        ...(request ?? {}),
+        ...(options.suppress401 ? { suppress401: true } : {}),
+      } as CallOptions<R>),
     onSuccess: () => invalidateRoutes(queryClient, ...(options.invalidates ?? [])),
   });
 }

@@ -4,7 +4,7 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
-import { PERMISSIONS, ROLE_PERMISSIONS } from '../access/permissions.ts';
+import { PERMISSIONS, ROLE_PERMISSIONS, effectivePermissions } from '../access/permissions.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from './teams.repository.ts';
 import type { UsersRepository } from '../users/users.repository.ts';
@@ -68,14 +68,22 @@ export function createTeamsService(deps: Deps) {
         page: q.page,
         rowsPerPage: q.rowsPerPage,
       });
-      return { data: rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })), totalPages: totalPages(total, q.rowsPerPage) };
+      // The caller's permissions per row, so the portal offers only what they may do (one page: at most a few lookups).
+      const data = await Promise.all(
+        rows.map(async (r) => ({
+          ...r,
+          createdAt: iso(r.createdAt),
+          permissions: effectivePermissions(scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id), scope.isCompanyAdmin),
+        })),
+      );
+      return { data, totalPages: totalPages(total, q.rowsPerPage) };
     },
 
     async details(scope: TenantScope, teamId: number, q: { page: number; rowsPerPage: number; search: string }) {
       const { roleId } = await access.requireTeam(scope, teamId, 'team.view');
       const team = (await teams.byId(scope.companyId, teamId))!;
       const { rows, total } = await teams.members(teamId, q);
-      return { teamName: team.name, members: rows, totalPages: totalPages(total, q.rowsPerPage), myRoleId: roleId };
+      return { teamName: team.name, members: rows, totalPages: totalPages(total, q.rowsPerPage), myRoleId: roleId, permissions: effectivePermissions(roleId, scope.isCompanyAdmin) };
     },
 
     async create(ctx: Ctx, input: { name: string; parentTeamId?: number | null | undefined }) {

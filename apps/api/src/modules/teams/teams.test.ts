@@ -45,6 +45,9 @@ describe('teams', () => {
 
     const details = await admin.call(routes.teams.details, { params: { id: teamId }, query: { page: 1, rowsPerPage: 5 } });
     expect(details.data).toMatchObject({ teamName: 'Platform', totalPages: 1, myRoleId: 1 });
+    // Issue #12: read answers tell the portal what the caller may do (a company administrator: everything).
+    expect(details.data.permissions).toEqual(expect.arrayContaining(['team.manage', 'team.delete', 'vm.operate']));
+    expect(list.data.data[0]!.permissions).toContain('team.delete');
     expect(details.data.members).toEqual([expect.objectContaining({ email: ADMIN.email, roleId: 1, name: 'Ada Admin' })]);
 
     const empty = await admin.call(routes.teams.update, { body: { teamId, name: '   ' } });

@@ -7,7 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { Permission } from '../access/permissions.ts';
+import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
@@ -41,6 +41,13 @@ export function createVmService(deps: Deps) {
     if (!vm) throw new NotFoundError('Virtual machine not found');
     await access.requireVm(scope, vm, permission);
     return vm;
+  }
+
+  /** What the caller may do on a VM they can see, by the same rules as access.requireVm (the creator owns a VM outside any team). */
+  async function vmPermissions(scope: TenantScope, vm: VmRow): Promise<Permission[]> {
+    const owner = vm.teamId === null && vm.createdByUserId === scope.userId;
+    const roleId = vm.teamId === null ? null : await access.roleInTeam(scope.userId, vm.teamId);
+    return effectivePermissions(roleId, scope.isCompanyAdmin || owner).filter((p) => p.startsWith('vm.'));
   }
 
   /** Records an operation and the VM's in-progress status in one transaction; one operation per VM. */
@@ -142,6 +149,7 @@ export function createVmService(deps: Deps) {
         usage,
         errorReason: vm.errorReason,
         pendingOperation: row.pendingOperation,
+        permissions: await vmPermissions(scope, vm),
       };
     },
 

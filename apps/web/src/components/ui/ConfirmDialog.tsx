@@ -25,7 +25,20 @@ export interface ConfirmDialogProps {
   children: ReactNode;
 }
 
-export function ConfirmDialog({ open, title, confirmLabel, variant = 'primary', showClose = true, pending = false, error, errorPrefix, errorClassName, onConfirm, onCancel, children }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  open,
+  title,
+  confirmLabel,
+  variant = 'primary',
+  showClose = true,
+  pending = false,
+  error,
+  errorPrefix,
+  errorClassName,
+  onConfirm,
+  onCancel,
+  children,
+}: ConfirmDialogProps) {
   return (
     <Modal
       open={open}
@@ -44,7 +57,11 @@ export function ConfirmDialog({ open, title, confirmLabel, variant = 'primary', 
       }
     >
       {children}
-      <ErrorText error={error} {...(errorPrefix ? { prefix: errorPrefix } : {})} className={errorClassName ?? 'mt-3 text-sm text-red-600'} />
+      <ErrorText
+        error={error}
+        {...(errorPrefix ? { prefix: errorPrefix } : {})}
+        className={errorClassName ?? 'mt-3 text-sm text-red-600 dark:text-red-400'}
+      />
     </Modal>
   );
 }

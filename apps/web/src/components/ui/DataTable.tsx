@@ -4,7 +4,11 @@
  * "Page X of Y" paging, and loading / error / no-data states. Paging, search and sort are the caller's
  * (server-side); the table only reports changes.
  */
-import { ArrowDown, ArrowUp, ArrowUpDown, RefreshCw, Search } from 'lucide-react';
+import ArrowDown from 'lucide-react/icons/arrow-down';
+import ArrowUp from 'lucide-react/icons/arrow-up';
+import ArrowUpDown from 'lucide-react/icons/arrow-up-down';
+import RefreshCw from 'lucide-react/icons/refresh-cw';
+import Search from 'lucide-react/icons/search';
 import { useRef, useState, type ReactNode } from 'react';
 import { REFRESH_SPINNER_MIN_MS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
@@ -87,17 +91,18 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     );
   } else if (error) {
     body = (
-      <p role="alert" className="px-4 py-10 text-center text-sm text-red-600">
+      <p role="alert" className="px-4 py-10 text-center text-sm text-red-600 dark:text-red-400">
         {error}
       </p>
     );
   } else if (!rows || rows.length === 0) {
-    body = <p className="px-4 py-10 text-center text-sm text-slate-500">{props.noDataMessage}</p>;
+    body = <p className="px-4 py-10 text-center text-sm text-slate-500 dark:text-slate-400">{props.noDataMessage}</p>;
   } else {
     body = (
-      <div className="overflow-x-auto">
-        <table className="min-w-full divide-y divide-slate-200 text-sm">
-          <thead className="bg-slate-50">
+      // `relative`: visually hidden header texts (absolutely positioned) stay inside the scroll box, not the page.
+      <div className="relative overflow-x-auto">
+        <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-700 text-sm">
+          <thead className="bg-slate-50 dark:bg-slate-800/50">
             <tr>
               {columns.map((col) => {
                 const active = props.sort?.column === col.key;
@@ -106,13 +111,21 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                     key={col.key}
                     scope="col"
                     aria-sort={active ? (props.sort!.descending ? 'descending' : 'ascending') : undefined}
-                    className={`px-4 py-2.5 font-medium text-slate-600 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''}`}
+                    className={`px-4 py-2.5 font-medium text-slate-600 dark:text-slate-300 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''}`}
                   >
                     {col.sortable ? (
-                      <button type="button" onClick={() => toggleSort(col.key)} className="inline-flex items-center gap-1 hover:text-slate-900">
+                      <button
+                        type="button"
+                        onClick={() => toggleSort(col.key)}
+                        className="inline-flex items-center gap-1 hover:text-slate-900 dark:hover:text-slate-100"
+                      >
                         {col.header}
                         {active ? (
-                          props.sort!.descending ? <ArrowDown className="h-3.5 w-3.5" aria-label="sorted descending" /> : <ArrowUp className="h-3.5 w-3.5" aria-label="sorted ascending" />
+                          props.sort!.descending ? (
+                            <ArrowDown className="h-3.5 w-3.5" aria-label="sorted descending" />
+                          ) : (
+                            <ArrowUp className="h-3.5 w-3.5" aria-label="sorted ascending" />
+                          )
                         ) : (
                           <ArrowUpDown className="h-3.5 w-3.5 text-slate-400" aria-hidden />
                         )}
@@ -125,16 +138,34 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
               })}
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100 bg-white">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800 bg-white dark:bg-slate-900">
             {rows.map((row) => (
               <tr
                 key={props.rowKey(row)}
                 onClick={props.onRowClick ? () => props.onRowClick!(row) : undefined}
-                className={props.onRowClick ? 'cursor-pointer hover:bg-brand-50/60' : ''}
+                // A clickable row is keyboard-operable too: Tab reaches it, Enter or Space opens it.
+                tabIndex={props.onRowClick ? 0 : undefined}
+                onKeyDown={
+                  props.onRowClick
+                    ? (e) => {
+                        if (e.target !== e.currentTarget || (e.key !== 'Enter' && e.key !== ' ')) return;
+                        e.preventDefault();
+                        props.onRowClick!(row);
+                      }
+                    : undefined
+                }
+                className={
+                  props.onRowClick
+                    ? 'cursor-pointer hover:bg-brand-50/60 focus-visible:bg-brand-50/60 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600 dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800'
+                    : ''
+                }
                 aria-label={props.rowLabel?.(row)}
               >
                 {columns.map((col) => (
-                  <td key={col.key} className={`px-4 py-2.5 text-slate-700 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}>
+                  <td
+                    key={col.key}
+                    className={`px-4 py-2.5 text-slate-700 dark:text-slate-300 ${alignClass[col.align ?? 'left']} ${col.hideOnSmall ? 'hidden md:table-cell' : ''} ${col.className ?? ''}`}
+                  >
                     {col.render(row)}
                   </td>
                 ))}
@@ -147,18 +178,21 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   }
 
   return (
-    <section className="rounded-lg border border-slate-200 bg-white shadow-sm" aria-label={props.title}>
+    <section
+      className="min-w-0 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm"
+      aria-label={props.title}
+    >
       {(props.title || props.search || props.onRefresh || props.action) && (
-        <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-4 py-3">
-          {props.icon && <span className="text-brand-600">{props.icon}</span>}
+        <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 px-4 py-3">
+          {props.icon && <span className="text-brand-600 dark:text-brand-300">{props.icon}</span>}
           {(props.title || props.message) && (
             <div className="min-w-0 flex-1">
-              {props.title && <h2 className="font-semibold text-slate-900">{props.title}</h2>}
-              {props.message && <p className="text-sm text-slate-500">{props.message}</p>}
+              {props.title && <h2 className="font-semibold text-slate-900 dark:text-slate-100">{props.title}</h2>}
+              {props.message && <p className="text-sm text-slate-500 dark:text-slate-400">{props.message}</p>}
             </div>
           )}
           {props.search && (
-            <label className="relative block">
+            <label className="relative block w-full sm:w-auto">
               <span className="sr-only">{props.search.placeholder ?? TEXT.searchDefault}</span>
               <Search className="pointer-events-none absolute left-2.5 top-2.5 h-4 w-4 text-slate-400" aria-hidden />
               <input
@@ -169,27 +203,47 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   props.search!.onChange(e.target.value);
                   props.onPageChange(1);
                 }}
-                className="w-56 rounded-md border border-slate-300 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+                className="w-full rounded-md border bg-white dark:bg-slate-900 sm:w-56 border-slate-300 dark:border-slate-600 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
               />
             </label>
           )}
           {props.onRefresh && (
-            <Button variant="secondary" onClick={() => void refresh()} aria-label="Refresh" disabled={refreshing} className="px-2.5">
+            <Button
+              variant="secondary"
+              onClick={() => void refresh()}
+              aria-label="Refresh"
+              disabled={refreshing}
+              className="px-2.5"
+            >
               <RefreshCw className={`h-4 w-4 ${refreshing ? 'animate-spin' : ''}`} aria-hidden />
-              {refreshing && <span className="sr-only" role="status">Refreshing</span>}
+              {refreshing && (
+                <span className="sr-only" role="status">
+                  Refreshing
+                </span>
+              )}
             </Button>
           )}
           {props.action && <Button onClick={props.action.onClick}>{props.action.label}</Button>}
         </div>
       )}
       {body}
-      <div className="flex items-center justify-between border-t border-slate-200 px-4 py-2.5 text-sm text-slate-600">
+      <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 dark:border-slate-700 px-4 py-2.5 text-sm text-slate-600 dark:text-slate-300">
         <span>{TEXT.pageXofY(Math.min(page, shownPages), shownPages)}</span>
         <div className="flex gap-2">
-          <Button variant="secondary" className="px-3 py-1.5" disabled={page <= 1} onClick={() => props.onPageChange(page - 1)}>
+          <Button
+            variant="secondary"
+            className="px-3 py-1.5"
+            disabled={page <= 1}
+            onClick={() => props.onPageChange(page - 1)}
+          >
             Previous
           </Button>
-          <Button variant="secondary" className="px-3 py-1.5" disabled={totalPages === 0 || page >= totalPages} onClick={() => props.onPageChange(page + 1)}>
+          <Button
+            variant="secondary"
+            className="px-3 py-1.5"
+            disabled={totalPages === 0 || page >= totalPages}
+            onClick={() => props.onPageChange(page + 1)}
+          >
             Next
           </Button>
         </div>

@@ -16,7 +16,15 @@ export interface DeleteConfirmationModalProps {
   onCancel: () => void;
 }
 
-export function DeleteConfirmationModal({ target, item, pending = false, error, errorPrefix, onConfirm, onCancel }: DeleteConfirmationModalProps) {
+export function DeleteConfirmationModal({
+  target,
+  item,
+  pending = false,
+  error,
+  errorPrefix,
+  onConfirm,
+  onCancel,
+}: DeleteConfirmationModalProps) {
   return (
     <ConfirmDialog
       open={target !== null}
@@ -27,12 +35,12 @@ export function DeleteConfirmationModal({ target, item, pending = false, error, 
       pending={pending}
       error={error}
       {...(errorPrefix ? { errorPrefix } : {})}
-      errorClassName="mt-3 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700"
+      errorClassName="mt-3 rounded-md bg-red-50 dark:bg-red-950/50 px-3 py-2 text-sm text-red-700 dark:text-red-300"
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
-      <p className="text-sm text-slate-700">{TEXT.deleteBody(item)}</p>
-      <p className="mt-2 text-sm font-medium text-red-600">{TEXT.cannotBeReversed}</p>
+      <p className="text-sm text-slate-700 dark:text-slate-300">{TEXT.deleteBody(item)}</p>
+      <p className="mt-2 text-sm font-medium text-red-600 dark:text-red-400">{TEXT.cannotBeReversed}</p>
     </ConfirmDialog>
   );
 }

@@ -7,7 +7,15 @@ export function errorText(error: unknown, prefix?: string): string | null {
   return prefix ? withDetail(prefix, errorMessage(error)) : errorMessage(error);
 }
 
-export function ErrorText({ error, prefix, className = 'text-sm text-red-600' }: { error: unknown; prefix?: string; className?: string }) {
+export function ErrorText({
+  error,
+  prefix,
+  className = 'text-sm text-red-600 dark:text-red-400',
+}: {
+  error: unknown;
+  prefix?: string;
+  className?: string;
+}) {
   const text = errorText(error, prefix);
   if (!text) return null;
   return (

@@ -1,7 +1,11 @@
-/** Generic modal: title, optional close "x", overlay; closes on Escape or overlay click. */
-import { X } from 'lucide-react';
-import { useEffect, useId, type ReactNode } from 'react';
-import { createPortal } from 'react-dom';
+/**
+ * Generic modal: title, optional close "x", overlay; closes on Escape or overlay click. Built on Radix's
+ * dialog (docs/decisions/0004): focus moves into the dialog, is trapped there, and returns to the element that
+ * opened it; the page behind is hidden from screen readers while it is open.
+ */
+import * as Dialog from '@radix-ui/react-dialog';
+import X from 'lucide-react/icons/x';
+import { useRef, type ReactNode } from 'react';
 import { MODAL_Z_INDEX } from '@portal/contract/constants';
 
 export interface ModalProps {
@@ -15,34 +19,49 @@ export interface ModalProps {
 }
 
 export function Modal({ open, title, onClose, showClose = true, children, footer, width = 'max-w-lg' }: ModalProps) {
-  const titleId = useId();
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [open, onClose]);
-  if (!open) return null;
-  return createPortal(
-    <div className="fixed inset-0 flex items-center justify-center p-4" style={{ zIndex: MODAL_Z_INDEX }}>
-      <div className="absolute inset-0 bg-slate-900/50" data-testid="modal-overlay" onClick={onClose} aria-hidden />
-      <div role="dialog" aria-modal="true" aria-labelledby={titleId} className={`relative w-full ${width} rounded-lg bg-white shadow-xl`}>
-        <div className="flex items-start justify-between border-b border-slate-200 px-6 py-4">
-          <h2 id={titleId} className="text-lg font-semibold text-slate-900">
-            {title}
-          </h2>
-          {showClose && (
-            <button type="button" onClick={onClose} aria-label="Close" className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-600">
-              <X className="h-5 w-5" />
-            </button>
-          )}
+  // Our dialogs are opened by state, not by a Radix trigger: remember what had focus, to give it back on close.
+  const returnFocusTo = useRef<HTMLElement | null>(null);
+  return (
+    <Dialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) onClose();
+      }}
+    >
+      <Dialog.Portal>
+        <div className="fixed inset-0 flex items-center justify-center p-4" style={{ zIndex: MODAL_Z_INDEX }}>
+          <Dialog.Overlay className="absolute inset-0 bg-slate-900/50 dark:bg-black/70" data-testid="modal-overlay" />
+          <Dialog.Content
+            aria-describedby={undefined}
+            onOpenAutoFocus={() => {
+              returnFocusTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+            }}
+            onCloseAutoFocus={(event) => {
+              event.preventDefault();
+              returnFocusTo.current?.focus();
+            }}
+            className={`relative flex max-h-full w-full ${width} flex-col rounded-lg bg-white shadow-xl dark:bg-slate-900 dark:ring-1 dark:ring-slate-700`}
+          >
+            <div className="flex items-start justify-between border-b border-slate-200 px-6 py-4 dark:border-slate-700">
+              <Dialog.Title className="text-lg font-semibold text-slate-900 dark:text-slate-100">{title}</Dialog.Title>
+              {showClose && (
+                <Dialog.Close
+                  aria-label="Close"
+                  className="rounded p-1 text-slate-500 hover:bg-slate-100 hover:text-slate-700 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-200"
+                >
+                  <X className="h-5 w-5" />
+                </Dialog.Close>
+              )}
+            </div>
+            <div className="overflow-y-auto px-6 py-4">{children}</div>
+            {footer && (
+              <div className="flex flex-wrap justify-end gap-2 border-t border-slate-200 px-6 py-3 dark:border-slate-700">
+                {footer}
+              </div>
+            )}
+          </Dialog.Content>
         </div>
-        <div className="px-6 py-4">{children}</div>
-        {footer && <div className="flex justify-end gap-2 border-t border-slate-200 px-6 py-3">{footer}</div>}
-      </div>
-    </div>,
-    document.body,
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }

@@ -1,5 +1,5 @@
 /** Page layout: title, optional secondary title, optional back arrow and action button, scrolling main area. */
-import { ArrowLeft } from 'lucide-react';
+import ArrowLeft from 'lucide-react/icons/arrow-left';
 import type { ReactNode } from 'react';
 import { Button } from './Button.tsx';
 
@@ -14,15 +14,20 @@ export interface PageLayoutProps {
 export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
   return (
     <div className="flex h-full flex-col">
-      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-6 py-4">
+      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 px-4 py-4 sm:px-6">
         {onBack && (
-          <button type="button" onClick={onBack} aria-label="Back" className="rounded-md p-1.5 text-slate-500 hover:bg-slate-100 hover:text-slate-800">
+          <button
+            type="button"
+            onClick={onBack}
+            aria-label="Back"
+            className="rounded-md p-1.5 text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-800 dark:hover:text-slate-100"
+          >
             <ArrowLeft className="h-5 w-5" />
           </button>
         )}
         <div className="min-w-0 flex-1">
-          <h1 className="truncate text-xl font-semibold text-slate-900">{title}</h1>
-          {secondaryTitle && <p className="truncate text-sm text-slate-500">{secondaryTitle}</p>}
+          <h1 className="break-words text-xl sm:truncate font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
+          {secondaryTitle && <p className="truncate text-sm text-slate-500 dark:text-slate-400">{secondaryTitle}</p>}
         </div>
         {action && (
           <Button onClick={action.onClick} disabled={action.disabled}>
@@ -30,7 +35,10 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
           </Button>
         )}
       </header>
-      <main className="flex-1 overflow-y-auto p-6">{children}</main>
+      {/* The skip link's target; focusable so the jump moves keyboard focus too. */}
+      <main id="main" tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto p-4 focus:outline-none sm:p-6">
+        {children}
+      </main>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 /** The live checklist under a new password. */
-import { Check, X } from 'lucide-react';
+import Check from 'lucide-react/icons/check';
+import X from 'lucide-react/icons/x';
 import { CHECKLIST_LABELS, passwordChecklist } from '@portal/contract/validation';
 
 export function PasswordChecklist({ password, confirm }: { password: string; confirm: string }) {
@@ -7,7 +8,11 @@ export function PasswordChecklist({ password, confirm }: { password: string; con
   return (
     <ul className="grid grid-cols-1 gap-1 text-sm sm:grid-cols-2" aria-label="Password requirements">
       {(Object.keys(CHECKLIST_LABELS) as (keyof typeof CHECKLIST_LABELS)[]).map((key) => (
-        <li key={key} className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700' : 'text-slate-500'}`} data-met={state[key]}>
+        <li
+          key={key}
+          className={`flex items-center gap-1.5 ${state[key] ? 'text-emerald-700 dark:text-emerald-300' : 'text-slate-500 dark:text-slate-400'}`}
+          data-met={state[key]}
+        >
           {state[key] ? <Check className="h-4 w-4" aria-hidden /> : <X className="h-4 w-4" aria-hidden />}
           {CHECKLIST_LABELS[key]}
         </li>

@@ -2,11 +2,22 @@
  * Form text field: label, required marker, text / password (show-hide) / textArea, inline error
  * taken from the form's error for this field name.
  */
-import { Eye, EyeOff } from 'lucide-react';
+import Eye from 'lucide-react/icons/eye';
+import EyeOff from 'lucide-react/icons/eye-off';
 import { useId, useState, type InputHTMLAttributes } from 'react';
-import { useFormContext, type FieldValues, type Path, type UseFormRegister, type FieldErrors, get } from 'react-hook-form';
+import {
+  useFormContext,
+  type FieldValues,
+  type Path,
+  type UseFormRegister,
+  type FieldErrors,
+  get,
+} from 'react-hook-form';
 
-interface Props<T extends FieldValues> extends Omit<InputHTMLAttributes<HTMLInputElement & HTMLTextAreaElement>, 'name' | 'type'> {
+interface Props<T extends FieldValues> extends Omit<
+  InputHTMLAttributes<HTMLInputElement & HTMLTextAreaElement>,
+  'name' | 'type'
+> {
   name: Path<T>;
   label: string;
   type?: 'text' | 'password' | 'textArea' | 'email';
@@ -17,9 +28,19 @@ interface Props<T extends FieldValues> extends Omit<InputHTMLAttributes<HTMLInpu
 }
 
 const inputClass =
-  'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 disabled:text-slate-500';
+  'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-500';
 
-export function TextField<T extends FieldValues>({ name, label, type = 'text', required, register, errors, rows = 4, className = '', ...rest }: Props<T>) {
+export function TextField<T extends FieldValues>({
+  name,
+  label,
+  type = 'text',
+  required,
+  register,
+  errors,
+  rows = 4,
+  className = '',
+  ...rest
+}: Props<T>) {
   const id = useId();
   const context = useFormContext<T>() as ReturnType<typeof useFormContext<T>> | null;
   const reg = register ?? context?.register;
@@ -32,18 +53,26 @@ export function TextField<T extends FieldValues>({ name, label, type = 'text', r
   return (
     <div className={`space-y-1 ${className}`}>
       <div className="flex items-baseline gap-0.5">
-        <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        <label htmlFor={id} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
           {label}
         </label>
         {/* Outside the label so the field's accessible name is exactly the label. */}
         {required && (
-          <span className="text-sm text-red-600" aria-hidden>
+          <span className="text-sm text-red-600 dark:text-red-400" aria-hidden>
             *
           </span>
         )}
       </div>
       {type === 'textArea' ? (
-        <textarea id={id} rows={rows} className={inputClass} aria-invalid={!!error} aria-describedby={describedBy} {...registered} {...rest} />
+        <textarea
+          id={id}
+          rows={rows}
+          className={inputClass}
+          aria-invalid={!!error}
+          aria-describedby={describedBy}
+          {...registered}
+          {...rest}
+        />
       ) : (
         <div className="relative">
           <input
@@ -60,7 +89,7 @@ export function TextField<T extends FieldValues>({ name, label, type = 'text', r
               type="button"
               onClick={() => setShown((s) => !s)}
               aria-label={shown ? 'Hide password' : 'Show password'}
-              className="absolute inset-y-0 right-0 flex items-center px-3 text-slate-500 hover:text-slate-700"
+              className="absolute inset-y-0 right-0 flex items-center px-3 text-slate-500 dark:text-slate-400 hover:text-slate-700 dark:hover:text-slate-100"
             >
               {shown ? <EyeOff className="h-4 w-4" /> : <Eye className="h-4 w-4" />}
             </button>
@@ -68,7 +97,7 @@ export function TextField<T extends FieldValues>({ name, label, type = 'text', r
         </div>
       )}
       {error?.message && (
-        <p id={`${id}-error`} className="text-sm text-red-600">
+        <p id={`${id}-error`} className="text-sm text-red-600 dark:text-red-400">
           {error.message}
         </p>
       )}

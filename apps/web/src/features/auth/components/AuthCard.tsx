@@ -6,21 +6,28 @@ import { useAuth } from '../../../lib/auth-context.tsx';
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
   const { user } = useAuth();
   return (
-    <div className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 to-brand-50 px-4 py-12">
-      <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-8 shadow-lg">
+    // The sign-in screens are pages of their own: a main landmark holds the card.
+    <main
+      id="main"
+      className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 dark:from-slate-950 to-brand-50 dark:to-slate-900 px-4 py-12"
+    >
+      <div className="w-full max-w-md rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-lg sm:p-8">
         {user?.logoUrl && <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className="mb-6 h-10" />}
-        <h1 className="text-2xl font-semibold text-slate-900">{title}</h1>
-        {subtitle && <div className="mt-1 text-sm text-slate-500">{subtitle}</div>}
+        <h1 className="text-2xl font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
+        {subtitle && <div className="mt-1 text-sm text-slate-500 dark:text-slate-400">{subtitle}</div>}
         <div className="mt-6">{children}</div>
       </div>
-    </div>
+    </main>
   );
 }
 
 export function FormError({ message }: { message: string | null | undefined }) {
   if (!message) return null;
   return (
-    <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+    <p
+      role="alert"
+      className="rounded-md bg-red-50 dark:bg-red-950/50 px-3 py-2 text-sm text-red-700 dark:text-red-300"
+    >
       {message}
     </p>
   );

@@ -33,7 +33,10 @@ export function ConfirmEmailPage() {
       form.setError('root.link', { message: VALIDATION.missingResetToken });
       return;
     }
-    confirm.mutate({ params: { token: userId }, body: { resetKey: token, password: values.password, firstName: values.firstName, lastName: values.lastName } });
+    confirm.mutate({
+      params: { token: userId },
+      body: { resetKey: token, password: values.password, firstName: values.firstName, lastName: values.lastName },
+    });
   });
 
   if (confirm.isSuccess) {
@@ -55,10 +58,24 @@ export function ConfirmEmailPage() {
             <TextField<ConfirmForm> name="firstName" label="First Name" autoComplete="given-name" required />
             <TextField<ConfirmForm> name="lastName" label="Last Name" autoComplete="family-name" required />
           </div>
-          <TextField<ConfirmForm> name="password" label="New Password" type="password" autoComplete="new-password" required />
-          <TextField<ConfirmForm> name="confirmPassword" label="Confirm Password" type="password" autoComplete="new-password" required />
+          <TextField<ConfirmForm>
+            name="password"
+            label="New Password"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
+          <TextField<ConfirmForm>
+            name="confirmPassword"
+            label="Confirm Password"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
           <PasswordChecklist password={password ?? ''} confirm={confirmPassword ?? ''} />
-          <FormError message={form.formState.errors.root?.link?.message ?? errorText(confirm.error, ERRORS.confirmEmail)} />
+          <FormError
+            message={form.formState.errors.root?.link?.message ?? errorText(confirm.error, ERRORS.confirmEmail)}
+          />
           <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || confirm.isPending}>
             Confirm Email
           </Button>

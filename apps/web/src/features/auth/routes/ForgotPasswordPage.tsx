@@ -23,10 +23,10 @@ export function ForgotPasswordPage() {
   if (forgot.isSuccess) {
     return (
       <AuthCard title={TEXT.forgotSent}>
-        <div className="space-y-3 text-sm text-slate-600">
+        <div className="space-y-3 text-sm text-slate-600 dark:text-slate-300">
           <p>{TEXT.forgotSentBody}</p>
           <p>{TEXT.forgotContact}</p>
-          <Link to="/login" className="block pt-2 font-medium text-brand-600 hover:underline">
+          <Link to="/login" className="block pt-2 font-medium text-brand-600 dark:text-brand-300 hover:underline">
             Back to Login
           </Link>
         </div>
@@ -43,7 +43,10 @@ export function ForgotPasswordPage() {
           <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || forgot.isPending}>
             Continue
           </Button>
-          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+          <Link
+            to="/login"
+            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+          >
             Back to Login
           </Link>
         </form>

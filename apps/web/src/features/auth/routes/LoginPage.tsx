@@ -24,7 +24,10 @@ export function LoginPage() {
   const queryClient = useQueryClient();
   const { clear } = useAuth();
   const loginMutation = useRouteMutation(routes.auth.login, { suppress401: true });
-  const form = useForm<LoginForm>({ resolver: zodResolver(loginFormSchema), defaultValues: { email: '', password: '', rememberMe: false } });
+  const form = useForm<LoginForm>({
+    resolver: zodResolver(loginFormSchema),
+    defaultValues: { email: '', password: '', rememberMe: false },
+  });
 
   // An existing session skips the form and goes to the MFA screen (SPEC point 2), which asks for the code
   // or, when the session is already signed in, sends the user onward (point 4).
@@ -65,14 +68,34 @@ export function LoginPage() {
     <AuthCard title="Welcome" subtitle="Sign in to manage your virtual machines and teams.">
       <FormProvider {...form}>
         <form onSubmit={onSubmit} className="space-y-4" noValidate>
-          <TextField<LoginForm> name="email" label="Email" type="email" autoComplete="username" required placeholder="you@company.com" />
-          <TextField<LoginForm> name="password" label="Password" type="password" autoComplete="current-password" required />
+          <TextField<LoginForm>
+            name="email"
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            placeholder="you@company.com"
+          />
+          <TextField<LoginForm>
+            name="password"
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+          />
           <div className="flex items-center justify-between">
-            <label className="flex items-center gap-2 text-sm text-slate-700">
-              <input type="checkbox" className="h-4 w-4 rounded border-slate-300 text-brand-600" {...form.register('rememberMe')} />
+            <label className="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
+              <input
+                type="checkbox"
+                className="h-4 w-4 rounded border-slate-300 dark:border-slate-600 text-brand-600 dark:text-brand-300"
+                {...form.register('rememberMe')}
+              />
               Remember me
             </label>
-            <Link to="/forgotPassword" className="text-sm font-medium text-brand-600 hover:underline">
+            <Link
+              to="/forgotPassword"
+              className="text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            >
               Forgot Password
             </Link>
           </div>

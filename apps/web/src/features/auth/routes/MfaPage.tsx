@@ -22,7 +22,8 @@ type MfaForm = z.input<typeof mfaFormSchema>;
 type FromLogin = { email?: string; resellerEmail?: string | null } | null;
 
 /** The code can no longer be tried: retries used up, or the pending session is gone. */
-const isExhausted = (err: unknown) => !!err && (errorMessage(err) === API_MESSAGES.retriesExhausted || (err instanceof ApiError && err.status === 401));
+const isExhausted = (err: unknown) =>
+  !!err && (errorMessage(err) === API_MESSAGES.retriesExhausted || (err instanceof ApiError && err.status === 401));
 
 /** What a failed code says: the server's own text once exhausted, the spec's text for a wrong code. */
 function mfaErrorText(err: unknown): string | null {
@@ -50,7 +51,8 @@ export function MfaPage() {
         if (active && res.authed) navigate(pathAfterSignIn(res.user), { replace: true });
       })
       .catch((err: unknown) => {
-        if (active && err instanceof ApiError && err.status === 401 && !exhausted) navigate('/login', { replace: true });
+        if (active && err instanceof ApiError && err.status === 401 && !exhausted)
+          navigate('/login', { replace: true });
       });
     return () => {
       active = false;
@@ -108,20 +110,34 @@ export function MfaPage() {
       {exhausted ? (
         <div className="space-y-4">
           <FormError message={error} />
-          <p className="text-sm text-slate-600">{TEXT.retriesExhaustedHelp}</p>
-          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+          <p className="text-sm text-slate-600 dark:text-slate-300">{TEXT.retriesExhaustedHelp}</p>
+          <Link
+            to="/login"
+            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+          >
             Return to Login
           </Link>
         </div>
       ) : (
         <FormProvider {...form}>
           <form onSubmit={onSubmit} className="space-y-4" noValidate>
-            <TextField<MfaForm> name="code" label="Verification code" inputMode="numeric" autoComplete="one-time-code" placeholder="6-digit code" required autoFocus />
+            <TextField<MfaForm>
+              name="code"
+              label="Verification code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              placeholder="6-digit code"
+              required
+              autoFocus
+            />
             <FormError message={error} />
             <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || verify.isPending}>
               Authenticate
             </Button>
-            <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+            <Link
+              to="/login"
+              className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            >
               Return to Login
             </Link>
           </form>

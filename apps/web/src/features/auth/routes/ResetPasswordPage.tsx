@@ -38,7 +38,10 @@ export function ResetPasswordPage() {
   const { user, setUser } = useAuth();
   const { resetKey, userId } = useResetTarget();
   const reset = useRouteMutation(routes.password.resetPasswordFromEmail, { suppress401: true });
-  const form = useForm<ResetForm>({ resolver: zodResolver(resetPasswordFormSchema), defaultValues: { password: '', confirmPassword: '' } });
+  const form = useForm<ResetForm>({
+    resolver: zodResolver(resetPasswordFormSchema),
+    defaultValues: { password: '', confirmPassword: '' },
+  });
   const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
 
   const onSubmit = form.handleSubmit((values) => {
@@ -73,14 +76,31 @@ export function ResetPasswordPage() {
       <FormProvider {...form}>
         <form onSubmit={onSubmit} className="space-y-4" noValidate>
           {(!resetKey || userId === null) && <FormError message={VALIDATION.missingResetToken} />}
-          <TextField<ResetForm> name="password" label="New Password" type="password" autoComplete="new-password" required />
-          <TextField<ResetForm> name="confirmPassword" label="Confirm Password" type="password" autoComplete="new-password" required />
+          <TextField<ResetForm>
+            name="password"
+            label="New Password"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
+          <TextField<ResetForm>
+            name="confirmPassword"
+            label="Confirm Password"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
           <PasswordChecklist password={password ?? ''} confirm={confirmPassword ?? ''} />
-          <FormError message={form.formState.errors.root?.link?.message ?? errorText(reset.error, ERRORS.resetPassword)} />
+          <FormError
+            message={form.formState.errors.root?.link?.message ?? errorText(reset.error, ERRORS.resetPassword)}
+          />
           <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || reset.isPending}>
             Reset Password
           </Button>
-          <Link to="/login" className="block text-center text-sm font-medium text-brand-600 hover:underline">
+          <Link
+            to="/login"
+            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+          >
             Back to Login
           </Link>
         </form>

@@ -8,7 +8,7 @@ export const FAQ: FaqEntry[] = [
   {
     question: 'How do I create a team?',
     answer:
-      'Open Teams and choose Create Team. Give the team a name, then add members from the list of available users and, in the last step, choose each member\'s role. You become the team\'s Admin automatically.',
+      "Open Teams and choose Create Team. Give the team a name, then add members from the list of available users and, in the last step, choose each member's role. You become the team's Admin automatically.",
   },
   {
     question: 'What is the acceptable use policy?',
@@ -38,7 +38,7 @@ export const FAQ: FaqEntry[] = [
   {
     question: 'How are VMs configured?',
     answer:
-      'Configuration is automatic: choose a size and an image when you create the VM and it is provisioned with the operating system, network, an SSH key pair and a password. Download the private key or reveal the password on the VM\'s page.',
+      "Configuration is automatic: choose a size and an image when you create the VM and it is provisioned with the operating system, network, an SSH key pair and a password. Download the private key or reveal the password on the VM's page.",
   },
   {
     question: 'Where do I manage my VMs?',
@@ -63,6 +63,6 @@ export const FAQ: FaqEntry[] = [
   {
     question: 'What should I do when a VM crashes?',
     answer:
-      'Open the VM\'s page and check its status. If it is Running but not answering, open the console to see what it printed, then use Reset. If it shows Error, the reason is shown on the page; try Start again, and contact support with the VM name if it stays in Error.',
+      "Open the VM's page and check its status. If it is Running but not answering, open the console to see what it printed, then use Reset. If it shows Error, the reason is shown on the page; try Start again, and contact support with the VM name if it stays in Error.",
   },
 ];

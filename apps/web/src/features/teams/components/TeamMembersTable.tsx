@@ -1,5 +1,5 @@
 /** A team's members: User, Role, Email; 5 per page; row → /user. */
-import { Users } from 'lucide-react';
+import Users from 'lucide-react/icons/users';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';
@@ -12,7 +12,7 @@ import { useTeamDetails } from '../api/team-details.ts';
 
 export function TeamMembersTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
-  const table = useTableState();
+  const table = useTableState(undefined, 'members');
   const team = useTeamDetails(teamId, { ...table.query, rowsPerPage: PAGE_SIZE.teamMembers });
   const roles = useRoles();
   const roleName = (id: number) => roles.data?.find((r) => r.id === id)?.name ?? `Role ${id}`;
@@ -23,7 +23,11 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
         title="Team Members"
         icon={<Users className="h-5 w-5" />}
         columns={[
-          { key: 'user', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+          {
+            key: 'user',
+            header: 'User',
+            render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+          },
           { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
           { key: 'email', header: 'Email', render: (m) => m.email },
         ]}

@@ -1,6 +1,6 @@
 /** The team's VMs, from the VM list call with `teamId`. */
 import { keepPreviousData } from '@tanstack/react-query';
-import { Server } from 'lucide-react';
+import Server from 'lucide-react/icons/server';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';
@@ -12,7 +12,7 @@ import { useTableState } from '../../../lib/use-table-state.ts';
 
 export function TeamVmsTable({ teamId }: { teamId: number }) {
   const navigate = useNavigate();
-  const table = useTableState();
+  const table = useTableState(undefined, 'vms');
   const vms = useRouteQuery(
     routes.vms.list,
     { query: { teamId, page: table.query.page, rowsPerPage: PAGE_SIZE.virtualMachines, search: table.query.search } },
@@ -23,7 +23,11 @@ export function TeamVmsTable({ teamId }: { teamId: number }) {
       title="Team Virtual Machines"
       icon={<Server className="h-5 w-5" />}
       columns={[
-        { key: 'name', header: 'Name', render: (v) => <span className="font-medium text-slate-900">{v.name}</span> },
+        {
+          key: 'name',
+          header: 'Name',
+          render: (v) => <span className="font-medium text-slate-900 dark:text-slate-100">{v.name}</span>,
+        },
         { key: 'status', header: 'Status', render: (v) => v.status },
         { key: 'size', header: 'Size', render: (v) => v.configuration },
       ]}

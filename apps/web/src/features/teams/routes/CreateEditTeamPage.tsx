@@ -60,10 +60,25 @@ export function CreateEditTeamPage() {
   );
 
   return (
-    <PageLayout title={teamId ? 'Edit Team' : 'Create Team'} secondaryTitle={mode === 'name' ? 'Name your team' : mode === 'build' ? 'Add members' : 'Set member roles'} onBack={back}>
+    <PageLayout
+      title={teamId ? 'Edit Team' : 'Create Team'}
+      secondaryTitle={mode === 'name' ? 'Name your team' : mode === 'build' ? 'Add members' : 'Set member roles'}
+      onBack={back}
+    >
       {mode === 'name' && (
-        <form onSubmit={onCreate} className="max-w-md space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
-          <TextField<NameForm> name="name" label="Team name" required register={form.register} errors={form.formState.errors} autoFocus />
+        <form
+          onSubmit={onCreate}
+          className="max-w-md space-y-4 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
+          noValidate
+        >
+          <TextField<NameForm>
+            name="name"
+            label="Team name"
+            required
+            register={form.register}
+            errors={form.formState.errors}
+            autoFocus
+          />
           <ErrorText error={create.error} prefix={ERRORS.createTeam} />
           <Button type="submit" disabled={form.formState.isSubmitting}>
             Create Team
@@ -71,15 +86,21 @@ export function CreateEditTeamPage() {
         </form>
       )}
       {mode === 'build' && teamId > 0 && <BuildTeam teamId={teamId} onNext={() => setMode('permissions')} />}
-      {mode === 'permissions' && teamId > 0 && <SetRoles teamId={teamId} onDone={() => navigate(`/team?id=${teamId}`)} />}
+      {mode === 'permissions' && teamId > 0 && (
+        <SetRoles teamId={teamId} onDone={() => navigate(`/team?id=${teamId}`)} />
+      )}
     </PageLayout>
   );
 }
 
 function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
-  const available = useTableState();
-  const members = useTableState();
-  const users = useRouteQuery(routes.users.list, { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } }, { placeholderData: keepPreviousData });
+  const available = useTableState(undefined, 'available');
+  const members = useTableState(undefined, 'members');
+  const users = useRouteQuery(
+    routes.users.list,
+    { query: { ...available.query, rowsPerPage: BUILD_PAGE_SIZE, excludeTeamId: teamId } },
+    { placeholderData: keepPreviousData },
+  );
   const team = useTeamDetails(teamId, { ...members.query, rowsPerPage: BUILD_PAGE_SIZE });
   const add = useRouteMutation(routes.teams.addUser, { invalidates: TEAM_AND_USER_READS });
   const remove = useRouteMutation(routes.teams.removeUser, { invalidates: TEAM_AND_USER_READS });
@@ -101,14 +122,23 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
         <DataTable
           title="Available Users"
           columns={[
-            { key: 'name', header: 'User', render: (u) => <span className="font-medium text-slate-900">{u.name}</span> },
+            {
+              key: 'name',
+              header: 'User',
+              render: (u) => <span className="font-medium text-slate-900 dark:text-slate-100">{u.name}</span>,
+            },
             { key: 'email', header: 'Email', render: (u) => u.email },
             {
               key: 'add',
               header: <span className="sr-only">Add</span>,
               align: 'right',
               render: (u) => (
-                <Button variant="secondary" className="px-3 py-1" aria-label={`Add ${u.name}`} onClick={() => addUser(u.id)}>
+                <Button
+                  variant="secondary"
+                  className="px-3 py-1"
+                  aria-label={`Add ${u.name}`}
+                  onClick={() => addUser(u.id)}
+                >
                   Add
                 </Button>
               ),
@@ -128,14 +158,23 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
         <DataTable
           title="Team Members"
           columns={[
-            { key: 'name', header: 'User', render: (m) => <span className="font-medium text-slate-900">{m.name}</span> },
+            {
+              key: 'name',
+              header: 'User',
+              render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+            },
             { key: 'email', header: 'Email', render: (m) => m.email },
             {
               key: 'remove',
               header: <span className="sr-only">Remove</span>,
               align: 'right',
               render: (m) => (
-                <Button variant="ghost" className="px-3 py-1 text-red-600" aria-label={`Remove ${m.name}`} onClick={() => removeUser(m.id)}>
+                <Button
+                  variant="ghost"
+                  className="px-3 py-1 text-red-600 dark:text-red-400"
+                  aria-label={`Remove ${m.name}`}
+                  onClick={() => removeUser(m.id)}
+                >
                   Remove
                 </Button>
               ),
@@ -172,7 +211,9 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
 
   function save() {
     if (!perms.data) return;
-    const assignments = perms.data.members.filter((m) => m.roleId !== ADMIN_ROLE_ID && choices[m.id] !== m.roleId).map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
+    const assignments = perms.data.members
+      .filter((m) => m.roleId !== ADMIN_ROLE_ID && choices[m.id] !== m.roleId)
+      .map((m) => ({ userId: m.id, roleId: choices[m.id]! }));
     const done = () => {
       toast.success('Team saved');
       onDone();
@@ -181,30 +222,32 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
     else done();
   }
 
-  if (perms.isPending) return <p className="text-sm text-slate-500">Loading…</p>;
+  if (perms.isPending) return <p className="text-sm text-slate-500 dark:text-slate-400">Loading…</p>;
   if (perms.error) return <ErrorText error={perms.error} prefix={ERRORS.fetchTeam} />;
   return (
     <div className="max-w-3xl space-y-4">
       <RolesFetchError error={roles.error} />
-      <div className="rounded-lg border border-slate-200 bg-white shadow-sm">
+      <div className="rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm">
         {perms.data.members.length === 0 ? (
-          <p className="px-4 py-8 text-center text-sm text-slate-500">{TEXT.noTeamMembers}</p>
+          <p className="px-4 py-8 text-center text-sm text-slate-500 dark:text-slate-400">{TEXT.noTeamMembers}</p>
         ) : (
-          <ul className="divide-y divide-slate-100">
+          <ul className="divide-y divide-slate-100 dark:divide-slate-800">
             {perms.data.members.map((m) => (
               <li key={m.id} className="flex items-center gap-4 px-4 py-3">
                 <div className="min-w-0 flex-1">
-                  <p className="font-medium text-slate-900">{m.name}</p>
-                  <p className="text-sm text-slate-500">{m.email}</p>
+                  <p className="font-medium text-slate-900 dark:text-slate-100">{m.name}</p>
+                  <p className="text-sm text-slate-500 dark:text-slate-400">{m.email}</p>
                 </div>
                 {m.roleId === ADMIN_ROLE_ID ? (
-                  <span className="rounded-full bg-brand-50 px-3 py-1 text-sm font-medium text-brand-700">Admin</span>
+                  <span className="rounded-full bg-brand-50 dark:bg-slate-800 px-3 py-1 text-sm font-medium text-brand-700 dark:text-brand-300">
+                    Admin
+                  </span>
                 ) : (
                   <select
                     aria-label={`Role of ${m.name}`}
                     value={choices[m.id] ?? m.roleId}
                     onChange={(e) => setChoices((c) => ({ ...c, [m.id]: Number(e.target.value) }))}
-                    className="rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+                    className="rounded-md border border-slate-300 dark:border-slate-600 px-3 py-1.5 text-sm"
                   >
                     {assignable.map((r) => (
                       <option key={r.id} value={r.id}>
@@ -218,7 +261,7 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
           </ul>
         )}
       </div>
-      <div className="rounded-lg bg-slate-100 p-4 text-sm text-slate-600">
+      <div className="rounded-lg bg-slate-100 dark:bg-slate-800 p-4 text-sm text-slate-600 dark:text-slate-300">
         {perms.data.roles.map((r) => (
           <p key={r.id}>
             <strong>{r.name}:</strong> {r.info}

@@ -5,12 +5,12 @@ import { useForm } from 'react-hook-form';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { z } from 'zod';
-import { ERRORS } from '@portal/contract/messages';
-import { roleGrants } from '@portal/contract/permissions';
+import { ERRORS, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { teamNameSchema } from '@portal/contract/validation';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
+import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
@@ -36,12 +36,12 @@ export function TeamPage() {
   }, [loadedName, form]);
 
   if (!valid) return <Navigate to="/teams" replace />;
-  // No team role (null) means a company administrator, who manages every team.
-  const canManage = team.data ? team.data.myRoleId === null || roleGrants(team.data.myRoleId, 'team.manage') : false;
+  // The server reports what the caller may do in this team (company administrators: everything).
+  const canManage = team.data?.permissions.includes('team.manage') ?? false;
 
   const onSave = form.handleSubmit(({ name }) =>
     rename.mutateAsync({ body: { teamId, name } }).then(
-      () => toast.success('Team updated'),
+      () => toast.success(TEXT.teamUpdated),
       // The error shows from rename.error.
       () => undefined,
     ),
@@ -49,17 +49,34 @@ export function TeamPage() {
 
   return (
     <PageLayout
-      title={loadedName ?? 'Team'}
+      title={loadedName ?? (team.error ? failureTitle(team.error) : 'Team')}
       secondaryTitle="Team details"
       onBack={() => navigate('/teams')}
       {...(canManage ? { action: { name: 'Edit Team', onClick: () => navigate(`/createEditTeam?id=${teamId}`) } } : {})}
     >
       {team.error ? (
-        <ErrorText error={team.error} prefix={ERRORS.fetchTeam} />
+        <LoadFailure
+          error={team.error}
+          notFound={TEXT.teamNotFound}
+          prefix={ERRORS.fetchTeam}
+          back={{ to: '/teams', label: 'Back to Teams' }}
+          onRetry={() => void team.refetch()}
+        />
       ) : (
         <div className="space-y-6">
-          <form onSubmit={onSave} className="flex max-w-xl items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm" noValidate>
-            <TextField<RenameForm> name="name" label="Team name" register={form.register} errors={form.formState.errors} className="flex-1" disabled={!canManage} />
+          <form
+            onSubmit={onSave}
+            className="flex max-w-xl items-end gap-3 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 shadow-sm"
+            noValidate
+          >
+            <TextField<RenameForm>
+              name="name"
+              label="Team name"
+              register={form.register}
+              errors={form.formState.errors}
+              className="flex-1"
+              disabled={!canManage}
+            />
             <Button type="submit" disabled={!canManage || form.formState.isSubmitting}>
               Save
             </Button>

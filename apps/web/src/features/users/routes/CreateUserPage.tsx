@@ -28,10 +28,17 @@ export function CreateUserPage() {
   const roles = useRoles();
   const [filter, setFilter] = useState('');
   const search = useDebounced(filter.trim(), SEARCH_DEBOUNCE_MS);
-  const teams = useRouteQuery(routes.teams.list, { query: { page: 1, rowsPerPage: PAGE_SIZE.addUserTeams, search } }, { placeholderData: keepPreviousData });
+  const teams = useRouteQuery(
+    routes.teams.list,
+    { query: { page: 1, rowsPerPage: PAGE_SIZE.addUserTeams, search } },
+    { placeholderData: keepPreviousData },
+  );
   const [picked, setPicked] = useState<Map<number, string>>(new Map());
   const [done, setDone] = useState<string | null>(null);
-  const form = useForm<AddUserForm>({ resolver: zodResolver(addUserFormSchema), defaultValues: { email: '', teamIds: [] } });
+  const form = useForm<AddUserForm>({
+    resolver: zodResolver(addUserFormSchema),
+    defaultValues: { email: '', teamIds: [] },
+  });
   const roleId = form.watch('roleId');
   // SPEC point 6: the dropdown offers every role except those named Admin.
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
@@ -60,15 +67,33 @@ export function CreateUserPage() {
 
   return (
     <PageLayout title="Add User" secondaryTitle="Invite someone to your company" onBack={() => navigate(-1)}>
-      <form onSubmit={onSubmit} className="max-w-xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm" noValidate>
-        <TextField<AddUserForm> name="email" label="Email" type="email" required register={form.register} errors={form.formState.errors} placeholder="colleague@company.com" />
+      <form
+        onSubmit={onSubmit}
+        className="max-w-xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
+        noValidate
+      >
+        <TextField<AddUserForm>
+          name="email"
+          label="Email"
+          type="email"
+          required
+          register={form.register}
+          errors={form.formState.errors}
+          placeholder="colleague@company.com"
+        />
 
         <fieldset className="space-y-2">
-          <legend className="text-sm font-medium text-slate-700">Teams</legend>
+          <legend className="text-sm font-medium text-slate-700 dark:text-slate-300">Teams</legend>
           {picked.size > 0 && (
             <div className="flex flex-wrap gap-2">
               {[...picked].map(([id, name]) => (
-                <button key={id} type="button" onClick={() => toggle(id, name)} className="rounded-full bg-brand-50 px-3 py-1 text-sm text-brand-700 hover:bg-brand-100" aria-label={`Remove ${name}`}>
+                <button
+                  key={id}
+                  type="button"
+                  onClick={() => toggle(id, name)}
+                  className="rounded-full bg-brand-50 dark:bg-slate-800 px-3 py-1 text-sm text-brand-700 dark:text-brand-300 hover:bg-brand-100 dark:hover:bg-slate-700"
+                  aria-label={`Remove ${name}`}
+                >
                   {name} ×
                 </button>
               ))}
@@ -80,14 +105,23 @@ export function CreateUserPage() {
             onChange={(e) => setFilter(e.target.value)}
             placeholder="Filter teams..."
             aria-label="Filter teams"
-            className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+            className="w-full rounded-md border border-slate-300 dark:border-slate-600 px-3 py-2 text-sm"
           />
-          <ul className="divide-y divide-slate-100 overflow-y-auto rounded-md border border-slate-200" style={{ maxHeight: DROPDOWN_MAX_HEIGHT_PX }}>
-            {teams.data?.data.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{TEXT.noTeams}</li>}
-            {teams.error && <li className="px-3 py-2 text-sm text-red-600">{errorText(teams.error, ERRORS.fetchTeams)}</li>}
+          <ul
+            className="divide-y divide-slate-100 dark:divide-slate-800 overflow-y-auto rounded-md border border-slate-200 dark:border-slate-700"
+            style={{ maxHeight: DROPDOWN_MAX_HEIGHT_PX }}
+          >
+            {teams.data?.data.length === 0 && (
+              <li className="px-3 py-2 text-sm text-slate-500 dark:text-slate-400">{TEXT.noTeams}</li>
+            )}
+            {teams.error && (
+              <li className="px-3 py-2 text-sm text-red-600 dark:text-red-400">
+                {errorText(teams.error, ERRORS.fetchTeams)}
+              </li>
+            )}
             {teams.data?.data.map((t) => (
               <li key={t.id}>
-                <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50">
+                <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
                   <input type="checkbox" checked={picked.has(t.id)} onChange={() => toggle(t.id, t.name)} />
                   {t.name}
                 </label>
@@ -98,10 +132,10 @@ export function CreateUserPage() {
 
         <div className="space-y-1">
           <div className="flex items-baseline gap-0.5">
-            <label htmlFor="invite-role" className="text-sm font-medium text-slate-700">
+            <label htmlFor="invite-role" className="text-sm font-medium text-slate-700 dark:text-slate-300">
               Role
             </label>
-            <span className="text-sm text-red-600" aria-hidden>
+            <span className="text-sm text-red-600 dark:text-red-400" aria-hidden>
               *
             </span>
           </div>
@@ -114,7 +148,7 @@ export function CreateUserPage() {
                   id="invite-role"
                   value={field.value ?? ''}
                   onChange={(e) => field.onChange(e.target.value ? Number(e.target.value) : undefined)}
-                  className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+                  className="block w-full rounded-md border border-slate-300 dark:border-slate-600 px-3 py-2 text-sm"
                 >
                   <option value="">Select a role</option>
                   {assignable.map((r) => (
@@ -123,16 +157,22 @@ export function CreateUserPage() {
                     </option>
                   ))}
                 </select>
-                {fieldState.error?.message && <p className="text-sm text-red-600">{fieldState.error.message}</p>}
+                {fieldState.error?.message && (
+                  <p className="text-sm text-red-600 dark:text-red-400">{fieldState.error.message}</p>
+                )}
               </>
             )}
           />
           <RolesFetchError error={roles.error} />
-          {role && <p className="text-sm text-slate-500">{role.info}</p>}
+          {role && <p className="text-sm text-slate-500 dark:text-slate-400">{role.info}</p>}
         </div>
 
         <ErrorText error={invite.error} prefix={ERRORS.createUsers} />
-        {done && <p role="status" className="text-sm font-medium text-emerald-700">{done}</p>}
+        {done && (
+          <p role="status" className="text-sm font-medium text-emerald-700 dark:text-emerald-300">
+            {done}
+          </p>
+        )}
         <Button type="submit" disabled={form.formState.isSubmitting || done !== null}>
           Send Invite Email
         </Button>

@@ -1,7 +1,9 @@
 /** /users — name and email, row → /user, delete (hidden for yourself) with errors in the dialog. */
-import { Trash2, Users } from 'lucide-react';
+import Trash2 from 'lucide-react/icons/trash-2';
+import Users from 'lucide-react/icons/users';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { toast } from 'react-toastify';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
@@ -20,9 +22,20 @@ export function UsersPage() {
   const list = useUsersList({ ...table.query, rowsPerPage: PAGE_SIZE.users });
   const del = useUserWrite(routes.users.delete);
   const [selected, setSelected] = useState<{ id: number; name: string } | null>(null);
+  const canManage = me?.isCompanyAdmin ?? false;
 
   function confirmDelete() {
-    if (selected) del.mutate({ params: { id: selected.id } }, { onSuccess: () => setSelected(null) });
+    if (!selected) return;
+    const { name } = selected;
+    del.mutate(
+      { params: { id: selected.id } },
+      {
+        onSuccess: () => {
+          toast.success(TEXT.userDeleted(name));
+          setSelected(null);
+        },
+      },
+    );
   }
   function closeDelete() {
     del.reset();
@@ -30,7 +43,11 @@ export function UsersPage() {
   }
 
   return (
-    <PageLayout title="Users" action={{ name: 'Create User', onClick: () => navigate('/createUser') }}>
+    // Inviting and deleting users is for company administrators (users.manage); others are not offered it.
+    <PageLayout
+      title="Users"
+      {...(canManage ? { action: { name: 'Create User', onClick: () => navigate('/createUser') } } : {})}
+    >
       <DataTable
         title="Users"
         message="People in your company"
@@ -40,9 +57,13 @@ export function UsersPage() {
             key: 'name',
             header: 'Name',
             render: (u) => (
-              <span className="font-medium text-slate-900">
+              <span className="font-medium text-slate-900 dark:text-slate-100">
                 {u.name}
-                {!u.confirmed && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-800">Invited</span>}
+                {!u.confirmed && (
+                  <span className="ml-2 rounded bg-amber-100 dark:bg-amber-900/50 px-1.5 py-0.5 text-xs font-medium text-amber-800 dark:text-amber-200">
+                    Invited
+                  </span>
+                )}
               </span>
             ),
           },
@@ -52,11 +73,11 @@ export function UsersPage() {
             header: <span className="sr-only">Delete</span>,
             align: 'right',
             render: (u) =>
-              u.id === me?.id ? null : (
+              u.id === me?.id || !canManage ? null : (
                 <button
                   type="button"
                   aria-label={`Delete ${u.name}`}
-                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 hover:text-red-600"
+                  className="rounded p-1.5 text-slate-400 hover:bg-red-50 dark:hover:bg-red-950/50 hover:text-red-600"
                   onClick={(e) => {
                     e.stopPropagation();
                     del.reset();
@@ -81,7 +102,15 @@ export function UsersPage() {
         totalPages={list.data?.totalPages ?? 0}
         onPageChange={table.setPage}
       />
-      <DeleteConfirmationModal target={selected} item="user" pending={del.isPending} error={del.error} errorPrefix={ERRORS.deleteUsers} onConfirm={confirmDelete} onCancel={closeDelete} />
+      <DeleteConfirmationModal
+        target={selected}
+        item="user"
+        pending={del.isPending}
+        error={del.error}
+        errorPrefix={ERRORS.deleteUsers}
+        onConfirm={confirmDelete}
+        onCancel={closeDelete}
+      />
     </PageLayout>
   );
 }

@@ -27,7 +27,9 @@ export const useVmDetails = (id: number) => useRouteQuery(vmRoutes.details, { pa
 export const useConfigurations = () => useRouteQuery(vmRoutes.listConfigurations, {}, { staleTime: 5 * 60_000 });
 
 /** Actions confirmed with a plain yes/no: the rows of VM_ACTIONS that carry `confirm` texts. */
-export type ConfirmedVmAction = { [K in VmActionName]: (typeof VM_ACTIONS)[K] extends { confirm: object } ? K : never }[VmActionName];
+export type ConfirmedVmAction = {
+  [K in VmActionName]: (typeof VM_ACTIONS)[K] extends { confirm: object } ? K : never;
+}[VmActionName];
 export const isConfirmedAction = (action: VmActionName): action is ConfirmedVmAction => 'confirm' in VM_ACTIONS[action];
 
 /** The VM actions that are one call on `/:id` with no body (each route is named like its action). */

@@ -6,7 +6,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { renameSchema } from '@portal/contract/validation';
 import { vmRoutes } from '@portal/contract/virtual-machines';
@@ -18,7 +18,17 @@ import { Modal } from '../../../components/ui/Modal.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { useConfigurations, useRenameVm, useUpgradeVm, useVmIdAction, type ConfirmedVmAction } from '../api/vms.ts';
 
-export function ConfirmActionDialog({ action, vmId, onClose, onDone }: { action: ConfirmedVmAction; vmId: number; onClose: () => void; onDone: () => Promise<unknown> }) {
+export function ConfirmActionDialog({
+  action,
+  vmId,
+  onClose,
+  onDone,
+}: {
+  action: ConfirmedVmAction;
+  vmId: number;
+  onClose: () => void;
+  onDone: () => Promise<unknown>;
+}) {
   const run = useVmIdAction(action);
   const def = VM_ACTIONS[action];
   function confirm() {
@@ -35,19 +45,38 @@ export function ConfirmActionDialog({ action, vmId, onClose, onDone }: { action:
     );
   }
   return (
-    <ConfirmDialog open title={def.confirm.title} confirmLabel={def.label} pending={run.isPending} error={run.error} onConfirm={confirm} onCancel={onClose}>
-      <p className="text-sm text-slate-700">{def.confirm.text}</p>
+    <ConfirmDialog
+      open
+      title={def.confirm.title}
+      confirmLabel={def.label}
+      pending={run.isPending}
+      error={run.error}
+      onConfirm={confirm}
+      onCancel={onClose}
+    >
+      <p className="text-sm text-slate-700 dark:text-slate-300">{def.confirm.text}</p>
     </ConfirmDialog>
   );
 }
 
-export function RenameDialog({ vmId, currentName, onClose }: { vmId: number; currentName: string; onClose: () => void }) {
+export function RenameDialog({
+  vmId,
+  currentName,
+  onClose,
+}: {
+  vmId: number;
+  currentName: string;
+  onClose: () => void;
+}) {
   const rename = useRenameVm();
-  const form = useForm<{ name: string }>({ resolver: zodResolver(renameSchema(currentName)), defaultValues: { name: currentName } });
+  const form = useForm<{ name: string }>({
+    resolver: zodResolver(renameSchema(currentName)),
+    defaultValues: { name: currentName },
+  });
   const onSubmit = form.handleSubmit(({ name }) =>
     rename.mutateAsync({ params: { id: vmId }, body: { name } }).then(
       () => {
-        toast.success('VM renamed');
+        toast.success(TEXT.vmRenamed(name));
         onClose();
       },
       // The error shows from rename.error.
@@ -57,7 +86,13 @@ export function RenameDialog({ vmId, currentName, onClose }: { vmId: number; cur
   return (
     <Modal open title="Rename VM" onClose={onClose}>
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
-        <TextField<{ name: string }> name="name" label="New name" register={form.register} errors={form.formState.errors} autoFocus />
+        <TextField<{ name: string }>
+          name="name"
+          label="New name"
+          register={form.register}
+          errors={form.formState.errors}
+          autoFocus
+        />
         <ErrorText error={rename.error} />
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
@@ -76,17 +111,30 @@ export function RenameDialog({ vmId, currentName, onClose }: { vmId: number; cur
 const upgradeFormSchema = vmRoutes.changeConfiguration.body.pick({ configurationId: true });
 type UpgradeForm = z.output<typeof upgradeFormSchema>;
 
-export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; currentCpu: number; onClose: () => void }) {
+export function UpgradeDialog({
+  vmId,
+  currentCpu,
+  onClose,
+}: {
+  vmId: number;
+  currentCpu: number;
+  onClose: () => void;
+}) {
   const configs = useConfigurations();
   const upgrade = useUpgradeVm();
-  const form = useForm<z.input<typeof upgradeFormSchema>, unknown, UpgradeForm>({ resolver: zodResolver(upgradeFormSchema) });
+  const form = useForm<z.input<typeof upgradeFormSchema>, unknown, UpgradeForm>({
+    resolver: zodResolver(upgradeFormSchema),
+  });
   const choice = form.watch('configurationId');
   const [done, setDone] = useState(false);
   // A failed fetch must not read as "already the largest": the error is shown instead.
   const bigger = configs.error ? [] : (configs.data ?? []).filter((c) => c.cpu > currentCpu);
   const onSubmit = form.handleSubmit(({ configurationId }) =>
     upgrade.mutateAsync({ body: { id: vmId, configurationId } }).then(
-      () => setDone(true),
+      () => {
+        toast.success(TEXT.vmUpgradeAccepted);
+        setDone(true);
+      },
       // The error shows from upgrade.error.
       () => undefined,
     ),
@@ -95,7 +143,7 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
     <Modal open title="Upgrade VM" onClose={onClose}>
       {done ? (
         <div className="space-y-4">
-          <p className="text-sm text-slate-700">{TEXT.upgradeWait}</p>
+          <p className="text-sm text-slate-700 dark:text-slate-300">{TEXT.upgradeWait}</p>
           <div className="flex justify-end">
             <Button onClick={onClose}>Return</Button>
           </div>
@@ -105,17 +153,28 @@ export function UpgradeDialog({ vmId, currentCpu, onClose }: { vmId: number; cur
           {configs.error ? (
             <ErrorText error={configs.error} prefix={ERRORS.fetchConfigurations} />
           ) : configs.isPending ? (
-            <p className="text-sm text-slate-500">Loading configurations…</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">Loading configurations…</p>
           ) : bigger.length === 0 ? (
-            <p className="text-sm text-slate-600">This VM already has the largest configuration.</p>
+            <p className="text-sm text-slate-600 dark:text-slate-300">This VM already has the largest configuration.</p>
           ) : (
             <fieldset className="space-y-2">
-              <legend className="mb-2 text-sm text-slate-600">Choose a configuration with more CPU:</legend>
+              <legend className="mb-2 text-sm text-slate-600 dark:text-slate-300">
+                Choose a configuration with more CPU:
+              </legend>
               {bigger.map((c) => (
-                <label key={c.id} className="flex cursor-pointer items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm hover:bg-slate-50">
-                  <input type="radio" value={c.id} checked={Number(choice) === c.id} onChange={() => form.setValue('configurationId', c.id)} name="configuration" />
+                <label
+                  key={c.id}
+                  className="flex cursor-pointer items-center gap-3 rounded-md border border-slate-200 dark:border-slate-700 px-3 py-2 text-sm hover:bg-slate-50 dark:hover:bg-slate-800"
+                >
+                  <input
+                    type="radio"
+                    value={c.id}
+                    checked={Number(choice) === c.id}
+                    onChange={() => form.setValue('configurationId', c.id)}
+                    name="configuration"
+                  />
                   <span className="font-medium">{c.name}</span>
-                  <span className="text-slate-500">{`${c.cpu} cores · ${c.ram} GB RAM · ${c.disk} GB disk`}</span>
+                  <span className="text-slate-500 dark:text-slate-400">{`${c.cpu} cores · ${c.ram} GB RAM · ${c.disk} GB disk`}</span>
                 </label>
               ))}
             </fieldset>

@@ -47,7 +47,15 @@ const createVmFormSchema = createVmBodySchema.extend({
 type CreateVmValues = z.output<typeof createVmFormSchema>;
 
 /** The dependent chain (SPEC point 4), top to bottom: a change clears every field below it. */
-const CHAIN: readonly ChainField[] = ['countryId', 'regionId', 'image', 'configurationId', 'providerId', 'numberOfInstances', 'teamId'];
+const CHAIN: readonly ChainField[] = [
+  'countryId',
+  'regionId',
+  'image',
+  'configurationId',
+  'providerId',
+  'numberOfInstances',
+  'teamId',
+];
 
 /** An unchosen list says which list (the contract's id/image messages are for API clients). */
 const UNCHOSEN: Partial<Record<ChainField, string>> = {
@@ -63,41 +71,77 @@ const resolver: Resolver<CreateVmForm, unknown, CreateVmValues> = async (values,
   for (const [field, message] of Object.entries(UNCHOSEN) as [ChainField, string][]) {
     if (result.errors[field]) result.errors[field] = { type: 'required', message };
   }
-  if (result.errors.numberOfInstances && values.numberOfInstances === '') result.errors.numberOfInstances = { type: 'required', message: VALIDATION.fillEmptyFields };
+  if (result.errors.numberOfInstances && values.numberOfInstances === '')
+    result.errors.numberOfInstances = { type: 'required', message: VALIDATION.fillEmptyFields };
   return result;
 };
 
-const EMPTY: CreateVmForm = { name: '', countryId: '', regionId: '', image: '', configurationId: '', providerId: '', numberOfInstances: '', teamId: '' };
+const EMPTY: CreateVmForm = {
+  name: '',
+  countryId: '',
+  regionId: '',
+  image: '',
+  configurationId: '',
+  providerId: '',
+  numberOfInstances: '',
+  teamId: '',
+};
 
-function Field({ label, children, error }: { label: string; children: (id: string) => ReactNode; error?: string | null | undefined }) {
+function Field({
+  label,
+  children,
+  error,
+}: {
+  label: string;
+  children: (id: string) => ReactNode;
+  error?: string | null | undefined;
+}) {
   const id = useId();
   return (
     <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
         {label}
       </label>
       {children(id)}
-      {error && <p className="text-sm text-red-600">{error}</p>}
+      {error && <p className="text-sm text-red-600 dark:text-red-400">{error}</p>}
     </div>
   );
 }
 
-const selectClass = 'block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm disabled:bg-slate-100 disabled:text-slate-400';
+const selectClass =
+  'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-400';
 
 export function CreateVirtualMachinePage() {
   const navigate = useNavigate();
   const create = useCreateVm();
   // Errors are shown after a submit and go away at the next change (no re-validation while typing).
-  const form = useForm<CreateVmForm, unknown, CreateVmValues>({ resolver, defaultValues: EMPTY, mode: 'onSubmit', reValidateMode: 'onSubmit' });
+  const form = useForm<CreateVmForm, unknown, CreateVmValues>({
+    resolver,
+    defaultValues: EMPTY,
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+  });
   const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId } = form.watch();
   const errors = form.formState.errors;
   const resetCreate = create.reset;
 
   const countries = useRouteQuery(routes.vms.listCountries);
-  const regions = useRouteQuery(routes.vms.listRegions, { params: { id: Number(countryId) } }, { enabled: countryId !== '' });
+  const regions = useRouteQuery(
+    routes.vms.listRegions,
+    { params: { id: Number(countryId) } },
+    { enabled: countryId !== '' },
+  );
   // Keyed by region: a late answer for an earlier region never lands in the list.
-  const images = useRouteQuery(routes.vms.listImages, { params: { id: Number(regionId) } }, { enabled: regionId !== '' });
-  const configurations = useRouteQuery(routes.vms.fetchConfigurations, { params: { regionId: Number(regionId) }, query: { image } }, { enabled: regionId !== '' && image !== '' });
+  const images = useRouteQuery(
+    routes.vms.listImages,
+    { params: { id: Number(regionId) } },
+    { enabled: regionId !== '' },
+  );
+  const configurations = useRouteQuery(
+    routes.vms.fetchConfigurations,
+    { params: { regionId: Number(regionId) }, query: { image } },
+    { enabled: regionId !== '' && image !== '' },
+  );
   const providers = useRouteQuery(
     routes.vms.listProviders,
     { params: { regionId: Number(regionId) }, query: { configurationId: Number(configurationId) } },
@@ -130,20 +174,37 @@ export function CreateVirtualMachinePage() {
 
   const copiesValid = instanceCountSchema.safeParse(numberOfInstances).success;
 
-  const onSubmit = form.handleSubmit(({ countryId: _country, ...body }) => create.mutate({ body }, { onSuccess: () => navigate('/virtualMachines') }));
+  const onSubmit = form.handleSubmit(({ countryId: _country, ...body }) =>
+    create.mutate({ body }, { onSuccess: () => navigate('/virtualMachines') }),
+  );
   // A missing provider has no field of its own: the form-wide message covers it.
-  const formError = Object.keys(errors).length > 0 ? VALIDATION.fillEmptyFields : create.error ? errorMessage(create.error) || ERRORS.createVm : null;
+  const formError =
+    Object.keys(errors).length > 0
+      ? VALIDATION.fillEmptyFields
+      : create.error
+        ? errorMessage(create.error) || ERRORS.createVm
+        : null;
 
   return (
     <PageLayout title="Create Virtual Machine" secondaryTitle="Choose where and how big" onBack={() => navigate(-1)}>
-      <form onSubmit={(e) => void onSubmit(e)} noValidate className="max-w-2xl space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+      <form
+        onSubmit={(e) => void onSubmit(e)}
+        noValidate
+        className="max-w-2xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
+      >
         <Field label="Name" error={errors.name?.message}>
           {(id) => <input id={id} {...form.register('name')} placeholder="web-1" className={selectClass} />}
         </Field>
         <div className="grid gap-5 sm:grid-cols-2">
           <Field label="Country" error={errors.countryId?.message ?? errorText(countries.error, FETCH_COUNTRIES)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={!name.trim()} value={countryId} onChange={(e) => choose('countryId', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                disabled={!name.trim()}
+                value={countryId}
+                onChange={(e) => choose('countryId', e.target.value)}
+              >
                 <option value="">Select a country</option>
                 {countries.data?.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -155,7 +216,13 @@ export function CreateVirtualMachinePage() {
           </Field>
           <Field label="Region" error={errors.regionId?.message ?? errorText(regions.error, FETCH_REGIONS)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={countryId === ''} value={regionId} onChange={(e) => choose('regionId', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                disabled={countryId === ''}
+                value={regionId}
+                onChange={(e) => choose('regionId', e.target.value)}
+              >
                 <option value="">Select a region</option>
                 {regions.data?.map((r) => (
                   <option key={r.id} value={r.id}>
@@ -167,7 +234,13 @@ export function CreateVirtualMachinePage() {
           </Field>
           <Field label="Image" error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={regionId === ''} value={image} onChange={(e) => choose('image', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                disabled={regionId === ''}
+                value={image}
+                onChange={(e) => choose('image', e.target.value)}
+              >
                 <option value="">Select an image</option>
                 {(images.isFetching ? [] : (images.data ?? [])).map((i) => (
                   <option key={i} value={i}>
@@ -177,9 +250,18 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Configuration" error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}>
+          <Field
+            label="Configuration"
+            error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}
+          >
             {(id) => (
-              <select id={id} className={selectClass} disabled={!image} value={configurationId} onChange={(e) => choose('configurationId', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                disabled={!image}
+                value={configurationId}
+                onChange={(e) => choose('configurationId', e.target.value)}
+              >
                 <option value="">Select a configuration</option>
                 {configurations.data?.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -192,20 +274,32 @@ export function CreateVirtualMachinePage() {
         </div>
 
         {configurationId !== '' && providerError && (
-          <p role="alert" className="text-sm text-red-600">
+          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
             {providerError}
           </p>
         )}
         {configurationId !== '' && providerList && providerList.length === 0 && (
-          <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
+          <p
+            role="alert"
+            className="rounded-md bg-amber-50 dark:bg-amber-950/40 px-3 py-2 text-sm text-amber-800 dark:text-amber-200"
+          >
             {TEXT.noProvider}
           </p>
         )}
-        {providerList && providerList.length === 1 && <p className="text-sm text-slate-600">Provider: <strong>{providerList[0]!.name}</strong></p>}
+        {providerList && providerList.length === 1 && (
+          <p className="text-sm text-slate-600 dark:text-slate-300">
+            Provider: <strong>{providerList[0]!.name}</strong>
+          </p>
+        )}
         {providerList && providerList.length > 1 && (
           <Field label="Provider">
             {(id) => (
-              <select id={id} className={selectClass} value={providerId} onChange={(e) => form.setValue('providerId', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                value={providerId}
+                onChange={(e) => form.setValue('providerId', e.target.value)}
+              >
                 <option value="">Select a provider</option>
                 {providerList.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -234,7 +328,13 @@ export function CreateVirtualMachinePage() {
           </Field>
           <Field label="Team (optional)" error={errorText(teams.error, ERRORS.fetchTeams)}>
             {(id) => (
-              <select id={id} className={selectClass} disabled={!copiesValid} value={teamId} onChange={(e) => form.setValue('teamId', e.target.value)}>
+              <select
+                id={id}
+                className={selectClass}
+                disabled={!copiesValid}
+                value={teamId}
+                onChange={(e) => form.setValue('teamId', e.target.value)}
+              >
                 <option value="">No team</option>
                 {teams.data?.data.map((t) => (
                   <option key={t.id} value={t.id}>

@@ -1,11 +1,11 @@
 /** /virtualMachines — the VM list: search, paging, sort by name or size, Details. */
-import { Server } from 'lucide-react';
-import { useState } from 'react';
+import Server from 'lucide-react/icons/server';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { Button } from '../../../components/ui/Button.tsx';
-import { DataTable, type SortState } from '../../../components/ui/DataTable.tsx';
+import { DataTable } from '../../../components/ui/DataTable.tsx';
+import { VM_SORT_COLUMNS } from '@portal/contract/virtual-machines';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
@@ -16,20 +16,29 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 export function VirtualMachinesPage() {
   const navigate = useNavigate();
   const table = useTableState();
-  const [sort, setSort] = useState<SortState | null>(null);
+  // A sort column from the address is used only if the API knows it.
+  const sort = table.sort && (VM_SORT_COLUMNS as readonly string[]).includes(table.sort.column) ? table.sort : null;
   const list = useVmList({
     ...table.query,
     rowsPerPage: PAGE_SIZE.virtualMachines,
     ...(sort ? { sortColumn: sort.column as 'name' | 'configuration', sortDescending: sort.descending } : {}),
   });
   return (
-    <PageLayout title="Virtual Machines" action={{ name: 'Create Virtual Machine', onClick: () => navigate('/createVirtualMachine') }}>
+    <PageLayout
+      title="Virtual Machines"
+      action={{ name: 'Create Virtual Machine', onClick: () => navigate('/createVirtualMachine') }}
+    >
       <DataTable
         title="Virtual Machines"
         message="Your machines, live"
         icon={<Server className="h-5 w-5" />}
         columns={[
-          { key: 'name', header: 'Name', sortable: true, render: (v) => <span className="font-medium text-slate-900">{v.name}</span> },
+          {
+            key: 'name',
+            header: 'Name',
+            sortable: true,
+            render: (v) => <span className="font-medium text-slate-900 dark:text-slate-100">{v.name}</span>,
+          },
           { key: 'status', header: 'Status', render: (v) => <StatusBadge status={v.status} /> },
           { key: 'configuration', header: 'Size', sortable: true, render: (v) => v.configuration },
           { key: 'cpu', header: 'CPU', align: 'center', render: (v) => v.cpu },
@@ -40,7 +49,15 @@ export function VirtualMachinesPage() {
             header: <span className="sr-only">Details</span>,
             align: 'right',
             render: (v) => (
-              <Button variant="secondary" className="px-3 py-1" aria-label={`Details of ${v.name}`} onClick={() => navigate(`/virtualMachineDetails/${v.id}`)}>
+              <Button
+                variant="secondary"
+                className="px-3 py-1"
+                aria-label={`Details of ${v.name}`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  navigate(`/virtualMachineDetails/${v.id}`);
+                }}
+              >
                 Details
               </Button>
             ),
@@ -49,6 +66,8 @@ export function VirtualMachinesPage() {
         rows={list.data?.data}
         rowKey={(v) => v.id}
         rowLabel={(v) => v.name}
+        // The whole row opens the details (mouse, Enter or Space); the Details button stays for clarity.
+        onRowClick={(v) => navigate(`/virtualMachineDetails/${v.id}`)}
         loading={list.isPending}
         error={list.error ? withDetail(ERRORS.fetchVms, errorMessage(list.error)) : null}
         noDataMessage={TEXT.noVms}
@@ -58,10 +77,7 @@ export function VirtualMachinesPage() {
         totalPages={list.data?.totalPages ?? 0}
         onPageChange={table.setPage}
         sort={sort}
-        onSortChange={(s) => {
-          setSort(s);
-          table.setPage(1);
-        }}
+        onSortChange={table.setSort}
       />
     </PageLayout>
   );

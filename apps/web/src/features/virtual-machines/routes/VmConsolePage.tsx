@@ -1,5 +1,5 @@
 /** /virtualMachineConsole/:id — a full-screen tab framing the VM's console; a non-numeric id closes the tab. */
-import { X } from 'lucide-react';
+import X from 'lucide-react/icons/x';
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
@@ -58,7 +58,12 @@ export function VmConsolePage() {
     <div className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
       <div className="flex items-center justify-between px-4 py-2 text-sm">
         <span>Console</span>
-        <button type="button" aria-label="Close console" onClick={() => window.close()} className="rounded p-1 hover:bg-slate-800">
+        <button
+          type="button"
+          aria-label="Close console"
+          onClick={() => window.close()}
+          className="rounded p-1 hover:bg-slate-800"
+        >
           <X className="h-5 w-5" />
         </button>
       </div>

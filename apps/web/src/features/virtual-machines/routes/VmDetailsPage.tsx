@@ -1,13 +1,26 @@
 /** /virtualMachineDetails/:id — details, resource usage and actions of one VM. */
-import { Download, Eye, EyeOff, Monitor, Play, Power, RefreshCw, RotateCcw, Square, Trash2, TrendingUp, Type, type LucideIcon } from 'lucide-react';
+import Download from 'lucide-react/icons/download';
+import Eye from 'lucide-react/icons/eye';
+import EyeOff from 'lucide-react/icons/eye-off';
+import Monitor from 'lucide-react/icons/monitor';
+import Play from 'lucide-react/icons/play';
+import Power from 'lucide-react/icons/power';
+import RefreshCw from 'lucide-react/icons/refresh-cw';
+import RotateCcw from 'lucide-react/icons/rotate-ccw';
+import Square from 'lucide-react/icons/square';
+import Trash2 from 'lucide-react/icons/trash-2';
+import TrendingUp from 'lucide-react/icons/trending-up';
+import Type from 'lucide-react/icons/type';
+import type { LucideIcon } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { ERRORS, TEXT } from '@portal/contract/messages';
+import type { Permission } from '@portal/contract/permissions';
 import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
-import { ErrorText } from '../../../components/ui/ErrorText.tsx';
+import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
@@ -33,16 +46,41 @@ const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
  */
 function shownActions(status: VmStatus): VmActionName[] {
   const canStop = actionUnavailableReason('stop', status) === null;
-  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) => (a === 'start' ? !canStop : a === 'stop' ? canStop : true));
+  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) =>
+    a === 'start' ? !canStop : a === 'stop' ? canStop : true,
+  );
 }
 
-function ActionButton({ action, status, className = '', onClick }: { action: VmActionName; status: VmStatus; className?: string; onClick: () => void }) {
-  const reason = actionUnavailableReason(action, status);
+/** Why the caller cannot run an action now: their role first (from the server's answer), then the VM's state. */
+function unavailableReason(action: VmActionName, status: VmStatus, permissions: readonly Permission[]): string | null {
+  return permissions.includes(VM_ACTIONS[action].permission) ? actionUnavailableReason(action, status) : TEXT.roleLacks;
+}
+
+function ActionButton({
+  action,
+  status,
+  permissions,
+  className = '',
+  onClick,
+}: {
+  action: VmActionName;
+  status: VmStatus;
+  permissions: readonly Permission[];
+  className?: string;
+  onClick: () => void;
+}) {
+  const reason = unavailableReason(action, status, permissions);
   const Icon = ACTION_ICONS[action];
   return (
     // The reason sits on a wrapper: a disabled button shows no tooltip of its own.
-    <span title={reason ?? undefined} className={className}>
-      <Button variant={action === 'delete' ? 'danger' : 'secondary'} className="w-full" disabled={reason !== null} onClick={onClick}>
+    <span title={reason ?? undefined} className={className} data-action={action}>
+      <Button
+        variant={action === 'delete' ? 'danger' : 'secondary'}
+        className="w-full"
+        disabled={reason !== null}
+        aria-description={reason ?? undefined}
+        onClick={onClick}
+      >
         <Icon className="h-4 w-4" /> {VM_ACTIONS[action].label}
       </Button>
     </span>
@@ -51,8 +89,13 @@ function ActionButton({ action, status, className = '', onClick }: { action: VmA
 
 function Card({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <section aria-label={title} className="rounded-lg border border-slate-200 bg-white shadow-sm">
-      <h2 className="border-b border-slate-200 px-4 py-3 font-semibold text-slate-900">{title}</h2>
+    <section
+      aria-label={title}
+      className="rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm"
+    >
+      <h2 className="border-b border-slate-200 dark:border-slate-700 px-4 py-3 font-semibold text-slate-900 dark:text-slate-100">
+        {title}
+      </h2>
       <div className="p-4">{children}</div>
     </section>
   );
@@ -61,8 +104,8 @@ function Card({ title, children }: { title: string; children: ReactNode }) {
 function Item({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div>
-      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-      <dd className="mt-1 flex items-center gap-1 text-sm text-slate-900" data-label={label}>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
+      <dd className="mt-1 flex items-center gap-1 text-sm text-slate-900 dark:text-slate-100" data-label={label}>
         {children}
       </dd>
     </div>
@@ -73,13 +116,16 @@ function Bar({ label, percent, text }: { label: string; percent: number; text: s
   return (
     <div className="space-y-1">
       <div className="flex justify-between text-sm">
-        <span className="font-medium text-slate-700">{label}</span>
-        <span className="text-slate-600" data-usage={label}>
+        <span className="font-medium text-slate-700 dark:text-slate-300">{label}</span>
+        <span className="text-slate-600 dark:text-slate-300" data-usage={label}>
           {text}
         </span>
       </div>
-      <div className="h-2 rounded-full bg-slate-100">
-        <div className="h-2 rounded-full bg-brand-600 transition-all" style={{ width: `${Math.min(100, Math.max(0, percent))}%` }} />
+      <div className="h-2 rounded-full bg-slate-100 dark:bg-slate-800">
+        <div
+          className="h-2 rounded-full bg-brand-600 transition-all"
+          style={{ width: `${Math.min(100, Math.max(0, percent))}%` }}
+        />
       </div>
     </div>
   );
@@ -144,15 +190,32 @@ export function VmDetailsPage() {
     setDialog(null);
   }
 
-  const consoleEnabled = status === 'Running' && !!data?.consoleAvailable;
+  const permissions = data?.permissions ?? [];
+  const canOperate = permissions.includes('vm.operate');
+  const consoleReason = !canOperate
+    ? TEXT.roleLacks
+    : status === 'Running' && !!data?.consoleAvailable
+      ? null
+      : TEXT.consoleUnavailable;
   const usage = data?.usage;
 
   return (
-    <PageLayout title={vm?.name ?? 'Loading...'} secondaryTitle="Virtual machine" onBack={() => navigate(-1)}>
+    <PageLayout
+      title={vm?.name ?? (details.error ? failureTitle(details.error) : 'Loading...')}
+      secondaryTitle="Virtual machine"
+      onBack={() => navigate(-1)}
+    >
       {details.error ? (
-        <ErrorText error={details.error} prefix={ERRORS.fetchVmDetails} />
+        // Not found (deleted or never existed), unreachable or another error: said in the layout, with a way back.
+        <LoadFailure
+          error={details.error}
+          notFound={TEXT.vmNotFound}
+          prefix={ERRORS.fetchVmDetails}
+          back={{ to: '/virtualMachines', label: 'Back to Virtual Machines' }}
+          onRetry={() => void details.refetch()}
+        />
       ) : !vm || !status ? (
-        <p className="text-sm text-slate-500">Loading...</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">Loading...</p>
       ) : (
         <div className="grid gap-6 xl:grid-cols-3">
           <div className="xl:col-span-2">
@@ -169,7 +232,12 @@ export function VmDetailsPage() {
                 <Item label="RAM">{`${vm.ram} GB`}</Item>
                 <Item label="Status">
                   <StatusBadge status={status} />
-                  <button type="button" aria-label="Refresh status" onClick={() => void refresh()} className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700">
+                  <button
+                    type="button"
+                    aria-label="Refresh status"
+                    onClick={() => void refresh()}
+                    className="rounded p-1 text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-700 dark:hover:text-slate-100"
+                  >
                     <RefreshCw className="h-4 w-4" />
                   </button>
                 </Item>
@@ -178,15 +246,23 @@ export function VmDetailsPage() {
                   <span className="font-mono" data-testid="vm-password">
                     {password === null ? '••••••••••' : password || TEXT.none}
                   </span>
-                  <button
-                    type="button"
-                    aria-label={password === null ? 'Show password' : 'Hide password'}
-                    onClick={() => (password === null ? void showPassword() : setPassword(null))}
-                    className="rounded p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700"
-                  >
-                    {password === null ? <Eye className="h-4 w-4" /> : <EyeOff className="h-4 w-4" />}
-                  </button>
-                  <CopyButton label="Password" value={async () => password ?? (await fetchPassword(id)).sshPassword} />
+                  {/* Reading the password needs vm.operate: a role without it is not offered the buttons. */}
+                  {canOperate && (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={password === null ? 'Show password' : 'Hide password'}
+                        onClick={() => (password === null ? void showPassword() : setPassword(null))}
+                        className="rounded p-1 text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-700 dark:hover:text-slate-100"
+                      >
+                        {password === null ? <Eye className="h-4 w-4" /> : <EyeOff className="h-4 w-4" />}
+                      </button>
+                      <CopyButton
+                        label="Password"
+                        value={async () => password ?? (await fetchPassword(id)).sshPassword}
+                      />
+                    </>
+                  )}
                 </Item>
                 <Item label="Public IP">
                   <span className="font-mono">{vm.network.publicIp ?? '—'}</span>
@@ -198,7 +274,10 @@ export function VmDetailsPage() {
                 </Item>
               </dl>
               {data.errorReason && (
-                <p role="alert" className="mt-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+                <p
+                  role="alert"
+                  className="mt-4 rounded-md bg-red-50 dark:bg-red-950/50 px-3 py-2 text-sm text-red-700 dark:text-red-300"
+                >
                   {data.errorReason}
                 </p>
               )}
@@ -207,25 +286,50 @@ export function VmDetailsPage() {
           <div className="space-y-6">
             <Card title="Resource Usage">
               <div className="space-y-4">
-                <Bar label="CPU" percent={usage?.cpuUsage ?? 0} text={usage?.cpuUsage ? `${usage.cpuUsage.toFixed(1)}% of ${vm.cpu} cores` : '-'} />
-                <Bar label="Memory" percent={usage?.ramUsage ? (usage.ramUsage / vm.ram) * 100 : 0} text={usage?.ramUsage ? `${usage.ramUsage.toFixed(1)} / ${vm.ram} GB` : '-'} />
+                <Bar
+                  label="CPU"
+                  percent={usage?.cpuUsage ?? 0}
+                  text={usage?.cpuUsage ? `${usage.cpuUsage.toFixed(1)}% of ${vm.cpu} cores` : '-'}
+                />
+                <Bar
+                  label="Memory"
+                  percent={usage?.ramUsage ? (usage.ramUsage / vm.ram) * 100 : 0}
+                  text={usage?.ramUsage ? `${usage.ramUsage.toFixed(1)} / ${vm.ram} GB` : '-'}
+                />
               </div>
             </Card>
             <Card title="Actions">
               <div className="grid grid-cols-2 gap-2">
-                <span title={consoleEnabled ? undefined : TEXT.consoleUnavailable}>
-                  <Button variant="secondary" className="w-full" disabled={!consoleEnabled} onClick={() => window.open(`${document.baseURI.replace(/\/$/, '')}/virtualMachineConsole/${id}`, '_blank')}>
+                <span title={consoleReason ?? undefined}>
+                  <Button
+                    variant="secondary"
+                    className="w-full"
+                    disabled={consoleReason !== null}
+                    aria-description={consoleReason ?? undefined}
+                    onClick={() =>
+                      window.open(`${document.baseURI.replace(/\/$/, '')}/virtualMachineConsole/${id}`, '_blank')
+                    }
+                  >
                     <Monitor className="h-4 w-4" /> Console
                   </Button>
                 </span>
-                <Button variant="secondary" onClick={() => void downloadKey()}>
-                  <Download className="h-4 w-4" /> Download Private Key
-                </Button>
+                <span title={canOperate ? undefined : TEXT.roleLacks}>
+                  <Button
+                    variant="secondary"
+                    className="w-full"
+                    disabled={!canOperate}
+                    aria-description={canOperate ? undefined : TEXT.roleLacks}
+                    onClick={() => void downloadKey()}
+                  >
+                    <Download className="h-4 w-4" /> Download Private Key
+                  </Button>
+                </span>
                 {shownActions(status).map((action, index, all) => (
                   <ActionButton
                     key={action}
                     action={action}
                     status={status}
+                    permissions={permissions}
                     // The last button fills the row when it would stand alone.
                     className={index === all.length - 1 && all.length % 2 === 1 ? 'col-span-2' : ''}
                     onClick={() => setDialog(action)}
@@ -236,7 +340,14 @@ export function VmDetailsPage() {
           </div>
         </div>
       )}
-      {dialog && isConfirmedAction(dialog) && <ConfirmActionDialog action={dialog} vmId={id} onClose={() => setDialog(null)} onDone={() => details.refetch()} />}
+      {dialog && isConfirmedAction(dialog) && (
+        <ConfirmActionDialog
+          action={dialog}
+          vmId={id}
+          onClose={() => setDialog(null)}
+          onDone={() => details.refetch()}
+        />
+      )}
       {dialog === 'rename' && vm && <RenameDialog vmId={id} currentName={vm.name} onClose={() => setDialog(null)} />}
       {dialog === 'upgrade' && vm && <UpgradeDialog vmId={id} currentCpu={vm.cpu} onClose={() => setDialog(null)} />}
       <DeleteConfirmationModal
