@@ -28,6 +28,7 @@ import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
+import websocket from '@fastify/websocket';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { registerSession } from './plugins/session.ts';
@@ -126,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     hsts: cookieSecure,
   });
   await app.register(cookie);
+  // The console's VNC and serial relays (modules/virtual-machines/console-socket.ts).
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
   await registerOpenApi(app, config.API_BASE_PATH);
 
