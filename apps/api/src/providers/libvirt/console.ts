@@ -7,12 +7,12 @@
  *   one child process, living exactly as long as the console. Other transports (tls, tcp to another machine)
  *   have no tunnel and are refused (docs/virtual-machines.md, "Console").
  * - Serial: `virsh console --force` over the libvirt connection itself, so it works on every transport. virsh
- *   insists on a terminal, so it runs under `script` (util-linux), which gives it a pseudo-terminal; its
- *   greeting lines are dropped and Ctrl-] (virsh's escape key) never reaches it.
+ *   insists on a terminal, so it runs under `script` (util-linux), which gives it a pseudo-terminal; `-q` keeps
+ *   virsh's greeting out of the guest's output, and Ctrl-] (virsh's escape key) never reaches it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { Duplex, Transform } from 'node:stream';
+import { Duplex } from 'node:stream';
 import type { ConsoleChannels } from '../provider.ts';
 import type { Virsh } from './virsh.ts';
 
@@ -60,30 +60,6 @@ function connectTcp(address: string, port: number): Promise<Duplex> {
   });
 }
 
-/** Drops virsh's "Connected to domain…" / "Escape character is ^]" greeting from the start of the output. */
-function dropGreeting(): Transform {
-  let head = '';
-  let passing = false;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      if (passing) return done(null, chunk);
-      head += chunk.toString('latin1');
-      const at = head.indexOf('^]');
-      const lineEnd = at < 0 ? -1 : head.indexOf('\n', at);
-      if (lineEnd >= 0) {
-        passing = true;
-        const rest = Buffer.from(head.slice(lineEnd + 1), 'latin1');
-        return done(null, rest.length ? rest : undefined);
-      }
-      if (head.length > 4096) {
-        passing = true;
-        return done(null, Buffer.from(head, 'latin1'));
-      }
-      done();
-    },
-  });
-}
-
 export interface LibvirtConsoleOptions {
   virsh: Virsh;
   virshBinary: string;
@@ -109,7 +85,6 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       const command = [o.virshBinary, '-q', '-c', o.virsh.uri, 'console', '--force', ref].map(shellQuote).join(' ');
       const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, TERM: 'xterm-256color' } });
       const raw = childStream(child);
-      const out = raw.pipe(dropGreeting());
       // Ctrl-] would end virsh's session: keep it out of what the browser types.
       const stream = new Duplex({
         read() {},
@@ -122,8 +97,8 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
           done(err);
         },
       });
-      out.on('data', (b: Buffer) => stream.push(b));
-      out.on('end', () => stream.push(null));
+      raw.on('data', (b: Buffer) => stream.push(b));
+      raw.on('end', () => stream.push(null));
       raw.on('close', () => stream.destroy());
       return stream;
     },
