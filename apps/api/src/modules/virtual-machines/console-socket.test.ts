@@ -101,6 +101,10 @@ describe('the serial console websocket', () => {
 
   it('opens with a live token and relays what is typed and what the machine answers', async () => {
     const ws = await open(await consoleSocketUrl(admin, id, 'serial'), admin);
+    await readUntil(ws, /console-sim login: $/);
+    ws.send(Buffer.from('root\r'));
+    await readUntil(ws, /Password: $/);
+    ws.send(Buffer.from('secret\r'));
     await readUntil(ws, /root@console-sim:~# $/);
     const answer = readUntil(ws, /console-sim\r\n/);
     ws.send(Buffer.from('hostname\r'));
@@ -150,7 +154,7 @@ describe('the serial console websocket', () => {
 
   it('records each console session opened and closed, with who, the kind and how long', async () => {
     const ws = await open(await consoleSocketUrl(admin, id, 'serial'), admin);
-    await readUntil(ws, /# $/);
+    await readUntil(ws, /login: $/);
     await new Promise((r) => setTimeout(r, 50));
     ws.close();
     const deadline = Date.now() + 5000;

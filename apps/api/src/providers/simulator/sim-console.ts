@@ -1,12 +1,14 @@
 /**
- * The simulator's serial console: a tiny line-editing shell, so the console page can be tried in the demo.
- * It echoes what is typed, answers a few commands and offers no graphical display.
+ * The simulator's serial console: a getty-like login (any user and password) and a tiny line-editing shell,
+ * so the console page can be tried in the demo. It echoes what is typed and answers a few commands.
  */
 import { Duplex } from 'node:stream';
 
 export function simulatedSerial(hostname: string): Duplex {
   const prompt = `root@${hostname}:~# `;
   let line = '';
+  let stage: 'login' | 'password' | 'shell' = 'login';
+  const loginPrompt = `${hostname} login: `;
   const answer = (cmd: string): string => {
     if (cmd === '') return '';
     if (cmd === 'hostname') return `${hostname}\r\n`;
@@ -21,7 +23,15 @@ export function simulatedSerial(hostname: string): Duplex {
       let out = '';
       for (const ch of chunk.toString('utf8')) {
         if (ch === '\r' || ch === '\n') {
-          out += `\r\n${answer(line.trim())}${prompt}`;
+          if (stage === 'login') {
+            stage = line.trim() ? 'password' : 'login';
+            out += stage === 'password' ? '\r\nPassword: ' : `\r\n${loginPrompt}`;
+          } else if (stage === 'password') {
+            stage = 'shell';
+            out += `\r\n${prompt}`;
+          } else {
+            out += `\r\n${answer(line.trim())}${prompt}`;
+          }
           line = '';
         } else if (ch === '\x7f' || ch === '\b') {
           if (line.length > 0) {
@@ -33,13 +43,13 @@ export function simulatedSerial(hostname: string): Duplex {
           out += `^C\r\n${prompt}`;
         } else if (ch >= ' ') {
           line += ch;
-          out += ch;
+          if (stage !== 'password') out += ch;
         }
       }
       if (out) stream.push(out);
       done();
     },
   });
-  stream.push(`\r\nDebian GNU/Linux 12 ${hostname} ttyS0 (simulated)\r\n\r\n${prompt}`);
+  stream.push(`\r\nDebian GNU/Linux 12 ${hostname} ttyS0 (simulated)\r\n\r\n${loginPrompt}`);
   return stream;
 }
