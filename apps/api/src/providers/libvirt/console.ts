@@ -7,8 +7,8 @@
  *   one child process, living exactly as long as the console. Other transports (tls, tcp to another machine)
  *   have no tunnel and are refused (docs/virtual-machines.md, "Console").
  * - Serial: `virsh console --force` over the libvirt connection itself, so it works on every transport. virsh
- *   insists on a terminal, so it runs under `script` (util-linux), which gives it a pseudo-terminal; `-q` keeps
- *   virsh's greeting out of the guest's output, and Ctrl-] (virsh's escape key) never reaches it.
+ *   insists on a terminal, so it runs under `script` (util-linux), which gives it a pseudo-terminal; its greeting is
+ *   dropped, input is held until virsh's terminal is raw, and Ctrl-] (virsh's escape key) never reaches it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -82,14 +82,24 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       throw new Error(`the VNC display of ${ref} is on ${where.host}, which the portal reaches only over qemu+ssh`);
     },
     async serial() {
-      const command = [o.virshBinary, '-q', '-c', o.virsh.uri, 'console', '--force', ref].map(shellQuote).join(' ');
+      const command = [o.virshBinary, '-c', o.virsh.uri, 'console', '--force', ref].map(shellQuote).join(' ');
       const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, TERM: 'xterm-256color' } });
       const raw = childStream(child);
-      // Ctrl-] would end virsh's session: keep it out of what the browser types.
+      // Until virsh has put its terminal in raw mode (just after its "Escape character is ^]" line) whatever is
+      // typed would be flushed by it: hold the input, and drop the greeting (and polkit's note) from the output.
+      let ready = false;
+      let greeted = false;
+      let head = '';
+      const held: Buffer[] = [];
       const stream = new Duplex({
         read() {},
         write(chunk: Buffer, _enc, done) {
+          // Ctrl-] would end virsh's session: keep it out of what the browser types.
           const clean = chunk.includes(0x1d) ? Buffer.from(chunk.filter((b) => b !== 0x1d)) : chunk;
+          if (!ready) {
+            held.push(clean);
+            return done();
+          }
           raw.write(clean, done);
         },
         destroy(err, done) {
@@ -97,7 +107,22 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
           done(err);
         },
       });
-      raw.on('data', (b: Buffer) => stream.push(b));
+      const goLive = () => {
+        if (ready) return;
+        ready = true;
+        for (const b of held.splice(0)) raw.write(b);
+      };
+      raw.on('data', (b: Buffer) => {
+        if (greeted) return void stream.push(b);
+        head += b.toString('latin1');
+        const at = head.indexOf('^]');
+        const lineEnd = at < 0 ? -1 : head.indexOf('\n', at);
+        if (lineEnd < 0 && head.length < 8192) return;
+        const rest = lineEnd < 0 ? head : head.slice(lineEnd + 1);
+        greeted = true;
+        if (rest) stream.push(Buffer.from(rest, 'latin1'));
+        setTimeout(goLive, 150);
+      });
       raw.on('end', () => stream.push(null));
       raw.on('close', () => stream.destroy());
       return stream;

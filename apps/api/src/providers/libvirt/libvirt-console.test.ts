@@ -123,7 +123,7 @@ it('shows the serial login prompt and takes the VM password', { timeout: 120_000
   ws.send(Buffer.from('root\r'));
   await until(received, /Password: ?$/m);
   ws.send(Buffer.from(`${password}\r`));
-  await until(received, /# $/m);
+  await until(received, /~ # /);
   ws.send(Buffer.from('echo serial-$((6*7))\r'));
   expect(await until(received, /serial-42\r?\n/)).toContain('serial-42');
   ws.send(Buffer.from('exit\r'));

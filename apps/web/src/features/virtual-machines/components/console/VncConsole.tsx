@@ -1,7 +1,7 @@
 /** The graphical console: noVNC on the VM's display through the API's websocket. */
 import RFB from '@novnc/novnc/lib/rfb';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
-import { keysymOf, XK_CONTROL_L } from './console-socket.ts';
+import { keysymOf, needsShift, XK_CONTROL_L, XK_SHIFT_L } from './console-socket.ts';
 
 export interface VncHandle {
   typeText(text: string): void;
@@ -52,8 +52,11 @@ export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole({ url
       if (!c) return;
       for (const ch of text) {
         const sym = keysymOf(ch);
+        const shift = needsShift(ch);
+        if (shift) c.sendKey(XK_SHIFT_L, 'ShiftLeft', true);
         c.sendKey(sym, null, true);
         c.sendKey(sym, null, false);
+        if (shift) c.sendKey(XK_SHIFT_L, 'ShiftLeft', false);
       }
     },
     ctrlAltDel: () => rfb.current?.sendCtrlAltDel(),

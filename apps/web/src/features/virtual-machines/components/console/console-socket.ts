@@ -31,3 +31,11 @@ export const SPECIAL_KEYS = [
 ] as const;
 
 export const XK_CONTROL_L = 0xffe3;
+
+export const XK_SHIFT_L = 0xffe1;
+
+/**
+ * Characters typed with Shift on a US keyboard. A VNC server (QEMU) turns a keysym into the key that carries it
+ * but does not press Shift for it, so pasted text presses Shift around these itself.
+ */
+export const needsShift = (ch: string) => /^[A-Z~!@#$%^&*()_+{}|:"<>?]$/.test(ch);
