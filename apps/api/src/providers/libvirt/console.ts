@@ -125,6 +125,8 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       });
       raw.on('end', () => stream.push(null));
       raw.on('close', () => stream.destroy());
+      // Ending the console destroys `raw`, which reports an AbortError: that is the normal end, not a failure.
+      raw.on('error', () => stream.destroy());
       return stream;
     },
   };
