@@ -71,10 +71,14 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
         const open = await d.vms.openConsole(scopeOf(auth), id, kind);
         if (!open) throw new NotFoundError(`This virtual machine has no ${kind === 'vnc' ? 'graphical' : 'serial'} console`);
         opened.set(request, { auth, kind, ...open });
+        // Should the upgrade never complete (the client left), release the host side.
+        const unclaimed = setTimeout(() => opened.has(request) && (opened.delete(request), open.stream.destroy()), 15_000);
+        unclaimed.unref();
       },
     },
     (socket: WebSocket, request: FastifyRequest) => {
       const session = opened.get(request);
+      opened.delete(request);
       if (!session) return socket.close(1011, 'console not open');
       relay(socket, request, session);
     },
