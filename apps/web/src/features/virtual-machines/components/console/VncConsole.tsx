@@ -1,7 +1,12 @@
 /** The graphical console: noVNC on the VM's display through the API's websocket. */
-import RFB from '@novnc/novnc/lib/rfb';
+import RFBModule from '@novnc/novnc/lib/rfb';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 import { keysymOf, needsShift, XK_CONTROL_L, XK_SHIFT_L } from './console-socket.ts';
+
+// noVNC's npm package is CommonJS (`exports.default = RFB`): depending on the bundler's interop the default
+// import is the class or the exports object holding it.
+const RFB: typeof RFBModule = (RFBModule as unknown as { default?: typeof RFBModule }).default ?? RFBModule;
+type RFB = RFBModule;
 
 export interface VncHandle {
   typeText(text: string): void;
