@@ -103,7 +103,7 @@ describe('virtual machines', () => {
     const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Console' }).click()]);
     await tab.waitForLoadState();
     // The console is live now (#11): the simulator has no display, so the page opens its serial console.
-    await expect.poll(() => tab.getByTestId('serial-terminal').getByText('web-demo login:').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => tab.getByTestId('serial-terminal').getByText('web-demo login:').first().isVisible(), { timeout: 10_000 }).toBe(true);
     await screenshot(tab, 'vm-console');
     await tab.close();
 
