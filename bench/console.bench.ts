@@ -28,6 +28,35 @@ const POOL = 'irontest-bench-console';
 const NETWORK = 'irontest-bench-console';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Bytes received so far, and a way to wait for more. */
+class Pipe {
+  buf = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+  constructor(
+    readonly send: (b: Buffer) => void,
+    readonly close: () => void,
+  ) {}
+  push(d: Buffer) {
+    this.buf = Buffer.concat([this.buf, d]);
+    for (const w of this.waiters.splice(0)) w();
+  }
+  async waitFor(pred: (buf: Buffer) => boolean, ms = 60_000) {
+    const until = Date.now() + ms;
+    while (!pred(this.buf)) {
+      if (Date.now() > until) throw new Error(`timed out; have ${JSON.stringify(this.buf.toString('latin1').slice(-200))}`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  }
+  take(n: number): Buffer {
+    const out = this.buf.subarray(0, n);
+    this.buf = this.buf.subarray(n);
+    return out;
+  }
+}
+
 const daemon = await startLibvirtDaemon();
 const smtp = await startSmtpCatcher();
 const database = await openDatabase({ dataDir: 'memory://' });
@@ -96,6 +125,7 @@ try {
     const pipe = new Pipe((b) => ws.send(b), () => ws.close());
     ws.on('message', (d: Buffer) => pipe.push(d));
     await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+    ws.on('error', (err) => console.error(`websocket error: ${err.message}`));
     return pipe;
   };
   const streamPipe = (s: Duplex): Pipe => {
@@ -110,6 +140,7 @@ try {
   const channels = await driver.consoleChannels!(ref);
   const display = parseVncDisplay(await daemon.virsh(daemon.socketUri, ['domdisplay', '--type', 'vnc', ref]))!;
 
+  console.log('guest running; measuring the serial console');
   const portalSerial = await loginSerial(await wsStream('serial'), password);
   const portalEcho = await echoRounds(portalSerial);
   portalSerial.close();
@@ -117,6 +148,7 @@ try {
   const directEcho = await echoRounds(directSerial);
   directSerial.close();
 
+  console.log('measuring VNC framebuffer updates');
   const portalFb = await framebufferRounds(await wsStream('vnc'));
   const direct = net.connect({ host: display.address, port: display.port, noDelay: true });
   await new Promise((r) => direct.once('connect', r));
@@ -139,40 +171,14 @@ try {
   const dir = new URL('./results/', import.meta.url).pathname;
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}console-${result.at.slice(0, 10)}.json`, `${JSON.stringify(result, null, 2)}\n`);
+} catch (e) {
+  console.error('bench failed:', e);
+  process.exitCode = 1;
 } finally {
   await cleanup();
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------
-
-/** Bytes received so far, and a way to wait for more. */
-class Pipe {
-  buf = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
-  constructor(
-    readonly send: (b: Buffer) => void,
-    readonly close: () => void,
-  ) {}
-  push(d: Buffer) {
-    this.buf = Buffer.concat([this.buf, d]);
-    for (const w of this.waiters.splice(0)) w();
-  }
-  async waitFor(pred: (buf: Buffer) => boolean, ms = 60_000) {
-    const until = Date.now() + ms;
-    while (!pred(this.buf)) {
-      if (Date.now() > until) throw new Error(`timed out; have ${JSON.stringify(this.buf.toString('latin1').slice(-200))}`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 200);
-      });
-    }
-  }
-  take(n: number): Buffer {
-    const out = this.buf.subarray(0, n);
-    this.buf = this.buf.subarray(n);
-    return out;
-  }
-}
 
 async function loginSerial(p: Pipe, password: string): Promise<Pipe> {
   const has = (s: string) => (b: Buffer) => b.toString('latin1').includes(s);
