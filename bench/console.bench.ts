@@ -182,17 +182,20 @@ try {
 
 async function loginSerial(p: Pipe, password: string): Promise<Pipe> {
   const has = (s: string) => (b: Buffer) => b.toString('latin1').includes(s);
-  for (let i = 0; i < 30 && !has('login:')(p.buf); i++) {
+  const atPrompt = (b: Buffer) => /# (\x1b\[6n)?\s*$/.test(b.toString('latin1'));
+  for (let i = 0; i < 30 && !has('login:')(p.buf) && !atPrompt(p.buf); i++) {
     p.send(Buffer.from('\r'));
     await sleep(1000);
   }
-  await p.waitFor(has('login:'));
-  p.buf = Buffer.alloc(0);
-  p.send(Buffer.from('root\r'));
-  await p.waitFor(has('Password:'));
-  p.buf = Buffer.alloc(0);
-  p.send(Buffer.from(`${password}\r`));
-  await p.waitFor(has('# '));
+  if (!atPrompt(p.buf)) {
+    await p.waitFor(has('login:'));
+    p.buf = Buffer.alloc(0);
+    p.send(Buffer.from('root\r'));
+    await p.waitFor(has('Password:'));
+    p.buf = Buffer.alloc(0);
+    p.send(Buffer.from(`${password}\r`));
+    await p.waitFor(has('# '));
+  }
   await sleep(500);
   return p;
 }
