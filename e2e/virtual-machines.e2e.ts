@@ -102,7 +102,8 @@ describe('virtual machines', () => {
     // Console in a new tab.
     const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Console' }).click()]);
     await tab.waitForLoadState();
-    await expect.poll(() => tab.frameLocator('iframe[title="VM console"]').getByText('web-demo login:').isVisible(), { timeout: 10_000 }).toBe(true);
+    // The console is live now (#11): the simulator has no display, so the page opens its serial console.
+    await expect.poll(() => tab.getByTestId('serial-terminal').getByText('web-demo login:').first().isVisible(), { timeout: 10_000 }).toBe(true);
     await screenshot(tab, 'vm-console');
     await tab.close();
 

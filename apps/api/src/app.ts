@@ -31,6 +31,7 @@ import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
+import websocket from '@fastify/websocket';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { checksResponses, fastSerializerCompiler } from './plugins/fast-serializer.ts';
@@ -137,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // here; static files are sent precompressed by plugins/static-web.ts (already encoded, so skipped).
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], customTypes: /^(application\/json|text\/html|text\/css|text\/plain|application\/javascript|image\/svg\+xml)/ });
   await app.register(cookie);
+  // The console's VNC and serial relays (modules/virtual-machines/console-socket.ts).
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
   await registerOpenApi(app, config.API_BASE_PATH);
 

@@ -1,3 +1,5 @@
+import type { Duplex } from 'node:stream';
+
 /**
  * The one interface every VM driver implements (simulator, libvirt, clusters). Calls are idempotent by
  * `key` where they create things, so a retried or resumed operation never makes a second machine.
@@ -36,6 +38,15 @@ export class TransientProviderError extends Error {
   override name = 'TransientProviderError';
 }
 
+/** A live console: the machine's display (RFB, as a VNC server speaks it) or its first serial port. */
+export type ConsoleKind = 'vnc' | 'serial';
+
+/**
+ * Openers for the consoles a machine offers (a kind that is absent is not offered). Each call opens a new
+ * byte stream to the host; destroying the stream releases the host side (socket, tunnel or child process).
+ */
+export type ConsoleChannels = Partial<Record<ConsoleKind, () => Promise<Duplex>>>;
+
 export interface ProviderDriver {
   readonly kind: string;
   create(spec: MachineSpec): Promise<CreatedMachine>;
@@ -52,6 +63,8 @@ export interface ProviderDriver {
   /** The text console: boot log and a prompt. */
   console(ref: string): Promise<string>;
   health(): Promise<{ healthy: boolean; detail: unknown }>;
+  /** Optional: the interactive consoles of a running machine (docs/virtual-machines.md, "Console"). */
+  consoleChannels?(ref: string): Promise<ConsoleChannels>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -4,6 +4,7 @@ import type { ModuleDeps, Worker } from '../module.ts';
 import { createOperationsRepository } from './operations/operations.repository.ts';
 import { createReconciler } from './operations/reconciler.ts';
 import { createOperationRunner } from './operations/runner.ts';
+import { registerConsoleSockets } from './console-socket.ts';
 import { createConsoleTokenStore } from './console-tokens.ts';
 import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
 import { createVmRepository } from './vm.repository.ts';
@@ -42,6 +43,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   let started = false;
   const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
   registerVmRoutes(api, { vms, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
+  registerConsoleSockets(api, { vms, access: deps.access, audit: deps.audit, clock: deps.clock, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS });
   return [
     {
       start() {

@@ -6,6 +6,8 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
+import type { Duplex } from 'node:stream';
+import type { ConsoleKind } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
@@ -25,6 +27,15 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
 type Ctx = { scope: TenantScope; requestId: string };
 /** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
 export type VmOperationAction = keyof typeof vmActionRoutes;
+
+/** What the console keeps of its VM: enough to check access again while it is open. */
+export interface ConsoleVm {
+  id: number;
+  name: string;
+  companyId: number;
+  teamId: number | null;
+  createdByUserId: number | null;
+}
 
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
@@ -196,6 +207,26 @@ export function createVmService(deps: Deps) {
         // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
         throw new ProviderUnavailableError('Console is currently unavailable');
       }
+    },
+
+    /**
+     * A live console stream of a VM the caller may operate (checked again here, at connect, not only when the
+     * link was issued). Null when the VM's driver does not offer this kind.
+     */
+    async openConsole(scope: TenantScope, id: number, kind: ConsoleKind): Promise<{ vm: ConsoleVm; stream: Duplex } | null> {
+      const vm = await loadVisible(scope, id, 'vm.operate');
+      if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
+      const provider = await repo.provider(vm.providerId);
+      const driver = deps.registry.driverFor(provider!);
+      let stream: Duplex;
+      try {
+        const open = (await driver.consoleChannels?.(vm.providerRef))?.[kind];
+        if (!open) return null;
+        stream = await open();
+      } catch {
+        throw new ProviderUnavailableError('Console is currently unavailable');
+      }
+      return { vm: { id: vm.id, name: vm.name, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId }, stream };
     },
 
     // ---- actions ----

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
+import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
@@ -396,6 +397,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     async console(ref) {
       await mustMeta(ref);
       return readConsole(ref);
+    },
+
+    async consoleChannels(ref) {
+      await mustMeta(ref);
+      return libvirtConsoleChannels(ref, { virsh, virshBinary: s.virshBinary });
     },
 
     privateIp: (ref) => leaseIp(ref),

@@ -5,6 +5,7 @@
  *  - a name containing `flaky` fails transiently on its first two attempts of each action.
  */
 import { z } from 'zod';
+import { simulatedSerial } from './sim-console.ts';
 import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
 
 export const simulatorSettingsSchema = z.object({
@@ -155,6 +156,10 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
     },
     async console(ref) {
       return machine(ref).log.slice(-200).join('\n');
+    },
+    async consoleChannels(ref) {
+      const m = machine(ref);
+      return { serial: async () => simulatedSerial(m.spec.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')) };
     },
     async adopt(ref, spec, state, ips) {
       if (machines.has(ref)) return;

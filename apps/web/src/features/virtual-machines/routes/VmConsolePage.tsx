@@ -1,6 +1,13 @@
-/** /virtualMachineConsole/:id — a full-screen tab framing the VM's console; a non-numeric id closes the tab. */
-import X from 'lucide-react/icons/x';
-import { useEffect, useState } from 'react';
+/**
+ * /virtualMachineConsole/:id — a full-screen tab with the VM's live console; a non-numeric id closes the tab.
+ *
+ * SPEC: "Loading console...", then the console frame with a close button, or "Failed to load console. Please
+ * try again." with Close. The frame has two tabs, Graphical (noVNC) and Serial (xterm.js), each a websocket to
+ * the API (docs/decisions/0009-browser-console.md). Every connection, and every reconnect, asks `getConsole`
+ * for a fresh single-use link first.
+ */
+import { Maximize, Minimize, X } from 'lucide-react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { consoleUrlSchema } from '@portal/contract/validation';
@@ -8,13 +15,62 @@ import { Button } from '../../../components/ui/Button.tsx';
 import { ApiError, errorMessage } from '../../../lib/api.ts';
 import { reportError } from '../../../lib/report-error.ts';
 import { fetchConsoleUrl } from '../api/vms.ts';
+import { consoleSocketUrl, SPECIAL_KEYS, type ConsoleKind } from '../components/console/console-socket.ts';
+import { SerialConsole, type SerialHandle } from '../components/console/SerialConsole.tsx';
+import { VncConsole, type VncHandle } from '../components/console/VncConsole.tsx';
+
+type Link = { kind: ConsoleKind; url: string; attempt: number };
+type Status = 'connecting' | 'connected' | 'lost' | 'unreachable';
+
+/** A console link from the API, checked (a null or empty result is an error, SPEC points 5 and 7). */
+async function consoleLink(id: number): Promise<string> {
+  let consoleUrl: unknown;
+  try {
+    ({ consoleUrl } = await fetchConsoleUrl(id));
+  } catch (err) {
+    // SPEC point 8: "Failed to fetch console URL: {detail}"; the screen keeps its one failure text.
+    const message = withDetail(ERRORS.fetchConsole, errorMessage(err));
+    console.error(message);
+    // A refusal (no such VM, not running, no permission) is an answer; anything else is worth reporting.
+    if (!(err instanceof ApiError) || err.status >= 500) reportError(new Error(message));
+    throw err;
+  }
+  const parsed = consoleUrlSchema.safeParse(consoleUrl);
+  if (!parsed.success) {
+    console.error(ERRORS.invalidConsoleUrl);
+    reportError(new Error(ERRORS.invalidConsoleUrl));
+    throw new Error(ERRORS.invalidConsoleUrl);
+  }
+  return parsed.data;
+}
 
 export function VmConsolePage() {
   const { virtualMachineId } = useParams();
   const id = Number(virtualMachineId);
   const numeric = /^\d+$/.test(virtualMachineId ?? '') && id > 0;
-  const [url, setUrl] = useState<string | null>(null);
+  const [link, setLink] = useState<Link | null>(null);
   const [failed, setFailed] = useState(false);
+  const [status, setStatus] = useState<Status>('connecting');
+  const [scale, setScale] = useState(true);
+  const [fullScreen, setFullScreen] = useState(false);
+  const [paste, setPaste] = useState('');
+  const everConnected = useRef(false);
+  const vnc = useRef<VncHandle>(null);
+  const serial = useRef<SerialHandle>(null);
+
+  const connect = useCallback(
+    async (kind: ConsoleKind, initial?: string) => {
+      setStatus('connecting');
+      everConnected.current = false;
+      try {
+        const url = initial ?? (await consoleLink(id));
+        setLink((prev) => ({ kind, url: consoleSocketUrl(url, kind), attempt: (prev?.attempt ?? 0) + 1 }));
+      } catch {
+        setStatus('unreachable');
+      }
+    },
+    [id],
+  );
 
   useEffect(() => {
     if (!numeric) {
@@ -24,48 +80,106 @@ export function VmConsolePage() {
       return;
     }
     let active = true;
-    void (async () => {
-      let consoleUrl: unknown;
-      try {
-        ({ consoleUrl } = await fetchConsoleUrl(id));
-      } catch (err) {
-        if (!active) return;
-        // SPEC point 8: "Failed to fetch console URL: {detail}"; the screen keeps its one failure text.
-        const message = withDetail(ERRORS.fetchConsole, errorMessage(err));
-        console.error(message);
-        // A refusal (no such VM, not running, no permission) is an answer; anything else is worth reporting.
-        if (!(err instanceof ApiError) || err.status >= 500) reportError(new Error(message));
-        setFailed(true);
-        return;
-      }
-      if (!active) return;
-      // A null or empty console result is an error (SPEC points 5 and 7).
-      const parsed = consoleUrlSchema.safeParse(consoleUrl);
-      if (!parsed.success) {
-        console.error(ERRORS.invalidConsoleUrl);
-        reportError(new Error(ERRORS.invalidConsoleUrl));
-        setFailed(true);
-        return;
-      }
-      setUrl(parsed.data);
-    })();
+    consoleLink(id).then(
+      (url) => active && void connect('vnc', url),
+      () => active && setFailed(true),
+    );
     return () => {
       active = false;
     };
-  }, [id, numeric]);
+  }, [id, numeric, connect]);
+
+  useEffect(() => {
+    const onChange = () => setFullScreen(Boolean(document.fullscreenElement));
+    document.addEventListener('fullscreenchange', onChange);
+    return () => document.removeEventListener('fullscreenchange', onChange);
+  }, []);
+
+  const onConnected = useCallback(() => {
+    everConnected.current = true;
+    setStatus('connected');
+  }, []);
+  const onDisconnected = useCallback(() => {
+    // A machine without a display (e.g. the simulator's) refuses the graphical socket: offer its serial console.
+    if (!everConnected.current && link?.kind === 'vnc' && link.attempt === 1) return void connect('serial');
+    setStatus(everConnected.current ? 'lost' : 'unreachable');
+  }, [link, connect]);
+
+  const kind = link?.kind ?? 'vnc';
+  const typeText = () => {
+    if (!paste) return;
+    if (kind === 'vnc') vnc.current?.typeText(paste);
+    else serial.current?.send(paste.replace(/\r?\n/g, '\r'));
+    setPaste('');
+  };
+  const special = (k: (typeof SPECIAL_KEYS)[number]) => {
+    if (kind === 'vnc') vnc.current?.key(k.keysym, 'ctrl' in k ? k.ctrl : undefined);
+    else serial.current?.send(k.serial);
+  };
+  const toggleFullScreen = () => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void document.documentElement.requestFullscreen().catch(() => {});
+  };
+
+  const tab = (k: ConsoleKind, label: string) => (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={kind === k}
+      onClick={() => kind !== k && void connect(k)}
+      className={`rounded px-3 py-1 ${kind === k ? 'bg-slate-700 text-white' : 'text-slate-300 hover:bg-slate-800'}`}
+    >
+      {label}
+    </button>
+  );
+  const small = 'rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
 
   return (
     <div className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
-      <div className="flex items-center justify-between px-4 py-2 text-sm">
-        <span>Console</span>
-        <button
-          type="button"
-          aria-label="Close console"
-          onClick={() => window.close()}
-          className="rounded p-1 hover:bg-slate-800"
-        >
-          <X className="h-5 w-5" />
-        </button>
+      <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2 text-sm">
+        <div className="flex items-center gap-3">
+          <span>Console</span>
+          {link && !failed && (
+            <div role="tablist" aria-label="Console type" className="flex gap-1">
+              {tab('vnc', 'Graphical')}
+              {tab('serial', 'Serial')}
+            </div>
+          )}
+          {link && !failed && (
+            <span role="status" className="text-xs text-slate-400">
+              {status === 'connected' ? 'Connected' : status === 'connecting' ? 'Connecting…' : 'Disconnected'}
+            </span>
+          )}
+        </div>
+        <div className="flex items-center gap-1">
+          {link && !failed && (
+            <>
+              {kind === 'vnc' && (
+                <button type="button" className={small} disabled={status !== 'connected'} onClick={() => vnc.current?.ctrlAltDel()}>
+                  Ctrl-Alt-Del
+                </button>
+              )}
+              {SPECIAL_KEYS.map((k) =>
+                kind === 'vnc' && k.keysym === null && !('ctrl' in k) ? null : (
+                  <button key={k.label} type="button" className={small} disabled={status !== 'connected'} onClick={() => special(k)}>
+                    {k.label}
+                  </button>
+                ),
+              )}
+              {kind === 'vnc' && (
+                <label className="ml-2 flex items-center gap-1 text-xs text-slate-300">
+                  <input type="checkbox" checked={scale} onChange={(e) => setScale(e.target.checked)} /> Scale to window
+                </label>
+              )}
+              <button type="button" aria-label={fullScreen ? 'Exit full screen' : 'Full screen'} className="ml-2 rounded p-1 hover:bg-slate-800" onClick={toggleFullScreen}>
+                {fullScreen ? <Minimize className="h-5 w-5" /> : <Maximize className="h-5 w-5" />}
+              </button>
+            </>
+          )}
+          <button type="button" aria-label="Close console" onClick={() => window.close()} className="rounded p-1 hover:bg-slate-800">
+            <X className="h-5 w-5" />
+          </button>
+        </div>
       </div>
       {failed ? (
         <div className="flex flex-1 flex-col items-center justify-center gap-4">
@@ -74,8 +188,44 @@ export function VmConsolePage() {
             Close
           </Button>
         </div>
-      ) : url ? (
-        <iframe title="VM console" src={url} className="flex-1 border-0 bg-black" />
+      ) : link ? (
+        <>
+          <div className="relative min-h-0 flex-1" data-testid="console-frame">
+            {link.kind === 'vnc' ? (
+              <VncConsole key={link.attempt} ref={vnc} url={link.url} scale={scale} onConnected={onConnected} onDisconnected={onDisconnected} />
+            ) : (
+              <SerialConsole key={link.attempt} ref={serial} url={link.url} onConnected={onConnected} onDisconnected={onDisconnected} />
+            )}
+            {(status === 'lost' || status === 'unreachable') && (
+              <div className="absolute inset-0 flex flex-col items-center justify-center gap-4 bg-slate-950/85">
+                <p role="alert">{status === 'lost' ? 'The console connection was lost.' : 'Could not connect to the console.'}</p>
+                <Button onClick={() => void connect(kind)}>Reconnect</Button>
+              </div>
+            )}
+          </div>
+          <form
+            className="flex items-center gap-2 border-t border-slate-800 px-4 py-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              typeText();
+            }}
+          >
+            <label htmlFor="console-paste" className="text-xs text-slate-400">
+              Paste text
+            </label>
+            <textarea
+              id="console-paste"
+              rows={1}
+              value={paste}
+              onChange={(e) => setPaste(e.target.value)}
+              placeholder="Text to type into the console"
+              className="min-w-0 flex-1 resize-y rounded border border-slate-700 bg-slate-900 px-2 py-1 font-mono text-sm text-slate-100"
+            />
+            <button type="submit" className={small} disabled={status !== 'connected' || !paste}>
+              Type text
+            </button>
+          </form>
+        </>
       ) : (
         <div className="flex flex-1 items-center justify-center">
           <p>{TEXT.consoleLoading}</p>
