@@ -3,6 +3,7 @@
  * server, and only then the first administrator (so a start that cannot listen never makes an account
  * whose password nobody saw). Each failure says which setting is wrong.
  */
+import type { Server } from 'node:net';
 import { loadConfig, publicUrl } from './config.ts';
 import { secureDataDir } from './db/data-dir.ts';
 import { openDatabase, type Database } from './db/client.ts';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-function portalPort(address: ReturnType<import('node:net').Server['address']>, fallback: number): number {
+function portalPort(address: ReturnType<Server['address']>, fallback: number): number {
   return typeof address === 'object' && address ? address.port : fallback;
 }
 

@@ -151,7 +151,7 @@ export class TestClient {
       if (c.value === '' || (c.expires && c.expires.getTime() < Date.now())) this.cookies.delete(c.name);
       else this.cookies.set(c.name, c.value);
     }
-    let parsed: { message?: string; data?: unknown } = {};
+    let parsed: { message?: string; data?: unknown };
     try {
       parsed = res.json();
     } catch {

@@ -149,7 +149,7 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       await virsh(socketUri, ['version']);
       break;
     } catch (e) {
-      if (Date.now() > until) throw new Error(`libvirtd did not answer: ${(e as Error).message}; see ${dir}/libvirtd.log`);
+      if (Date.now() > until) throw new Error(`libvirtd did not answer: ${(e as Error).message}; see ${dir}/libvirtd.log`, { cause: e });
       await sleep(200);
     }
   }

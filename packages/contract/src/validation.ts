@@ -14,6 +14,8 @@ import {
 } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 
+/* eslint-disable no-control-regex -- these patterns exist to find control characters */
+
 /** The "simple email pattern": something@something.tld, no spaces and no control characters. */
 export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f]+$/;
 /**
@@ -23,6 +25,7 @@ export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u00
 export const SINGLE_LINE_PATTERN = /^[^\u0000-\u001f\u007f]*$/;
 /** Free text (support message, client log text): tabs and line breaks are fine, other control characters are not. */
 export const MULTI_LINE_PATTERN = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
+/* eslint-enable no-control-regex */
 
 /** A database id in a form (a number, not coerced): 1..PG_INT_MAX, so an overflow is a 400 rather than a database error. */
 export const formIdSchema = z

@@ -18,7 +18,7 @@ export async function checkProviders(db: Db, registry: ProviderRegistry): Promis
   for (const provider of enabled) {
     const started = performance.now();
     let healthy = false;
-    let detail: unknown = null;
+    let detail: unknown;
     try {
       ({ healthy, detail } = await registry.driverFor(provider).health());
     } catch (err) {

@@ -1,6 +1,6 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
-import { vmActionRoutes } from '@portal/contract/virtual-machines';
+import { type vmActionRoutes } from '@portal/contract/virtual-machines';
 import { actionUnavailableReason, OPERATIONS, VM_ACTIONS, type Operation, type VmActionName } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';

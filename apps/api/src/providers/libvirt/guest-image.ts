@@ -17,6 +17,6 @@ export async function ensureGuestImage(opts: { cacheDir?: string } = {}): Promis
     return file;
   } catch (e) {
     const err = e as Error & { stderr?: string };
-    throw new Error(`building the guest image failed: ${(err.stderr ?? err.message).trim().slice(0, 1000)}`);
+    throw new Error(`building the guest image failed: ${(err.stderr ?? err.message).trim().slice(0, 1000)}`, { cause: e });
   }
 }

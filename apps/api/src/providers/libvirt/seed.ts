@@ -66,7 +66,7 @@ export async function buildSeedIso(s: SeedInput): Promise<Buffer> {
     try {
       await execFileP('genisoimage', ['-quiet', '-output', iso, '-volid', 'cidata', '-joliet', '-rock', path.join(dir, 'user-data'), path.join(dir, 'meta-data')]);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('genisoimage is not installed (apt-get install --no-install-recommends genisoimage)');
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('genisoimage is not installed (apt-get install --no-install-recommends genisoimage)', { cause: e });
       throw e;
     }
     return await readFile(iso);

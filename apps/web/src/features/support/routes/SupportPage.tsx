@@ -105,6 +105,8 @@ function GetInTouch() {
     reValidateMode: 'onSubmit',
   });
 
+  // handleSubmit and register's onChange call these on events only, never during render.
+  // eslint-disable-next-line react-hooks/refs
   const onSubmit = form.handleSubmit((body) => {
     const editsAtSend = edits.current;
     // Text edited while the message was on its way: that text has not been sent.
@@ -136,6 +138,7 @@ function GetInTouch() {
             id={id}
             rows={6}
             maxLength={LIMITS.supportMessage}
+            // eslint-disable-next-line react-hooks/refs -- onChange runs on input events, not during render
             {...form.register('message', {
               onChange: () => {
                 edits.current++;

@@ -4,7 +4,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { keepPreviousData } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
@@ -203,10 +203,9 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
   const perms = useRouteQuery(routes.permissions.list, { params: { id: teamId } });
   const roles = useRoles();
   const assign = useRouteMutation(routes.permissions.assign, { invalidates: TEAM_AND_USER_READS });
-  const [choices, setChoices] = useState<Record<number, number>>({});
-  useEffect(() => {
-    if (perms.data) setChoices(Object.fromEntries(perms.data.members.map((m) => [m.id, m.roleId])));
-  }, [perms.data]);
+  // The roles chosen here, over the roles the server reports (derived, so a refetch needs no copying effect).
+  const [edited, setEdited] = useState<Record<number, number>>({});
+  const choices: Record<number, number> = { ...Object.fromEntries((perms.data?.members ?? []).map((m) => [m.id, m.roleId])), ...edited };
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
 
   function save() {
@@ -246,7 +245,7 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
                   <select
                     aria-label={`Role of ${m.name}`}
                     value={choices[m.id] ?? m.roleId}
-                    onChange={(e) => setChoices((c) => ({ ...c, [m.id]: Number(e.target.value) }))}
+                    onChange={(e) => setEdited((c) => ({ ...c, [m.id]: Number(e.target.value) }))}
                     className="rounded-md border border-slate-300 dark:border-slate-600 px-3 py-1.5 text-sm"
                   >
                     {assignable.map((r) => (
