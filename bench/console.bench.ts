@@ -182,6 +182,7 @@ try {
 
 async function loginSerial(p: Pipe, password: string): Promise<Pipe> {
   const has = (s: string) => (b: Buffer) => b.toString('latin1').includes(s);
+  // eslint-disable-next-line no-control-regex -- the shell's prompt may end in an ESC cursor query
   const atPrompt = (b: Buffer) => /# (\x1b\[6n)?\s*$/.test(b.toString('latin1'));
   for (let i = 0; i < 30 && !has('login:')(p.buf) && !atPrompt(p.buf); i++) {
     p.send(Buffer.from('\r'));

@@ -49,7 +49,8 @@ export function VmConsolePage() {
   const id = Number(virtualMachineId);
   const numeric = /^\d+$/.test(virtualMachineId ?? '') && id > 0;
   const [link, setLink] = useState<Link | null>(null);
-  const [failed, setFailed] = useState(false);
+  // A tab the portal did not open cannot be closed by script: a bad id says so instead of loading forever.
+  const [failed, setFailed] = useState(!numeric);
   const [status, setStatus] = useState<Status>('connecting');
   const [scale, setScale] = useState(true);
   const [fullScreen, setFullScreen] = useState(false);
@@ -75,8 +76,6 @@ export function VmConsolePage() {
   useEffect(() => {
     if (!numeric) {
       window.close();
-      // A tab the portal did not open cannot be closed by script: say so instead of loading forever.
-      setFailed(true);
       return;
     }
     let active = true;
