@@ -11,7 +11,7 @@ import type { Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
-import { generateCredentials, type SecretBox } from './vm-secrets.ts';
+import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from './vm-secrets.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   repo: VmRepository;
@@ -166,7 +166,7 @@ export function createVmService(deps: Deps) {
     async privateKey(scope: TenantScope, id: number) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (!vm.privateKey) throw new NotFoundError('This virtual machine has no key');
-      return { privateKey: deps.secrets.open(vm.privateKey) };
+      return { privateKey: asOpenSshPrivateKey(deps.secrets.open(vm.privateKey), vm.name.replace(/[^\w.@-]/g, '_')) };
     },
     async access(scope: TenantScope, id: number) {
       const vm = await loadVisible(scope, id, 'vm.operate');
@@ -216,7 +216,7 @@ export function createVmService(deps: Deps) {
             image: input.image,
             providerId: input.providerId,
             sshPassword: deps.secrets.seal(creds.password),
-            privateKey: deps.secrets.seal(creds.privateKeyPem),
+            privateKey: deps.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
           });
           await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, kind: 'create', payload: {} });
