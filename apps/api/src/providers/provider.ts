@@ -11,6 +11,8 @@ export interface MachineSpec {
   ramGb: number;
   diskGb: number;
   region: string;
+  /** The login the portal shows (`sshUsername`): the guest gives it the password and key. */
+  username: string;
   /** OpenSSH public key to install for the default user. */
   publicKey: string;
   /** Password for the default user. */

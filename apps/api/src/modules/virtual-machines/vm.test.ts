@@ -120,7 +120,7 @@ describe('lifecycle', () => {
     expect((await admin.call(routes.vms.list, { query: { search: 'web-main' } })).data.data).toEqual([]);
   });
 
-  it('hands out a password, a PEM private key, access details and a single-use console URL', async () => {
+  it('hands out a password, an OpenSSH private key, access details and a single-use console URL', async () => {
     const id = (await createVm('creds-1')).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const pw = await admin.call(routes.vms.getPassword, { params: { id } });
@@ -128,7 +128,7 @@ describe('lifecycle', () => {
     const [row] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id));
     expect(row!.sshPassword).not.toContain(pw.data.sshPassword);
     const key = await admin.call(routes.vms.getAccessKey, { params: { id } });
-    expect(key.data.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(key.data.privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
     expect(createPrivateKey(key.data.privateKey).asymmetricKeyType).toBe('ed25519');
     expect(row!.privateKey).not.toContain('BEGIN');
     const access = await admin.call(routes.vms.getAccess, { params: { id } });

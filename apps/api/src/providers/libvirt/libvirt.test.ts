@@ -59,6 +59,7 @@ beforeAll(async () => {
     ramGb: 0.25,
     diskGb: 2,
     region: 'US East',
+    username: 'root',
     publicKey: (await readFile(`${privateKey}.pub`, 'utf8')).trim(),
     password: `-it's a "secret" $(x) 9`,
   };

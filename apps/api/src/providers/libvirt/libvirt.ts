@@ -19,7 +19,7 @@ import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
 import { createVirsh, isNotFound } from './virsh.ts';
-import { dirPoolXml, domainXml, natNetworkXml, parseMeta, type MachineMeta } from './xml.ts';
+import { dirPoolXml, domainXml, ipToNumber, natNetworkXml, numberToIp, parseMeta, staticHosts, type MachineMeta } from './xml.ts';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
 
@@ -38,7 +38,7 @@ export const libvirtSettingsSchema = z.object({
   /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
   uploadGuestImage: z.boolean().default(true),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
-  /** The login the seed gives the password and key: the portal shows `root` (Debian cloud images' own is `debian`). */
+  /** The login the seed gives the password and key when the spec names none (the portal's VMs name `root`). */
   guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('root'),
   /** `qemu` runs under TCG anywhere; `kvm` needs a working /dev/kvm on the host. */
   domainType: z.enum(['qemu', 'kvm']).default('qemu'),
@@ -229,6 +229,44 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     return ips.at(-1) ?? null;
   }
 
+  /**
+   * A static DHCP entry (MAC → address) on the machine's network, made before its first boot: dnsmasq then
+   * never hands that address to another machine while this one exists, and delete removes the entry. The
+   * address is the lowest one of the DHCP range that no entry and no current lease holds.
+   */
+  async function reserveAddress(ref: string, mac: string): Promise<string> {
+    return withLock(`network:${s.network.name}`, async () => {
+      const xml = await virsh.run(['net-dumpxml', '--inactive', s.network.name]);
+      const own = staticHosts(xml).find((h) => h.mac === mac);
+      if (own) return own.ip;
+      const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
+      if (!range) throw new Error(`network ${s.network.name} on ${s.uri} has no DHCP range`);
+      const leases = await virsh.run(['net-dhcp-leases', s.network.name]);
+      const taken = new Set([...staticHosts(xml).map((h) => h.ip), ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!)]);
+      const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
+      for (let n = from; n <= to; n++) {
+        const ip = numberToIp(n);
+        if (taken.has(ip)) continue;
+        const entry = `<host mac='${mac}' name='${ref}' ip='${ip}'/>`;
+        const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
+        await virsh.run(['net-update', s.network.name, 'add-last', 'ip-dhcp-host', entry, '--config', ...(active ? ['--live'] : [])]);
+        return ip;
+      }
+      throw new Error(`network ${s.network.name} on ${s.uri} has no free address left`);
+    });
+  }
+
+  /** Removes the machine's static DHCP entry (found by its name, the ref) after its domain is gone. */
+  async function releaseAddress(ref: string): Promise<void> {
+    await withLock(`network:${s.network.name}`, async () => {
+      const xml = await virsh.maybe(['net-dumpxml', '--inactive', s.network.name]);
+      const own = xml && staticHosts(xml).find((h) => h.name === ref);
+      if (!own) return;
+      const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
+      await virsh.run(['net-update', s.network.name, 'delete', 'ip-dhcp-host', `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`, '--config', ...(active ? ['--live'] : [])]);
+    });
+  }
+
   async function waitForLease(ref: string): Promise<string> {
     const until = Date.now() + s.bootTimeoutMs;
     for (;;) {
@@ -292,10 +330,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
               .run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2'])
               .catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
-          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: s.guestUser, password: spec.password, publicKey: spec.publicKey });
+          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: spec.username || s.guestUser, password: spec.password, publicKey: spec.publicKey });
           await uploadVolume(v.seed, iso);
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
         }
+        await reserveAddress(ref, macForKey(spec.key));
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
         else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
@@ -360,6 +399,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           });
         }
         const v = volumes(ref);
+        await releaseAddress(ref);
         await virsh.run(['pool-refresh', pool]);
         for (const vol of [v.disk, v.seed, v.log]) await virsh.maybe(['vol-delete', '--pool', pool, vol]);
         cpuSamples.delete(ref);

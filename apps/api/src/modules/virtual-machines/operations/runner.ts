@@ -59,6 +59,7 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
         ramGb: config.ram,
         diskGb: config.disk,
         region,
+        username: vm.sshUsername,
         publicKey: vm.publicKey ?? '',
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
       });
@@ -83,8 +84,14 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
     async resize({ driver, ref, payload: { configurationId } }) {
       const target = await repo.configuration(configurationId);
       if (!target) throw new Error('The target configuration no longer exists');
+      const wasRunning = (await driver.status(ref())) === 'running';
       await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
-      // A machine keeps its power state through a resize (OPERATIONS.resize.endsIn is 'unchanged').
+      // New vCPUs and memory apply at power-on: a running machine is shut down and started again, so the
+      // guest sees its new size when the upgrade ends. It keeps its power state (OPERATIONS.resize.endsIn is 'unchanged').
+      if (wasRunning) {
+        await driver.stop(ref());
+        await driver.start(ref());
+      }
       return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
     },
     async delete({ driver, target: { vm } }) {
