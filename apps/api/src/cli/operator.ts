@@ -15,6 +15,7 @@ import { apiTokens, companies, users } from '../db/schema.ts';
 import { createAudit } from '../lib/audit.ts';
 import { loadOrCreateSecret } from '../lib/secret.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
+import { runHostCommand } from './hosts-commands.ts';
 
 export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const config = loadConfig(env);
@@ -23,6 +24,8 @@ export async function runOperatorCommand(argv: string[], env: NodeJS.ProcessEnv 
     const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
     const tokens = createOperatorTokens({ db: database.db, secret });
     const [area, verb, arg] = argv;
+    const hostOutput = await runHostCommand(argv, database.db);
+    if (hostOutput !== null) return hostOutput;
     if (area === 'token' && verb === 'create' && arg) {
       const { id, token } = await tokens.create(arg);
       return `Created operator token #${id} "${arg}". Keep it secret; it is not shown again:\n${token}`;

@@ -25,6 +25,12 @@ export interface CreatedMachine {
   privateIp: string | null;
 }
 
+export interface HostCapacity {
+  cpus: number;
+  ramGb: number;
+  diskGb: number;
+}
+
 export type MachineState = 'running' | 'stopped' | 'missing';
 
 export interface Usage {
@@ -54,6 +60,10 @@ export interface ProviderDriver {
   /** The text console: boot log and a prompt. */
   console(ref: string): Promise<string>;
   health(): Promise<{ healthy: boolean; detail: unknown }>;
+  /** Optional: what the host offers (libvirt: `virsh nodeinfo` and the pool's capacity), for host registration. */
+  capacity?(): Promise<HostCapacity>;
+  /** Optional: the base images in the host's pool, by the catalog names they serve. */
+  images?(): Promise<string[]>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -2,7 +2,7 @@
 import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
-import { cities, configurations, countries, images, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import { cities, configurations, countries, hosts, images, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
@@ -111,6 +111,13 @@ export function createVmRepository(db: Db) {
       const [row] = await db.select({ id: images.id }).from(images).where(and(eq(images.regionId, regionId), eq(images.name, image))).limit(1);
       return !!row;
     },
+    /** The host a VM was placed on (null for VMs of providers without hosts). */
+    async host(id: number | null) {
+      if (id === null) return null;
+      const [row] = await db.select().from(hosts).where(eq(hosts.id, id)).limit(1);
+      return row ?? null;
+    },
+
     async provider(id: number) {
       const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
       return row;

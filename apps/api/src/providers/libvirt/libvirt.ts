@@ -35,6 +35,8 @@ export const libvirtSettingsSchema = z.object({
     .default({ name: 'irontech', bridge: 'irontech0', cidr: '10.231.0.0/24' }),
   /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
   images: z.record(z.string(), name).default({}),
+  /** The catalog's image names the built guest image serves (when uploaded) on this host. */
+  guestImages: z.array(z.string().min(1).max(100)).default(['Debian 12']),
   /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
   uploadGuestImage: z.boolean().default(true),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
@@ -57,7 +59,8 @@ export const libvirtSettingsSchema = z.object({
 export type LibvirtSettings = z.input<typeof libvirtSettingsSchema>;
 
 export interface LibvirtDriver extends ProviderDriver {
-  forceStop(ref: string): Promise<void>;
+  capacity(): Promise<{ cpus: number; ramGb: number; diskGb: number }>;
+  images(): Promise<string[]>;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
 }
@@ -439,6 +442,25 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     },
 
     privateIp: (ref) => leaseIp(ref),
+
+    async capacity() {
+      await host();
+      const node = await virsh.run(['nodeinfo']);
+      const cpus = Number(/^CPU\(s\):\s+(\d+)/m.exec(node)?.[1] ?? 0);
+      const memKib = Number(/^Memory size:\s+(\d+)\s*KiB/m.exec(node)?.[1] ?? 0);
+      const poolInfo = await virsh.run(['pool-info', '--bytes', pool]);
+      const capBytes = Number(/^Capacity:\s+(\d+)/m.exec(poolInfo)?.[1] ?? 0);
+      return { cpus, ramGb: Math.floor((memKib / 1024 / 1024) * 10) / 10, diskGb: Math.floor(capBytes / 1024 ** 3) };
+    },
+
+    async images() {
+      // Images the settings map to base volumes that exist in the pool, and the catalog's names the built guest serves.
+      const h = await host();
+      await virsh.run(['pool-refresh', pool]);
+      const vols = new Set((await virsh.run(['vol-list', '--pool', pool])).split('\n').map((l) => l.trim().split(/\s+/)[0]).filter(Boolean));
+      const named = Object.entries(s.images).filter(([, vol]) => vols.has(vol)).map(([image]) => image);
+      return h.guestVolume && vols.has(h.guestVolume) ? [...new Set([...named, ...s.guestImages])] : named;
+    },
 
     async health() {
       const detail: Record<string, unknown> = { uri: s.uri, pool, network: s.network.name };

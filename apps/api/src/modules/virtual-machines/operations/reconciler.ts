@@ -26,9 +26,9 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
   async function reconcileOnce(): Promise<number> {
     const rows = await repo.idleMachines(RECONCILED);
     let changed = 0;
-    for (const { vm, provider, config, region } of rows) {
+    for (const { vm, provider, config, region, host } of rows) {
       try {
-        const driver = registry.driverFor(provider);
+        const driver = registry.driverFor(provider, host);
         const state = await driver.status(vm.providerRef!);
         let next: VmStatus | null = null;
         let reason: string | null = null;

@@ -176,7 +176,7 @@ export function createOperationRunner(opts: RunnerOptions) {
       try {
         target = await repo.target(op.vmId);
         if (!target) throw new Error('The VM or its provider no longer exists');
-        driver = registry.driverFor(target.provider);
+        driver = registry.driverFor(target.provider, target.host);
         // Claimed again and again (its runners keep dying, or retries ran out): give up.
         if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
         const operation: Operation = parseOperation(op);
