@@ -132,6 +132,12 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       return row ?? null;
     },
 
+    /** Sets a VM's reason (why an action waits) without touching its status. */
+    async setReason(vmId: number, errorReason: string) {
+      const [row] = await db.update(virtualMachines).set({ errorReason, updatedAt: clock.now() }).where(eq(virtualMachines.id, vmId)).returning();
+      return row ?? null;
+    },
+
     async configuration(id: number) {
       const [row] = await db.select().from(configurations).where(eq(configurations.id, id));
       return row;

@@ -35,6 +35,9 @@ export interface RunnerOptions {
   backoffMs?: number;
 }
 
+/** The longest wait between tries of an action on a VM whose host does not answer. */
+const HOST_DOWN_RETRY_MS = 15_000;
+
 /** The VM status matching what the provider reports, after an action failed for good. */
 const STATUS_OF_MACHINE: Record<MachineState, VmStatus> = { running: 'Running', stopped: 'Stopped', missing: 'Error' };
 
@@ -177,8 +180,9 @@ export function createOperationRunner(opts: RunnerOptions) {
         target = await repo.target(op.vmId);
         if (!target) throw new Error('The VM or its provider no longer exists');
         driver = registry.driverFor(target.provider, target.host);
-        // Claimed again and again (its runners keep dying, or retries ran out): give up.
-        if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
+        // Claimed again and again (its runners keep dying, or retries ran out): give up. Not while the VM's
+        // host is known to be down: the action waits for it to answer again.
+        if (op.attempts > maxAttempts && !target.host?.lastError) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
         const operation: Operation = parseOperation(op);
         const { vm } = target;
         if (vm.providerRef && operation.kind !== 'create') await adoptIfMissing(driver, target);
@@ -190,8 +194,14 @@ export function createOperationRunner(opts: RunnerOptions) {
         await finishAndPublish(claim, { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        if (err instanceof TransientProviderError && op.attempts < maxAttempts) {
-          const delay = backoffMs * 2 ** (op.attempts - 1);
+        const hostDown = target?.host?.lastError ? target.host : null;
+        if (err instanceof TransientProviderError && (op.attempts < maxAttempts || hostDown)) {
+          const delay = Math.min(backoffMs * 2 ** (op.attempts - 1), hostDown ? HOST_DOWN_RETRY_MS : Number.MAX_SAFE_INTEGER);
+          if (hostDown && target) {
+            // The VM keeps its status; its reason says why the action waits.
+            const vm = await repo.setReason(op.vmId, `Host ${hostDown.name} is unreachable; the ${op.kind} will be retried when it answers`);
+            if (vm) publishVm(events, vm);
+          }
           log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
           await repo.finish(claim, { status: 'pending', lastError: reason, runAfter: new Date(clock.now().getTime() + delay), lockedBy: null, lockedUntil: null });
           return;
