@@ -228,6 +228,8 @@ export function createVmService(deps: Deps) {
             privateKey: deps.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
           });
+          const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
+          if (publicIp) vm.publicIp = publicIp;
           await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, kind: 'create', payload: {} });
           await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.create', targetType: 'vm', targetId: vm.id, after: { name, configurationId: input.configurationId, regionId: input.regionId, image: input.image, teamId }, requestId: ctx.requestId }, tx);
           rows.push(vm);

@@ -49,6 +49,8 @@ export const libvirtSettingsSchema = z.object({
   maxCpus: z.number().int().min(1).max(512).optional(),
   maxRamMb: z.number().int().min(128).max(16_777_216).optional(),
   maxDiskGb: z.number().int().min(1).max(1_000_000).optional(),
+  /** MB of guest memory per billed GB (1024); a small test host scales memory down so sizes still differ. */
+  ramMbPerGb: z.number().int().min(16).max(1024).default(1024),
   /** How long a create waits for the guest's DHCP lease. */
   bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(180_000),
   /** How long stop waits for the ACPI shutdown before it forces the machine off. */
@@ -166,7 +168,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
 
   const sizeOf = (meta: Pick<MachineMeta, 'cpu' | 'ramGb' | 'diskGb'>) => ({
     vcpus: Math.max(1, Math.min(Math.floor(meta.cpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
-    ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * 1024), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
+    ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * s.ramMbPerGb), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
     diskBytes: Math.max(1, Math.min(meta.diskGb, s.maxDiskGb ?? Number.MAX_SAFE_INTEGER)) * 1024 ** 3,
   });
 

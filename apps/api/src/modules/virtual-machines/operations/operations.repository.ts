@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
-import { configurations, hosts, operations, providers, regions, virtualMachines } from '../../../db/schema.ts';
+import { configurations, hosts, operations, publicAddresses, providers, regions, virtualMachines } from '../../../db/schema.ts';
 import type { Clock } from '../../../lib/clock.ts';
 
 export type OperationRow = typeof operations.$inferSelect;
@@ -130,6 +130,10 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         .where(and(eq(virtualMachines.id, vmId), eq(virtualMachines.status, expected)))
         .returning();
       return row ?? null;
+    },
+
+    async releasePublicAddress(vmId: number) {
+      await db.update(publicAddresses).set({ vmId: null, allocatedAt: null }).where(eq(publicAddresses.vmId, vmId));
     },
 
     /** Sets a VM's reason (why an action waits) without touching its status. */

@@ -66,7 +66,8 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
         publicKey: vm.publicKey ?? '',
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
       });
-      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
+      // The address of the region's public pool (allocated at create) wins over one the driver made up.
+      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: vm.publicIp ?? made.publicIp, privateIp: made.privateIp };
     },
     async start({ driver, ref }) {
       await driver.start(ref());
@@ -99,8 +100,10 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
     },
     async delete({ driver, target: { vm } }) {
       if (vm.providerRef) await driver.delete(vm.providerRef);
+      // Its public address goes back to the region's pool.
+      await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
-      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now() };
+      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now(), publicIp: null };
     },
   };
 }
