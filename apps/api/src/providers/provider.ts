@@ -62,6 +62,11 @@ export interface ProviderDriver {
   health(): Promise<{ healthy: boolean; detail: unknown }>;
   /** Optional: what the host offers (libvirt: `virsh nodeinfo` and the pool's capacity), for host registration. */
   capacity?(): Promise<HostCapacity>;
+  /**
+   * Optional: calls `listener` with a machine's ref whenever the engine reports a change of its state (libvirt's
+   * lifecycle events); answers a function that stops listening. The driver keeps the event stream alive.
+   */
+  watch?(listener: (ref: string) => void): () => void;
   /** Optional: the base images in the host's pool, by the catalog names they serve. */
   images?(): Promise<string[]>;
   /**

@@ -10,7 +10,9 @@
  * What the portal asked for (billed size, name, image) lives in the domain's <metadata>; the guest really
  * gets at most `maxCpus` vCPUs, `maxRamMb` MB and `maxDiskGb` GB so a small test host can run it.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import readline from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -49,6 +51,8 @@ export const libvirtSettingsSchema = z.object({
   maxCpus: z.number().int().min(1).max(512).optional(),
   maxRamMb: z.number().int().min(128).max(16_777_216).optional(),
   maxDiskGb: z.number().int().min(1).max(1_000_000).optional(),
+  /** Guest vCPUs per billed CPU (1); a small test host scales them down (0.5: 2 billed → 1 vCPU). */
+  vcpusPerCpu: z.number().min(0.01).max(1).default(1),
   /** MB of guest memory per billed GB (1024); a small test host scales memory down so sizes still differ. */
   ramMbPerGb: z.number().int().min(16).max(1024).default(1024),
   /** How long a create waits for the guest's DHCP lease. */
@@ -63,6 +67,7 @@ export type LibvirtSettings = z.input<typeof libvirtSettingsSchema>;
 export interface LibvirtDriver extends ProviderDriver {
   capacity(): Promise<{ cpus: number; ramGb: number; diskGb: number }>;
   images(): Promise<string[]>;
+  watch(listener: (ref: string) => void): () => void;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
 }
@@ -167,7 +172,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
   }
 
   const sizeOf = (meta: Pick<MachineMeta, 'cpu' | 'ramGb' | 'diskGb'>) => ({
-    vcpus: Math.max(1, Math.min(Math.floor(meta.cpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
+    vcpus: Math.max(1, Math.min(Math.floor(meta.cpu * s.vcpusPerCpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
     ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * s.ramMbPerGb), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
     diskBytes: Math.max(1, Math.min(meta.diskGb, s.maxDiskGb ?? Number.MAX_SAFE_INTEGER)) * 1024 ** 3,
   });
@@ -314,8 +319,47 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     await destroy(ref);
   }
 
+  // ---- lifecycle events: one `virsh event --loop` per host, restarted when it ends -----------------------
+
+  const listeners = new Set<(ref: string) => void>();
+  let watcher: ChildProcess | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  function startWatcher() {
+    if (watcher || restartTimer || listeners.size === 0) return;
+    const child = spawn(s.virshBinary, ['-q', '-c', s.uri, 'event', '--loop', '--event', 'lifecycle'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    watcher = child;
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      // event 'lifecycle' for domain 'irontech-…': Stopped Shutdown
+      const ref = /for domain '?([^':\s]+)'?:/.exec(line)?.[1];
+      if (ref && REF_RE.test(ref)) for (const l of listeners) l(ref);
+    });
+    const restart = () => {
+      if (watcher !== child) return;
+      watcher = null;
+      // The host went away or virsh died: listen again in a moment (the reconciler covers the gap).
+      if (listeners.size > 0) restartTimer = setTimeout(() => ((restartTimer = null), startWatcher()), 2000).unref();
+    };
+    child.on('exit', restart);
+    child.on('error', restart);
+  }
+
   return {
     kind: 'libvirt',
+
+    watch(listener) {
+      listeners.add(listener);
+      startWatcher();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size > 0) return;
+        if (restartTimer) clearTimeout(restartTimer);
+        restartTimer = null;
+        const child = watcher;
+        watcher = null;
+        child?.kill();
+      };
+    },
 
     create: (spec: MachineSpec) => {
       const ref = refForKey(spec.key);

@@ -26,11 +26,23 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-export function createHostMonitor(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; clock?: Clock; intervalMs?: number; timeoutMs?: number }) {
+export function createHostMonitor(opts: {
+  db: Db;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  intervalMs?: number;
+  timeoutMs?: number;
+  /** Called when a host's engine reports a machine's state changed (the reconciler looks at once). */
+  onMachineEvent?: (ref: string) => void;
+}) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  /** Event subscriptions by host id (one per host, kept while the monitor runs). */
+  const watching = new Map<number, () => void>();
 
   async function markVms(host: typeof hosts.$inferSelect, error: string | null) {
     const live = and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt));
@@ -54,9 +66,11 @@ export function createHostMonitor(opts: { db: Db; registry: ProviderRegistry; ev
     let changed = 0;
     await Promise.all(
       rows.map(async ({ host, provider }) => {
+        const driver = registry.driverFor(provider, host);
+        if (timer && opts.onMachineEvent && driver.watch && !watching.has(host.id)) watching.set(host.id, driver.watch(opts.onMachineEvent));
         let error: string | null = null;
         try {
-          const { healthy, detail } = await withTimeout(registry.driverFor(provider, host).health(), opts.timeoutMs ?? 15_000);
+          const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
           if (!healthy) error = String((detail as { error?: unknown } | null)?.error ?? 'unhealthy');
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
@@ -90,14 +104,16 @@ export function createHostMonitor(opts: { db: Db; registry: ProviderRegistry; ev
             running = null;
           });
       };
-      pass();
       timer = setInterval(pass, opts.intervalMs ?? 10_000);
       timer.unref();
+      pass();
     },
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
       await running;
+      for (const stop of watching.values()) stop();
+      watching.clear();
     },
   };
 }
