@@ -207,7 +207,7 @@ it('places VMs across two hosts, lets the portal key and password in, upgrades, 
 
   // Upgrade: the runner restarts the machine and the guest sees more vCPUs and memory.
   const memBefore = Number(/MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1]);
-  expect((await admin.call(routes.vms.upgrade, { params: { id: id1 }, body: { configurationId: extraSmall.id } })).status).toBe(200);
+  expect((await admin.call(routes.vms.changeConfiguration, { body: { id: id1, configurationId: extraSmall.id } })).status).toBe(200);
   await until(async () => (await details(id1))?.status === 'Running' && (await details(id1))?.pendingOperation === null, 'the upgrade', 180_000);
   const memAfter = Number(/MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1]);
   expect(memAfter).toBeGreaterThan(memBefore * 1.5);
