@@ -4,10 +4,10 @@
  * last known status with a reason saying the host is unreachable; when it answers again the reason goes.
  * The runner retries actions on its VMs until it answers (runner.ts).
  */
-import { and, eq, isNull, like, or } from 'drizzle-orm';
+import { and, eq, isNull, like, notInArray, or } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.ts';
-import { hosts, providers, virtualMachines } from '../../../db/schema.ts';
+import { hosts, images, providers, virtualMachines } from '../../../db/schema.ts';
 import { systemClock, type Clock } from '../../../lib/clock.ts';
 import type { ProviderRegistry } from '../../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
@@ -60,10 +60,26 @@ export function createHostMonitor(opts: {
     for (const vm of updated) publishVm(events, vm);
   }
 
+  /**
+   * A region with hosts lists the images that really exist in its hosts' pools: after a round in which every
+   * enabled host of the region answered, missing names are added and names no host has are removed. Regions
+   * without hosts (simulator providers) keep their seeded catalog.
+   */
+  async function syncImages(byRegion: Map<number, { complete: boolean; names: Set<string> }>) {
+    for (const [regionId, { complete, names }] of byRegion) {
+      if (!complete) continue;
+      const list = [...names];
+      if (list.length) await db.insert(images).values(list.map((name) => ({ regionId, name }))).onConflictDoNothing();
+      await db.delete(images).where(and(eq(images.regionId, regionId), list.length ? notInArray(images.name, list) : undefined));
+    }
+  }
+
   /** Asks every enabled host once; answers how many changed between answering and not. */
   async function checkOnce(): Promise<number> {
     const rows = await db.select({ host: hosts, provider: providers }).from(hosts).innerJoin(providers, eq(providers.id, hosts.providerId)).where(eq(hosts.enabled, true));
     let changed = 0;
+    const byRegion = new Map<number, { complete: boolean; names: Set<string> }>();
+    for (const { host } of rows) byRegion.set(host.regionId, { complete: true, names: new Set() });
     await Promise.all(
       rows.map(async ({ host, provider }) => {
         const driver = registry.driverFor(provider, host);
@@ -72,9 +88,11 @@ export function createHostMonitor(opts: {
         try {
           const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
           if (!healthy) error = String((detail as { error?: unknown } | null)?.error ?? 'unhealthy');
+          else if (driver.images) for (const name of await withTimeout(driver.images(), opts.timeoutMs ?? 15_000)) byRegion.get(host.regionId)!.names.add(name);
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
+        if (error) byRegion.get(host.regionId)!.complete = false;
         const wasDown = host.lastError !== null;
         await db
           .update(hosts)
@@ -89,6 +107,7 @@ export function createHostMonitor(opts: {
         await markVms(host, error);
       }),
     );
+    await syncImages(byRegion);
     return changed;
   }
 
