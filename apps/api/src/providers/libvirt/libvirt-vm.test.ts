@@ -3,7 +3,8 @@
  * its unix socket ("host-a") and its TCP listener behind a proxy this test can cut ("host-b"). Two guests boot
  * (one per host, spread by placement); the first is used for everything a user does: SSH with the key
  * getAccessKey hands out and with getPassword's password, the console page, an upgrade the guest sees, a
- * poweroff from inside that the live stream shows, a start and a reset. host-b is then cut: it is reported,
+ * poweroff from inside that the live stream shows, a start and a reset. The API restarts (the VMs stay Running
+ * and the new instance controls them). host-b is then cut: it is reported,
  * its VM keeps its status with a reason, an action on it waits and completes when it answers again, and
  * creates are refused or go elsewhere. Deletes leave no domain, volume, seed, DHCP entry or address.
  */
@@ -19,7 +20,8 @@ import { routes } from '@portal/contract/routes';
 import { configurations, hosts, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import { createHostsService } from '../../modules/hosts/hosts.service.ts';
 import { createOperatorTokens } from '../../modules/operator/operator-tokens.ts';
-import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { buildApp, type App } from '../../app.ts';
+import { TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { REF_RE } from './names.ts';
@@ -35,6 +37,8 @@ let admin: TestClient;
 let keyDir: string;
 let base: string;
 let operatorToken: string;
+/** The API after its restart (the first instance is closed mid-test). */
+let restarted: App | null = null;
 
 /** A TCP proxy to libvirtd's listener: closing it makes host-b unreachable, as a network cut would. */
 function tcpProxy(targetPort: number) {
@@ -79,6 +83,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  await restarted?.close();
   await t?.close();
   await proxy?.close();
   await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL] });
@@ -233,15 +238,29 @@ it('places VMs across two hosts, lets the portal key and password in, upgrades, 
   const uptimeAfter = Number.parseFloat(await ssh({ key: keyFile }, 'root', ip, 'cut -d" " -f1 /proc/uptime'));
   expect(uptimeAfter).toBeLessThan(uptime + 30);
 
+  // The API restarts while both VMs run: they stay Running and the new instance controls them.
+  await t.portal.close();
+  restarted = await buildApp({ config: t.config, database: t.database, secret: 'test-secret-that-is-long-enough-0123456789', logger: false });
+  await restarted.app.ready();
+  restarted.startWorkers();
+  const again = new TestClient(restarted, t.config.API_BASE_PATH);
+  for (const [k, v] of admin.cookies) again.cookies.set(k, v);
+  admin = again;
+  await new Promise((r) => setTimeout(r, 1500)); // the reconciler's first pass and the host monitor's first look
+  expect((await details(id1))?.status).toBe('Running');
+  expect((await details(id2))?.status).toBe('Running');
+  expect(await ssh({ key: keyFile }, 'root', ip, 'hostname', 10_000)).toBe('real-guest-1');
+  const operator = () => new TestClient(restarted!, t.config.API_BASE_PATH);
+
   // host-b is cut off: reported, its VM keeps its status with a reason, a stop waits for it.
   await proxy.close();
   const hostDown = async () => (await t.db.select().from(hosts).where(eq(hosts.id, b.host.id)))[0]!.lastError !== null;
   await until(hostDown, 'host-b reported unreachable', 30_000);
-  const health = await t.client().call(routes.platform.healthRemoteApi, { headers: { authorization: `Bearer ${operatorToken}` } });
+  const health = await operator().call(routes.platform.healthRemoteApi, { headers: { authorization: `Bearer ${operatorToken}` } });
   expect(health.status).toBe(503);
   expect(health.data.checks['host host-b']).toMatchObject({ status: 'down' });
   expect(health.data.checks['host host-a']).toMatchObject({ status: 'ok' });
-  const anonymous = await t.client().call(routes.platform.healthRemoteApi);
+  const anonymous = await operator().call(routes.platform.healthRemoteApi);
   expect(Object.keys(anonymous.data.checks)).toEqual(expect.arrayContaining([`host-${a.host.id}`, `host-${b.host.id}`]));
   expect(JSON.stringify(anonymous.data)).not.toContain('host-b');
   await until(async () => /Host host-b is unreachable/.test((await details(id2))?.errorReason ?? ''), 'the reason on the VM', 10_000);
