@@ -10,6 +10,11 @@ import { hosts, providers, publicAddresses, regions, virtualMachines } from '../
 import type { ProviderRegistry } from '../../providers/registry.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
+
+/** A refusal with a message meant for the operator (unknown provider or region, unreadable host, bad address). */
+export class HostInputError extends Error {
+  override name = 'HostInputError';
+}
 export interface Change {
   changed: boolean;
   message: string;
@@ -38,13 +43,13 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
 
   async function providerOf(ref: number | string) {
     const [row] = await db.select().from(providers).where(typeof ref === 'number' ? eq(providers.id, ref) : eq(providers.name, ref));
-    if (!row) throw new Error(`No provider ${JSON.stringify(ref)}`);
-    if (row.driver !== 'libvirt') throw new Error(`Provider "${row.name}" uses the ${row.driver} driver; hosts belong to libvirt providers`);
+    if (!row) throw new HostInputError(`No provider ${JSON.stringify(ref)}`);
+    if (row.driver !== 'libvirt') throw new HostInputError(`Provider "${row.name}" uses the ${row.driver} driver; hosts belong to libvirt providers`);
     return row;
   }
   async function regionOf(ref: number | string) {
     const [row] = await db.select().from(regions).where(typeof ref === 'number' ? eq(regions.id, ref) : eq(regions.name, ref));
-    if (!row) throw new Error(`No region ${JSON.stringify(ref)}`);
+    if (!row) throw new HostInputError(`No region ${JSON.stringify(ref)}`);
     return row;
   }
   async function byName(name: string) {
@@ -65,13 +70,13 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
       let capacity = { cpus: data.cpus, ramGb: data.ramGb, diskGb: data.diskGb };
       const driver = registry.driverFor(provider, { id: 0, uri: data.uri });
       try {
-        if (!driver.capacity) throw new Error('the driver cannot read a host capacity');
+        if (!driver.capacity) throw new HostInputError('the driver cannot read a host capacity');
         const read = await driver.capacity();
         capacity = { cpus: capacity.cpus ?? read.cpus, ramGb: capacity.ramGb ?? read.ramGb, diskGb: capacity.diskGb ?? read.diskGb };
         seen = { at: new Date(), error: null };
       } catch (err) {
         if (capacity.cpus === undefined || capacity.ramGb === undefined || capacity.diskGb === undefined) {
-          throw new Error(`Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`);
+          throw new HostInputError(`Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`);
         }
         seen = { at: null, error: (err as Error).message };
       }
@@ -144,7 +149,7 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
     async addPublicAddresses(regionRef: number | string, addresses: string[]): Promise<Change> {
       const region = await regionOf(regionRef);
       const bad = addresses.filter((a) => !isIpv4(a));
-      if (bad.length) throw new Error(`Not IPv4 addresses: ${bad.join(', ')}`);
+      if (bad.length) throw new HostInputError(`Not IPv4 addresses: ${bad.join(', ')}`);
       const added = await db.insert(publicAddresses).values(addresses.map((address) => ({ regionId: region.id, address }))).onConflictDoNothing().returning();
       return { changed: added.length > 0, message: `Added ${added.length} public address(es) to ${region.name}${added.length < addresses.length ? ` (${addresses.length - added.length} already in a pool)` : ''}.` };
     },
@@ -174,13 +179,13 @@ export function expandAddresses(spec: string): string[] {
   const range = /^(\d+\.\d+\.\d+\.)(\d+)-(\d+)$/.exec(spec);
   if (range) {
     const [from, to] = [Number(range[2]), Number(range[3])];
-    if (to < from || to > 255) throw new Error(`Bad address range ${spec}`);
+    if (to < from || to > 255) throw new HostInputError(`Bad address range ${spec}`);
     return Array.from({ length: to - from + 1 }, (_, i) => `${range[1]}${from + i}`);
   }
   const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d+)$/.exec(spec);
   if (cidr) {
     const bits = Number(cidr[2]);
-    if (bits < 22 || bits > 32) throw new Error(`Prefix /${bits} not supported (22–32)`);
+    if (bits < 22 || bits > 32) throw new HostInputError(`Prefix /${bits} not supported (22–32)`);
     const base = cidr[1]!.split('.').reduce((a, o) => a * 256 + Number(o), 0);
     const size = 2 ** (32 - bits);
     const net = base - (base % size);
