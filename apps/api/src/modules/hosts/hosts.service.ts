@@ -66,7 +66,7 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
       const data = hostInputSchema.parse(input);
       const provider = await providerOf(data.provider);
       const region = await regionOf(data.region);
-      let seen: { at: Date | null; error: string | null } = { at: null, error: null };
+      let seen: { at: Date | null; error: string | null };
       let capacity = { cpus: data.cpus, ramGb: data.ramGb, diskGb: data.diskGb };
       const driver = registry.driverFor(provider, { id: 0, uri: data.uri });
       try {
