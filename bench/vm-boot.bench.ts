@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { buildApp } from '../apps/api/src/app.ts';
 import { loadConfig } from '../apps/api/src/config.ts';
 import { openDatabase } from '../apps/api/src/db/client.ts';
-import { configurations, providerOfferings, providers, regions } from '../apps/api/src/db/schema.ts';
+import { configurations, hosts, providerOfferings, providers, regions } from '../apps/api/src/db/schema.ts';
 import { createHostsService } from '../apps/api/src/modules/hosts/hosts.service.ts';
 import { REF_RE } from '../apps/api/src/providers/libvirt/names.ts';
 import { createProviderRegistry } from '../apps/api/src/providers/registry.ts';
@@ -76,12 +76,18 @@ try {
   await call('POST', '/auth/login', { email: 'admin@example.com', password: 'Bench-Password-1!' });
   await call('POST', '/auth/mfa', { code: codeFrom(await smtp.waitFor('admin@example.com')) });
   // The host monitor's first look (marks the host seen).
-  await sleep(1500);
+  for (let i = 0; ; i++) {
+    const [h] = await database.db.select().from(hosts);
+    if (h?.lastSeenAt && !h.lastError) break;
+    if (i > 600) throw new Error(`the bench host is not seen: ${h?.lastError}`);
+    await sleep(200);
+  }
 
   // 1. Through the portal.
   let t0 = Date.now();
   const created = await call('POST', '/virtualMachines/create', { regionId: region.id, image: 'Debian 12', configurationId: micro.id, providerId: provider!.id, name: 'bench-vm', numberOfInstances: 1 });
-  const id = created.data.ids![0]!;
+  if (!created.data?.ids) throw new Error(`create failed: ${JSON.stringify(created)}`);
+  const id = created.data.ids[0]!;
   let ip: string | null = null;
   while (!ip) {
     const d = (await call('GET', `/virtualMachines/details/${id}`)).data as { status: string; virtualMachine: { network: { privateIp: string | null } } };

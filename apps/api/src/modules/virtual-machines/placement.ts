@@ -28,8 +28,8 @@ export interface HostLoad {
 export function unavailableReason(host: HostRow): string | null {
   if (!host.enabled) return 'disabled';
   if (host.draining) return 'draining';
-  if (!host.lastSeenAt) return 'not seen yet';
   if (host.lastError) return 'unreachable';
+  if (!host.lastSeenAt) return 'not seen yet';
   return null;
 }
 
