@@ -97,7 +97,7 @@ describe('virtual machines', () => {
     // Private key download.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Private Key' }).click()]);
     expect(download.suggestedFilename()).toBe('privateKey.pem');
-    expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
 
     // Console in a new tab.
     const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Console' }).click()]);

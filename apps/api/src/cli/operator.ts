@@ -26,6 +26,7 @@ import { createMailer } from '../mail/mailer.ts';
 import { createOneTimeTokens } from '../modules/auth/one-time-tokens.ts';
 import { inviteCompanyAdmin } from '../modules/operator/first-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
+import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts';
 
 export interface OperatorResult {
   /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
@@ -37,12 +38,20 @@ const done = (output: string): OperatorResult => ({ exitCode: 0, output });
 const unchanged = (output: string): OperatorResult => ({ exitCode: 1, output });
 
 export const OPERATOR_USAGE =
-  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email>';
+  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email> | ' + HOST_USAGE;
 
 async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const tokens = createOperatorTokens({ db: database.db, secret });
   const [area, verb, arg, extra] = argv;
+  // Hosts and public address pools (cli/hosts-commands.ts): a command that changed nothing throws NothingChanged.
+  try {
+    const hostOutput = await runHostCommand(argv, database.db);
+    if (hostOutput !== null) return done(hostOutput);
+  } catch (err) {
+    if (err instanceof NothingChanged) return unchanged(err.message);
+    throw err;
+  }
   const oneTimeTokens = createOneTimeTokens({ db: database.db, secret, clock: systemClock, random: cryptoRandom });
   if (area === 'reset-password' && verb && !arg) {
     const [user] = await database.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, verb.toLowerCase()));

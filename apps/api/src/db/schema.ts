@@ -12,6 +12,7 @@ import {
   pgEnum,
   pgTable,
   primaryKey,
+  real,
   serial,
   text,
   timestamp,
@@ -242,6 +243,49 @@ export const providers = pgTable('providers', {
   enabled: boolean('enabled').notNull().default(true),
 });
 
+/**
+ * A libvirt host of a provider in a region (docs/virtual-machines.md, "Hosts and placement"): its URI, its
+ * capacity (given by the operator or read from the host when registered), how far it may be overcommitted,
+ * whether it takes new machines, and what the host monitor last saw.
+ */
+export const hosts = pgTable(
+  'hosts',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    uri: text('uri').notNull(),
+    providerId: integer('provider_id').notNull().references(() => providers.id),
+    regionId: integer('region_id').notNull().references(() => regions.id),
+    cpus: integer('cpus').notNull(),
+    ramGb: real('ram_gb').notNull(),
+    diskGb: real('disk_gb').notNull(),
+    cpuOvercommit: real('cpu_overcommit').notNull().default(4),
+    ramOvercommit: real('ram_overcommit').notNull().default(1),
+    diskOvercommit: real('disk_overcommit').notNull().default(1),
+    /** Disabled hosts take nothing new; draining hosts take nothing new while their machines move off or end. */
+    enabled: boolean('enabled').notNull().default(true),
+    draining: boolean('draining').notNull().default(false),
+    /** The host monitor's last successful look, and its last failure (null while the host answers). */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('hosts_provider_region_idx').on(t.providerId, t.regionId)],
+);
+
+/** A region's public addresses; a VM holds at most one, and an address is never held twice (unique vm_id). */
+export const publicAddresses = pgTable(
+  'public_addresses',
+  {
+    id: serial('id').primaryKey(),
+    regionId: integer('region_id').notNull().references(() => regions.id),
+    address: text('address').notNull().unique(),
+    vmId: integer('vm_id').unique().references(() => virtualMachines.id),
+    allocatedAt: timestamp('allocated_at', { withTimezone: true }),
+  },
+  (t) => [index('public_addresses_free_idx').on(t.regionId, t.id).where(sql`vm_id is null`)],
+);
+
 /** Which provider can run which configuration of which image in which region. */
 export const providerOfferings = pgTable(
   'provider_offerings',
@@ -272,6 +316,8 @@ export const virtualMachines = pgTable(
     providerId: integer('provider_id').notNull().references(() => providers.id),
     /** The driver's own id for the machine, once created. */
     providerRef: text('provider_ref'),
+    /** The host the machine was placed on (libvirt providers with registered hosts); null otherwise. */
+    hostId: integer('host_id').references(() => hosts.id),
     publicIp: text('public_ip'),
     privateIp: text('private_ip'),
     sshUsername: text('ssh_username').notNull().default('root'),

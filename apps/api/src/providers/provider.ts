@@ -13,6 +13,8 @@ export interface MachineSpec {
   ramGb: number;
   diskGb: number;
   region: string;
+  /** The login the portal shows (`sshUsername`): the guest gives it the password and key. */
+  username: string;
   /** OpenSSH public key to install for the default user. */
   publicKey: string;
   /** Password for the default user. */
@@ -23,6 +25,12 @@ export interface CreatedMachine {
   ref: string;
   publicIp: string | null;
   privateIp: string | null;
+}
+
+export interface HostCapacity {
+  cpus: number;
+  ramGb: number;
+  diskGb: number;
 }
 
 export type MachineState = 'running' | 'stopped' | 'missing';
@@ -65,6 +73,15 @@ export interface ProviderDriver {
   health(): Promise<{ healthy: boolean; detail: unknown }>;
   /** Optional: the interactive consoles of a running machine (docs/virtual-machines.md, "Console"). */
   consoleChannels?(ref: string): Promise<ConsoleChannels>;
+  /** Optional: what the host offers (libvirt: `virsh nodeinfo` and the pool's capacity), for host registration. */
+  capacity?(): Promise<HostCapacity>;
+  /**
+   * Optional: calls `listener` with a machine's ref whenever the engine reports a change of its state (libvirt's
+   * lifecycle events); answers a function that stops listening. The driver keeps the event stream alive.
+   */
+  watch?(listener: (ref: string) => void): () => void;
+  /** Optional: the base images in the host's pool, by the catalog names they serve. */
+  images?(): Promise<string[]>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -3,11 +3,12 @@
  *  - US East: one provider for most sizes (auto-selected), two for Medium and Large (a dropdown);
  *  - Singapore: no provider for Extra Large ("Chosen configuration has no possible provider").
  */
+import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { VM_SIZES } from '@portal/contract/constants';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { cities, configurations, countries, images, providerOfferings, providers, regions } from '../db/schema.ts';
+import { cities, configurations, countries, hosts, images, providerOfferings, providers, regions } from '../db/schema.ts';
 
 const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
@@ -60,5 +61,15 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
     }
     for (const key of ['medium', 'large']) offerings.push({ providerId: secondary!.id, regionId: usEast!.id, configurationId: sizeId(key) });
     await tx.insert(providerOfferings).values(offerings);
+    if (driver === 'libvirt') {
+      // This machine's libvirtd is the demo host of US East for both providers (other regions reach it through
+      // the providers' settings). Its size is this machine's; the host monitor sees it at start-up (and uploads
+      // the built guest image into its pool), after which creates are placed on it.
+      const local = { uri: 'qemu:///system', regionId: usEast!.id, cpus: os.cpus().length, ramGb: Math.floor(os.totalmem() / 1024 ** 3) || 1, diskGb: 100 };
+      await tx.insert(hosts).values([
+        { ...local, name: 'local', providerId: primary!.id },
+        { ...local, name: 'local-metal', providerId: secondary!.id },
+      ]);
+    }
   });
 }

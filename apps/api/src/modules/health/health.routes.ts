@@ -1,8 +1,10 @@
 /** Health checks a load balancer understands: 200 when healthy, 503 when not. */
 import type { FastifyInstance } from 'fastify';
 import { platformRoutes } from '@portal/contract/platform';
+import { asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { hosts } from '../../db/schema.ts';
 import { registerRoute } from '../../lib/http.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
@@ -59,9 +61,15 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
     for (const { provider, healthy, latencyMs } of await checkProviders(deps.database.db, deps.registry)) {
       checks[named ? provider.name : `provider-${provider.id}`] = { status: healthy ? 'ok' : 'down', detail: named ? provider.driver : null, latencyMs };
     }
+    // Each registered host as the host monitor last saw it (no call to the hosts on a public request).
+    for (const host of await deps.database.db.select().from(hosts).where(eq(hosts.enabled, true)).orderBy(asc(hosts.id))) {
+      const up = host.lastError === null && host.lastSeenAt !== null;
+      const detail = named ? `${host.uri}${host.draining ? ' (draining)' : ''}: ${host.lastError ?? (host.lastSeenAt ? `seen ${host.lastSeenAt.toISOString()}` : 'not seen yet')}` : null;
+      checks[named ? `host ${host.name}` : `host-${host.id}`] = { status: up ? 'ok' : 'down', detail, latencyMs: 0 };
+    }
     const down = Object.values(checks).some((c) => c.status === 'down');
     if (down) reply.status(503);
-    return { message: down ? 'A provider is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
+    return { message: down ? 'A provider or host is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
   });
   registerRoute(app, platformRoutes.debug, async () => ({
     data: (await checkProviders(deps.database.db, deps.registry)).map(({ provider, healthy, detail }) => ({ provider: provider.name, driver: provider.driver, healthy, detail })),

@@ -8,6 +8,7 @@ import { registerRoute } from '../../lib/http.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { senderOf } from '../auth/auth.service.ts';
 import { createImportsService } from './imports.service.ts';
+import { createHostImports } from './host-imports.ts';
 import { eq } from 'drizzle-orm';
 
 /** Burns one core for `ms` in a worker thread (the API keeps answering), for profiling. */
@@ -68,6 +69,9 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
   registerRoute(api, platformRoutes.importDistributors, async ({ body }) => ({ data: await imports.distributors(body.rows) }));
   registerRoute(api, platformRoutes.importResellers, async ({ body }) => ({ data: await imports.resellers(body.rows) }));
   registerRoute(api, platformRoutes.importCompanies, async ({ body }) => ({ data: await imports.companies(body.rows) }));
+  const hostImports = createHostImports({ db: deps.db, registry: deps.registry, log: deps.log });
+  registerRoute(api, platformRoutes.importHosts, async ({ body }) => ({ data: await hostImports.hosts(body.rows) }));
+  registerRoute(api, platformRoutes.importPublicAddresses, async ({ body }) => ({ data: await hostImports.publicAddresses(body.rows) }));
 
   registerRoute(api, platformRoutes.loadCpu, async ({ body }) => ({ data: { durationMs: body.durationMs, iterations: await loadCpu(body.durationMs) } }));
 

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { createOperationsRepository } from './operations/operations.repository.ts';
+import { createHostMonitor } from './operations/host-monitor.ts';
 import { createReconciler } from './operations/reconciler.ts';
 import { createOperationRunner } from './operations/runner.ts';
 import { registerConsoleSockets } from './console-socket.ts';
@@ -40,6 +41,8 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   const repo = createVmRepository(deps.db);
   const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS });
   const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
+  // Engine events (a guest powered itself off) make the reconciler look at once rather than at its next round.
+  const hostMonitor = createHostMonitor({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_HOST_CHECK_INTERVAL_MS, onMachineEvent: () => reconciler.kick() });
   let started = false;
   const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
   registerVmRoutes(api, { vms, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
@@ -48,6 +51,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     {
       start() {
         started = true;
+        hostMonitor.start();
         runner.start();
         reconciler.start();
       },
@@ -55,6 +59,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
         started = false;
         await runner.stop();
         await reconciler.stop();
+        await hostMonitor.stop();
         await relay?.stop();
       },
     },

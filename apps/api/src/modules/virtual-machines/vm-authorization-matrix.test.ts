@@ -181,7 +181,7 @@ const cells: Cell[] = [
     call: 'GET /virtualMachines/getAccessKey/:id',
     expect: vmChange,
     run: (c) => c.call(routes.vms.getAccessKey, { params: { id: shared.read } }),
-    check: (res) => expect((res.data as { privateKey: string }).privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/),
+    check: (res) => expect((res.data as { privateKey: string }).privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/),
   },
   {
     call: 'GET /virtualMachines/getAccess/:id',

@@ -3,7 +3,7 @@ import type { OperationKind } from '@portal/contract/vm-lifecycle';
 import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
-import { cities, configurations, countries, images, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import { cities, configurations, countries, hosts, images, publicAddresses, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
@@ -127,6 +127,29 @@ export function createVmRepository(db: Db) {
       const [row] = await db.select({ id: images.id }).from(images).where(and(eq(images.regionId, regionId), eq(images.name, image))).limit(1);
       return !!row;
     },
+    /**
+     * Gives the VM a free address of its region's public pool, if the pool has one (null otherwise). The
+     * unique vm_id and address columns keep an address from being held twice; SKIP LOCKED lets concurrent
+     * creates take different ones.
+     */
+    async allocatePublicAddress(tx: Tx, vmId: number, regionId: number): Promise<string | null> {
+      const [row] = await tx
+        .update(publicAddresses)
+        .set({ vmId, allocatedAt: new Date() })
+        .where(eq(publicAddresses.id, sql`(select id from public_addresses where region_id = ${regionId} and vm_id is null order by id limit 1 for update skip locked)`))
+        .returning({ address: publicAddresses.address });
+      if (!row) return null;
+      await tx.update(virtualMachines).set({ publicIp: row.address }).where(eq(virtualMachines.id, vmId));
+      return row.address;
+    },
+
+    /** The host a VM was placed on (null for VMs of providers without hosts). */
+    async host(id: number | null) {
+      if (id === null) return null;
+      const [row] = await db.select().from(hosts).where(eq(hosts.id, id)).limit(1);
+      return row ?? null;
+    },
+
     async provider(id: number) {
       const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
       return row;

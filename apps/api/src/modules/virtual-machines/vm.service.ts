@@ -13,7 +13,8 @@ import { effectivePermissions, type Permission } from '../access/permissions.ts'
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
-import { generateCredentials, type SecretBox } from './vm-secrets.ts';
+import { placeVm } from './placement.ts';
+import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from './vm-secrets.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   repo: VmRepository;
@@ -132,7 +133,7 @@ export function createVmService(deps: Deps) {
       if (running) {
         try {
           const provider = await repo.provider(vm.providerId);
-          const u = await deps.registry.driverFor(provider!).usage(vm.providerRef!);
+          const u = await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).usage(vm.providerRef!);
           usage = { cpuUsage: u.cpuPercent, ramUsage: u.ramUsedGb };
         } catch {
           // Usage is best effort; the card shows a dash.
@@ -185,7 +186,7 @@ export function createVmService(deps: Deps) {
     async privateKey(scope: TenantScope, id: number) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (!vm.privateKey) throw new NotFoundError('This virtual machine has no key');
-      return { privateKey: deps.secrets.open(vm.privateKey) };
+      return { privateKey: asOpenSshPrivateKey(deps.secrets.open(vm.privateKey), vm.name.replace(/[^\w.@-]/g, '_')) };
     },
     async access(scope: TenantScope, id: number) {
       const vm = await loadVisible(scope, id, 'vm.operate');
@@ -202,7 +203,7 @@ export function createVmService(deps: Deps) {
       if (!vm?.providerRef) throw new NotFoundError('Virtual machine not found');
       const provider = await repo.provider(vm.providerId);
       try {
-        return { name: vm.name, text: await deps.registry.driverFor(provider!).console(vm.providerRef) };
+        return { name: vm.name, text: await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef) };
       } catch {
         // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
         throw new ProviderUnavailableError('Console is currently unavailable');
@@ -240,9 +241,16 @@ export function createVmService(deps: Deps) {
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
       if (!(await repo.offers(input.providerId, input.regionId, input.configurationId))) throw new BadRequestError('Chosen configuration has no possible provider');
       const names = input.numberOfInstances === 1 ? [input.name] : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
+      const size = (await repo.configuration(input.configurationId))!;
       const created = await db.transaction(async (tx) => {
         const rows: VmRow[] = [];
+        const placed = new Map<number, { cpu: number; ram: number; disk: number }>();
         for (const name of names) {
+          const host = await placeVm(tx, input.providerId, input.regionId, size, placed);
+          if (host) {
+            const prev = placed.get(host.id) ?? { cpu: 0, ram: 0, disk: 0 };
+            placed.set(host.id, { cpu: prev.cpu + size.cpu, ram: prev.ram + size.ram, disk: prev.disk + size.disk });
+          }
           const creds = generateCredentials(name);
           const vm = await repo.insertVm(tx, {
             companyId: ctx.scope.companyId,
@@ -254,10 +262,13 @@ export function createVmService(deps: Deps) {
             regionId: input.regionId,
             image: input.image,
             providerId: input.providerId,
+            hostId: host?.id ?? null,
             sshPassword: deps.secrets.seal(creds.password),
-            privateKey: deps.secrets.seal(creds.privateKeyPem),
+            privateKey: deps.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
           });
+          const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
+          if (publicIp) vm.publicIp = publicIp;
           await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, kind: 'create', payload: {} });
           await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.create', targetType: 'vm', targetId: vm.id, after: { name, configurationId: input.configurationId, regionId: input.regionId, image: input.image, teamId }, requestId: ctx.requestId }, tx);
           rows.push(vm);

@@ -1,5 +1,8 @@
 /** Virtual machines through the real server: catalog, create chain, lifecycle, credentials, failures. */
-import { createPrivateKey } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
@@ -120,7 +123,7 @@ describe('lifecycle', () => {
     expect((await admin.call(routes.vms.list, { query: { search: 'web-main' } })).data.data).toEqual([]);
   });
 
-  it('hands out a password, a PEM private key, access details and a single-use console URL', async () => {
+  it('hands out a password, an OpenSSH private key, access details and a single-use console URL', async () => {
     const id = (await createVm('creds-1')).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const pw = await admin.call(routes.vms.getPassword, { params: { id } });
@@ -128,12 +131,21 @@ describe('lifecycle', () => {
     const [row] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id));
     expect(row!.sshPassword).not.toContain(pw.data.sshPassword);
     const key = await admin.call(routes.vms.getAccessKey, { params: { id } });
-    expect(key.data.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    expect(createPrivateKey(key.data.privateKey).asymmetricKeyType).toBe('ed25519');
+    expect(key.data.privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
     expect(row!.privateKey).not.toContain('BEGIN');
     const access = await admin.call(routes.vms.getAccess, { params: { id } });
     expect(access.data).toMatchObject({ username: 'root', port: 22 });
     expect(access.data.publicKey).toMatch(/^ssh-ed25519 /);
+    // The private key is an Ed25519 key OpenSSH reads (ssh-keygen -y, as ssh -i does), matching the public key.
+    const keyDir = mkdtempSync(path.join(os.tmpdir(), 'vm-key-'));
+    try {
+      writeFileSync(path.join(keyDir, 'id'), key.data.privateKey, { mode: 0o600 });
+      const derived = execFileSync('ssh-keygen', ['-y', '-f', path.join(keyDir, 'id')], { encoding: 'utf8' }).trim();
+      expect(derived).toMatch(/^ssh-ed25519 /);
+      expect(access.data.publicKey.startsWith(derived)).toBe(true);
+    } finally {
+      rmSync(keyDir, { recursive: true, force: true });
+    }
 
     const consoleRes = await admin.call(routes.vms.getConsole, { params: { id } });
     const url = consoleRes.data.consoleUrl;

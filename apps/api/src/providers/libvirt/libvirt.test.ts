@@ -59,6 +59,7 @@ beforeAll(async () => {
     ramGb: 0.25,
     diskGb: 2,
     region: 'US East',
+    username: 'root',
     publicKey: (await readFile(`${privateKey}.pub`, 'utf8')).trim(),
     password: `-it's a "secret" $(x) 9`,
   };
@@ -131,6 +132,8 @@ it('creates a machine that boots from its own disk, gets a DHCP address and acce
   expect(await local.create(spec)).toEqual({ ref, publicIp: null, privateIp: ip });
   expect(await local.status(ref)).toBe('running');
   expect(await local.privateIp(ref)).toBe(ip);
+  // A static DHCP entry holds the address for this machine while it exists.
+  expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).toContain(`<host mac='${macForKey(spec.key)}' name='${ref}' ip='${ip}'/>`);
   const list = await daemon.virsh(daemon.socketUri, ['list', '--name']);
   expect(list.split('\n').filter((n) => n.trim() === ref)).toHaveLength(1);
 
@@ -209,6 +212,8 @@ it('deletes the domain, its disk, its seed and its lease', { timeout: 120_000 },
   expect(vols).toMatch(/irontech-guest-[0-9a-f]{16}\.qcow2/); // the base image stays for the next machine
   const leases = await daemon.virsh(daemon.socketUri, ['net-dhcp-leases', NETWORK]);
   expect(leases).not.toContain(macForKey(spec.key));
+  // Its static DHCP entry is gone too: the address may go to another machine now.
+  expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).not.toContain(macForKey(spec.key));
   await expect(local.console(ref)).rejects.toThrow(/does not exist/);
   // Deleting again is a no-op (a retried delete succeeds).
   await local.delete(ref);

@@ -10,7 +10,9 @@
  * What the portal asked for (billed size, name, image) lives in the domain's <metadata>; the guest really
  * gets at most `maxCpus` vCPUs, `maxRamMb` MB and `maxDiskGb` GB so a small test host can run it.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import readline from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -20,7 +22,7 @@ import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
 import { createVirsh, isNotFound } from './virsh.ts';
-import { dirPoolXml, domainXml, natNetworkXml, parseMeta, type MachineMeta } from './xml.ts';
+import { dirPoolXml, domainXml, ipToNumber, natNetworkXml, numberToIp, parseMeta, staticHosts, type MachineMeta } from './xml.ts';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
 
@@ -36,10 +38,12 @@ export const libvirtSettingsSchema = z.object({
     .default({ name: 'irontech', bridge: 'irontech0', cidr: '10.231.0.0/24' }),
   /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
   images: z.record(z.string(), name).default({}),
+  /** The catalog's image names the built guest image serves (when uploaded) on this host. */
+  guestImages: z.array(z.string().min(1).max(100)).default(['Debian 12']),
   /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
   uploadGuestImage: z.boolean().default(true),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
-  /** The login the seed gives the password and key: the portal shows `root` (Debian cloud images' own is `debian`). */
+  /** The login the seed gives the password and key when the spec names none (the portal's VMs name `root`). */
   guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('root'),
   /** `qemu` runs under TCG anywhere; `kvm` needs a working /dev/kvm on the host. */
   domainType: z.enum(['qemu', 'kvm']).default('qemu'),
@@ -48,6 +52,10 @@ export const libvirtSettingsSchema = z.object({
   maxCpus: z.number().int().min(1).max(512).optional(),
   maxRamMb: z.number().int().min(128).max(16_777_216).optional(),
   maxDiskGb: z.number().int().min(1).max(1_000_000).optional(),
+  /** Guest vCPUs per billed CPU (1); a small test host scales them down (0.5: 2 billed → 1 vCPU). */
+  vcpusPerCpu: z.number().min(0.01).max(1).default(1),
+  /** MB of guest memory per billed GB (1024); a small test host scales memory down so sizes still differ. */
+  ramMbPerGb: z.number().int().min(16).max(1024).default(1024),
   /** How long a create waits for the guest's DHCP lease. */
   bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(180_000),
   /** How long stop waits for the ACPI shutdown before it forces the machine off. */
@@ -58,7 +66,9 @@ export const libvirtSettingsSchema = z.object({
 export type LibvirtSettings = z.input<typeof libvirtSettingsSchema>;
 
 export interface LibvirtDriver extends ProviderDriver {
-  forceStop(ref: string): Promise<void>;
+  capacity(): Promise<{ cpus: number; ramGb: number; diskGb: number }>;
+  images(): Promise<string[]>;
+  watch(listener: (ref: string) => void): () => void;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
 }
@@ -163,8 +173,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
   }
 
   const sizeOf = (meta: Pick<MachineMeta, 'cpu' | 'ramGb' | 'diskGb'>) => ({
-    vcpus: Math.max(1, Math.min(Math.floor(meta.cpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
-    ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * 1024), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
+    vcpus: Math.max(1, Math.min(Math.floor(meta.cpu * s.vcpusPerCpu), s.maxCpus ?? Number.MAX_SAFE_INTEGER)),
+    ramMb: Math.max(128, Math.min(Math.floor(meta.ramGb * s.ramMbPerGb), s.maxRamMb ?? Number.MAX_SAFE_INTEGER)),
     diskBytes: Math.max(1, Math.min(meta.diskGb, s.maxDiskGb ?? Number.MAX_SAFE_INTEGER)) * 1024 ** 3,
   });
 
@@ -230,6 +240,44 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     return ips.at(-1) ?? null;
   }
 
+  /**
+   * A static DHCP entry (MAC → address) on the machine's network, made before its first boot: dnsmasq then
+   * never hands that address to another machine while this one exists, and delete removes the entry. The
+   * address is the lowest one of the DHCP range that no entry and no current lease holds.
+   */
+  async function reserveAddress(ref: string, mac: string): Promise<string> {
+    return withLock(`network:${s.network.name}`, async () => {
+      const xml = await virsh.run(['net-dumpxml', '--inactive', s.network.name]);
+      const own = staticHosts(xml).find((h) => h.mac === mac);
+      if (own) return own.ip;
+      const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
+      if (!range) throw new Error(`network ${s.network.name} on ${s.uri} has no DHCP range`);
+      const leases = await virsh.run(['net-dhcp-leases', s.network.name]);
+      const taken = new Set([...staticHosts(xml).map((h) => h.ip), ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!)]);
+      const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
+      for (let n = from; n <= to; n++) {
+        const ip = numberToIp(n);
+        if (taken.has(ip)) continue;
+        const entry = `<host mac='${mac}' name='${ref}' ip='${ip}'/>`;
+        const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
+        await virsh.run(['net-update', s.network.name, 'add-last', 'ip-dhcp-host', entry, '--config', ...(active ? ['--live'] : [])]);
+        return ip;
+      }
+      throw new Error(`network ${s.network.name} on ${s.uri} has no free address left`);
+    });
+  }
+
+  /** Removes the machine's static DHCP entry (found by its name, the ref) after its domain is gone. */
+  async function releaseAddress(ref: string): Promise<void> {
+    await withLock(`network:${s.network.name}`, async () => {
+      const xml = await virsh.maybe(['net-dumpxml', '--inactive', s.network.name]);
+      const own = xml && staticHosts(xml).find((h) => h.name === ref);
+      if (!own) return;
+      const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
+      await virsh.run(['net-update', s.network.name, 'delete', 'ip-dhcp-host', `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`, '--config', ...(active ? ['--live'] : [])]);
+    });
+  }
+
   async function waitForLease(ref: string): Promise<string> {
     const until = Date.now() + s.bootTimeoutMs;
     for (;;) {
@@ -272,8 +320,47 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     await destroy(ref);
   }
 
+  // ---- lifecycle events: one `virsh event --loop` per host, restarted when it ends -----------------------
+
+  const listeners = new Set<(ref: string) => void>();
+  let watcher: ChildProcess | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  function startWatcher() {
+    if (watcher || restartTimer || listeners.size === 0) return;
+    const child = spawn(s.virshBinary, ['-q', '-c', s.uri, 'event', '--loop', '--event', 'lifecycle'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    watcher = child;
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      // event 'lifecycle' for domain 'irontech-…': Stopped Shutdown
+      const ref = /for domain '?([^':\s]+)'?:/.exec(line)?.[1];
+      if (ref && REF_RE.test(ref)) for (const l of listeners) l(ref);
+    });
+    const restart = () => {
+      if (watcher !== child) return;
+      watcher = null;
+      // The host went away or virsh died: listen again in a moment (the reconciler covers the gap).
+      if (listeners.size > 0) restartTimer = setTimeout(() => ((restartTimer = null), startWatcher()), 2000).unref();
+    };
+    child.on('exit', restart);
+    child.on('error', restart);
+  }
+
   return {
     kind: 'libvirt',
+
+    watch(listener) {
+      listeners.add(listener);
+      startWatcher();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size > 0) return;
+        if (restartTimer) clearTimeout(restartTimer);
+        restartTimer = null;
+        const child = watcher;
+        watcher = null;
+        child?.kill();
+      };
+    },
 
     create: (spec: MachineSpec) => {
       const ref = refForKey(spec.key);
@@ -293,10 +380,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
               .run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2'])
               .catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
-          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: s.guestUser, password: spec.password, publicKey: spec.publicKey });
+          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: spec.username || s.guestUser, password: spec.password, publicKey: spec.publicKey });
           await uploadVolume(v.seed, iso);
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
         }
+        await reserveAddress(ref, macForKey(spec.key));
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
         else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
@@ -361,6 +449,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           });
         }
         const v = volumes(ref);
+        await releaseAddress(ref);
         await virsh.run(['pool-refresh', pool]);
         for (const vol of [v.disk, v.seed, v.log]) await virsh.maybe(['vol-delete', '--pool', pool, vol]);
         cpuSamples.delete(ref);
@@ -405,6 +494,25 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     },
 
     privateIp: (ref) => leaseIp(ref),
+
+    async capacity() {
+      await host();
+      const node = await virsh.run(['nodeinfo']);
+      const cpus = Number(/^CPU\(s\):\s+(\d+)/m.exec(node)?.[1] ?? 0);
+      const memKib = Number(/^Memory size:\s+(\d+)\s*KiB/m.exec(node)?.[1] ?? 0);
+      const poolInfo = await virsh.run(['pool-info', '--bytes', pool]);
+      const capBytes = Number(/^Capacity:\s+(\d+)/m.exec(poolInfo)?.[1] ?? 0);
+      return { cpus, ramGb: Math.floor((memKib / 1024 / 1024) * 10) / 10, diskGb: Math.floor(capBytes / 1024 ** 3) };
+    },
+
+    async images() {
+      // Images the settings map to base volumes that exist in the pool, and the catalog's names the built guest serves.
+      const h = await host();
+      await virsh.run(['pool-refresh', pool]);
+      const vols = new Set((await virsh.run(['vol-list', '--pool', pool])).split('\n').map((l) => l.trim().split(/\s+/)[0]).filter(Boolean));
+      const named = Object.entries(s.images).filter(([, vol]) => vols.has(vol)).map(([image]) => image);
+      return h.guestVolume && vols.has(h.guestVolume) ? [...new Set([...named, ...s.guestImages])] : named;
+    },
 
     async health() {
       const detail: Record<string, unknown> = { uri: s.uri, pool, network: s.network.name };

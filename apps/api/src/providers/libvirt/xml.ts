@@ -127,3 +127,16 @@ export function dirPoolXml(name: string, dir: string): string {
 </pool>
 `;
 }
+
+export const ipToNumber = (ip: string) => ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+export const numberToIp = (n: number) => [24, 16, 8, 0].map((sh) => Math.floor(n / 2 ** sh) % 256).join('.');
+
+/** The static DHCP entries (`<host mac name ip/>`) of a network definition. */
+export function staticHosts(networkXml: string): { mac: string; name: string | null; ip: string }[] {
+  return [...networkXml.matchAll(/<host\s([^>]*)\/>/g)].flatMap((m) => {
+    const attr = (k: string) => new RegExp(`${k}=['"]([^'"]+)['"]`).exec(m[1]!)?.[1] ?? null;
+    const mac = attr('mac');
+    const ip = attr('ip');
+    return mac && ip ? [{ mac: mac.toLowerCase(), name: attr('name'), ip }] : [];
+  });
+}

@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
-import { configurations, operations, providers, regions, virtualMachines } from '../../../db/schema.ts';
+import { configurations, hosts, operations, publicAddresses, providers, regions, virtualMachines } from '../../../db/schema.ts';
 import type { Clock } from '../../../lib/clock.ts';
 
 export type OperationRow = typeof operations.$inferSelect;
@@ -94,11 +94,12 @@ export function createOperationsRepository(db: Db, clock: Clock) {
     /** Everything an operation works with, in one query. */
     async target(vmId: number) {
       const [row] = await db
-        .select({ vm: virtualMachines, config: configurations, region: regions.name, provider: providers })
+        .select({ vm: virtualMachines, config: configurations, region: regions.name, provider: providers, host: hosts })
         .from(virtualMachines)
         .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
         .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
         .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
+        .leftJoin(hosts, eq(hosts.id, virtualMachines.hostId))
         .where(eq(virtualMachines.id, vmId));
       return row;
     },
@@ -106,11 +107,12 @@ export function createOperationsRepository(db: Db, clock: Clock) {
     /** VMs in one of `statuses` with a machine at the provider and no operation under way (for the reconciler). */
     idleMachines: (statuses: readonly VmStatus[]) =>
       db
-        .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name })
+        .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name, host: hosts })
         .from(virtualMachines)
         .innerJoin(providers, eq(providers.id, virtualMachines.providerId))
         .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
         .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+        .leftJoin(hosts, eq(hosts.id, virtualMachines.hostId))
         .where(
           and(
             isNull(virtualMachines.deletedAt),
@@ -127,6 +129,16 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         .set({ ...patch, updatedAt: clock.now() })
         .where(and(eq(virtualMachines.id, vmId), eq(virtualMachines.status, expected)))
         .returning();
+      return row ?? null;
+    },
+
+    async releasePublicAddress(vmId: number) {
+      await db.update(publicAddresses).set({ vmId: null, allocatedAt: null }).where(eq(publicAddresses.vmId, vmId));
+    },
+
+    /** Sets a VM's reason (why an action waits) without touching its status. */
+    async setReason(vmId: number, errorReason: string) {
+      const [row] = await db.update(virtualMachines).set({ errorReason, updatedAt: clock.now() }).where(eq(virtualMachines.id, vmId)).returning();
       return row ?? null;
     },
 

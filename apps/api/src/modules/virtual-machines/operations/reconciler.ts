@@ -26,9 +26,9 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
   async function reconcileOnce(): Promise<number> {
     const rows = await repo.idleMachines(RECONCILED);
     let changed = 0;
-    for (const { vm, provider, config, region } of rows) {
+    for (const { vm, provider, config, region, host } of rows) {
       try {
-        const driver = registry.driverFor(provider);
+        const driver = registry.driverFor(provider, host);
         const state = await driver.status(vm.providerRef!);
         let next: VmStatus | null = null;
         let reason: string | null = null;
@@ -52,8 +52,33 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
     return changed;
   }
 
+  let kickTimer: NodeJS.Timeout | null = null;
+  let again = false;
+  /** A pass soon (an engine event arrived), coalescing a burst of events into one or two passes. */
+  function kick() {
+    if (!timer) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    kickTimer ??= setTimeout(() => {
+      kickTimer = null;
+      running ??= reconcileOnce()
+        .then(() => undefined)
+        .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
+        .finally(() => {
+          running = null;
+          if (again) {
+            again = false;
+            kick();
+          }
+        });
+    }, 50);
+  }
+
   return {
     reconcileOnce,
+    kick,
     start() {
       if (timer) return;
       const pass = () => {
@@ -70,6 +95,8 @@ export function createReconciler(opts: { db: Db; registry: ProviderRegistry; eve
       timer.unref();
     },
     async stop() {
+      if (kickTimer) clearTimeout(kickTimer);
+      kickTimer = null;
       if (timer) clearInterval(timer);
       timer = null;
       await running;

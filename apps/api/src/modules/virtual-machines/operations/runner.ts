@@ -35,6 +35,9 @@ export interface RunnerOptions {
   backoffMs?: number;
 }
 
+/** The longest wait between tries of an action on a VM whose host does not answer. */
+const HOST_DOWN_RETRY_MS = 15_000;
+
 /** The VM status matching what the provider reports, after an action failed for good. */
 const STATUS_OF_MACHINE: Record<MachineState, VmStatus> = { running: 'Running', stopped: 'Stopped', missing: 'Error' };
 
@@ -59,10 +62,12 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
         ramGb: config.ram,
         diskGb: config.disk,
         region,
+        username: vm.sshUsername,
         publicKey: vm.publicKey ?? '',
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
       });
-      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: made.publicIp, privateIp: made.privateIp };
+      // The address of the region's public pool (allocated at create) wins over one the driver made up.
+      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: vm.publicIp ?? made.publicIp, privateIp: made.privateIp };
     },
     async start({ driver, ref }) {
       await driver.start(ref());
@@ -83,14 +88,22 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
     async resize({ driver, ref, payload: { configurationId } }) {
       const target = await repo.configuration(configurationId);
       if (!target) throw new Error('The target configuration no longer exists');
+      const wasRunning = (await driver.status(ref())) === 'running';
       await driver.resize(ref(), { cpu: target.cpu, ramGb: target.ram, diskGb: target.disk });
-      // A machine keeps its power state through a resize (OPERATIONS.resize.endsIn is 'unchanged').
+      // New vCPUs and memory apply at power-on: a running machine is shut down and started again, so the
+      // guest sees its new size when the upgrade ends. It keeps its power state (OPERATIONS.resize.endsIn is 'unchanged').
+      if (wasRunning) {
+        await driver.stop(ref());
+        await driver.start(ref());
+      }
       return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
     },
     async delete({ driver, target: { vm } }) {
       if (vm.providerRef) await driver.delete(vm.providerRef);
+      // Its public address goes back to the region's pool.
+      await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
-      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now() };
+      return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now(), publicIp: null };
     },
   };
 }
@@ -169,9 +182,10 @@ export function createOperationRunner(opts: RunnerOptions) {
       try {
         target = await repo.target(op.vmId);
         if (!target) throw new Error('The VM or its provider no longer exists');
-        driver = registry.driverFor(target.provider);
-        // Claimed again and again (its runners keep dying, or retries ran out): give up.
-        if (op.attempts > maxAttempts) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
+        driver = registry.driverFor(target.provider, target.host);
+        // Claimed again and again (its runners keep dying, or retries ran out): give up. Not while the VM's
+        // host is known to be down: the action waits for it to answer again.
+        if (op.attempts > maxAttempts && !target.host?.lastError) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
         const operation: Operation = parseOperation(op);
         const { vm } = target;
         if (vm.providerRef && operation.kind !== 'create') await adoptIfMissing(driver, target);
@@ -183,8 +197,14 @@ export function createOperationRunner(opts: RunnerOptions) {
         await finishAndPublish(claim, { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        if (err instanceof TransientProviderError && op.attempts < maxAttempts) {
-          const delay = backoffMs * 2 ** (op.attempts - 1);
+        const hostDown = target?.host?.lastError ? target.host : null;
+        if (err instanceof TransientProviderError && (op.attempts < maxAttempts || hostDown)) {
+          const delay = Math.min(backoffMs * 2 ** (op.attempts - 1), hostDown ? HOST_DOWN_RETRY_MS : Number.MAX_SAFE_INTEGER);
+          if (hostDown && target) {
+            // The VM keeps its status; its reason says why the action waits.
+            const vm = await repo.setReason(op.vmId, `Host ${hostDown.name} is unreachable; the ${op.kind} will be retried when it answers`);
+            if (vm) publishVm(events, vm);
+          }
           log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
           await repo.finish(claim, { status: 'pending', lastError: reason, runAfter: new Date(clock.now().getTime() + delay), lockedBy: null, lockedUntil: null });
           return;

@@ -1,0 +1,202 @@
+/**
+ * The operator's hosts (libvirt hosts of a provider in a region) and public address pools: registered from
+ * the operator CLI (cli/hosts-commands.ts) and the imports API. Every change says what it changed; a change
+ * that changes nothing says so (`changed: false`) so the CLI can exit non-zero.
+ */
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import { hosts, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+
+export type HostRow = typeof hosts.$inferSelect;
+
+/** A refusal with a message meant for the operator (unknown provider or region, unreadable host, bad address). */
+export class HostInputError extends Error {
+  override name = 'HostInputError';
+}
+export interface Change {
+  changed: boolean;
+  message: string;
+}
+
+export const hostInputSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, dot, dash, underscore'),
+    uri: z.string().regex(/^[a-z0-9+]+:\/\/[^\s]*$/, 'a libvirt URI such as qemu+ssh://root@host/system'),
+    /** Provider by id or name (a libvirt provider). */
+    provider: z.union([z.number().int().positive(), z.string().min(1).max(200)]),
+    /** Region by id or name. */
+    region: z.union([z.number().int().positive(), z.string().min(1).max(200)]),
+    cpus: z.number().int().min(1).max(100_000).optional(),
+    ramGb: z.number().positive().max(1_000_000).optional(),
+    diskGb: z.number().positive().max(100_000_000).optional(),
+    cpuOvercommit: z.number().positive().max(64).optional(),
+    ramOvercommit: z.number().positive().max(64).optional(),
+    diskOvercommit: z.number().positive().max(64).optional(),
+  })
+  .strict();
+export type HostInput = z.input<typeof hostInputSchema>;
+
+export function createHostsService(deps: { db: Db; registry: ProviderRegistry }) {
+  const { db, registry } = deps;
+
+  async function providerOf(ref: number | string) {
+    const [row] = await db.select().from(providers).where(typeof ref === 'number' ? eq(providers.id, ref) : eq(providers.name, ref));
+    if (!row) throw new HostInputError(`No provider ${JSON.stringify(ref)}`);
+    if (row.driver !== 'libvirt') throw new HostInputError(`Provider "${row.name}" uses the ${row.driver} driver; hosts belong to libvirt providers`);
+    return row;
+  }
+  async function regionOf(ref: number | string) {
+    const [row] = await db.select().from(regions).where(typeof ref === 'number' ? eq(regions.id, ref) : eq(regions.name, ref));
+    if (!row) throw new HostInputError(`No region ${JSON.stringify(ref)}`);
+    return row;
+  }
+  async function byName(name: string) {
+    const [row] = await db.select().from(hosts).where(eq(hosts.name, name));
+    return row ?? null;
+  }
+
+  return {
+    /**
+     * Registers a host, or updates the one of that name. Capacity not given is read from the host (which
+     * must then answer); a host that answers is marked seen, so it takes VMs at once.
+     */
+    async add(input: HostInput): Promise<Change & { host: HostRow }> {
+      const data = hostInputSchema.parse(input);
+      const provider = await providerOf(data.provider);
+      const region = await regionOf(data.region);
+      let seen: { at: Date | null; error: string | null };
+      let capacity = { cpus: data.cpus, ramGb: data.ramGb, diskGb: data.diskGb };
+      const driver = registry.driverFor(provider, { id: 0, uri: data.uri });
+      try {
+        if (!driver.capacity) throw new HostInputError('the driver cannot read a host capacity');
+        const read = await driver.capacity();
+        capacity = { cpus: capacity.cpus ?? read.cpus, ramGb: capacity.ramGb ?? read.ramGb, diskGb: capacity.diskGb ?? read.diskGb };
+        seen = { at: new Date(), error: null };
+      } catch (err) {
+        if (capacity.cpus === undefined || capacity.ramGb === undefined || capacity.diskGb === undefined) {
+          throw new HostInputError(`Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`);
+        }
+        seen = { at: null, error: (err as Error).message };
+      }
+      const values = {
+        name: data.name,
+        uri: data.uri,
+        providerId: provider.id,
+        regionId: region.id,
+        cpus: capacity.cpus!,
+        ramGb: capacity.ramGb!,
+        diskGb: capacity.diskGb!,
+        ...(data.cpuOvercommit !== undefined && { cpuOvercommit: data.cpuOvercommit }),
+        ...(data.ramOvercommit !== undefined && { ramOvercommit: data.ramOvercommit }),
+        ...(data.diskOvercommit !== undefined && { diskOvercommit: data.diskOvercommit }),
+        lastSeenAt: seen.at,
+        lastError: seen.error,
+      };
+      const existing = await byName(data.name);
+      if (existing) {
+        const [host] = await db.update(hosts).set(values).where(eq(hosts.id, existing.id)).returning();
+        const same = (['uri', 'providerId', 'regionId', 'cpus', 'ramGb', 'diskGb', 'cpuOvercommit', 'ramOvercommit', 'diskOvercommit'] as const).every((k) => existing[k] === host![k]);
+        return { changed: !same, host: host!, message: same ? `Host ${data.name} is already registered as given.` : `Updated host ${data.name}.` };
+      }
+      const [host] = await db.insert(hosts).values(values).returning();
+      return {
+        changed: true,
+        host: host!,
+        message: `Added host ${host!.name} (${host!.uri}) in ${region.name} for ${provider.name}: ${host!.cpus} CPUs, ${host!.ramGb} GB RAM, ${host!.diskGb} GB disk${seen.error ? `; not reachable now: ${seen.error}` : ''}.`,
+      };
+    },
+
+    async list() {
+      const used = db
+        .select({ hostId: virtualMachines.hostId, vms: sql<number>`count(*)::int`.as('vms') })
+        .from(virtualMachines)
+        .where(isNull(virtualMachines.deletedAt))
+        .groupBy(virtualMachines.hostId)
+        .as('used');
+      return db
+        .select({ host: hosts, region: regions.name, provider: providers.name, vms: sql<number>`coalesce(${used.vms}, 0)` })
+        .from(hosts)
+        .innerJoin(regions, eq(regions.id, hosts.regionId))
+        .innerJoin(providers, eq(providers.id, hosts.providerId))
+        .leftJoin(used, eq(used.hostId, hosts.id))
+        .orderBy(asc(hosts.name));
+    },
+
+    async setDraining(name: string, draining: boolean): Promise<Change> {
+      const host = await byName(name);
+      if (!host) return { changed: false, message: `No host ${name}.` };
+      if (host.draining === draining && host.enabled) return { changed: false, message: `Host ${name} is already ${draining ? 'draining' : 'enabled'}.` };
+      await db.update(hosts).set({ draining, enabled: true }).where(eq(hosts.id, host.id));
+      return { changed: true, message: draining ? `Host ${name} is draining: it takes no new VMs; its VMs keep running.` : `Host ${name} takes new VMs again.` };
+    },
+
+    async remove(name: string): Promise<Change> {
+      const host = await byName(name);
+      if (!host) return { changed: false, message: `No host ${name}.` };
+      const [live] = await db.select({ n: sql<number>`count(*)::int` }).from(virtualMachines).where(and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt)));
+      if (Number(live?.n ?? 0) > 0) return { changed: false, message: `Host ${name} still runs ${live!.n} VM(s); drain it and delete them first.` };
+      // Deleted VMs keep their history; they no longer point at the host.
+      await db.transaction(async (tx) => {
+        await tx.update(virtualMachines).set({ hostId: null }).where(eq(virtualMachines.hostId, host.id));
+        await tx.delete(hosts).where(eq(hosts.id, host.id));
+      });
+      return { changed: true, message: `Removed host ${name}.` };
+    },
+
+    /** Adds addresses to a region's public pool; those already there are left as they are. */
+    async addPublicAddresses(regionRef: number | string, addresses: string[]): Promise<Change> {
+      const region = await regionOf(regionRef);
+      const bad = addresses.filter((a) => !isIpv4(a));
+      if (bad.length) throw new HostInputError(`Not IPv4 addresses: ${bad.join(', ')}`);
+      const added = await db.insert(publicAddresses).values(addresses.map((address) => ({ regionId: region.id, address }))).onConflictDoNothing().returning();
+      return { changed: added.length > 0, message: `Added ${added.length} public address(es) to ${region.name}${added.length < addresses.length ? ` (${addresses.length - added.length} already in a pool)` : ''}.` };
+    },
+
+    async listPublicAddresses() {
+      return db
+        .select({ address: publicAddresses.address, region: regions.name, vmId: publicAddresses.vmId })
+        .from(publicAddresses)
+        .innerJoin(regions, eq(regions.id, publicAddresses.regionId))
+        .orderBy(asc(regions.name), asc(publicAddresses.id));
+    },
+
+    /** Takes a free address out of its pool; one held by a VM stays. */
+    async removePublicAddress(address: string): Promise<Change> {
+      const [row] = await db.select().from(publicAddresses).where(eq(publicAddresses.address, address));
+      if (!row) return { changed: false, message: `No public address ${address}.` };
+      if (row.vmId !== null) return { changed: false, message: `${address} is held by VM #${row.vmId}.` };
+      await db.delete(publicAddresses).where(eq(publicAddresses.id, row.id));
+      return { changed: true, message: `Removed public address ${address}.` };
+    },
+  };
+}
+export type HostsService = ReturnType<typeof createHostsService>;
+
+/** Expands `a.b.c.d`, `a.b.c.d-e` (last octet range) or `a.b.c.d/nn` (every usable address) into addresses. */
+export function expandAddresses(spec: string): string[] {
+  const range = /^(\d+\.\d+\.\d+\.)(\d+)-(\d+)$/.exec(spec);
+  if (range) {
+    const [from, to] = [Number(range[2]), Number(range[3])];
+    if (to < from || to > 255) throw new HostInputError(`Bad address range ${spec}`);
+    return Array.from({ length: to - from + 1 }, (_, i) => `${range[1]}${from + i}`);
+  }
+  const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d+)$/.exec(spec);
+  if (cidr) {
+    const bits = Number(cidr[2]);
+    if (bits < 22 || bits > 32) throw new HostInputError(`Prefix /${bits} not supported (22–32)`);
+    const base = cidr[1]!.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+    const size = 2 ** (32 - bits);
+    const net = base - (base % size);
+    const first = size > 2 ? net + 1 : net;
+    const last = size > 2 ? net + size - 2 : net + size - 1;
+    return Array.from({ length: last - first + 1 }, (_, i) => [24, 16, 8, 0].map((s) => Math.floor((first + i) / 2 ** s) % 256).join('.'));
+  }
+  return [spec];
+}
+
+function isIpv4(a: string) {
+  const parts = a.split('.');
+  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+}

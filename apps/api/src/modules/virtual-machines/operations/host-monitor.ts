@@ -1,0 +1,138 @@
+/**
+ * Watches the registered hosts: each is asked (the driver's health, bounded by a timeout) on a timer. A host
+ * that stops answering is recorded (hosts.last_error), placement stops choosing it, and its VMs keep their
+ * last known status with a reason saying the host is unreachable; when it answers again the reason goes.
+ * The runner retries actions on its VMs until it answers (runner.ts).
+ */
+import { and, eq, isNull, like, notInArray, or } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../../db/client.ts';
+import { hosts, images, providers, virtualMachines } from '../../../db/schema.ts';
+import { systemClock, type Clock } from '../../../lib/clock.ts';
+import type { ProviderRegistry } from '../../../providers/registry.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
+
+/** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
+export const hostUnreachableReason = (hostName: string, error: string) => `Host ${hostName} is unreachable; showing the last known status (${error.slice(0, 200)})`;
+const reasonPrefix = (hostName: string) => `Host ${hostName} is unreachable%`;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e: unknown) => (clearTimeout(t), reject(e instanceof Error ? e : new Error(String(e)))),
+    );
+  });
+}
+
+export function createHostMonitor(opts: {
+  db: Db;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  intervalMs?: number;
+  timeoutMs?: number;
+  /** Called when a host's engine reports a machine's state changed (the reconciler looks at once). */
+  onMachineEvent?: (ref: string) => void;
+}) {
+  const { db, registry, events, log } = opts;
+  const clock = opts.clock ?? systemClock;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  /** Event subscriptions by host id (one per host, kept while the monitor runs). */
+  const watching = new Map<number, () => void>();
+
+  async function markVms(host: typeof hosts.$inferSelect, error: string | null) {
+    const live = and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt));
+    const updated = error
+      ? await db
+          .update(virtualMachines)
+          .set({ errorReason: hostUnreachableReason(host.name, error), updatedAt: clock.now() })
+          .where(and(live, or(isNull(virtualMachines.errorReason), like(virtualMachines.errorReason, reasonPrefix(host.name)))))
+          .returning()
+      : await db
+          .update(virtualMachines)
+          .set({ errorReason: null, updatedAt: clock.now() })
+          .where(and(live, like(virtualMachines.errorReason, reasonPrefix(host.name))))
+          .returning();
+    for (const vm of updated) publishVm(events, vm);
+  }
+
+  /**
+   * A region with hosts lists the images that really exist in its hosts' pools: after a round in which every
+   * enabled host of the region answered, missing names are added and names no host has are removed. Regions
+   * without hosts (simulator providers) keep their seeded catalog.
+   */
+  async function syncImages(byRegion: Map<number, { complete: boolean; names: Set<string> }>) {
+    for (const [regionId, { complete, names }] of byRegion) {
+      if (!complete) continue;
+      const list = [...names];
+      if (list.length) await db.insert(images).values(list.map((name) => ({ regionId, name }))).onConflictDoNothing();
+      await db.delete(images).where(and(eq(images.regionId, regionId), list.length ? notInArray(images.name, list) : undefined));
+    }
+  }
+
+  /** Asks every enabled host once; answers how many changed between answering and not. */
+  async function checkOnce(): Promise<number> {
+    const rows = await db.select({ host: hosts, provider: providers }).from(hosts).innerJoin(providers, eq(providers.id, hosts.providerId)).where(eq(hosts.enabled, true));
+    let changed = 0;
+    const byRegion = new Map<number, { complete: boolean; names: Set<string> }>();
+    for (const { host } of rows) byRegion.set(host.regionId, { complete: true, names: new Set() });
+    await Promise.all(
+      rows.map(async ({ host, provider }) => {
+        const driver = registry.driverFor(provider, host);
+        if (timer && opts.onMachineEvent && driver.watch && !watching.has(host.id)) watching.set(host.id, driver.watch(opts.onMachineEvent));
+        let error: string | null = null;
+        try {
+          const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
+          if (!healthy) error = String((detail as { error?: unknown } | null)?.error ?? 'unhealthy');
+          else if (driver.images) for (const name of await withTimeout(driver.images(), opts.timeoutMs ?? 15_000)) byRegion.get(host.regionId)!.names.add(name);
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+        }
+        if (error) byRegion.get(host.regionId)!.complete = false;
+        const wasDown = host.lastError !== null;
+        await db
+          .update(hosts)
+          .set(error ? { lastError: error } : { lastError: null, lastSeenAt: clock.now() })
+          .where(eq(hosts.id, host.id));
+        if (wasDown !== (error !== null)) {
+          changed++;
+          if (error) log.warn({ host: host.name }, `host ${host.name} is unreachable: ${error}`);
+          else log.info({ host: host.name }, `host ${host.name} answers again`);
+        }
+        // Marked (or cleared) every round: VMs placed meanwhile get the reason too.
+        await markVms(host, error);
+      }),
+    );
+    await syncImages(byRegion);
+    return changed;
+  }
+
+  return {
+    checkOnce,
+    start() {
+      if (timer) return;
+      const pass = () => {
+        running ??= checkOnce()
+          .then(() => undefined)
+          .catch((err: unknown) => log.error({ err }, 'host monitor failed'))
+          .finally(() => {
+            running = null;
+          });
+      };
+      timer = setInterval(pass, opts.intervalMs ?? 10_000);
+      timer.unref();
+      pass();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      for (const stop of watching.values()) stop();
+      watching.clear();
+    },
+  };
+}
