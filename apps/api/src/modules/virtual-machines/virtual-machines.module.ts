@@ -37,7 +37,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   });
   const secrets = createSecretBox(deps.secret);
   const repo = createVmRepository(deps.db);
-  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS });
+  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS, leaseMs: env.VM_OPERATION_LEASE_MS });
   const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
   let started = false;
   const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
