@@ -5,7 +5,7 @@
  * the simulator's own slowness is not what is measured). Reports how long after the restart every operation
  * was terminal (goal: within 30 s), and checks that none was lost or duplicated: one create per VM, each
  * succeeded once, every VM Running with a machine, no extra VM rows. Waits at most `--max-wait` s
- * (default 400, past the runner's 5-minute lease) so a miss is measured, not guessed.
+ * (default 120, well past the runner's 15 s lease) so a miss is measured, not guessed.
  */
 import pg from 'pg';
 import { routes } from '@portal/contract/routes';
@@ -26,7 +26,7 @@ export async function prove(args: string[]): Promise<boolean> {
   const count = option(args, 'vms', 100);
   const stepMs = option(args, 'step-ms', 30_000);
   const restartStepMs = option(args, 'restart-step-ms', 1000);
-  const maxWaitSeconds = option(args, 'max-wait', 400);
+  const maxWaitSeconds = option(args, 'max-wait', 120);
   const env = await startProofEnv({ SIMULATOR_STEP_MS: String(stepMs), VM_RUNNER_POLL_MS: '200' });
   const { portal, smtp, cluster } = env;
   const db = new pg.Client({ connectionString: cluster.url });

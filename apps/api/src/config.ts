@@ -89,6 +89,8 @@ export const configSchema = z.object({
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How often the operation runner looks for due work (it is also woken on each new operation). */
   VM_RUNNER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How long a runner's claim on an operation holds unrenewed: a dead instance's work is retried after it. */
+  VM_OPERATION_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
   /** How often stored VM status is compared with the providers'. */
   VM_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** How often each registered libvirt host is asked whether it answers (hosts and placement). */

@@ -85,12 +85,24 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
       if (!request.auth) throw new UnauthorizedError();
       return;
     case 'user':
-      if (!request.auth) throw new UnauthorizedError();
-      if (request.auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
-      // Allowed before a forced reset only where the route declares it (the contract's `allowDuringPasswordReset`).
-      if (request.auth.mustResetPassword && def.allowDuringPasswordReset !== true) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
+      enforceUserAccess(request.auth, def.allowDuringPasswordReset === true);
       return;
   }
+}
+
+/**
+ * The 'user' access rule, also for the few routes outside the contract (the live status stream): signed in,
+ * past the code, and not held to a forced password reset unless the route allows it (`allowDuringPasswordReset`).
+ */
+export function enforceUserAccess(auth: AuthContext | undefined | null, allowDuringPasswordReset = false): asserts auth is AuthContext & { state: 'authenticated' } {
+  if (!auth) throw new UnauthorizedError();
+  if (auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
+  if (auth.mustResetPassword && !allowDuringPasswordReset) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
+}
+
+/** Whether a re-read session may still hold what the 'user' rule opened (a live stream): no logout, no forced reset. */
+export function stillUserAccess(auth: AuthContext | undefined | null): auth is AuthContext & { state: 'authenticated' } {
+  return auth?.state === 'authenticated' && !auth.mustResetPassword;
 }
 
 /** ISO string for a database timestamp. */

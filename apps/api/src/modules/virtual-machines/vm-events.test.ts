@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { routes } from '@portal/contract/routes';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { eq } from 'drizzle-orm';
+import { users } from '../../db/schema.ts';
 import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -70,4 +72,22 @@ it('streams status changes to whoever may see the VM, and ends when the session 
   const cookie = [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   expect((await fetch(`${base}/virtualMachines/events`, { headers: { cookie } })).status).toBe(401);
   await theirs.cancel();
+});
+
+it('refuses a session under a forced password reset with 403, as every other route does, and ends an open stream when one is forced', async () => {
+  const other = await createOtherCompany(t, 'stream-reset@other.example');
+  const user = await signIn(t, other.admin.email, PASSWORD);
+  const open = await openStream(user);
+
+  // An operator forces a reset while the stream is open: it ends within a few session checks.
+  await t.db.update(users).set({ forcePasswordReset: true }).where(eq(users.id, other.admin.id));
+  const ended = await Promise.race([open.ended, new Promise((r) => setTimeout(() => r(false), 3000))]);
+  expect(ended).toBe(true);
+
+  // The same session (still signed in, but held to the reset) cannot open a new one.
+  const cookie = [...user.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const refused = await fetch(`${base}/virtualMachines/events`, { headers: { cookie } });
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toMatchObject({ message: 'Set a new password before you continue' });
+  expect((await user.call(routes.vms.list, { query: {} })).status).toBe(403);
 });

@@ -6,7 +6,7 @@ import { TEXT } from '@portal/contract/messages';
 import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import { UnauthorizedError } from '../../lib/errors.ts';
-import { registerRoute } from '../../lib/http.ts';
+import { enforceUserAccess, registerRoute, stillUserAccess } from '../../lib/http.ts';
 import { scopeOf } from '../module.ts';
 import type { Access } from '../access/access.ts';
 import type { SessionStore } from '../auth/session-store.ts';
@@ -90,7 +90,8 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   app.get('/virtualMachines/events', { schema: { hide: true } }, async (request, reply) => {
     const auth = request.auth;
     const token = request.cookies[SESSION_COOKIE];
-    if (!auth || auth.state !== 'authenticated' || !token) throw new UnauthorizedError();
+    if (!token) throw new UnauthorizedError();
+    enforceUserAccess(auth); // the same rule as every contract route: 401 signed out, 403 under a forced reset
     let scope = scopeOf(auth);
     reply.hijack();
     const res = reply.raw;
@@ -108,7 +109,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
       void d.sessions
         .resolve(token)
         .then((current) => {
-          if (current?.state === 'authenticated') scope = scopeOf(current);
+          if (stillUserAccess(current)) scope = scopeOf(current);
           else res.end();
         })
         .catch(() => {}); // a database blip: keep the stream, try again next time

@@ -46,9 +46,14 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       return row;
     },
 
-    /** Takes the oldest due operation (or one whose lease ran out) with FOR UPDATE SKIP LOCKED. */
-    async claim(workerId: string, leaseMs: number): Promise<OperationRow | null> {
+    /**
+     * Takes the oldest due operation (or one whose lease ran out) with FOR UPDATE SKIP LOCKED. `working` are the
+     * operations this runner is still working on: a lease of theirs that ran out (renewals lost in a database blip)
+     * is not taken back by the very runner that holds it, which would run the same step twice at once.
+     */
+    async claim(workerId: string, leaseMs: number, working: readonly number[] = []): Promise<OperationRow | null> {
       const now = clock.now();
+      const notMine = working.length ? sql`and id not in (${sql.join(working.map((id) => sql`${id}`), sql`, `)})` : sql``;
       const [row] = await db
         .update(operations)
         .set({ status: 'running', lockedBy: workerId, lockedUntil: new Date(now.getTime() + leaseMs), attempts: sql`${operations.attempts} + 1` })
@@ -56,7 +61,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
           eq(
             operations.id,
             sql`(select id from operations
-              where (status = 'pending' and run_after <= ${at(now)}) or (status = 'running' and locked_until < ${at(now)})
+              where ((status = 'pending' and run_after <= ${at(now)}) or (status = 'running' and locked_until < ${at(now)})) ${notMine}
               order by id limit 1 for update skip locked)`,
           ),
         )

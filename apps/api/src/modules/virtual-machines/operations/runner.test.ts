@@ -2,7 +2,7 @@
  * A runner dies mid-operation: its lease runs out, a new runner claims the operation and finishes it,
  * and the provider ends up with exactly one machine.
  */
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
@@ -136,4 +136,53 @@ it('gives up on an operation whose runners keep dying, instead of claiming it fo
   const [vm] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
   expect(vm).toMatchObject({ status: 'Error', errorReason: 'Gave up after 2 attempts' });
   await last.stop();
+});
+
+it('hands a dead runner\'s operations to another within seconds on the default lease, each machine made once', async () => {
+  const admin = await signIn(t);
+  const { provider, createBody: body } = await seededCatalog(admin);
+  const ids = (await admin.call(routes.vms.create, { body: { ...body('lazarus'), numberOfInstances: 5 } })).data.ids;
+  expect(ids).toHaveLength(5);
+  const registry = createProviderRegistry({}, { simulatorStepMs: 1000 });
+  // No leaseMs: the default a real instance runs with.
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, pollMs: 20 };
+  const mine = () => t.db.select().from(operations).where(inArray(operations.vmId, ids));
+
+  const doomed = createOperationRunner(common);
+  await doomed.tick();
+  expect((await mine()).map((o) => [o.status, o.lockedBy])).toEqual(ids.map(() => ['running', doomed.workerId]));
+  await doomed.stop({ abandon: true }); // kill -9
+
+  // Seconds later (not minutes), a restarted or other instance takes every one of them over.
+  clock.advance(16_000);
+  const rescuer = createOperationRunner(common);
+  await rescuer.tick();
+  expect((await mine()).map((o) => [o.status, o.lockedBy, o.attempts])).toEqual(ids.map(() => ['running', rescuer.workerId, 2]));
+  await rescuer.idle();
+  await doomed.idle();
+  expect((await mine()).map((o) => o.status)).toEqual(ids.map(() => 'succeeded'));
+  const vms = await t.db.select().from(virtualMachines).where(inArray(virtualMachines.id, ids));
+  expect(vms.map((v) => v.status)).toEqual(ids.map(() => 'Running'));
+  const health = await registry.driverFor({ id: provider.id, driver: 'simulator', settings: {} }).health();
+  expect((health.detail as { machines: number }).machines).toBe(5);
+  await rescuer.stop();
+});
+
+it('does not claim again an operation it is still working on when a renewal was missed (a database blip)', async () => {
+  const admin = await signIn(t);
+  const { body } = await createBody(admin, 'blip');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
+  const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
+  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 100, pollMs: 20 };
+  const runner = createOperationRunner(common);
+  await runner.tick();
+  clock.advance(500); // no renewal reached the database: the lease ran out while the driver works
+  await runner.tick();
+  const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(op).toMatchObject({ status: 'running', lockedBy: runner.workerId, attempts: 1 });
+  await runner.renewLeases(); // the database is back: the claim is still this runner's
+  await runner.idle();
+  const [done] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+  await runner.stop();
 });

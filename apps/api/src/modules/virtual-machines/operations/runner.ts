@@ -28,7 +28,11 @@ export interface RunnerOptions {
   /** Leases and retry delays are measured on it (tests move it instead of sleeping). */
   clock?: Clock;
   pollMs?: number;
-  /** How long a claim holds before another runner may take the operation over. */
+  /**
+   * How long a claim holds before another runner may take the operation over (default DEFAULT_LEASE_MS). A live
+   * runner renews it every third of a lease, however long the driver call; so it can be short, and work whose
+   * runner died (kill -9) is taken over within seconds instead of minutes.
+   */
   leaseMs?: number;
   maxAttempts?: number;
   /** First retry delay; doubles per attempt. */
@@ -37,6 +41,8 @@ export interface RunnerOptions {
 
 /** The longest wait between tries of an action on a VM whose host does not answer. */
 const HOST_DOWN_RETRY_MS = 15_000;
+/** 15 s, renewed every 5 s: a dead runner's work is taken over 10-15 s after its last renewal. */
+export const DEFAULT_LEASE_MS = 15_000;
 
 /** The VM status matching what the provider reports, after an action failed for good. */
 const STATUS_OF_MACHINE: Record<MachineState, VmStatus> = { running: 'Running', stopped: 'Stopped', missing: 'Error' };
@@ -121,7 +127,7 @@ export function createOperationRunner(opts: RunnerOptions) {
   const steps = createSteps(repo, opts.secrets, clock);
   const workerId = `runner-${randomUUID().slice(0, 8)}`;
   const pollMs = opts.pollMs ?? 250;
-  const leaseMs = opts.leaseMs ?? 5 * 60_000;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const maxAttempts = opts.maxAttempts ?? 5;
   const backoffMs = opts.backoffMs ?? 1000;
   let timer: NodeJS.Timeout | null = null;
@@ -172,7 +178,7 @@ export function createOperationRunner(opts: RunnerOptions) {
   }
 
   async function runOne(): Promise<boolean> {
-    const op: OperationRow | null = await repo.claim(workerId, leaseMs);
+    const op: OperationRow | null = await repo.claim(workerId, leaseMs, [...held].map((c) => c.op.id));
     if (!op) return false;
     const claim: Claim = { op, workerId };
     const work = (async () => {
