@@ -19,13 +19,25 @@ const webFeatures = readdirSync(new URL('./apps/web/src/features', import.meta.u
 const forbid = (group, message) => ['error', { patterns: [{ group, message }] }];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'apps/api/src/db/migrations/**', 'bench/results/**', 'docs/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'apps/api/src/db/migrations/**',
+      'bench/results/**',
+      'docs/**',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-empty': ['error', { allowEmptyCatch: true }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
@@ -44,26 +56,49 @@ export default tseslint.config(
   },
   // ---- layers of the API: lib and plugins sit below the modules ----
   {
-    files: ['apps/api/src/lib/**', 'apps/api/src/plugins/**', 'apps/api/src/db/**', 'apps/api/src/providers/**', 'apps/api/src/mail/**'],
+    files: [
+      'apps/api/src/lib/**',
+      'apps/api/src/plugins/**',
+      'apps/api/src/db/**',
+      'apps/api/src/providers/**',
+      'apps/api/src/mail/**',
+    ],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': forbid(['**/modules/**'], 'lib/, plugins/, db/, providers/ and mail/ sit below modules/: pass what they need in instead.') },
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/modules/**'],
+        'lib/, plugins/, db/, providers/ and mail/ sit below modules/: pass what they need in instead.',
+      ),
+    },
   },
   // The contract is shared by server and portal: it imports neither.
   {
     files: ['packages/contract/**'],
-    rules: { 'no-restricted-imports': forbid(['**/apps/**', '@portal/api*', 'react', 'fastify'], 'The contract depends on nothing of the apps.') },
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/apps/**', '@portal/api*', 'react', 'fastify'],
+        'The contract depends on nothing of the apps.',
+      ),
+    },
   },
   // ---- the portal: components and lib below features, features independent of each other and of app/ ----
   {
     files: ['apps/web/src/components/**', 'apps/web/src/lib/**'],
-    rules: { 'no-restricted-imports': forbid(['**/features/**', '**/app/**'], 'components/ and lib/ are shared: they import no feature and not app/.') },
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/features/**', '**/app/**'],
+        'components/ and lib/ are shared: they import no feature and not app/.',
+      ),
+    },
   },
   ...webFeatures.map((feature) => ({
     files: [`apps/web/src/features/${feature}/**`],
     rules: {
       'no-restricted-imports': forbid(
         [
-          ...webFeatures.filter((f) => f !== feature).flatMap((f) => [`**/features/${f}/**`, `../${f}/**`, `../../${f}/**`]),
+          ...webFeatures
+            .filter((f) => f !== feature)
+            .flatMap((f) => [`**/features/${f}/**`, `../${f}/**`, `../../${f}/**`]),
           '**/app/**',
         ],
         `A feature imports neither another feature nor app/: move shared pieces to components/ or lib/.`,

@@ -13,7 +13,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['packages/contract/src/**/*.test.ts', 'apps/api/src/**/*.unit.test.ts', 'apps/web/src/**/*.test.ts'],
+          include: [
+            'packages/contract/src/**/*.test.ts',
+            'apps/api/src/**/*.unit.test.ts',
+            'apps/web/src/**/*.test.ts',
+          ],
         },
       },
       {

@@ -43,7 +43,8 @@ class Pipe {
   async waitFor(pred: (buf: Buffer) => boolean, ms = 60_000) {
     const until = Date.now() + ms;
     while (!pred(this.buf)) {
-      if (Date.now() > until) throw new Error(`timed out; have ${JSON.stringify(this.buf.toString('latin1').slice(-200))}`);
+      if (Date.now() > until)
+        throw new Error(`timed out; have ${JSON.stringify(this.buf.toString('latin1').slice(-200))}`);
       await new Promise<void>((r) => {
         this.waiters.push(r);
         setTimeout(r, 200);
@@ -71,7 +72,13 @@ const settings = {
   maxDiskGb: 2,
 };
 const portal = await buildApp({
-  config: loadConfig({ SMTP_URL: smtp.url, LOG_LEVEL: 'silent', AUTH_RATE_LIMIT_PER_MINUTE: '1000', VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '100000' }),
+  config: loadConfig({
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'silent',
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+    VM_RUNNER_POLL_MS: '50',
+    VM_RECONCILE_INTERVAL_MS: '100000',
+  }),
   database,
   secret: 'bench-secret-that-is-long-enough-0123456',
   logger: false,
@@ -94,7 +101,11 @@ try {
   const csrf = 'benchcsrf0123456789abcdef';
   let cookie = `csrf_token=${csrf}`;
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${base}${p}`, { method, headers: { cookie, 'x-csrf-token': csrf, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { cookie, 'x-csrf-token': csrf, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const sid = res.headers.getSetCookie().find((c) => c.startsWith('sid='));
     if (sid) cookie = `csrf_token=${csrf}; ${sid.split(';')[0]}`;
     return (await res.json()) as { data: unknown };
@@ -102,19 +113,34 @@ try {
   await call('POST', '/auth/login', { email: 'admin@example.com', password: 'Bench-Password-1!' });
   await call('POST', '/auth/mfa', { code: codeFrom(await smtp.waitFor('admin@example.com')) });
 
-  const [provider] = await database.db.insert(providers).values({ name: 'Bench libvirt', driver: 'libvirt', settings }).returning();
+  const [provider] = await database.db
+    .insert(providers)
+    .values({ name: 'Bench libvirt', driver: 'libvirt', settings })
+    .returning();
   const [region] = (await database.db.select().from(regions)).filter((r) => r.name === 'US East');
   const [micro] = (await database.db.select().from(configurations)).filter((c) => c.key === 'micro');
-  await database.db.insert(providerOfferings).values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
-  const created = (await call('POST', '/virtualMachines/create', { regionId: region!.id, image: 'Debian 12', configurationId: micro!.id, providerId: provider!.id, name: 'bench-console', numberOfInstances: 1 })).data as { ids: number[] };
+  await database.db
+    .insert(providerOfferings)
+    .values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
+  const created = (
+    await call('POST', '/virtualMachines/create', {
+      regionId: region!.id,
+      image: 'Debian 12',
+      configurationId: micro!.id,
+      providerId: provider!.id,
+      name: 'bench-console',
+      numberOfInstances: 1,
+    })
+  ).data as { ids: number[] };
   const id = created.ids[0]!;
-  for (const until = Date.now() + 300_000; ; ) {
+  for (const until = Date.now() + 300_000; ;) {
     const vm = (await call('GET', `/virtualMachines/details/${id}`)).data as { status: string };
     if (vm.status === 'Running') break;
     if (vm.status === 'Error' || Date.now() > until) throw new Error(`bench VM is ${vm.status}`);
     await sleep(250);
   }
-  const password = ((await call('GET', `/virtualMachines/getPassword/${id}`)).data as { sshPassword: string }).sshPassword;
+  const password = ((await call('GET', `/virtualMachines/getPassword/${id}`)).data as { sshPassword: string })
+    .sshPassword;
   const socketUrl = async (kind: 'vnc' | 'serial') => {
     const link = ((await call('GET', `/virtualMachines/getConsole/${id}`)).data as { consoleUrl: string }).consoleUrl;
     const u = new URL(link, 'http://x');
@@ -122,21 +148,30 @@ try {
   };
   const wsStream = async (kind: 'vnc' | 'serial'): Promise<Pipe> => {
     const ws = new WebSocket(await socketUrl(kind), { headers: { cookie } });
-    const pipe = new Pipe((b) => ws.send(b), () => ws.close());
+    const pipe = new Pipe(
+      (b) => ws.send(b),
+      () => ws.close(),
+    );
     ws.on('message', (d: Buffer) => pipe.push(d));
     await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
     ws.on('error', (err) => console.error(`websocket error: ${err.message}`));
     return pipe;
   };
   const streamPipe = (s: Duplex): Pipe => {
-    const pipe = new Pipe((b) => s.write(b), () => s.destroy());
+    const pipe = new Pipe(
+      (b) => s.write(b),
+      () => s.destroy(),
+    );
     s.on('data', (d: Buffer) => pipe.push(d));
     return pipe;
   };
 
   // Direct paths: the driver's own serial stream and QEMU's VNC port on loopback.
   const driver = createLibvirtDriver(settings);
-  const ref = (await daemon.virsh(daemon.socketUri, ['list', '--name'])).split('\n').map((n) => n.trim()).find((n) => REF_RE.test(n))!;
+  const ref = (await daemon.virsh(daemon.socketUri, ['list', '--name']))
+    .split('\n')
+    .map((n) => n.trim())
+    .find((n) => REF_RE.test(n))!;
   const channels = await driver.consoleChannels!(ref);
   const display = parseVncDisplay(await daemon.virsh(daemon.socketUri, ['domdisplay', '--type', 'vnc', ref]))!;
 
@@ -158,7 +193,9 @@ try {
     const p = stats(portalMs);
     const d = stats(directMs);
     const ratio = p.median / d.median;
-    console.log(`${name}: portal median ${p.median.toFixed(2)} ms (p95 ${p.p95.toFixed(2)}), direct median ${d.median.toFixed(2)} ms (p95 ${d.p95.toFixed(2)}), ratio ${ratio.toFixed(2)}x; goal <= 1.5x and < 30 ms: ${ratio <= 1.5 && p.median < 30 ? 'met' : 'NOT met'}`);
+    console.log(
+      `${name}: portal median ${p.median.toFixed(2)} ms (p95 ${p.p95.toFixed(2)}), direct median ${d.median.toFixed(2)} ms (p95 ${d.p95.toFixed(2)}), ratio ${ratio.toFixed(2)}x; goal <= 1.5x and < 30 ms: ${ratio <= 1.5 && p.median < 30 ? 'met' : 'NOT met'}`,
+    );
     return { portal: p, direct: d, ratio, absoluteGoalMs: 30, ratioGoal: 1.5 };
   };
   const result = {
@@ -225,7 +262,8 @@ async function framebufferRounds(p: Pipe): Promise<number[]> {
   p.send(Buffer.from('RFB 003.008\n'));
   await p.waitFor((b) => b.length >= 1 && b.length >= 1 + b[0]!);
   const types = p.take(1 + p.buf[0]!);
-  if (!types.subarray(1).includes(1)) throw new Error(`VNC server does not offer security None: ${types.toString('hex')}`);
+  if (!types.subarray(1).includes(1))
+    throw new Error(`VNC server does not offer security None: ${types.toString('hex')}`);
   p.send(Buffer.from([1]));
   await p.waitFor((b) => b.length >= 4);
   if (p.take(4).readUInt32BE(0) !== 0) throw new Error('VNC security handshake failed');
@@ -266,7 +304,9 @@ async function framebufferRounds(p: Pipe): Promise<number[]> {
     p.take(updateLength(p.buf));
   }
   p.close();
-  console.log(`  (framebuffer ${width}x${height}, ${bpp * 8} bpp, ${((width * height * bpp) / 1024).toFixed(0)} KiB per update)`);
+  console.log(
+    `  (framebuffer ${width}x${height}, ${bpp * 8} bpp, ${((width * height * bpp) / 1024).toFixed(0)} KiB per update)`,
+  );
   return times;
 }
 

@@ -30,7 +30,20 @@ const POOL = 'irontest-bench';
 const NETWORK = 'irontest-bench';
 const poolDir = path.join(LIBVIRT_TEST_DIR, POOL);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sshOpts = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'ConnectTimeout=2', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no'];
+const sshOpts = [
+  '-o',
+  'StrictHostKeyChecking=no',
+  '-o',
+  'UserKnownHostsFile=/dev/null',
+  '-o',
+  'ConnectTimeout=2',
+  '-o',
+  'LogLevel=ERROR',
+  '-o',
+  'BatchMode=yes',
+  '-o',
+  'PasswordAuthentication=no',
+];
 
 async function sshUntilUp(key: string, target: string[], t0: number): Promise<number> {
   for (;;) {
@@ -53,22 +66,57 @@ const results: Record<string, number> = {};
 try {
   await seedReferenceData(database.db);
   await seedDemoTenant(database.db, { adminEmail: 'admin@example.com', adminPassword: 'Bench-Password-1!' });
-  const settings = { pool: { name: POOL, path: poolDir }, network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.79.0/24' }, vcpusPerCpu: 0.5, ramMbPerGb: 64, maxDiskGb: 2, deleteGraceMs: 0 };
-  const [provider] = await database.db.insert(providers).values({ name: 'Bench libvirt', driver: 'libvirt', settings }).returning();
+  const settings = {
+    pool: { name: POOL, path: poolDir },
+    network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.79.0/24' },
+    vcpusPerCpu: 0.5,
+    ramMbPerGb: 64,
+    maxDiskGb: 2,
+    deleteGraceMs: 0,
+  };
+  const [provider] = await database.db
+    .insert(providers)
+    .values({ name: 'Bench libvirt', driver: 'libvirt', settings })
+    .returning();
   const region = (await database.db.select().from(regions)).find((r) => r.name === 'US East')!;
   const micro = (await database.db.select().from(configurations)).find((c) => c.key === 'micro')!;
-  await database.db.insert(providerOfferings).values({ providerId: provider!.id, regionId: region.id, configurationId: micro.id });
+  await database.db
+    .insert(providerOfferings)
+    .values({ providerId: provider!.id, regionId: region.id, configurationId: micro.id });
   // Registering the host makes the pool, network and base image before any clock starts.
-  await createHostsService({ db: database.db, registry: createProviderRegistry() }).add({ name: 'bench', uri: daemon.socketUri, provider: provider!.id, region: region.id, cpus: 8, ramGb: 32, diskGb: 100 });
+  await createHostsService({ db: database.db, registry: createProviderRegistry() }).add({
+    name: 'bench',
+    uri: daemon.socketUri,
+    provider: provider!.id,
+    region: region.id,
+    cpus: 8,
+    ramGb: 32,
+    diskGb: 100,
+  });
 
-  const portal = await buildApp({ config: loadConfig({ SMTP_URL: smtp.url, LOG_LEVEL: 'silent', AUTH_RATE_LIMIT_PER_MINUTE: '1000', VM_RUNNER_POLL_MS: '50' }), database, secret: 'bench-secret-that-is-long-enough-0123456', logger: false, webDistDir: '/nonexistent' });
+  const portal = await buildApp({
+    config: loadConfig({
+      SMTP_URL: smtp.url,
+      LOG_LEVEL: 'silent',
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+      VM_RUNNER_POLL_MS: '50',
+    }),
+    database,
+    secret: 'bench-secret-that-is-long-enough-0123456',
+    logger: false,
+    webDistDir: '/nonexistent',
+  });
   await portal.app.listen({ port: 0, host: '127.0.0.1' });
   portal.startWorkers();
   const base = `http://127.0.0.1:${(portal.app.server.address() as { port: number }).port}/irontech/api/v1`;
   const csrf = 'benchcsrf0123456789abcdef';
   let cookie = `csrf_token=${csrf}`;
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${base}${p}`, { method, headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const sid = res.headers.getSetCookie().find((c) => c.startsWith('sid='));
     if (sid) cookie = `csrf_token=${csrf}; ${sid.split(';')[0]}`;
     return (await res.json()) as { data: Record<string, unknown> & { ids?: number[] } };
@@ -85,26 +133,47 @@ try {
 
   // 1. Through the portal.
   let t0 = Date.now();
-  const created = await call('POST', '/virtualMachines/create', { regionId: region.id, image: 'Debian 12', configurationId: micro.id, providerId: provider!.id, name: 'bench-vm', numberOfInstances: 1 });
+  const created = await call('POST', '/virtualMachines/create', {
+    regionId: region.id,
+    image: 'Debian 12',
+    configurationId: micro.id,
+    providerId: provider!.id,
+    name: 'bench-vm',
+    numberOfInstances: 1,
+  });
   if (!created.data?.ids) throw new Error(`create failed: ${JSON.stringify(created)}`);
   const id = created.data.ids[0]!;
   let ip: string | null = null;
   while (!ip) {
-    const d = (await call('GET', `/virtualMachines/details/${id}`)).data as { status: string; virtualMachine: { network: { privateIp: string | null } } };
+    const d = (await call('GET', `/virtualMachines/details/${id}`)).data as {
+      status: string;
+      virtualMachine: { network: { privateIp: string | null } };
+    };
     if (d.status === 'Error') throw new Error('the portal VM went to Error');
     if (d.status === 'Running') ip = d.virtualMachine.network.privateIp;
     else await sleep(100);
   }
   const keyFile = path.join(tmp, 'key');
-  await writeFileP(keyFile, (await call('GET', `/virtualMachines/getAccessKey/${id}`)).data.privateKey as string, { mode: 0o600 });
+  await writeFileP(keyFile, (await call('GET', `/virtualMachines/getAccessKey/${id}`)).data.privateKey as string, {
+    mode: 0o600,
+  });
   results.portalSeconds = await sshUntilUp(keyFile, [`root@${ip}`], t0);
   console.log(`portal create → SSH: ${results.portalSeconds.toFixed(1)} s`);
 
   // The same definition, disk image and seed for the other two; the portal's guest is powered off first.
-  const ref = (await virsh(['list', '--all', '--name'])).split('\n').map((n) => n.trim()).find((n) => REF_RE.test(n))!;
+  const ref = (await virsh(['list', '--all', '--name']))
+    .split('\n')
+    .map((n) => n.trim())
+    .find((n) => REF_RE.test(n))!;
   const xml = await virsh(['dumpxml', '--inactive', ref]);
   await virsh(['destroy', ref]);
-  const base0 = /<backingStore type='file'>\s*<format type='qcow2'\/>\s*<source file='([^']+)'/.exec(await virsh(['dumpxml', ref]))?.[1] ?? (await run('qemu-img', ['info', '--output=json', path.join(poolDir, `${ref}.qcow2`)])).stdout.match(/"backing-filename":\s*"([^"]+)"/)![1]!;
+  const base0 =
+    /<backingStore type='file'>\s*<format type='qcow2'\/>\s*<source file='([^']+)'/.exec(
+      await virsh(['dumpxml', ref]),
+    )?.[1] ??
+    (await run('qemu-img', ['info', '--output=json', path.join(poolDir, `${ref}.qcow2`)])).stdout.match(
+      /"backing-filename":\s*"([^"]+)"/,
+    )![1]!;
   const seed = path.join(poolDir, `${ref}-seed.iso`);
 
   // 2. virsh create (a transient domain of the same definition with its own disk, MAC and UUID).
@@ -148,7 +217,31 @@ try {
   t0 = Date.now();
   const qemu = spawn(
     'qemu-system-x86_64',
-    ['-machine', 'q35,accel=tcg', '-smp', vcpus, '-m', String(memMb), '-drive', `file=${disk3},if=virtio,format=qcow2`, '-drive', `file=${seed},if=virtio,format=raw,readonly=on`, '-netdev', `user,id=n0,hostfwd=tcp:127.0.0.1:${port}-:22`, '-device', 'virtio-net-pci,netdev=n0', '-device', 'virtio-rng-pci', '-display', 'none', '-serial', 'null', '-nodefaults', '-vga', 'std'],
+    [
+      '-machine',
+      'q35,accel=tcg',
+      '-smp',
+      vcpus,
+      '-m',
+      String(memMb),
+      '-drive',
+      `file=${disk3},if=virtio,format=qcow2`,
+      '-drive',
+      `file=${seed},if=virtio,format=raw,readonly=on`,
+      '-netdev',
+      `user,id=n0,hostfwd=tcp:127.0.0.1:${port}-:22`,
+      '-device',
+      'virtio-net-pci,netdev=n0',
+      '-device',
+      'virtio-rng-pci',
+      '-display',
+      'none',
+      '-serial',
+      'null',
+      '-nodefaults',
+      '-vga',
+      'std',
+    ],
     { stdio: 'ignore' },
   );
   try {
@@ -158,12 +251,21 @@ try {
   }
   console.log(`qemu-system-x86_64 → SSH: ${results.qemuSeconds.toFixed(1)} s`);
 
-  const ratios = { portalOverVirsh: results.portalSeconds / results.virshSeconds, portalOverQemu: results.portalSeconds / results.qemuSeconds, virshOverQemu: results.virshSeconds / results.qemuSeconds };
-  console.log(`portal / virsh = ${ratios.portalOverVirsh.toFixed(2)} (goal ≤ 1.2), portal / qemu = ${ratios.portalOverQemu.toFixed(2)}, virsh / qemu = ${ratios.virshOverQemu.toFixed(2)}`);
+  const ratios = {
+    portalOverVirsh: results.portalSeconds / results.virshSeconds,
+    portalOverQemu: results.portalSeconds / results.qemuSeconds,
+    virshOverQemu: results.virshSeconds / results.qemuSeconds,
+  };
+  console.log(
+    `portal / virsh = ${ratios.portalOverVirsh.toFixed(2)} (goal ≤ 1.2), portal / qemu = ${ratios.portalOverQemu.toFixed(2)}, virsh / qemu = ${ratios.virshOverQemu.toFixed(2)}`,
+  );
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   const file = new URL(`vm-boot-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`, dir);
-  writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), host: { cpus: os.cpus().length, model: os.cpus()[0]?.model, domainType: 'qemu (TCG)' }, guest: { vcpus: Number(vcpus), memMb }, ...results, ...ratios }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ at: new Date().toISOString(), host: { cpus: os.cpus().length, model: os.cpus()[0]?.model, domainType: 'qemu (TCG)' }, guest: { vcpus: Number(vcpus), memMb }, ...results, ...ratios }, null, 2)}\n`,
+  );
   console.log(`saved ${file.pathname}`);
   await call('DELETE', `/virtualMachines/delete/${id}`).catch(() => undefined);
   await portal.close();

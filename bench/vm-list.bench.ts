@@ -33,10 +33,18 @@ await seedDemoTenant(database.db, { adminEmail: 'admin@example.com', adminPasswo
 const client = new pg.Client({ connectionString: url });
 await client.connect();
 const t0 = Date.now();
-await client.query(`insert into companies (reseller_id, name) select 1, 'Company ' || g from generate_series(2, ${COMPANIES}) g`);
-await client.query(`insert into users (company_id, email, first_name, last_name) select 1 + (g % ${COMPANIES}), 'user' || g || '@bench.example', 'User', 'N' || g from generate_series(1, ${USERS}) g`);
-await client.query(`insert into teams (company_id, name) select 1 + (g % ${COMPANIES}), 'Team ' || g from generate_series(1, ${TEAMS}) g`);
-await client.query(`insert into team_members (team_id, user_id, role_id) select t.id, u.id, 2 from teams t join users u on u.company_id = t.company_id and u.id % 50 = t.id % 50 where t.id % 5 = 0 limit 200000`);
+await client.query(
+  `insert into companies (reseller_id, name) select 1, 'Company ' || g from generate_series(2, ${COMPANIES}) g`,
+);
+await client.query(
+  `insert into users (company_id, email, first_name, last_name) select 1 + (g % ${COMPANIES}), 'user' || g || '@bench.example', 'User', 'N' || g from generate_series(1, ${USERS}) g`,
+);
+await client.query(
+  `insert into teams (company_id, name) select 1 + (g % ${COMPANIES}), 'Team ' || g from generate_series(1, ${TEAMS}) g`,
+);
+await client.query(
+  `insert into team_members (team_id, user_id, role_id) select t.id, u.id, 2 from teams t join users u on u.company_id = t.company_id and u.id % 50 = t.id % 50 where t.id % 5 = 0 limit 200000`,
+);
 await client.query(`
   insert into virtual_machines (company_id, team_id, name, status, configuration_id, region_id, image, provider_id, created_at)
   select 1 + (g % ${COMPANIES}), null, 'vm-' || g, (array['Running','Stopped','Error']::vm_status[])[1 + g % 3], 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
@@ -47,7 +55,18 @@ const seedSeconds = (Date.now() - t0) / 1000;
 console.log(`seeded ${VMS} VMs, ${USERS} users, ${TEAMS} teams in ${seedSeconds.toFixed(1)} s`);
 await client.end();
 
-const portal = await buildApp({ config: loadConfig({ DATABASE_URL: url, SMTP_URL: smtp.url, LOG_LEVEL: 'silent', AUTH_RATE_LIMIT_PER_MINUTE: '1000' }), database, secret: 'bench-secret-that-is-long-enough-0123456', logger: false, webDistDir: '/nonexistent' });
+const portal = await buildApp({
+  config: loadConfig({
+    DATABASE_URL: url,
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'silent',
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+  }),
+  database,
+  secret: 'bench-secret-that-is-long-enough-0123456',
+  logger: false,
+  webDistDir: '/nonexistent',
+});
 await portal.app.listen({ port: 0, host: '127.0.0.1' });
 portal.mailer.start();
 const base = `http://127.0.0.1:${(portal.app.server.address() as { port: number }).port}/irontech/api/v1`;
@@ -56,7 +75,11 @@ const base = `http://127.0.0.1:${(portal.app.server.address() as { port: number 
 const csrf = 'benchcsrf0123456789abcdef';
 let cookie = `csrf_token=${csrf}`;
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const sid = res.headers.getSetCookie().find((c) => c.startsWith('sid='));
   if (sid) cookie = `csrf_token=${csrf}; ${sid.split(';')[0]}`;
   return res;
@@ -120,9 +143,15 @@ const result = {
   ratio: listResult.requestsPerSecond / bareResult.requestsPerSecond,
   goals: { ratio: 0.5, p99Ms: 25 },
 };
-console.log(`bare route : ${bareResult.requestsPerSecond.toFixed(0)} req/s, p50 ${bareResult.p50Ms} ms, p99 ${bareResult.p99Ms} ms`);
-console.log(`VM list    : ${listResult.requestsPerSecond.toFixed(0)} req/s, p50 ${listResult.p50Ms} ms, p99 ${listResult.p99Ms} ms (non-2xx ${listResult.non2xx})`);
-console.log(`CPU/request: bare ${bareResult.nodeCpuUsPerRequest} µs node; VM list ${listResult.nodeCpuUsPerRequest} µs node + ${listResult.postgresCpuUsPerRequest} µs PostgreSQL`);
+console.log(
+  `bare route : ${bareResult.requestsPerSecond.toFixed(0)} req/s, p50 ${bareResult.p50Ms} ms, p99 ${bareResult.p99Ms} ms`,
+);
+console.log(
+  `VM list    : ${listResult.requestsPerSecond.toFixed(0)} req/s, p50 ${listResult.p50Ms} ms, p99 ${listResult.p99Ms} ms (non-2xx ${listResult.non2xx})`,
+);
+console.log(
+  `CPU/request: bare ${bareResult.nodeCpuUsPerRequest} µs node; VM list ${listResult.nodeCpuUsPerRequest} µs node + ${listResult.postgresCpuUsPerRequest} µs PostgreSQL`,
+);
 console.log(`ratio      : ${result.ratio.toFixed(2)} (goal ≥ 0.5; p99 goal ≤ 25 ms)`);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL(`./results/vm-list-${Date.now()}.json`, import.meta.url), `${JSON.stringify(result, null, 2)}\n`);

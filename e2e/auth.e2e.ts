@@ -24,7 +24,15 @@ afterAll(async () => {
 async function addUser(email: string, password: string | null, extra: Partial<typeof users.$inferInsert> = {}) {
   const [row] = await portal.db
     .insert(users)
-    .values({ companyId: 1, email, firstName: 'Eve', lastName: 'Example', passwordHash: password ? await hashPassword(password) : null, emailConfirmedAt: password ? new Date() : null, ...extra })
+    .values({
+      companyId: 1,
+      email,
+      firstName: 'Eve',
+      lastName: 'Example',
+      passwordHash: password ? await hashPassword(password) : null,
+      emailConfirmedAt: password ? new Date() : null,
+      ...extra,
+    })
     .returning();
   return row!;
 }
@@ -127,7 +135,9 @@ describe('sign-in', () => {
       const again = await restarted.newPage();
       await again.goto(`${portal.url}/`);
       if (rememberMe) {
-        await expect.poll(() => again.getByRole('heading', { name: 'Dashboard' }).isVisible(), { timeout: 10_000 }).toBe(true);
+        await expect
+          .poll(() => again.getByRole('heading', { name: 'Dashboard' }).isVisible(), { timeout: 10_000 })
+          .toBe(true);
         expect(path(again)).toBe('/');
       } else {
         await again.waitForURL(/\/login/);
@@ -214,7 +224,14 @@ describe('passwords and invitations', () => {
     await page.getByLabel('Last Name').fill('Invited');
     await page.getByLabel('New Password').fill('Invited-Pass-123!');
     await page.getByLabel('Confirm Password').fill('Invited-Pass-123!');
-    for (const item of ['Minimum 12 characters', 'Special character', 'Contains number', 'Uppercase letter', 'Lowercase letter', 'Password confirmed']) {
+    for (const item of [
+      'Minimum 12 characters',
+      'Special character',
+      'Contains number',
+      'Uppercase letter',
+      'Lowercase letter',
+      'Password confirmed',
+    ]) {
       expect(await page.getByText(item).isVisible(), item).toBe(true);
     }
     await screenshot(page, 'confirm-email');

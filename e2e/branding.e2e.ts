@@ -12,7 +12,8 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-const svg = (fill: string) => `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32"><rect width="120" height="32" fill="${fill}"/></svg>`).toString('base64')}`;
+const svg = (fill: string) =>
+  `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32"><rect width="120" height="32" fill="${fill}"/></svg>`).toString('base64')}`;
 
 describe('branding', () => {
   it('follows the reseller record: title, tab icon and logo change after an import', async () => {
@@ -20,11 +21,24 @@ describe('branding', () => {
     await portal.signIn(page);
     await expect.poll(() => page.title()).toBe('Northwind Hosting');
 
-    const { token } = await createOperatorTokens({ db: portal.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('branding-test');
+    const { token } = await createOperatorTokens({
+      db: portal.db,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+    }).create('branding-test');
     const res = await fetch(`${portal.apiUrl}/imports/reseller`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', name: 'Contoso Cloud', logoUrl: svg('#b91c1c'), tabLogoUrl: svg('#15803d') }] }),
+      body: JSON.stringify({
+        rows: [
+          {
+            externalId: 'demo-reseller',
+            distributorExternalId: 'demo-distributor',
+            name: 'Contoso Cloud',
+            logoUrl: svg('#b91c1c'),
+            tabLogoUrl: svg('#15803d'),
+          },
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     expect((await res.json()).data.updated).toBe(1);
@@ -39,7 +53,17 @@ describe('branding', () => {
     await fetch(`${portal.apiUrl}/imports/reseller`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', name: 'Contoso Cloud', logoUrl: null, tabLogoUrl: null }] }),
+      body: JSON.stringify({
+        rows: [
+          {
+            externalId: 'demo-reseller',
+            distributorExternalId: 'demo-distributor',
+            name: 'Contoso Cloud',
+            logoUrl: null,
+            tabLogoUrl: null,
+          },
+        ],
+      }),
     });
     await page.reload();
     await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);

@@ -38,17 +38,32 @@ beforeAll(async () => {
     maxRamMb: 256,
     maxDiskGb: 2,
   };
-  const [provider] = await portal.db.insert(providers).values({ name: 'E2E libvirt', driver: 'libvirt', settings }).returning();
+  const [provider] = await portal.db
+    .insert(providers)
+    .values({ name: 'E2E libvirt', driver: 'libvirt', settings })
+    .returning();
   const [region] = (await portal.db.select().from(regions)).filter((r) => r.name === 'US East');
   const [micro] = (await portal.db.select().from(configurations)).filter((c) => c.key === 'micro');
-  await portal.db.insert(providerOfferings).values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
-  const created = await admin.call(routes.vms.create, { body: { regionId: region!.id, image: 'Debian 12', configurationId: micro!.id, providerId: provider!.id, name: 'e2e-console', numberOfInstances: 1 } });
+  await portal.db
+    .insert(providerOfferings)
+    .values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
+  const created = await admin.call(routes.vms.create, {
+    body: {
+      regionId: region!.id,
+      image: 'Debian 12',
+      configurationId: micro!.id,
+      providerId: provider!.id,
+      name: 'e2e-console',
+      numberOfInstances: 1,
+    },
+  });
   vmId = created.data.ids[0] as number;
   const deadline = Date.now() + 300_000;
   for (;;) {
     const res = await admin.call(routes.vms.details, { params: { id: vmId } });
     if (res.data?.status === 'Running') break;
-    if (res.data?.status === 'Error' || Date.now() > deadline) throw new Error(`VM ${vmId}: ${res.data?.status} ${res.data?.errorReason ?? ''}`);
+    if (res.data?.status === 'Error' || Date.now() > deadline)
+      throw new Error(`VM ${vmId}: ${res.data?.status} ${res.data?.errorReason ?? ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   password = (await admin.call(routes.vms.getPassword, { params: { id: vmId } })).data.sshPassword;
@@ -100,42 +115,48 @@ async function openConsole(page: Page, base: string) {
   await expect.poll(() => canvasColours(page), { timeout: 60_000 }).toBeGreaterThan(1);
 }
 
-it('shows the guest screen, types through the paste box, logs in on the serial tab and reboots with Ctrl-Alt-Del', { timeout: 600_000 }, async () => {
-  const { context, page } = await portal.newPage();
-  await portal.signIn(page);
-  await openConsole(page, portal.url);
-  await screenshot(page, 'console-graphical');
+it(
+  'shows the guest screen, types through the paste box, logs in on the serial tab and reboots with Ctrl-Alt-Del',
+  { timeout: 600_000 },
+  async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page);
+    await openConsole(page, portal.url);
+    await screenshot(page, 'console-graphical');
 
-  // Log in on the display through the paste box and leave a mark the serial console can see.
-  await typeInPasteBox(page, 'root\n');
-  await new Promise((r) => setTimeout(r, 2000));
-  await typeInPasteBox(page, `${password}\n`);
-  await new Promise((r) => setTimeout(r, 5000));
-  await typeInPasteBox(page, 'touch /root/typed-on-vnc\n');
+    // Log in on the display through the paste box and leave a mark the serial console can see.
+    await typeInPasteBox(page, 'root\n');
+    await new Promise((r) => setTimeout(r, 2000));
+    await typeInPasteBox(page, `${password}\n`);
+    await new Promise((r) => setTimeout(r, 5000));
+    await typeInPasteBox(page, 'touch /root/typed-on-vnc\n');
 
-  await serialLogin(page);
-  await page.keyboard.type('ls /root; echo BOOT=$(cat /proc/sys/kernel/random/boot_id)\n');
-  await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/BOOT=[0-9a-f-]{36}/);
-  expect(await terminalText(page)).toMatch(/typed-on-vnc/);
-  const bootId = BOOT_RE.exec(await terminalText(page))?.[1];
-  expect(bootId).toBeTruthy();
-  await screenshot(page, 'console-serial');
+    await serialLogin(page);
+    await page.keyboard.type('ls /root; echo BOOT=$(cat /proc/sys/kernel/random/boot_id)\n');
+    await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/BOOT=[0-9a-f-]{36}/);
+    expect(await terminalText(page)).toMatch(/typed-on-vnc/);
+    const bootId = BOOT_RE.exec(await terminalText(page))?.[1];
+    expect(bootId).toBeTruthy();
+    await screenshot(page, 'console-serial');
 
-  // Ctrl-Alt-Del on the display: systemd reboots the guest; the serial console sees a new boot.
-  await page.getByRole('tab', { name: 'Graphical' }).click();
-  await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toBe('Connected');
-  await page.getByRole('button', { name: 'Ctrl-Alt-Del' }).click();
-  // Let the shutdown begin (the getty goes first) before the serial console waits for the next login prompt.
-  await new Promise((r) => setTimeout(r, 8000));
-  await page.getByRole('tab', { name: 'Serial' }).click();
-  await expect.poll(() => terminalText(page), { timeout: 240_000 }).toMatch(/e2e-console login:/);
-  await serialLogin(page);
-  await page.keyboard.type('echo BOOT=$(cat /proc/sys/kernel/random/boot_id)\n');
-  await expect.poll(async () => BOOT_RE.exec(await terminalText(page))?.[1], { timeout: 30_000 }).toMatch(/^[0-9a-f-]{36}$/);
-  const after = BOOT_RE.exec(await terminalText(page))?.[1];
-  expect(after).not.toBe(bootId);
-  await context.close();
-});
+    // Ctrl-Alt-Del on the display: systemd reboots the guest; the serial console sees a new boot.
+    await page.getByRole('tab', { name: 'Graphical' }).click();
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toBe('Connected');
+    await page.getByRole('button', { name: 'Ctrl-Alt-Del' }).click();
+    // Let the shutdown begin (the getty goes first) before the serial console waits for the next login prompt.
+    await new Promise((r) => setTimeout(r, 8000));
+    await page.getByRole('tab', { name: 'Serial' }).click();
+    await expect.poll(() => terminalText(page), { timeout: 240_000 }).toMatch(/e2e-console login:/);
+    await serialLogin(page);
+    await page.keyboard.type('echo BOOT=$(cat /proc/sys/kernel/random/boot_id)\n');
+    await expect
+      .poll(async () => BOOT_RE.exec(await terminalText(page))?.[1], { timeout: 30_000 })
+      .toMatch(/^[0-9a-f-]{36}$/);
+    const after = BOOT_RE.exec(await terminalText(page))?.[1];
+    expect(after).not.toBe(bootId);
+    await context.close();
+  },
+);
 
 it('works the same through a reverse proxy (nginx on loopback)', { timeout: 300_000 }, async () => {
   const { context, page } = await portal.newPage();

@@ -17,7 +17,9 @@ describe('content security policy', () => {
     await page.exposeFunction('reportCspViolation', (v: string) => violations.push(v));
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (e) => {
-        (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+        (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation(
+          `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
+        );
       });
     });
     page.on('console', (m) => {

@@ -8,8 +8,13 @@ import { createTeam, createUser, insertVm } from '../apps/api/test/fixtures.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
-const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
-const failWith = (message: string) => ({ status: 500, contentType: 'application/json', body: JSON.stringify({ message, data: null }) });
+const activeNav = (page: Page) =>
+  page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
+const failWith = (message: string) => ({
+  status: 500,
+  contentType: 'application/json',
+  body: JSON.stringify({ message, data: null }),
+});
 
 let portal: Portal;
 beforeAll(async () => {
@@ -61,7 +66,10 @@ describe('teams', () => {
     await screenshot(page, 'team-roles');
     await page.getByRole('button', { name: 'Save Roles' }).click();
     await page.waitForURL(new RegExp(`/team\\?id=${teamId}$`));
-    const grace = await portal.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, 3)));
+    const grace = await portal.db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, 3)));
     expect(grace).toHaveLength(1);
     await expect.poll(() => page.getByRole('row', { name: 'Grace Hopper' }).getByText('Viewer').isVisible()).toBe(true);
     // The team's VM table is there (empty).
@@ -98,10 +106,19 @@ describe('teams', () => {
     await insertVm(portal, { companyId: 1, teamId: team.id });
     const { context, page } = await portal.newPage();
     await portal.signIn(page);
-    await expect.poll(() => page.getByRole('row', { name: 'Busy team' }).getByRole('cell').nth(2).textContent()).toBe('1');
+    await expect
+      .poll(() => page.getByRole('row', { name: 'Busy team' }).getByRole('cell').nth(2).textContent())
+      .toBe('1');
     await page.getByRole('button', { name: 'Delete Busy team' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(() => page.getByRole('dialog').getByText('Error deleting team: This team still has 1 virtual machine. Delete them first.').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('dialog')
+          .getByText('Error deleting team: This team still has 1 virtual machine. Delete them first.')
+          .isVisible(),
+      )
+      .toBe(true);
     await screenshot(page, 'team-delete-error');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: 'Delete Busy team' }).click();
@@ -115,7 +132,8 @@ describe('teams', () => {
       const u = await createUser(portal, 1, `pager${i}@example.com`, { firstName: `Pager${i}` });
       await portal.db.insert(teamMembers).values({ teamId: big.id, userId: u.id, roleId: 2 });
     }
-    for (let i = 0; i < 11; i++) await createTeam(portal, 1, `Bulk team ${String(i).padStart(2, '0')}`, [{ userId: 1, roleId: 1 }]);
+    for (let i = 0; i < 11; i++)
+      await createTeam(portal, 1, `Bulk team ${String(i).padStart(2, '0')}`, [{ userId: 1, roleId: 1 }]);
     const { context, page } = await portal.newPage();
     await portal.signIn(page);
     await page.getByRole('link', { name: 'Teams' }).click();

@@ -9,7 +9,8 @@ import { linkFrom } from '../apps/api/test/smtp-catcher.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
-const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
+const activeNav = (page: Page) =>
+  page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
 
 let portal: Portal;
 beforeAll(async () => {
@@ -31,7 +32,9 @@ describe('users', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Add User' }).isVisible()).toBe(true);
     expect(await activeNav(page)).toBe('Users');
     // Assignable roles only: no Admin in the list.
-    await expect.poll(() => page.getByLabel('Role').locator('option').allTextContents()).toEqual(['Select a role', 'Operator', 'Viewer']);
+    await expect
+      .poll(() => page.getByLabel('Role').locator('option').allTextContents())
+      .toEqual(['Select a role', 'Operator', 'Viewer']);
     await page.getByRole('button', { name: 'Send Invite Email' }).click();
     await expect.poll(() => page.getByText(VALIDATION.emailRequired).isVisible()).toBe(true);
     expect(await page.getByText(VALIDATION.roleRequired).isVisible()).toBe(true);
@@ -44,7 +47,9 @@ describe('users', () => {
     await expect.poll(() => page.getByText(/Creates, starts, stops/).isVisible()).toBe(true);
     await screenshot(page, 'add-user');
     await page.getByRole('button', { name: 'Send Invite Email' }).click();
-    await expect.poll(() => page.getByText(TEXT.completedCreatingUser('newbie@example.com')).first().isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByText(TEXT.completedCreatingUser('newbie@example.com')).first().isVisible())
+      .toBe(true);
     await page.waitForURL(/\/users$/);
     await context.close();
 
@@ -62,7 +67,10 @@ describe('users', () => {
     await expect.poll(() => invitee.page.getByRole('row', { name: 'Support Crew' }).isVisible()).toBe(true);
     expect(await invitee.page.getByRole('row', { name: 'Other Crew' }).count()).toBe(0);
     const [row] = await portal.db.select().from(users).where(eq(users.email, 'newbie@example.com'));
-    expect((await portal.db.select().from(teamMembers).where(eq(teamMembers.userId, row!.id)))[0]).toMatchObject({ teamId: team.id, roleId: 2 });
+    expect((await portal.db.select().from(teamMembers).where(eq(teamMembers.userId, row!.id)))[0]).toMatchObject({
+      teamId: team.id,
+      roleId: 2,
+    });
     await invitee.context.close();
   });
 
@@ -93,7 +101,17 @@ describe('users', () => {
     const select = page.getByLabel('Role in Alpha');
     expect(await select.locator('option').allTextContents()).toEqual(['Operator', 'Viewer']);
     await select.selectOption({ label: 'Operator' });
-    await expect.poll(async () => (await portal.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, alpha.id), eq(teamMembers.userId, u.id))))[0]?.roleId).toBe(2);
+    await expect
+      .poll(
+        async () =>
+          (
+            await portal.db
+              .select()
+              .from(teamMembers)
+              .where(and(eq(teamMembers.teamId, alpha.id), eq(teamMembers.userId, u.id)))
+          )[0]?.roleId,
+      )
+      .toBe(2);
     await memberships.getByPlaceholder(TEXT.searchTeams).fill('bra');
     await expect.poll(() => memberships.getByRole('row').count()).toBe(2);
     await memberships.getByPlaceholder(TEXT.searchTeams).fill('alp');
@@ -101,7 +119,10 @@ describe('users', () => {
     await screenshot(page, 'user-details');
     await page.getByRole('button', { name: 'Remove from Alpha' }).click();
     // Issue #12: removing a membership is confirmed first, and the toast says what happened.
-    await page.getByRole('dialog', { name: TEXT.removeMembershipTitle('Alpha') }).getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: TEXT.removeMembershipTitle('Alpha') })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await expect.poll(() => memberships.getByText(TEXT.noTeams).isVisible()).toBe(true);
     await expect.poll(() => page.getByText(/was removed from Alpha/).isVisible()).toBe(true);
     await context.close();
@@ -148,7 +169,11 @@ describe('users', () => {
     const { context, page } = await portal.newPage();
     await portal.signIn(page);
     await page.route(/\/roles\/userRoles(\?|$)/, (route) =>
-      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'Roles unavailable', data: null }) }),
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'Roles unavailable', data: null }),
+      }),
     );
     await page.goto(`${portal.url}/createUser`);
     await expect.poll(() => page.getByText(`${ERRORS.fetchRoles}: Roles unavailable`).isVisible()).toBe(true);

@@ -28,7 +28,10 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function newContext(viewport: { width: number; height: number }, colorScheme: 'light' | 'dark' = 'light'): Promise<{ context: BrowserContext; page: Page }> {
+async function newContext(
+  viewport: { width: number; height: number },
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await portal.browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -40,7 +43,16 @@ async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, so the portal's CSP (no inline scripts) stays as it is.
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: object,
+          ) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
@@ -52,7 +64,8 @@ async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    if (document.documentElement.scrollWidth > width) out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
+    if (document.documentElement.scrollWidth > width)
+      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
     const scrollsX = (el: Element | null): boolean => {
       for (let e = el; e; e = e.parentElement) {
         const o = getComputedStyle(e).overflowX;
@@ -64,7 +77,9 @@ async function overflowing(page: Page): Promise<string[]> {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) continue;
       if (r.right > width + 1 && !scrollsX(el.parentElement) && getComputedStyle(el).position !== 'fixed') {
-        out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
+        out.push(
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`,
+        );
       }
     }
     return out.slice(0, 10);
@@ -73,7 +88,11 @@ async function overflowing(page: Page): Promise<string[]> {
 
 /** Waits until the screen shows no spinner and no "Loading..." title. */
 async function settled(page: Page) {
-  await expect.poll(() => page.locator('[role="status"][aria-label="Loading"], [aria-label="Checking your session"]').count(), { timeout: 10_000 }).toBe(0);
+  await expect
+    .poll(() => page.locator('[role="status"][aria-label="Loading"], [aria-label="Checking your session"]').count(), {
+      timeout: 10_000,
+    })
+    .toBe(0);
   await expect.poll(() => page.getByRole('heading', { name: 'Loading...' }).count()).toBe(0);
   await page.waitForTimeout(150);
 }
@@ -105,7 +124,13 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     ]);
     teamId = team.id;
     vmId = (await insertVm(portal, { companyId: 1, teamId: team.id, name: 'ops-vm', status: 'Running' })).id;
-    for (let i = 0; i < 12; i++) await insertVm(portal, { companyId: 1, teamId: team.id, name: `list-vm-${String(i).padStart(2, '0')}`, status: 'Stopped' });
+    for (let i = 0; i < 12; i++)
+      await insertVm(portal, {
+        companyId: 1,
+        teamId: team.id,
+        name: `list-vm-${String(i).padStart(2, '0')}`,
+        status: 'Stopped',
+      });
   });
 
   for (const [label, viewport] of [
@@ -116,7 +141,12 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
       it(`every screen at ${viewport.width}x${viewport.height} in ${scheme}: nothing wider than the viewport, no axe violations`, async () => {
         const { context, page } = await newContext(viewport, scheme);
         const tag = `${label}-${scheme}`;
-        for (const path of ['/login', '/forgotPassword', '/resetPassword?token=t&id=1', '/confirmNewUser?token=t&id=1']) {
+        for (const path of [
+          '/login',
+          '/forgotPassword',
+          '/resetPassword?token=t&id=1',
+          '/confirmNewUser?token=t&id=1',
+        ]) {
           await page.goto(`${portal.url}${path}`);
           await page.getByRole('main').waitFor();
           await check(page, `${tag}${path.split('?')[0]!.replace(/\//g, '-')}`);
@@ -175,7 +205,9 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'))).toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => drawer.count()).toBe(0);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(TEXT.openNavigation);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe(TEXT.openNavigation);
     await menu.click();
     await drawer.getByRole('link', { name: 'Teams' }).click();
     await page.waitForURL(/\/teams$/);
@@ -196,7 +228,9 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     expect(await page.evaluate(() => localStorage.getItem('sidebar-collapsed'))).toBe('false');
     // The theme toggle persists too.
     await page.getByRole('button', { name: TEXT.darkMode }).click();
-    expect(await page.evaluate(() => [document.documentElement.classList.contains('dark'), localStorage.getItem('theme')])).toEqual([true, 'dark']);
+    expect(
+      await page.evaluate(() => [document.documentElement.classList.contains('dark'), localStorage.getItem('theme')]),
+    ).toEqual([true, 'dark']);
     await page.reload();
     await expect.poll(() => page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
     await context.close();
@@ -206,7 +240,10 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     const { context, page } = await newContext(DESKTOP);
     await page.goto(`${portal.url}/login`);
     await page.getByRole('button', { name: 'Login' }).waitFor();
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent?.trim() ?? '');
+    const focused = () =>
+      page.evaluate(
+        () => document.activeElement?.getAttribute('name') ?? document.activeElement?.textContent?.trim() ?? '',
+      );
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('email');
     await page.keyboard.type('admin@example.com');
@@ -261,7 +298,7 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await context.close();
   });
 
-  it("a Viewer is offered nothing they may not do; an Operator runs VMs but does not manage the team or users", async () => {
+  it('a Viewer is offered nothing they may not do; an Operator runs VMs but does not manage the team or users', async () => {
     await insertVm(portal, { companyId: 1, teamId, name: 'role-vm', status: 'Running' }).then((vm) => (vmId = vm.id));
     // Viewer
     {
@@ -377,14 +414,18 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     for (let i = 1; i < 10; i++) pages.push(await context.newPage());
     for (const page of pages) {
       await page.goto(`${portal.url}/virtualMachineDetails/${live.id}`);
-      await expect.poll(() => page.getByRole('heading', { name: 'live-vm' }).isVisible(), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(() => page.getByRole('heading', { name: 'live-vm' }).isVisible(), { timeout: 10_000 })
+        .toBe(true);
     }
     // A stop started in the first tab moves the status in the tenth, without a reload (a fixture VM has no
     // machine behind it, so it may end in Error: what matters is that the tenth tab sees it leave Running).
     await first.getByRole('button', { name: 'Stop', exact: true }).click();
     await first.getByRole('dialog', { name: TEXT.stopVmTitle }).getByRole('button', { name: 'Stop' }).click();
     const last = pages[9]!;
-    await expect.poll(() => last.locator('[data-label="Status"]').textContent(), { timeout: 15_000 }).toMatch(/Stopp(ing|ed)|Error/);
+    await expect
+      .poll(() => last.locator('[data-label="Status"]').textContent(), { timeout: 15_000 })
+      .toMatch(/Stopp(ing|ed)|Error/);
     await context.close();
   });
 });

@@ -7,9 +7,14 @@ import { insertVm } from '../apps/api/test/fixtures.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
-const activeNav = (page: Page) => page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
+const activeNav = (page: Page) =>
+  page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current="page"]').textContent();
 /** Answers one API call with a failure, the way the server would. */
-const failWith = (message: string, status = 500) => ({ status, contentType: 'application/json', body: JSON.stringify({ message, data: null }) });
+const failWith = (message: string, status = 500) => ({
+  status,
+  contentType: 'application/json',
+  body: JSON.stringify({ message, data: null }),
+});
 
 let portal: Portal;
 beforeAll(async () => {
@@ -75,7 +80,9 @@ describe('virtual machines', () => {
 
     // Provisioning → Running arrives by the live stream, no reload.
     const row = page.getByRole('row', { name: 'web-demo' });
-    await expect.poll(() => row.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+    await expect
+      .poll(() => row.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 })
+      .toBe('Running');
     await screenshot(page, 'vm-list');
     await row.getByRole('button', { name: 'Details of web-demo' }).click();
     await page.waitForURL(/\/virtualMachineDetails\/\d+/);
@@ -95,15 +102,25 @@ describe('virtual machines', () => {
     expect(await page.getByTestId('vm-password').textContent()).toMatch(/•/);
 
     // Private key download.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Private Key' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Private Key' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('privateKey.pem');
     expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
 
     // Console in a new tab.
-    const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: 'Console' }).click()]);
+    const [tab] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('button', { name: 'Console' }).click(),
+    ]);
     await tab.waitForLoadState();
     // The console is live now (#11): the simulator has no display, so the page opens its serial console.
-    await expect.poll(() => tab.getByTestId('serial-terminal').getByText('web-demo login:').first().isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => tab.getByTestId('serial-terminal').getByText('web-demo login:').first().isVisible(), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     await screenshot(tab, 'vm-console');
     await tab.close();
 
@@ -112,17 +129,23 @@ describe('virtual machines', () => {
     await expect.poll(() => page.getByRole('dialog').getByText(TEXT.stopVmText).isVisible()).toBe(true);
     await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => page.getByText(TEXT.vmStopped).isVisible()).toBe(true);
-    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Stopped');
+    await expect
+      .poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 })
+      .toBe('Stopped');
     expect(await page.getByRole('button', { name: 'Reset' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Console' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Start' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Start' }).click();
-    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+    await expect
+      .poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 })
+      .toBe('Running');
     await page.getByRole('button', { name: 'Reset' }).click();
     await expect.poll(() => page.getByRole('dialog').getByText(TEXT.resetVmText).isVisible()).toBe(true);
     await page.getByRole('dialog').getByRole('button', { name: 'Reset' }).click();
     await expect.poll(() => page.getByText(TEXT.vmReset).isVisible()).toBe(true);
-    await expect.poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('Running');
+    await expect
+      .poll(() => page.locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 })
+      .toBe('Running');
 
     // Rename with its rules.
     await page.getByRole('button', { name: 'Rename' }).click();
@@ -173,7 +196,10 @@ describe('virtual machines', () => {
     await expect.poll(() => logged.some((t) => t.startsWith(`${ERRORS.fetchConsole}: `))).toBe(true);
     // Opened by the portal (as the Console button does), a tab with a non-numeric id closes itself.
     await page.goto(`${portal.url}/`);
-    const [popup] = await Promise.all([context.waitForEvent('page'), page.evaluate(() => void window.open('virtualMachineConsole/abc', '_blank'))]);
+    const [popup] = await Promise.all([
+      context.waitForEvent('page'),
+      page.evaluate(() => void window.open('virtualMachineConsole/abc', '_blank')),
+    ]);
     await popup.waitForEvent('close', { timeout: 10_000 });
     expect(popup.isClosed()).toBe(true);
     await context.close();
@@ -200,12 +226,16 @@ describe('virtual machines', () => {
     const vm = await insertVm(portal, { companyId: 1, teamId: null, name: 'fixture-errors' });
 
     // Upgrade: a failed configurations fetch is an error, not "already the largest".
-    await page.route(/\/virtualMachines\/listConfigurations(\?|$)/, (route) => route.fulfill(failWith('Catalog offline')));
+    await page.route(/\/virtualMachines\/listConfigurations(\?|$)/, (route) =>
+      route.fulfill(failWith('Catalog offline')),
+    );
     await page.goto(`${portal.url}/virtualMachineDetails/${vm.id}`);
     await expect.poll(() => page.getByRole('heading', { name: 'fixture-errors' }).isVisible()).toBe(true);
     expect(await activeNav(page)).toBe('Virtual Machines');
     await page.getByRole('button', { name: 'Upgrade' }).click();
-    await expect.poll(() => page.getByRole('dialog').getByText(`${ERRORS.fetchConfigurations}: Catalog offline`).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('dialog').getByText(`${ERRORS.fetchConfigurations}: Catalog offline`).isVisible())
+      .toBe(true);
     expect(await page.getByRole('dialog').getByText('This VM already has the largest configuration.').count()).toBe(0);
     await screenshot(page, 'vm-upgrade-error');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
@@ -214,7 +244,11 @@ describe('virtual machines', () => {
     const logged: string[] = [];
     page.on('console', (m) => m.type() === 'error' && logged.push(m.text()));
     await page.route(/\/virtualMachines\/getConsole\//, (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ message: 'OK', data: { consoleUrl: '' } }) }),
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'OK', data: { consoleUrl: '' } }),
+      }),
     );
     await page.goto(`${portal.url}/virtualMachineConsole/${vm.id}`);
     await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
@@ -227,7 +261,8 @@ describe('virtual machines', () => {
   it('enables each action from the statuses the lifecycle table allows, and says why one is not', async () => {
     const { context, page } = await portal.newPage();
     await portal.signIn(page);
-    const reasonOf = (name: string) => page.getByRole('button', { name, exact: true }).locator('xpath=..').getAttribute('title');
+    const reasonOf = (name: string) =>
+      page.getByRole('button', { name, exact: true }).locator('xpath=..').getAttribute('title');
     const stopped = await insertVm(portal, { companyId: 1, teamId: null, name: 'fixture-stopped', status: 'Stopped' });
     await page.goto(`${portal.url}/virtualMachineDetails/${stopped.id}`);
     await expect.poll(() => page.getByRole('heading', { name: 'fixture-stopped' }).isVisible()).toBe(true);

@@ -12,7 +12,13 @@ import { allRoutes } from '../packages/contract/src/routes.ts';
 export async function generateOpenApi(): Promise<string> {
   const database = await openDatabase({ dataDir: 'memory://' });
   const config = loadConfig({ LOG_LEVEL: 'silent' });
-  const portal = await buildApp({ config, database, secret: 'openapi-generation-secret-0123456789', logger: false, webDistDir: '/nonexistent' });
+  const portal = await buildApp({
+    config,
+    database,
+    secret: 'openapi-generation-secret-0123456789',
+    logger: false,
+    webDistDir: '/nonexistent',
+  });
   await portal.app.ready();
   const doc = portal.app.swagger();
   await portal.close();
@@ -27,7 +33,12 @@ export async function generateOpenApi(): Promise<string> {
 function inContractOrder<D extends { paths?: Record<string, unknown> }>(doc: D, apiBasePath: string): D {
   if (!doc.paths) return doc;
   const rank = new Map(allRoutes().map((r, i) => [`${apiBasePath}${r.path.replace(/:(\w+)/g, '{$1}')}`, i]));
-  const entries = Object.entries(doc.paths).map(([path, item], i) => ({ path, item, order: rank.get(path) ?? Number.MAX_SAFE_INTEGER, i }));
+  const entries = Object.entries(doc.paths).map(([path, item], i) => ({
+    path,
+    item,
+    order: rank.get(path) ?? Number.MAX_SAFE_INTEGER,
+    i,
+  }));
   entries.sort((x, y) => x.order - y.order || x.i - y.i);
   return { ...doc, paths: Object.fromEntries(entries.map((e) => [e.path, e.item])) };
 }

@@ -45,7 +45,16 @@ export async function startPortal(opts: { env?: Record<string, string>; basePath
   t.portal.startWorkers();
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const url = basePath === '/' ? origin : `${origin}${basePath}`;
@@ -69,7 +78,10 @@ export async function startPortal(opts: { env?: Record<string, string>; basePath
       if (signInOpts.rememberMe) await page.getByLabel('Remember me').check();
       await page.getByRole('button', { name: 'Login' }).click();
       await page.waitForURL(/\/mfa/);
-      const mail = await t.smtp.waitFor(email, (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject));
+      const mail = await t.smtp.waitFor(
+        email,
+        (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
+      );
       await page.getByLabel(/code/i).fill(codeFrom(mail));
       await page.getByRole('button', { name: 'Authenticate' }).click();
       await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname));

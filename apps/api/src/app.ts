@@ -63,7 +63,14 @@ export interface App {
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The feature modules, each registering its routes under the API base path and returning its workers. */
-const MODULES: RegisterModule[] = [registerAuthModule, registerHealthModule, registerTeamsModule, registerUsersModule, registerVirtualMachinesModule, registerPlatformModule];
+const MODULES: RegisterModule[] = [
+  registerAuthModule,
+  registerHealthModule,
+  registerTeamsModule,
+  registerUsersModule,
+  registerVirtualMachinesModule,
+  registerPlatformModule,
+];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
@@ -72,7 +79,12 @@ export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     // Never log credentials.
-    redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+    redact: [
+      'req.headers.cookie',
+      'req.headers.authorization',
+      'req.headers["x-csrf-token"]',
+      'res.headers["set-cookie"]',
+    ],
     hooks: {
       // A failed query's message and params hold its bound values (sign-in codes, tokens): wherever one
       // is logged as `{ err }` or as the error itself, only its SQL text and database code/message go out.
@@ -80,10 +92,14 @@ export function loggerOptions(level: string): LoggerOptions {
         const [first, ...rest] = args as unknown[];
         if (first instanceof Error) {
           const safe = loggableError(first);
-          if (safe !== first) return method.apply(this, [{ err: safe }, ...(rest.length > 0 ? rest : ['query failed'])] as Parameters<typeof method>);
+          if (safe !== first)
+            return method.apply(this, [{ err: safe }, ...(rest.length > 0 ? rest : ['query failed'])] as Parameters<
+              typeof method
+            >);
         } else if (first !== null && typeof first === 'object' && 'err' in first) {
           const safe = loggableError((first as { err: unknown }).err);
-          if (safe !== (first as { err: unknown }).err) return method.apply(this, [{ ...first, err: safe }, ...rest] as Parameters<typeof method>);
+          if (safe !== (first as { err: unknown }).err)
+            return method.apply(this, [{ ...first, err: safe }, ...rest] as Parameters<typeof method>);
         }
         return method.apply(this, args);
       },
@@ -96,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? cryptoRandom;
   const db = database.db;
-  const cookieSecure = config.COOKIE_SECURE ?? (config.PUBLIC_URL?.startsWith('https://') ?? false);
+  const cookieSecure = config.COOKIE_SECURE ?? config.PUBLIC_URL?.startsWith('https://') ?? false;
 
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config.LOG_LEVEL),
@@ -136,15 +152,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Answers above 1 KB go out compressed (issue #12). The live event stream is hijacked and never buffered
   // here; static files are sent precompressed by plugins/static-web.ts (already encoded, so skipped).
-  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], customTypes: /^(application\/json|text\/html|text\/css|text\/plain|application\/javascript|image\/svg\+xml)/ });
+  await app.register(compress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    customTypes: /^(application\/json|text\/html|text\/css|text\/plain|application\/javascript|image\/svg\+xml)/,
+  });
   await app.register(cookie);
   // The console's VNC and serial relays (modules/virtual-machines/console-socket.ts).
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-  await app.register(rateLimit, { global: false, errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }) });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: () => ({ statusCode: 429, message: 'Too many requests. Please wait and try again.' }),
+  });
   await registerOpenApi(app, config.API_BASE_PATH);
 
   const mailer = createMailer({ db, smtpUrl: config.SMTP_URL, log: app.log });
-  const sessionCache = await startSessionCache({ enabled: config.SESSION_CACHE, clock, connection: database.pool ? connectionOf(database.pool) : null, log: app.log });
+  const sessionCache = await startSessionCache({
+    enabled: config.SESSION_CACHE,
+    clock,
+    connection: database.pool ? connectionOf(database.pool) : null,
+    log: app.log,
+  });
   forgetOnWrites(app, sessionCache.cache);
   const sessions = createSessionStore({ db, secret: deps.secret, clock, random, cache: sessionCache.cache });
   const operatorTokens = createOperatorTokens({ db, secret: deps.secret, random });
@@ -210,4 +238,3 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   };
 }
-

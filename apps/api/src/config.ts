@@ -49,7 +49,10 @@ export const trustProxySchema = z
       ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY hop count must be at most 100' });
       return z.NEVER;
     }
-    const entries = raw.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+    const entries = raw
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e.length > 0);
     const bad = entries.filter((e) => !isAddressOrCidr(e));
     if (entries.length === 0 || bad.length > 0) {
       ctx.addIssue({
@@ -83,7 +86,9 @@ export const configSchema = z.object({
   SEED_DEMO: bool.default(true),
   SEED_ADMIN_EMAIL: z.email().optional(),
   /** The owner's first password: held to the same rules as any new password. */
-  SEED_ADMIN_PASSWORD: newPasswordSchema.refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon).optional(),
+  SEED_ADMIN_PASSWORD: newPasswordSchema
+    .refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon)
+    .optional(),
   VM_PROVIDER: z.enum(['simulator', 'libvirt']).default('simulator'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
@@ -129,7 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * TRUST_PROXY as Fastify's `trustProxy` option. Fastify 5 no longer treats a number as a hop count
  * (it trusts nothing then), so a hop count becomes the equivalent function: trust the nearest n hops.
  */
-export function trustProxyOption(value: Config['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+export function trustProxyOption(
+  value: Config['TRUST_PROXY'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof value !== 'number') return value;
   return (_address, hop) => hop < value;
 }

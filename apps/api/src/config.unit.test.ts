@@ -17,11 +17,27 @@ describe('TRUST_PROXY', () => {
     expect(trust('TRUE')).toBe(true);
     expect(trust('2')).toBe(2);
     expect(trust('10.0.0.1')).toEqual(['10.0.0.1']);
-    expect(trust(' 10.0.0.0/8, 192.168.1.1 ,::1, fd00::/8,loopback,uniquelocal ')).toEqual(['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8', 'loopback', 'uniquelocal']);
+    expect(trust(' 10.0.0.0/8, 192.168.1.1 ,::1, fd00::/8,loopback,uniquelocal ')).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
+      'uniquelocal',
+    ]);
   });
 
   it('names the variable when the value is bad', () => {
-    for (const bad of ['yes', '10.0.0.300', '10.0.0.0/33', '::1/129', 'proxy.example.com', '10.0.0.1/8/8', ',', '1000']) {
+    for (const bad of [
+      'yes',
+      '10.0.0.300',
+      '10.0.0.0/33',
+      '::1/129',
+      'proxy.example.com',
+      '10.0.0.1/8/8',
+      ',',
+      '1000',
+    ]) {
       expect(() => trust(bad), bad).toThrow(/TRUST_PROXY/);
     }
   });
@@ -48,8 +64,12 @@ describe('the configuration reference', () => {
 
 describe('SEED_ADMIN_PASSWORD', () => {
   it('must meet the password rules, and a refusal names the setting without echoing the value', () => {
-    expect(loadConfig({ SEED_ADMIN_PASSWORD: 'Strong-Enough-Pass-1!' }).SEED_ADMIN_PASSWORD).toBe('Strong-Enough-Pass-1!');
-    expect(() => loadConfig({ SEED_ADMIN_PASSWORD: 'weak' })).toThrow(/SEED_ADMIN_PASSWORD: Password must be at least 12 characters long/);
+    expect(loadConfig({ SEED_ADMIN_PASSWORD: 'Strong-Enough-Pass-1!' }).SEED_ADMIN_PASSWORD).toBe(
+      'Strong-Enough-Pass-1!',
+    );
+    expect(() => loadConfig({ SEED_ADMIN_PASSWORD: 'weak' })).toThrow(
+      /SEED_ADMIN_PASSWORD: Password must be at least 12 characters long/,
+    );
     try {
       loadConfig({ SEED_ADMIN_PASSWORD: 'nodigitsorspecialchars' });
       expect.unreachable();

@@ -15,9 +15,14 @@ import { openDatabase } from './db/client.ts';
 const serverTs = fileURLToPath(new URL('./server.ts', import.meta.url));
 
 /** Runs the server until it prints its sign-in lines (then stops it) or exits by itself. */
-function start(env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function start(
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serverTs], { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', serverTs], {
+      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {
@@ -36,34 +41,47 @@ function start(env: Record<string, string>, timeoutMs = 120_000): Promise<{ code
   });
 }
 
-const busyPort = (): Promise<Server> => new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => resolve(s));
-});
+const busyPort = (): Promise<Server> =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
 
 describe.skipIf(inject('pgUrl'))('start-up', () => {
   it('names an unreachable DATABASE_URL', async () => {
-    const run = await start({ DATABASE_URL: 'postgres://portal:secret@127.0.0.1:1/portal', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), PORT: '0' });
+    const run = await start({
+      DATABASE_URL: 'postgres://portal:secret@127.0.0.1:1/portal',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')),
+      PORT: '0',
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe('Cannot reach PostgreSQL at 127.0.0.1:1/portal (DATABASE_URL): connection refused. Is the server running and listening there?');
+    expect(run.stderr.trim()).toBe(
+      'Cannot reach PostgreSQL at 127.0.0.1:1/portal (DATABASE_URL): connection refused. Is the server running and listening there?',
+    );
     expect(run.stderr).not.toContain('secret');
   });
 
-  it('names a port in use, makes no administrator then, and shows the password on the next start', { timeout: 300_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'start-'));
-    const blocker = await busyPort();
-    const port = (blocker.address() as { port: number }).port;
-    const clash = await start({ DATA_DIR: dataDir, PORT: String(port) });
-    blocker.close();
-    expect(clash.code).toBe(1);
-    expect(clash.stderr.trim()).toBe(`Port ${port} on 127.0.0.1 is already in use (PORT): stop the other process or set PORT to a free port.`);
-    const db = await openDatabase({ dataDir });
-    const [{ n } = { n: -1 }] = (await db.db.execute<{ n: number }>(sql`select count(*)::int as n from users`)).rows;
-    await db.close();
-    expect(n).toBe(0);
+  it(
+    'names a port in use, makes no administrator then, and shows the password on the next start',
+    { timeout: 300_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'start-'));
+      const blocker = await busyPort();
+      const port = (blocker.address() as { port: number }).port;
+      const clash = await start({ DATA_DIR: dataDir, PORT: String(port) });
+      blocker.close();
+      expect(clash.code).toBe(1);
+      expect(clash.stderr.trim()).toBe(
+        `Port ${port} on 127.0.0.1 is already in use (PORT): stop the other process or set PORT to a free port.`,
+      );
+      const db = await openDatabase({ dataDir });
+      const [{ n } = { n: -1 }] = (await db.db.execute<{ n: number }>(sql`select count(*)::int as n from users`)).rows;
+      await db.close();
+      expect(n).toBe(0);
 
-    const ok = await start({ DATA_DIR: dataDir, PORT: '0' });
-    expect(ok.stdout).toMatch(/Sign in: {3}admin@example\.com/);
-    expect(ok.stdout).toMatch(/Password: {2}Demo-\S+/);
-  });
+      const ok = await start({ DATA_DIR: dataDir, PORT: '0' });
+      expect(ok.stdout).toMatch(/Sign in: {3}admin@example\.com/);
+      expect(ok.stdout).toMatch(/Password: {2}Demo-\S+/);
+    },
+  );
 });

@@ -35,27 +35,43 @@ async function main(): Promise<void> {
   }
   // Listening: now the first administrator can be made and its password shown (demo start only).
   const admin = config.SEED_DEMO
-    ? await seedDemoTenant(database.db, { adminEmail: config.SEED_ADMIN_EMAIL, adminPassword: config.SEED_ADMIN_PASSWORD, demoData: true })
+    ? await seedDemoTenant(database.db, {
+        adminEmail: config.SEED_ADMIN_EMAIL,
+        adminPassword: config.SEED_ADMIN_PASSWORD,
+        demoData: true,
+      })
     : null;
   portal.startWorkers();
   const mail = await portal.mailer.check();
 
-  const url = publicUrl(config.PUBLIC_URL ? config : { ...config, PORT: portalPort(portal.app.server.address(), config.PORT) });
+  const url = publicUrl(
+    config.PUBLIC_URL ? config : { ...config, PORT: portalPort(portal.app.server.address(), config.PORT) },
+  );
   const lines = [
     '',
     `  Portal:    ${url}`,
-    `  API docs:  ${url.replace(/\/$/, '')}${config.BASE_PATH === '/' ? '' : ''}${config.API_BASE_PATH}/docs`.replace(`${config.BASE_PATH}${config.API_BASE_PATH}`, config.API_BASE_PATH),
+    `  API docs:  ${url.replace(/\/$/, '')}${config.BASE_PATH === '/' ? '' : ''}${config.API_BASE_PATH}/docs`.replace(
+      `${config.BASE_PATH}${config.API_BASE_PATH}`,
+      config.API_BASE_PATH,
+    ),
     `  Database:  ${database.kind === 'pglite' ? `embedded PGlite in ${config.DATA_DIR}` : 'PostgreSQL (DATABASE_URL)'}`,
     `  Mail:      ${mail.status === 'none' ? 'local outbox: messages are printed here' : mail.status === 'ok' ? 'SMTP (SMTP_URL) answers' : `SMTP (SMTP_URL) NOT REACHABLE: ${mail.error ?? 'no answer'}. Nobody can sign in until it is (sign-in codes go by mail).`}`,
   ];
   if (!config.SMTP_URL && url.startsWith('https:')) {
     // A public deployment without SMTP would print everyone's sign-in codes into its logs.
-    lines.push('  WARNING:   no SMTP_URL on a public https address: sign-in codes and reset links go to this log, not to users');
+    lines.push(
+      '  WARNING:   no SMTP_URL on a public https address: sign-in codes and reset links go to this log, not to users',
+    );
   }
   if (admin) {
-    lines.push(`  Sign in:   ${admin.email}`, `  Password:  ${admin.generated ? admin.password : '(from SEED_ADMIN_PASSWORD)'}`);
+    lines.push(
+      `  Sign in:   ${admin.email}`,
+      `  Password:  ${admin.generated ? admin.password : '(from SEED_ADMIN_PASSWORD)'}`,
+    );
   } else if (!config.SEED_DEMO) {
-    lines.push('  Tenants:   none seeded (SEED_DEMO=false): import them and invite each company\'s first administrator (docs/operations.md)');
+    lines.push(
+      "  Tenants:   none seeded (SEED_DEMO=false): import them and invite each company's first administrator (docs/operations.md)",
+    );
   }
   lines.push('  Lost a password? npm run operator -- reset-password EMAIL prints a one-time link.');
   process.stdout.write(`${lines.join('\n')}\n\n`);
@@ -75,7 +91,10 @@ function portalPort(address: ReturnType<Server['address']>, fallback: number): n
 }
 
 main().catch((err: unknown) => {
-  const message = err instanceof StartupError || (err instanceof Error && err.message.startsWith('Invalid environment')) ? err.message : `Start-up failed: ${err instanceof Error ? err.message : String(err)}`;
+  const message =
+    err instanceof StartupError || (err instanceof Error && err.message.startsWith('Invalid environment'))
+      ? err.message
+      : `Start-up failed: ${err instanceof Error ? err.message : String(err)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

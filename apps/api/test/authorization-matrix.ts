@@ -11,7 +11,14 @@ export type Actor = (typeof ACTORS)[number];
 export type Outcome = 'allow' | 403 | 404;
 
 export const A = 'allow' as const;
-export const all = (o: Outcome): Record<Actor, Outcome> => ({ companyAdmin: o, teamAdmin: o, operator: o, viewer: o, nonMember: o, otherCompany: o });
+export const all = (o: Outcome): Record<Actor, Outcome> => ({
+  companyAdmin: o,
+  teamAdmin: o,
+  operator: o,
+  viewer: o,
+  nonMember: o,
+  otherCompany: o,
+});
 
 export interface Cell {
   call: string;
@@ -54,7 +61,8 @@ export async function runMatrix(opts: {
           failures.push(`${cell.call} as ${actor}: allowed but ${err instanceof Error ? err.message : String(err)}`);
         }
       }
-      if (want !== 'allow' && (await opts.snapshot()) !== before) failures.push(`${cell.call} as ${actor}: denied but changed data`);
+      if (want !== 'allow' && (await opts.snapshot()) !== before)
+        failures.push(`${cell.call} as ${actor}: denied but changed data`);
       checked++;
     }
   }

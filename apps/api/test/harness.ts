@@ -55,7 +55,9 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
   };
 }
 
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(
+  opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean } = {},
+): Promise<TestApp> {
   const smtp = await startSmtpCatcher();
   const { database, drop } = await openTestDatabase();
   const config = loadConfig({
@@ -66,7 +68,8 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
     ...opts.env,
   });
   await seedReferenceData(database.db);
-  if (opts.seed !== false) await seedDemoTenant(database.db, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
+  if (opts.seed !== false)
+    await seedDemoTenant(database.db, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
   const portal = await buildApp({
     config,
     database,
@@ -93,7 +96,9 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
 
 /** Path parameters and query as the route declares them (loosely: tests also send values the server must refuse). */
 export interface CallInput<R extends RouteDef> {
-  params?: R['params'] extends z.ZodType ? { [K in keyof z.input<R['params']>]: string | number } : Record<string, string | number>;
+  params?: R['params'] extends z.ZodType
+    ? { [K in keyof z.input<R['params']>]: string | number }
+    : Record<string, string | number>;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   /** Extra request headers (an operator token, say). */
@@ -131,11 +136,17 @@ export class TestClient {
   }
 
   /** A call to a URL outside the route table (or with a hand-made body); `T` is what the test expects in `data`. */
-  async raw<T = unknown>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<CallResult<T>> {
+  async raw<T = unknown>(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<CallResult<T>> {
     if (!this.cookies.has('csrf_token')) this.cookies.set('csrf_token', randomBytes(16).toString('hex'));
     const unsafe = method !== 'GET' && method !== 'HEAD';
     // Like the portal, a bodiless write sends `{}`.
-    const payload = body === undefined ? (unsafe ? '{}' : undefined) : typeof body === 'string' ? body : JSON.stringify(body);
+    const payload =
+      body === undefined ? (unsafe ? '{}' : undefined) : typeof body === 'string' ? body : JSON.stringify(body);
     const res = await this.portal.app.inject({
       method: method as 'GET',
       url,
@@ -163,14 +174,22 @@ export class TestClient {
 }
 
 /** Signs in through password + the mailed code; returns the signed-in client. */
-export async function signIn(t: TestApp, email: string = ADMIN.email, password: string = ADMIN.password, rememberMe = false): Promise<TestClient> {
+export async function signIn(
+  t: TestApp,
+  email: string = ADMIN.email,
+  password: string = ADMIN.password,
+  rememberMe = false,
+): Promise<TestClient> {
   const { routes } = await import('@portal/contract/routes');
   const { codeFrom } = await import('./smtp-catcher.ts');
   const client = t.client();
   const before = t.smtp.messages.length;
   const login = await client.call(routes.auth.login, { body: { email, password, rememberMe } });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.message}`);
-  const mail = await t.smtp.waitFor(email, (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject));
+  const mail = await t.smtp.waitFor(
+    email,
+    (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
+  );
   const mfa = await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } });
   if (mfa.status !== 200) throw new Error(`mfa failed: ${mfa.status} ${mfa.message}`);
   return client;

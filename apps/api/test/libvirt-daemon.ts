@@ -80,7 +80,8 @@ async function lock(timeoutMs: number) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const holder = Number.parseInt(await readFile(LOCK_FILE, 'utf8').catch(() => ''), 10);
-    if (!Number.isInteger(holder) || !pidAlive(holder) || (await isZombie(holder))) await rm(LOCK_FILE, { force: true });
+    if (!Number.isInteger(holder) || !pidAlive(holder) || (await isZombie(holder)))
+      await rm(LOCK_FILE, { force: true });
     else if (Date.now() > until) throw new Error(`another test process (${holder}) holds ${LOCK_FILE}`);
     else await sleep(500);
   }
@@ -100,7 +101,10 @@ function freePort(): Promise<number> {
 export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   if (process.getuid?.() !== 0) throw new Error('the libvirt tests start libvirtd and must run as root');
   for (const bin of ['/usr/sbin/libvirtd', '/usr/sbin/virtlogd', '/usr/bin/virsh']) {
-    if (!existsSync(bin)) throw new Error(`${bin} is missing: run .ci/run (apt-get install --no-install-recommends libvirt-daemon-system libvirt-clients)`);
+    if (!existsSync(bin))
+      throw new Error(
+        `${bin} is missing: run .ci/run (apt-get install --no-install-recommends libvirt-daemon-system libvirt-clients)`,
+      );
   }
   await lock(30 * 60_000);
   const dir = LIBVIRT_TEST_DIR;
@@ -141,7 +145,8 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
 
   const socketUri = `qemu:///system?socket=${path.join(sockDir, 'libvirt-sock')}`;
   const tcpUri = `qemu+tcp://127.0.0.1:${port}/system`;
-  const virsh = async (uri: string, args: string[]) => (await execFileP('virsh', ['-q', '-c', uri, ...args], { timeout: 120_000 })).stdout;
+  const virsh = async (uri: string, args: string[]) =>
+    (await execFileP('virsh', ['-q', '-c', uri, ...args], { timeout: 120_000 })).stdout;
   // The first call waits for libvirt's capability probe (about 8 s).
   const until = Date.now() + 60_000;
   for (;;) {
@@ -149,7 +154,8 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       await virsh(socketUri, ['version']);
       break;
     } catch (e) {
-      if (Date.now() > until) throw new Error(`libvirtd did not answer: ${(e as Error).message}; see ${dir}/libvirtd.log`, { cause: e });
+      if (Date.now() > until)
+        throw new Error(`libvirtd did not answer: ${(e as Error).message}; see ${dir}/libvirtd.log`, { cause: e });
       await sleep(200);
     }
   }

@@ -31,7 +31,12 @@ export function startPostgresCluster(port = 55432 + Math.floor(Math.random() * 1
   };
   run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   run(pgBin('pg_ctl'), [
-    '-D', data, '-l', join(root, 'log'), '-w', '-o',
+    '-D',
+    data,
+    '-l',
+    join(root, 'log'),
+    '-w',
+    '-o',
     `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     'start',
   ]);

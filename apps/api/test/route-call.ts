@@ -4,7 +4,11 @@ import { buildPath } from '@portal/contract/routes';
 
 export type { RouteDef };
 
-export function buildRoute(route: RouteDef, params: Record<string, string | number> = {}, query: Record<string, string | number | boolean | undefined> = {}): { url: string } {
+export function buildRoute(
+  route: RouteDef,
+  params: Record<string, string | number> = {},
+  query: Record<string, string | number | boolean | undefined> = {},
+): { url: string } {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
   const path = buildPath(route.path, params);

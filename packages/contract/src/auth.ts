@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
-import { SINGLE_LINE_PATTERN, loginEmailSchema, mfaFormSchema, newPasswordSchema, passwordInputSchema } from './validation.ts';
+import {
+  SINGLE_LINE_PATTERN,
+  loginEmailSchema,
+  mfaFormSchema,
+  newPasswordSchema,
+  passwordInputSchema,
+} from './validation.ts';
 
 /** The signed-in user as the portal holds it (SPEC point 3, "User (auth state)"). */
 export const authUserSchema = z.object({
@@ -49,7 +55,9 @@ export const authRoutes = {
     summary: 'Check email and password; on success mail a one-time code and start a session awaiting it',
     tag: 'Auth',
     access: 'public',
-    body: z.object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() }).strict(),
+    body: z
+      .object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() })
+      .strict(),
     data: z.object({ user: pendingUserSchema }),
   }),
   mfa: route({
@@ -64,7 +72,8 @@ export const authRoutes = {
   check: route({
     method: 'GET',
     path: '/auth/check',
-    summary: 'The signed-in user, or 401. `authed` is false while the emailed code is still due (and `user` is then only what the MFA screen needs).',
+    summary:
+      'The signed-in user, or 401. `authed` is false while the emailed code is still due (and `user` is then only what the MFA screen needs).',
     tag: 'Auth',
     access: 'mfaPending',
     allowDuringPasswordReset: true,
@@ -121,13 +130,18 @@ export const passwordRoutes = {
     summary: 'Mail a reset link if the account exists; the answer never tells',
     tag: 'Users',
     access: 'public',
-    body: z.object({ email: z.string().trim().min(1).max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters) }).strict(),
+    body: z
+      .object({
+        email: z.string().trim().min(1).max(LIMITS.email).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+      })
+      .strict(),
     data: z.null(),
   }),
   resetPasswordFromEmail: route({
     method: 'POST',
     path: '/users/resetPasswordFromEmail/:token',
-    summary: 'Set a new password with the emailed key. The path carries the user id (the link\'s `id`), the body the key (the link\'s `token`).',
+    summary:
+      "Set a new password with the emailed key. The path carries the user id (the link's `id`), the body the key (the link's `token`).",
     tag: 'Users',
     access: 'public',
     params: z.object({ token: idSchema }),
@@ -145,8 +159,18 @@ export const passwordRoutes = {
       .object({
         password: newPasswordSchema,
         resetKey: z.string().min(1).max(200),
-        firstName: z.string().trim().min(1, 'First Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
-        lastName: z.string().trim().min(1, 'Last Name is Required').max(LIMITS.name).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+        firstName: z
+          .string()
+          .trim()
+          .min(1, 'First Name is Required')
+          .max(LIMITS.name)
+          .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+        lastName: z
+          .string()
+          .trim()
+          .min(1, 'Last Name is Required')
+          .max(LIMITS.name)
+          .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
       })
       .strict(),
     data: z.null(),
@@ -154,7 +178,7 @@ export const passwordRoutes = {
   updatePassword: route({
     method: 'POST',
     path: '/users/updatePassword',
-    summary: 'Change the signed-in user\'s password (the current one is required)',
+    summary: "Change the signed-in user's password (the current one is required)",
     tag: 'Users',
     access: 'user',
     allowDuringPasswordReset: true,

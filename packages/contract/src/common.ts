@@ -23,7 +23,11 @@ export const errorBodySchema = z.object({
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** A database id in a path, query or body: 1..PG_INT_MAX (PostgreSQL `integer`), so an overflow is a 400, not a 500. */
-export const idSchema = z.coerce.number({ error: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive').max(PG_INT_MAX, VALIDATION.idTooLarge);
+export const idSchema = z.coerce
+  .number({ error: 'Id must be a number' })
+  .int('Id must be a whole number')
+  .positive('Id must be positive')
+  .max(PG_INT_MAX, VALIDATION.idTooLarge);
 export const idParamsSchema = z.object({ id: idSchema });
 export const timestampSchema = z.iso.datetime({ offset: true });
 

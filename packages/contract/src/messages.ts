@@ -168,7 +168,8 @@ export const API_MESSAGES = {
   ok: 'OK',
   invalidCredentials: 'Invalid email or password',
   mfaSent: 'A verification code was sent to your email',
-  databaseUnavailable: 'The service is briefly unavailable (its database cannot be reached). Please try again in a few seconds.',
+  databaseUnavailable:
+    'The service is briefly unavailable (its database cannot be reached). Please try again in a few seconds.',
   mfaSendFailed: 'We could not send your verification code just now. Please try again in a minute.',
   invalidMfaCode: 'Invalid MFA code',
   retriesExhausted: 'Retries exhausted',
@@ -189,8 +190,7 @@ export const API_MESSAGES = {
   duplicate: 'That already exists. Please refresh and try again.',
   /** A foreign key refused the write (something it refers to was deleted, or it is still referred to). */
   referenceConflict: 'A related record was changed or is still in use. Please refresh and try again.',
-  forgotPasswordAccepted:
-    "If an account with that email exists, you'll receive a password reset link shortly.",
+  forgotPasswordAccepted: "If an account with that email exists, you'll receive a password reset link shortly.",
   invalidResetToken: 'This link is invalid or has expired. Please request a new one.',
   passwordUpdated: 'Password updated',
   currentPasswordWrong: 'Current password is incorrect',

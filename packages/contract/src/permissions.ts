@@ -31,13 +31,34 @@ export const VIEWER_ROLE_ID = 3;
 
 /** The built-in team roles. Role 1 is Admin, as the spec requires. */
 export const BUILT_IN_ROLES = [
-  { id: ADMIN_ROLE_ID, name: 'Admin', info: 'Full control of the team: members, roles, settings and all of its virtual machines.' },
-  { id: OPERATOR_ROLE_ID, name: 'Operator', info: "Creates, starts, stops, resets, resizes and deletes the team's virtual machines and opens their consoles." },
-  { id: VIEWER_ROLE_ID, name: 'Viewer', info: 'Read-only: sees the team, its members and its virtual machines, but cannot change anything.' },
+  {
+    id: ADMIN_ROLE_ID,
+    name: 'Admin',
+    info: 'Full control of the team: members, roles, settings and all of its virtual machines.',
+  },
+  {
+    id: OPERATOR_ROLE_ID,
+    name: 'Operator',
+    info: "Creates, starts, stops, resets, resizes and deletes the team's virtual machines and opens their consoles.",
+  },
+  {
+    id: VIEWER_ROLE_ID,
+    name: 'Viewer',
+    info: 'Read-only: sees the team, its members and its virtual machines, but cannot change anything.',
+  },
 ] as const;
 
 export const ROLE_PERMISSIONS: Record<number, readonly Permission[]> = {
-  [ADMIN_ROLE_ID]: ['team.view', 'team.manage', 'team.delete', 'vm.view', 'vm.create', 'vm.operate', 'vm.modify', 'vm.delete'],
+  [ADMIN_ROLE_ID]: [
+    'team.view',
+    'team.manage',
+    'team.delete',
+    'vm.view',
+    'vm.create',
+    'vm.operate',
+    'vm.modify',
+    'vm.delete',
+  ],
   [OPERATOR_ROLE_ID]: ['team.view', 'vm.view', 'vm.create', 'vm.operate', 'vm.modify', 'vm.delete'],
   [VIEWER_ROLE_ID]: ['team.view', 'vm.view'],
 };

@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { idSchema, listQuerySchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { permissionKeySchema } from './permissions.ts';
-import { addUserFormSchema, firstNameSchema, lastNameSchema, newPasswordSchema, loginEmailSchema, teamNameSchema } from './validation.ts';
+import {
+  addUserFormSchema,
+  firstNameSchema,
+  lastNameSchema,
+  newPasswordSchema,
+  loginEmailSchema,
+  teamNameSchema,
+} from './validation.ts';
 
 export const roleSchema = z.object({ id: z.number().int(), name: z.string(), info: z.string() });
 export type Role = z.infer<typeof roleSchema>;
@@ -74,11 +81,17 @@ export const usersRoutes = {
   register: route({
     method: 'POST',
     path: '/users/register',
-    summary: 'Self-registration. Portal accounts are created by invitation, so this answers 403 unless an operator enabled it.',
+    summary:
+      'Self-registration. Portal accounts are created by invitation, so this answers 403 unless an operator enabled it.',
     tag: 'Users',
     access: 'public',
     body: z
-      .object({ email: loginEmailSchema, password: newPasswordSchema, firstName: firstNameSchema, lastName: lastNameSchema })
+      .object({
+        email: loginEmailSchema,
+        password: newPasswordSchema,
+        firstName: firstNameSchema,
+        lastName: lastNameSchema,
+      })
       .strict(),
     data: z.null(),
   }),
@@ -238,7 +251,10 @@ export const permissionsRoutes = {
     body: z
       .object({
         teamId: idSchema,
-        assignments: z.array(z.object({ userId: idSchema, roleId: idSchema }).strict()).min(1).max(LIMITS.name),
+        assignments: z
+          .array(z.object({ userId: idSchema, roleId: idSchema }).strict())
+          .min(1)
+          .max(LIMITS.name),
       })
       .strict(),
     data: z.null(),

@@ -5,7 +5,12 @@ import { authRoutes, passwordRoutes } from './auth.ts';
 import { idSchema, listQuerySchema, pageQueryFields } from './common.ts';
 import { PG_INT_MAX } from './constants.ts';
 import { VALIDATION } from './messages.ts';
-import { companyImportRowSchema, distributorImportRowSchema, platformRoutes, resellerImportRowSchema } from './platform.ts';
+import {
+  companyImportRowSchema,
+  distributorImportRowSchema,
+  platformRoutes,
+  resellerImportRowSchema,
+} from './platform.ts';
 import { allRoutes } from './routes.ts';
 import { teamsRoutes, usersRoutes } from './teams.ts';
 import { createVmBodySchema, vmRoutes } from './virtual-machines.ts';
@@ -25,11 +30,15 @@ import {
   userEditFormSchema,
 } from './validation.ts';
 
-const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
+const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
+  r.success ? [] : r.error!.issues.map((i) => i.message);
 
 describe('login form', () => {
   it('requires email and password with the spec messages', () => {
-    expect(messages(loginFormSchema.safeParse({ email: '', password: '' }))).toEqual([VALIDATION.emailRequired, VALIDATION.passwordRequired]);
+    expect(messages(loginFormSchema.safeParse({ email: '', password: '' }))).toEqual([
+      VALIDATION.emailRequired,
+      VALIDATION.passwordRequired,
+    ]);
     expect(messages(loginFormSchema.safeParse({ email: 'nope', password: 'x' }))).toEqual([VALIDATION.emailFormat]);
     expect(loginFormSchema.safeParse({ email: 'a@b.co', password: 'x' }).success).toBe(true);
   });
@@ -67,23 +76,51 @@ describe('new password', () => {
   });
 
   it('drives the live checklist', () => {
-    expect(passwordChecklist('', '')).toEqual({ minLength: false, special: false, number: false, uppercase: false, lowercase: false, confirmed: false });
-    expect(passwordChecklist('Valid-Pass-12', 'Valid-Pass-12')).toEqual({ minLength: true, special: true, number: true, uppercase: true, lowercase: true, confirmed: true });
+    expect(passwordChecklist('', '')).toEqual({
+      minLength: false,
+      special: false,
+      number: false,
+      uppercase: false,
+      lowercase: false,
+      confirmed: false,
+    });
+    expect(passwordChecklist('Valid-Pass-12', 'Valid-Pass-12')).toEqual({
+      minLength: true,
+      special: true,
+      number: true,
+      uppercase: true,
+      lowercase: true,
+      confirmed: true,
+    });
   });
 });
 
 describe('other forms', () => {
   it('confirm email requires names', () => {
-    const r = confirmEmailFormSchema.safeParse({ firstName: '', lastName: '', password: 'Valid-Pass-12', confirmPassword: 'Valid-Pass-12' });
+    const r = confirmEmailFormSchema.safeParse({
+      firstName: '',
+      lastName: '',
+      password: 'Valid-Pass-12',
+      confirmPassword: 'Valid-Pass-12',
+    });
     expect(messages(r)).toEqual([VALIDATION.firstNameRequired, VALIDATION.lastNameRequired]);
   });
   it('user edit forbids empty names and special characters', () => {
-    expect(messages(userEditFormSchema.safeParse({ firstName: ' ', lastName: '' }))).toEqual([VALIDATION.firstNameEmpty, VALIDATION.lastNameEmpty]);
-    expect(messages(userEditFormSchema.safeParse({ firstName: 'Ann$', lastName: 'B@d' }))).toEqual([VALIDATION.firstNameSpecial, VALIDATION.lastNameSpecial]);
-    expect(userEditFormSchema.safeParse({ firstName: "Zoë-Ann", lastName: "O'Neil" }).success).toBe(true);
+    expect(messages(userEditFormSchema.safeParse({ firstName: ' ', lastName: '' }))).toEqual([
+      VALIDATION.firstNameEmpty,
+      VALIDATION.lastNameEmpty,
+    ]);
+    expect(messages(userEditFormSchema.safeParse({ firstName: 'Ann$', lastName: 'B@d' }))).toEqual([
+      VALIDATION.firstNameSpecial,
+      VALIDATION.lastNameSpecial,
+    ]);
+    expect(userEditFormSchema.safeParse({ firstName: 'Zoë-Ann', lastName: "O'Neil" }).success).toBe(true);
   });
   it('add user requires email and role', () => {
-    expect(messages(addUserFormSchema.safeParse({ email: '', roleId: undefined, teamIds: [] }))).toEqual([VALIDATION.emailRequired, VALIDATION.roleRequired]);
+    expect(messages(addUserFormSchema.safeParse({ email: '', roleId: undefined, teamIds: [] }))).toEqual([
+      VALIDATION.emailRequired,
+      VALIDATION.roleRequired,
+    ]);
   });
   it('MFA, team name, copies and rename', () => {
     expect(messages(mfaFormSchema.safeParse({ code: '' }))).toEqual([VALIDATION.mfaRequired]);
@@ -102,21 +139,68 @@ describe('route table', () => {
     const keys = allRoutes().map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
     for (const expected of [
-      'GET /resellers/getLogoUrl', 'POST /imports/distributer', 'POST /imports/reseller', 'POST /imports/company', 'GET /debug/debugSharktech',
-      'GET /roles/userRoles', 'POST /roles/updateUserRoleForTeam', 'POST /users/register', 'POST /users/create', 'POST /users/edit',
-      'POST /users/updatePassword', 'POST /users/forgotPassword', 'POST /users/resetPasswordFromEmail/:token', 'POST /users/confirmEmail/:token',
-      'GET /users/list', 'GET /users/me', 'GET /users/details/:id', 'GET /users/teams/:userId', 'DELETE /users/delete/:id',
-      'POST /auth/login', 'POST /auth/mfa', 'POST /auth/logout', 'POST /auth/refreshAuth', 'POST /auth/shouldResetPassword', 'GET /auth/check',
-      'GET /teams/:id', 'GET /teams/list', 'POST /teams/create', 'POST /teams/update', 'POST /teams/addUser', 'DELETE /teams/removeUser', 'DELETE /teams/delete',
-      'GET /permissions/list/:id', 'POST /permissions/assign',
-      'POST /virtualMachines/create', 'GET /virtualMachines/list', 'GET /virtualMachines/listCountries', 'GET /virtualMachines/listConfigurations',
-      'GET /virtualMachines/listRegions/:id', 'GET /virtualMachines/listCities/:id', 'GET /virtualMachines/listImages/:id', 'GET /virtualMachines/getRegion/:id',
-      'GET /virtualMachines/listProviders/:regionId', 'GET /virtualMachines/fetchVirtualMachineConfigurations/:regionId',
-      'GET /virtualMachines/details/:id', 'GET /virtualMachines/getAccess/:id', 'GET /virtualMachines/getAccessKey/:id', 'GET /virtualMachines/getPassword/:id',
-      'GET /virtualMachines/getConsole/:id', 'PUT /virtualMachines/changeConfiguration', 'DELETE /virtualMachines/delete/:id',
-      'POST /virtualMachines/start/:id', 'POST /virtualMachines/stop/:id', 'POST /virtualMachines/reset/:id', 'PUT /virtualMachines/edit/:id',
-      'GET /virtualMachines/GetDashboardData', 'POST /profiling/loadcpu', 'GET /healthCheck/api', 'GET /healthCheck/database', 'GET /healthCheck/remoteAPI',
-      'POST /logging', 'POST /support/sendEmail',
+      'GET /resellers/getLogoUrl',
+      'POST /imports/distributer',
+      'POST /imports/reseller',
+      'POST /imports/company',
+      'GET /debug/debugSharktech',
+      'GET /roles/userRoles',
+      'POST /roles/updateUserRoleForTeam',
+      'POST /users/register',
+      'POST /users/create',
+      'POST /users/edit',
+      'POST /users/updatePassword',
+      'POST /users/forgotPassword',
+      'POST /users/resetPasswordFromEmail/:token',
+      'POST /users/confirmEmail/:token',
+      'GET /users/list',
+      'GET /users/me',
+      'GET /users/details/:id',
+      'GET /users/teams/:userId',
+      'DELETE /users/delete/:id',
+      'POST /auth/login',
+      'POST /auth/mfa',
+      'POST /auth/logout',
+      'POST /auth/refreshAuth',
+      'POST /auth/shouldResetPassword',
+      'GET /auth/check',
+      'GET /teams/:id',
+      'GET /teams/list',
+      'POST /teams/create',
+      'POST /teams/update',
+      'POST /teams/addUser',
+      'DELETE /teams/removeUser',
+      'DELETE /teams/delete',
+      'GET /permissions/list/:id',
+      'POST /permissions/assign',
+      'POST /virtualMachines/create',
+      'GET /virtualMachines/list',
+      'GET /virtualMachines/listCountries',
+      'GET /virtualMachines/listConfigurations',
+      'GET /virtualMachines/listRegions/:id',
+      'GET /virtualMachines/listCities/:id',
+      'GET /virtualMachines/listImages/:id',
+      'GET /virtualMachines/getRegion/:id',
+      'GET /virtualMachines/listProviders/:regionId',
+      'GET /virtualMachines/fetchVirtualMachineConfigurations/:regionId',
+      'GET /virtualMachines/details/:id',
+      'GET /virtualMachines/getAccess/:id',
+      'GET /virtualMachines/getAccessKey/:id',
+      'GET /virtualMachines/getPassword/:id',
+      'GET /virtualMachines/getConsole/:id',
+      'PUT /virtualMachines/changeConfiguration',
+      'DELETE /virtualMachines/delete/:id',
+      'POST /virtualMachines/start/:id',
+      'POST /virtualMachines/stop/:id',
+      'POST /virtualMachines/reset/:id',
+      'PUT /virtualMachines/edit/:id',
+      'GET /virtualMachines/GetDashboardData',
+      'POST /profiling/loadcpu',
+      'GET /healthCheck/api',
+      'GET /healthCheck/database',
+      'GET /healthCheck/remoteAPI',
+      'POST /logging',
+      'POST /support/sendEmail',
     ]) {
       expect(keys).toContain(expected);
     }
@@ -132,10 +216,16 @@ describe('control characters (PostgreSQL refuses NUL in text)', () => {
       expect(EMAIL_PATTERN.test(email), JSON.stringify(email)).toBe(false);
       expect(messages(loginFormSchema.safeParse({ email, password: 'x' }))).toEqual([VALIDATION.emailFormat]);
     }
-    expect(messages(forgotPasswordFormSchema.safeParse({ email: `a${NUL}@b.co` }))).toEqual([VALIDATION.forgotEmailFormat]);
-    expect(messages(addUserFormSchema.safeParse({ email: `a${NUL}@b.co`, roleId: 2, teamIds: [] }))).toEqual([VALIDATION.emailFormat]);
+    expect(messages(forgotPasswordFormSchema.safeParse({ email: `a${NUL}@b.co` }))).toEqual([
+      VALIDATION.forgotEmailFormat,
+    ]);
+    expect(messages(addUserFormSchema.safeParse({ email: `a${NUL}@b.co`, roleId: 2, teamIds: [] }))).toEqual([
+      VALIDATION.emailFormat,
+    ]);
     expect(EMAIL_PATTERN.test('zoë.o-neil+tag@example.co.uk')).toBe(true);
-    expect(messages(passwordRoutes.forgotPassword.body.safeParse({ email: `a@b.co${NUL}` }))).toEqual([VALIDATION.controlCharacters]);
+    expect(messages(passwordRoutes.forgotPassword.body.safeParse({ email: `a@b.co${NUL}` }))).toEqual([
+      VALIDATION.controlCharacters,
+    ]);
     expect(ok(authRoutes.login.body.safeParse({ email: `a${NUL}@b.co`, password: 'x' }))).toBe(false);
   });
 
@@ -143,7 +233,7 @@ describe('control characters (PostgreSQL refuses NUL in text)', () => {
     expect(messages(listQuerySchema.safeParse({ search: `ad${NUL}min` }))).toEqual([VALIDATION.controlCharacters]);
     expect(messages(z.object(pageQueryFields).safeParse({ search: 'a\tb' }))).toEqual([VALIDATION.controlCharacters]);
     expect(ok(vmRoutes.list.query.safeParse({ search: NUL }))).toBe(false);
-    expect(listQuerySchema.parse({ search: '  Zoë O\'Neil  ' }).search).toBe("Zoë O'Neil");
+    expect(listQuerySchema.parse({ search: "  Zoë O'Neil  " }).search).toBe("Zoë O'Neil");
   });
 
   it('team names, VM names and images refuse them', () => {
@@ -151,12 +241,23 @@ describe('control characters (PostgreSQL refuses NUL in text)', () => {
     expect(messages(teamNameSchema.safeParse('Ops\nTeam'))).toEqual([VALIDATION.controlCharacters]);
     expect(ok(teamsRoutes.update.body.safeParse({ teamId: 1, name: `x${NUL}` }))).toBe(false);
     expect(teamNameSchema.safeParse('  Ops – Team  ').success).toBe(true);
-    const vm = { regionId: 1, image: 'ubuntu-24.04', configurationId: 1, providerId: 1, name: 'web-1', numberOfInstances: 1 };
+    const vm = {
+      regionId: 1,
+      image: 'ubuntu-24.04',
+      configurationId: 1,
+      providerId: 1,
+      name: 'web-1',
+      numberOfInstances: 1,
+    };
     expect(createVmBodySchema.safeParse(vm).success).toBe(true);
-    expect(messages(createVmBodySchema.safeParse({ ...vm, image: `ubuntu${NUL}` }))).toEqual([VALIDATION.controlCharacters]);
+    expect(messages(createVmBodySchema.safeParse({ ...vm, image: `ubuntu${NUL}` }))).toEqual([
+      VALIDATION.controlCharacters,
+    ]);
     expect(ok(createVmBodySchema.safeParse({ ...vm, name: `web${NUL}` }))).toBe(false);
     expect(ok(renameSchema('web-1').safeParse({ name: `web${NUL}2` }))).toBe(false);
-    expect(messages(vmRoutes.fetchConfigurations.query.safeParse({ image: `u${NUL}` }))).toEqual([VALIDATION.controlCharacters]);
+    expect(messages(vmRoutes.fetchConfigurations.query.safeParse({ image: `u${NUL}` }))).toEqual([
+      VALIDATION.controlCharacters,
+    ]);
   });
 
   it('names on invitation refuse them', () => {
@@ -172,7 +273,14 @@ describe('control characters (PostgreSQL refuses NUL in text)', () => {
       expect(messages(support.safeParse({ message })), JSON.stringify(message)).toEqual([VALIDATION.controlCharacters]);
     }
     const logging = platformRoutes.logging.body;
-    expect(logging.safeParse({ message: 'boom\nmore', stack: 'Error: boom\n\tat f (a.js:1:1)', url: 'https://x.example/a', userAgent: 'UA/1.0' }).success).toBe(true);
+    expect(
+      logging.safeParse({
+        message: 'boom\nmore',
+        stack: 'Error: boom\n\tat f (a.js:1:1)',
+        url: 'https://x.example/a',
+        userAgent: 'UA/1.0',
+      }).success,
+    ).toBe(true);
     expect(ok(logging.safeParse({ message: `boom${NUL}` }))).toBe(false);
     expect(ok(logging.safeParse({ message: 'boom', stack: `at${NUL}` }))).toBe(false);
     expect(ok(logging.safeParse({ message: 'boom', url: 'https://x.example/\na' }))).toBe(false);
@@ -192,9 +300,15 @@ describe('control characters (PostgreSQL refuses NUL in text)', () => {
       expect(distributorImportRowSchema.safeParse(row).success, JSON.stringify(row)).toBe(false);
     }
     expect(ok(resellerImportRowSchema.safeParse({ ...base, distributorExternalId: `d${NUL}` }))).toBe(false);
-    expect(ok(companyImportRowSchema.safeParse({ externalId: 'c-1', name: 'Co', resellerExternalId: `r${NUL}` }))).toBe(false);
-    expect(ok(companyImportRowSchema.safeParse({ externalId: 'c-1', name: `Co${NUL}`, resellerExternalId: 'r-1' }))).toBe(false);
-    expect(companyImportRowSchema.safeParse({ externalId: 'c-1', name: 'Co', resellerExternalId: 'r-1' }).success).toBe(true);
+    expect(ok(companyImportRowSchema.safeParse({ externalId: 'c-1', name: 'Co', resellerExternalId: `r${NUL}` }))).toBe(
+      false,
+    );
+    expect(
+      ok(companyImportRowSchema.safeParse({ externalId: 'c-1', name: `Co${NUL}`, resellerExternalId: 'r-1' })),
+    ).toBe(false);
+    expect(companyImportRowSchema.safeParse({ externalId: 'c-1', name: 'Co', resellerExternalId: 'r-1' }).success).toBe(
+      true,
+    );
   });
 });
 
@@ -211,8 +325,12 @@ describe('ids are bounded to the PostgreSQL int range', () => {
 
   it('invite teamIds and roleId are bounded too', () => {
     expect(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [1, PG_INT_MAX] }).success).toBe(true);
-    expect(messages(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [PG_INT_MAX + 1] }))).toEqual([VALIDATION.idTooLarge]);
-    expect(messages(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: PG_INT_MAX + 1, teamIds: [] }))).toEqual([VALIDATION.idTooLarge]);
+    expect(messages(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [PG_INT_MAX + 1] }))).toEqual([
+      VALIDATION.idTooLarge,
+    ]);
+    expect(messages(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: PG_INT_MAX + 1, teamIds: [] }))).toEqual([
+      VALIDATION.idTooLarge,
+    ]);
     expect(ok(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [0] }))).toBe(false);
     expect(ok(addUserFormSchema.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [1.5] }))).toBe(false);
     expect(ok(usersRoutes.create.body.safeParse({ email: 'a@b.co', roleId: 2, teamIds: [1e20] }))).toBe(false);

@@ -133,8 +133,18 @@ export const resetPasswordFormSchema = z
 
 export const confirmEmailFormSchema = z
   .object({
-    firstName: z.string().trim().min(1, { error: VALIDATION.firstNameRequired, abort: true }).max(LIMITS.name).regex(NAME_RE, VALIDATION.firstNameSpecial),
-    lastName: z.string().trim().min(1, { error: VALIDATION.lastNameRequired, abort: true }).max(LIMITS.name).regex(NAME_RE, VALIDATION.lastNameSpecial),
+    firstName: z
+      .string()
+      .trim()
+      .min(1, { error: VALIDATION.firstNameRequired, abort: true })
+      .max(LIMITS.name)
+      .regex(NAME_RE, VALIDATION.firstNameSpecial),
+    lastName: z
+      .string()
+      .trim()
+      .min(1, { error: VALIDATION.lastNameRequired, abort: true })
+      .max(LIMITS.name)
+      .regex(NAME_RE, VALIDATION.lastNameSpecial),
     password: newPasswordSchema,
     confirmPassword: z.string(),
   })
@@ -142,7 +152,11 @@ export const confirmEmailFormSchema = z
 
 export const addUserFormSchema = z.object({
   email: loginEmailSchema,
-  roleId: z.number({ error: VALIDATION.roleRequired }).int().positive(VALIDATION.roleRequired).max(PG_INT_MAX, VALIDATION.idTooLarge),
+  roleId: z
+    .number({ error: VALIDATION.roleRequired })
+    .int()
+    .positive(VALIDATION.roleRequired)
+    .max(PG_INT_MAX, VALIDATION.idTooLarge),
   teamIds: z.array(formIdSchema).max(100),
 });
 
@@ -182,4 +196,6 @@ export function renameSchema(currentName: string) {
   });
 }
 
-export const consoleUrlSchema = z.string({ error: VALIDATION.invalidConsoleUrl }).min(1, { error: VALIDATION.invalidConsoleUrl, abort: true });
+export const consoleUrlSchema = z
+  .string({ error: VALIDATION.invalidConsoleUrl })
+  .min(1, { error: VALIDATION.invalidConsoleUrl, abort: true });

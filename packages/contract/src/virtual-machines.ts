@@ -69,7 +69,10 @@ export const vmDetailsSchema = z.object({
 export type VmDetails = z.infer<typeof vmDetailsSchema>;
 
 export const dashboardCountsSchema = z.object(
-  Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, z.number().int()])) as Record<(typeof VM_SIZE_KEYS)[number], z.ZodNumber>,
+  Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, z.number().int()])) as Record<
+    (typeof VM_SIZE_KEYS)[number],
+    z.ZodNumber
+  >,
 );
 export const dashboardDataSchema = z.object({
   currentMonth: dashboardCountsSchema,
@@ -101,15 +104,57 @@ const P = '/virtualMachines';
  * is a row there and a route here.
  */
 export const vmActionRoutes = {
-  delete: route({ ...base, method: 'DELETE', path: `${P}/delete/:id`, summary: 'Delete a VM', params: idParamsSchema, data: z.null() }),
-  start: route({ ...base, method: 'POST', path: `${P}/start/:id`, summary: 'Start a VM', params: idParamsSchema, data: z.null() }),
-  stop: route({ ...base, method: 'POST', path: `${P}/stop/:id`, summary: 'Stop a VM', params: idParamsSchema, data: z.null() }),
-  reset: route({ ...base, method: 'POST', path: `${P}/reset/:id`, summary: 'Hard-reset a VM', params: idParamsSchema, data: z.null() }),
-  forceStop: route({ ...base, method: 'POST', path: `${P}/forceStop/:id`, summary: 'Power a VM off at once, without asking the guest', params: idParamsSchema, data: z.null() }),
+  delete: route({
+    ...base,
+    method: 'DELETE',
+    path: `${P}/delete/:id`,
+    summary: 'Delete a VM',
+    params: idParamsSchema,
+    data: z.null(),
+  }),
+  start: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/start/:id`,
+    summary: 'Start a VM',
+    params: idParamsSchema,
+    data: z.null(),
+  }),
+  stop: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/stop/:id`,
+    summary: 'Stop a VM',
+    params: idParamsSchema,
+    data: z.null(),
+  }),
+  reset: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/reset/:id`,
+    summary: 'Hard-reset a VM',
+    params: idParamsSchema,
+    data: z.null(),
+  }),
+  forceStop: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/forceStop/:id`,
+    summary: 'Power a VM off at once, without asking the guest',
+    params: idParamsSchema,
+    data: z.null(),
+  }),
 } as const;
 
 export const vmRoutes = {
-  create: route({ ...base, method: 'POST', path: `${P}/create`, summary: 'Create 1–10 VMs', body: createVmBodySchema, data: z.object({ ids: z.array(z.number().int()) }) }),
+  create: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/create`,
+    summary: 'Create 1–10 VMs',
+    body: createVmBodySchema,
+    data: z.object({ ids: z.array(z.number().int()) }),
+  }),
   list: route({
     ...base,
     method: 'GET',
@@ -123,11 +168,44 @@ export const vmRoutes = {
     }),
     data: pagedSchema(vmListItemSchema),
   }),
-  listCountries: route({ ...base, method: 'GET', path: `${P}/listCountries`, summary: 'Countries with at least one region', data: z.array(namedSchema) }),
-  listConfigurations: route({ ...base, method: 'GET', path: `${P}/listConfigurations`, summary: 'The VM sizes', data: z.array(configurationSchema) }),
-  listRegions: route({ ...base, method: 'GET', path: `${P}/listRegions/:id`, summary: 'Regions of a country', params: idParamsSchema, data: z.array(namedSchema) }),
-  listCities: route({ ...base, method: 'GET', path: `${P}/listCities/:id`, summary: 'Cities of a region', params: idParamsSchema, data: z.array(namedSchema) }),
-  listImages: route({ ...base, method: 'GET', path: `${P}/listImages/:id`, summary: 'Images offered in a region', params: idParamsSchema, data: z.array(z.string()) }),
+  listCountries: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listCountries`,
+    summary: 'Countries with at least one region',
+    data: z.array(namedSchema),
+  }),
+  listConfigurations: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listConfigurations`,
+    summary: 'The VM sizes',
+    data: z.array(configurationSchema),
+  }),
+  listRegions: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listRegions/:id`,
+    summary: 'Regions of a country',
+    params: idParamsSchema,
+    data: z.array(namedSchema),
+  }),
+  listCities: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listCities/:id`,
+    summary: 'Cities of a region',
+    params: idParamsSchema,
+    data: z.array(namedSchema),
+  }),
+  listImages: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listImages/:id`,
+    summary: 'Images offered in a region',
+    params: idParamsSchema,
+    data: z.array(z.string()),
+  }),
   getRegion: route({
     ...base,
     method: 'GET',
@@ -154,18 +232,51 @@ export const vmRoutes = {
     query: z.object({ image: z.string().max(100).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).optional() }),
     data: z.array(configurationSchema),
   }),
-  details: route({ ...base, method: 'GET', path: `${P}/details/:id`, summary: 'One VM with status and usage', params: idParamsSchema, data: vmDetailsSchema }),
+  details: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/details/:id`,
+    summary: 'One VM with status and usage',
+    params: idParamsSchema,
+    data: vmDetailsSchema,
+  }),
   getAccess: route({
     ...base,
     method: 'GET',
     path: `${P}/getAccess/:id`,
     summary: 'How to reach a VM over SSH',
     params: idParamsSchema,
-    data: z.object({ username: z.string(), host: z.string().nullable(), port: z.number().int(), publicKey: z.string() }),
+    data: z.object({
+      username: z.string(),
+      host: z.string().nullable(),
+      port: z.number().int(),
+      publicKey: z.string(),
+    }),
   }),
-  getAccessKey: route({ ...base, method: 'GET', path: `${P}/getAccessKey/:id`, summary: "The VM's SSH private key (PEM)", params: idParamsSchema, data: z.object({ privateKey: z.string() }) }),
-  getPassword: route({ ...base, method: 'GET', path: `${P}/getPassword/:id`, summary: "The VM's SSH password", params: idParamsSchema, data: z.object({ sshPassword: z.string() }) }),
-  getConsole: route({ ...base, method: 'GET', path: `${P}/getConsole/:id`, summary: 'A short-lived console URL', params: idParamsSchema, data: z.object({ consoleUrl: z.string().min(1) }) }),
+  getAccessKey: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/getAccessKey/:id`,
+    summary: "The VM's SSH private key (PEM)",
+    params: idParamsSchema,
+    data: z.object({ privateKey: z.string() }),
+  }),
+  getPassword: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/getPassword/:id`,
+    summary: "The VM's SSH password",
+    params: idParamsSchema,
+    data: z.object({ sshPassword: z.string() }),
+  }),
+  getConsole: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/getConsole/:id`,
+    summary: 'A short-lived console URL',
+    params: idParamsSchema,
+    data: z.object({ consoleUrl: z.string().min(1) }),
+  }),
   changeConfiguration: route({
     ...base,
     method: 'PUT',
@@ -175,6 +286,20 @@ export const vmRoutes = {
     data: z.null(),
   }),
   ...vmActionRoutes,
-  edit: route({ ...base, method: 'PUT', path: `${P}/edit/:id`, summary: 'Rename a VM', params: idParamsSchema, body: z.object({ name: vmNameSchema }).strict(), data: z.null() }),
-  dashboard: route({ ...base, method: 'GET', path: `${P}/GetDashboardData`, summary: 'VMs per size this month, last month and this year', data: dashboardDataSchema }),
+  edit: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/edit/:id`,
+    summary: 'Rename a VM',
+    params: idParamsSchema,
+    body: z.object({ name: vmNameSchema }).strict(),
+    data: z.null(),
+  }),
+  dashboard: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/GetDashboardData`,
+    summary: 'VMs per size this month, last month and this year',
+    data: dashboardDataSchema,
+  }),
 } as const;

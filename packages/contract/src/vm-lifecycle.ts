@@ -29,7 +29,10 @@ export const operationSchema = z.discriminatedUnion('kind', [
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
 export type OperationPayload<K extends OperationKind> = Extract<Operation, { kind: K }>['payload'];
-export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.value) as [OperationKind, ...OperationKind[]];
+export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.value) as [
+  OperationKind,
+  ...OperationKind[],
+];
 
 export interface OperationDef {
   runningStatus: VmStatus;
@@ -88,7 +91,10 @@ export const VM_ACTIONS = {
     permission: 'vm.operate',
     participle: 'powered off',
     label: 'Power off',
-    confirm: { title: 'Power off VM', text: 'Are you sure you want to power off the VM? Anything the guest has not saved is lost.' },
+    confirm: {
+      title: 'Power off VM',
+      text: 'Are you sure you want to power off the VM? Anything the guest has not saved is lost.',
+    },
     accepted: 'VM is being powered off',
   },
   reset: {
@@ -100,9 +106,28 @@ export const VM_ACTIONS = {
     confirm: { title: TEXT.resetVmTitle, text: TEXT.resetVmText },
     accepted: TEXT.vmReset,
   },
-  upgrade: { operation: 'resize', from: ['Running', 'Stopped', 'Shutoff'], permission: 'vm.modify', participle: 'upgraded', label: 'Upgrade' },
-  rename: { operation: null, from: VM_STEADY_STATUSES, permission: 'vm.modify', participle: 'renamed', label: 'Rename' },
-  delete: { operation: 'delete', from: VM_STEADY_STATUSES, permission: 'vm.delete', participle: 'deleted', label: 'Delete', accepted: TEXT.vmDeleted },
+  upgrade: {
+    operation: 'resize',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.modify',
+    participle: 'upgraded',
+    label: 'Upgrade',
+  },
+  rename: {
+    operation: null,
+    from: VM_STEADY_STATUSES,
+    permission: 'vm.modify',
+    participle: 'renamed',
+    label: 'Rename',
+  },
+  delete: {
+    operation: 'delete',
+    from: VM_STEADY_STATUSES,
+    permission: 'vm.delete',
+    participle: 'deleted',
+    label: 'Delete',
+    accepted: TEXT.vmDeleted,
+  },
 } as const satisfies Record<string, VmActionDef>;
 export type VmActionName = keyof typeof VM_ACTIONS;
 

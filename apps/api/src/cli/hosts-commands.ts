@@ -10,7 +10,8 @@ import type { Db } from '../db/client.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
 import { createHostsService, expandAddresses, type Change } from '../modules/hosts/hosts.service.ts';
 
-export const HOST_USAGE = 'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';
+export const HOST_USAGE =
+  'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';
 
 export class NothingChanged extends Error {
   override name = 'NothingChanged';
@@ -65,21 +66,37 @@ export async function runHostCommand(argv: string[], db: Db): Promise<string | n
     return (
       rows
         .map(({ host: h, region, provider, vms }) => {
-          const state = !h.enabled ? 'disabled' : h.draining ? 'draining' : h.lastError ? `unreachable (${h.lastError})` : h.lastSeenAt ? 'up' : 'not seen yet';
+          const state = !h.enabled
+            ? 'disabled'
+            : h.draining
+              ? 'draining'
+              : h.lastError
+                ? `unreachable (${h.lastError})`
+                : h.lastSeenAt
+                  ? 'up'
+                  : 'not seen yet';
           return `${h.name}\t${h.uri}\t${region}\t${provider}\t${h.cpus} CPU ×${h.cpuOvercommit}, ${h.ramGb} GB ×${h.ramOvercommit}, ${h.diskGb} GB ×${h.diskOvercommit}\t${vms} VM(s)\t${state}\tlast seen ${h.lastSeenAt?.toISOString() ?? 'never'}`;
         })
         .join('\n') || 'No hosts.'
     );
   }
-  if (area === 'host' && (verb === 'drain' || verb === 'enable') && positional.length === 1) return changed(await service.setDraining(positional[0]!, verb === 'drain'));
-  if (area === 'host' && verb === 'remove' && positional.length === 1) return changed(await service.remove(positional[0]!));
+  if (area === 'host' && (verb === 'drain' || verb === 'enable') && positional.length === 1)
+    return changed(await service.setDraining(positional[0]!, verb === 'drain'));
+  if (area === 'host' && verb === 'remove' && positional.length === 1)
+    return changed(await service.remove(positional[0]!));
   if (area === 'public-ip' && verb === 'add' && positional.length >= 2) {
-    return changed(await service.addPublicAddresses(numberOrName(positional[0]!), positional.slice(1).flatMap(expandAddresses)));
+    return changed(
+      await service.addPublicAddresses(numberOrName(positional[0]!), positional.slice(1).flatMap(expandAddresses)),
+    );
   }
   if (area === 'public-ip' && verb === 'list') {
     const rows = await service.listPublicAddresses();
-    return rows.map((r) => `${r.region}\t${r.address}\t${r.vmId === null ? 'free' : `VM #${r.vmId}`}`).join('\n') || 'No public addresses.';
+    return (
+      rows.map((r) => `${r.region}\t${r.address}\t${r.vmId === null ? 'free' : `VM #${r.vmId}`}`).join('\n') ||
+      'No public addresses.'
+    );
   }
-  if (area === 'public-ip' && verb === 'remove' && positional.length === 1) return changed(await service.removePublicAddress(positional[0]!));
+  if (area === 'public-ip' && verb === 'remove' && positional.length === 1)
+    return changed(await service.removePublicAddress(positional[0]!));
   throw new Error(`Usage: operator ${HOST_USAGE}`);
 }

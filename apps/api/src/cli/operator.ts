@@ -38,7 +38,8 @@ const done = (output: string): OperatorResult => ({ exitCode: 0, output });
 const unchanged = (output: string): OperatorResult => ({ exitCode: 1, output });
 
 export const OPERATOR_USAGE =
-  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email> | ' + HOST_USAGE;
+  'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email> | ' +
+  HOST_USAGE;
 
 async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
@@ -54,12 +55,24 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
   }
   const oneTimeTokens = createOneTimeTokens({ db: database.db, secret, clock: systemClock, random: cryptoRandom });
   if (area === 'reset-password' && verb && !arg) {
-    const [user] = await database.db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, verb.toLowerCase()));
+    const [user] = await database.db
+      .select({ id: users.id, email: users.email })
+      .from(users)
+      .where(eq(users.email, verb.toLowerCase()));
     if (!user) return unchanged(`No user ${verb}.`);
     const key = await oneTimeTokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
-    await createAudit(database.db).record({ companyId: null, actorUserId: null, action: 'user.passwordReset.link', targetType: 'user', targetId: user.id, after: { by: 'operator command' } });
+    await createAudit(database.db).record({
+      companyId: null,
+      actorUserId: null,
+      action: 'user.passwordReset.link',
+      targetType: 'user',
+      targetId: user.id,
+      after: { by: 'operator command' },
+    });
     const link = `${publicUrl(config).replace(/\/$/, '')}/resetPassword?${new URLSearchParams({ token: key, id: String(user.id) }).toString()}`;
-    return done(`Password reset link for ${user.email} (works once, for one hour; earlier links stop working):\n${link}`);
+    return done(
+      `Password reset link for ${user.email} (works once, for one hour; earlier links stop working):\n${link}`,
+    );
   }
   if (area === 'company-admin' && verb === 'invite' && arg && extra) {
     const [company] = await database.db
@@ -67,13 +80,33 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
       .from(companies)
       .where(/^#\d+$/.test(arg) ? eq(companies.id, Number(arg.slice(1))) : eq(companies.externalId, arg));
     if (!company) return unchanged(`No company ${arg}.`);
-    const mailer = createMailer({ db: database.db, ...(config.SMTP_URL ? { smtpUrl: config.SMTP_URL } : {}), log: pino({ level: config.LOG_LEVEL }) });
+    const mailer = createMailer({
+      db: database.db,
+      ...(config.SMTP_URL ? { smtpUrl: config.SMTP_URL } : {}),
+      log: pino({ level: config.LOG_LEVEL }),
+    });
     try {
-      const result = await inviteCompanyAdmin(database.db, { tokens: oneTimeTokens, mailer, audit: createAudit(database.db), portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' }, company.id, extra);
-      if (result.outcome === 'exists') return unchanged(`${extra.toLowerCase()} already has an account (company #${result.companyId}); nothing changed. Use company-admin grant for a user of this company.`);
+      const result = await inviteCompanyAdmin(
+        database.db,
+        {
+          tokens: oneTimeTokens,
+          mailer,
+          audit: createAudit(database.db),
+          portalUrl: publicUrl(config),
+          defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
+        },
+        company.id,
+        extra,
+      );
+      if (result.outcome === 'exists')
+        return unchanged(
+          `${extra.toLowerCase()} already has an account (company #${result.companyId}); nothing changed. Use company-admin grant for a user of this company.`,
+        );
       await result.send();
       await mailer.flush();
-      return done(`Invited ${extra.toLowerCase()} as administrator of ${company.name} (#${company.id}); the invitation ${config.SMTP_URL ? 'was mailed' : 'is in the outbox (no SMTP_URL)'}.`);
+      return done(
+        `Invited ${extra.toLowerCase()} as administrator of ${company.name} (#${company.id}); the invitation ${config.SMTP_URL ? 'was mailed' : 'is in the outbox (no SMTP_URL)'}.`,
+      );
     } finally {
       await mailer.stop();
     }
@@ -83,11 +116,30 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
     return done(`Created operator token #${id} "${arg}". Keep it secret; it is not shown again:\n${token}`);
   }
   if (area === 'token' && verb === 'list') {
-    const rows = await database.db.select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt }).from(apiTokens);
-    return done(rows.map((r) => `#${r.id}\t${r.name}\tcreated ${r.createdAt.toISOString()}\t${r.revokedAt ? 'revoked' : `last used ${r.lastUsedAt?.toISOString() ?? 'never'}`}`).join('\n') || 'No operator tokens.');
+    const rows = await database.db
+      .select({
+        id: apiTokens.id,
+        name: apiTokens.name,
+        createdAt: apiTokens.createdAt,
+        lastUsedAt: apiTokens.lastUsedAt,
+        revokedAt: apiTokens.revokedAt,
+      })
+      .from(apiTokens);
+    return done(
+      rows
+        .map(
+          (r) =>
+            `#${r.id}\t${r.name}\tcreated ${r.createdAt.toISOString()}\t${r.revokedAt ? 'revoked' : `last used ${r.lastUsedAt?.toISOString() ?? 'never'}`}`,
+        )
+        .join('\n') || 'No operator tokens.',
+    );
   }
   if (area === 'token' && verb === 'revoke' && arg && /^\d+$/.test(arg)) {
-    const revoked = await database.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, Number(arg))).returning();
+    const revoked = await database.db
+      .update(apiTokens)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiTokens.id, Number(arg)))
+      .returning();
     return revoked.length ? done(`Revoked token #${arg}.`) : unchanged(`No token #${arg}.`);
   }
   if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
@@ -100,11 +152,33 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
       const [current] = await tx.select().from(users).where(eq(users.email, email)).for('update');
       if (!current) return unchanged(`No user ${arg}.`);
       if (current.isCompanyAdmin === grant) {
-        return unchanged(grant ? `${current.email} is already an administrator of company #${current.companyId}; nothing changed.` : `${current.email} is not a company administrator; nothing changed.`);
+        return unchanged(
+          grant
+            ? `${current.email} is already an administrator of company #${current.companyId}; nothing changed.`
+            : `${current.email} is not a company administrator; nothing changed.`,
+        );
       }
-      const [user] = await tx.update(users).set({ isCompanyAdmin: grant, updatedAt: new Date() }).where(eq(users.id, current.id)).returning();
-      await audit.record({ companyId: user!.companyId, actorUserId: null, action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke', targetType: 'user', targetId: user!.id, after: { isCompanyAdmin: grant, by: 'operator command' } }, tx);
-      return done(grant ? `${user!.email} is now an administrator of company #${user!.companyId}.` : `${user!.email} is no longer a company administrator.`);
+      const [user] = await tx
+        .update(users)
+        .set({ isCompanyAdmin: grant, updatedAt: new Date() })
+        .where(eq(users.id, current.id))
+        .returning();
+      await audit.record(
+        {
+          companyId: user!.companyId,
+          actorUserId: null,
+          action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke',
+          targetType: 'user',
+          targetId: user!.id,
+          after: { isCompanyAdmin: grant, by: 'operator command' },
+        },
+        tx,
+      );
+      return done(
+        grant
+          ? `${user!.email} is now an administrator of company #${user!.companyId}.`
+          : `${user!.email} is no longer a company administrator.`,
+      );
     });
   }
   if (area === 'company-admin' && verb === 'list') {

@@ -40,7 +40,8 @@ export interface DatabaseOptions {
   onIdleError?: (err: Error) => void;
 }
 
-const defaultIdleError = (err: Error) => process.stderr.write(`database: idle connection lost (${err.message}); it will be replaced\n`);
+const defaultIdleError = (err: Error) =>
+  process.stderr.write(`database: idle connection lost (${err.message}); it will be replaced\n`);
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {

@@ -24,7 +24,9 @@ describe('DATA_DIR permissions', () => {
     const database = await openDatabase({ dataDir: dir });
     // While the database runs, the directory itself keeps everyone else out.
     expect(lstatSync(dir).mode & 0o777).toBe(0o700);
-    await database.db.insert(mailOutbox).values({ toAddress: 'a@example.com', fromAddress: 'b@example.com', subject: 'code 123456', textBody: 'secret' });
+    await database.db
+      .insert(mailOutbox)
+      .values({ toAddress: 'a@example.com', fromAddress: 'b@example.com', subject: 'code 123456', textBody: 'secret' });
     await database.close();
     expect(looseEntries(dir)).toEqual([]);
   });

@@ -21,7 +21,7 @@ export function secureDataDir(dir: string): number {
     if (st.isSymbolicLink()) return;
     const want = st.isDirectory() ? DIR_MODE : FILE_MODE;
     if ((st.mode & 0o777 & ~want) !== 0) {
-      chmodSync(path, (st.mode & 0o777) & want);
+      chmodSync(path, st.mode & 0o777 & want);
       repaired++;
     }
     if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));

@@ -43,7 +43,9 @@ export const distributors = pgTable('distributors', {
 
 export const resellers = pgTable('resellers', {
   id: serial('id').primaryKey(),
-  distributorId: integer('distributor_id').notNull().references(() => distributors.id),
+  distributorId: integer('distributor_id')
+    .notNull()
+    .references(() => distributors.id),
   externalId: text('external_id').unique(),
   ...brand(),
   createdAt: createdAt(),
@@ -52,7 +54,9 @@ export const resellers = pgTable('resellers', {
 
 export const companies = pgTable('companies', {
   id: serial('id').primaryKey(),
-  resellerId: integer('reseller_id').notNull().references(() => resellers.id),
+  resellerId: integer('reseller_id')
+    .notNull()
+    .references(() => resellers.id),
   externalId: text('external_id').unique(),
   name: text('name').notNull(),
   createdAt: createdAt(),
@@ -63,7 +67,9 @@ export const users = pgTable(
   'users',
   {
     id: serial('id').primaryKey(),
-    companyId: integer('company_id').notNull().references(() => companies.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
     /** Stored lower-cased; unique across the platform because sign-in is by email alone. */
     email: text('email').notNull(),
     firstName: text('first_name').notNull().default(''),
@@ -89,7 +95,9 @@ export const sessions = pgTable(
   {
     /** SHA-256 of the cookie's token: a leaked table does not leak live sessions. */
     id: text('id').primaryKey(),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** 'mfa' until the emailed code is accepted, then 'authenticated'. */
     state: text('state', { enum: ['mfa', 'authenticated'] }).notNull(),
     rememberMe: boolean('remember_me').notNull().default(false),
@@ -104,8 +112,13 @@ export const sessions = pgTable(
 
 export const mfaChallenges = pgTable('mfa_challenges', {
   id: serial('id').primaryKey(),
-  sessionId: text('session_id').notNull().references(() => sessions.id, { onDelete: 'cascade' }).unique(),
-  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  sessionId: text('session_id')
+    .notNull()
+    .references(() => sessions.id, { onDelete: 'cascade' })
+    .unique(),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   codeHash: text('code_hash').notNull(),
   attempts: integer('attempts').notNull().default(0),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -117,7 +130,9 @@ export const oneTimeTokens = pgTable(
   'one_time_tokens',
   {
     id: serial('id').primaryKey(),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     purpose: text('purpose', { enum: ['reset_password', 'confirm_email'] }).notNull(),
     tokenHash: text('token_hash').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -138,7 +153,9 @@ export const mailOutbox = pgTable(
     textBody: text('text_body').notNull(),
     htmlBody: text('html_body'),
     /** pending → sent | failed (after the last retry); 'kept' when no SMTP is configured. */
-    status: text('status', { enum: ['pending', 'sent', 'failed', 'kept'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'sent', 'failed', 'kept'] })
+      .notNull()
+      .default('pending'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
@@ -158,7 +175,9 @@ export const teams = pgTable(
   'teams',
   {
     id: serial('id').primaryKey(),
-    companyId: integer('company_id').notNull().references(() => companies.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
     name: text('name').notNull(),
     parentTeamId: integer('parent_team_id'),
     createdAt: createdAt(),
@@ -174,9 +193,15 @@ export const teams = pgTable(
 export const teamMembers = pgTable(
   'team_members',
   {
-    teamId: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    roleId: integer('role_id').notNull().references(() => roles.id),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user_idx').on(t.userId)],
@@ -205,13 +230,17 @@ export const countries = pgTable('countries', { id: serial('id').primaryKey(), n
 
 export const regions = pgTable('regions', {
   id: serial('id').primaryKey(),
-  countryId: integer('country_id').notNull().references(() => countries.id),
+  countryId: integer('country_id')
+    .notNull()
+    .references(() => countries.id),
   name: text('name').notNull(),
 });
 
 export const cities = pgTable('cities', {
   id: serial('id').primaryKey(),
-  regionId: integer('region_id').notNull().references(() => regions.id),
+  regionId: integer('region_id')
+    .notNull()
+    .references(() => regions.id),
   name: text('name').notNull(),
 });
 
@@ -219,7 +248,9 @@ export const images = pgTable(
   'images',
   {
     id: serial('id').primaryKey(),
-    regionId: integer('region_id').notNull().references(() => regions.id),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
     name: text('name').notNull(),
   },
   (t) => [uniqueIndex('images_region_name_key').on(t.regionId, t.name)],
@@ -239,7 +270,9 @@ export const providers = pgTable('providers', {
   name: text('name').notNull(),
   /** Key in the driver registry: 'simulator', 'libvirt' */
   driver: text('driver').notNull(),
-  settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
+  settings: jsonb('settings')
+    .notNull()
+    .default(sql`'{}'::jsonb`),
   enabled: boolean('enabled').notNull().default(true),
 });
 
@@ -254,8 +287,12 @@ export const hosts = pgTable(
     id: serial('id').primaryKey(),
     name: text('name').notNull().unique(),
     uri: text('uri').notNull(),
-    providerId: integer('provider_id').notNull().references(() => providers.id),
-    regionId: integer('region_id').notNull().references(() => regions.id),
+    providerId: integer('provider_id')
+      .notNull()
+      .references(() => providers.id),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
     cpus: integer('cpus').notNull(),
     ramGb: real('ram_gb').notNull(),
     diskGb: real('disk_gb').notNull(),
@@ -278,23 +315,40 @@ export const publicAddresses = pgTable(
   'public_addresses',
   {
     id: serial('id').primaryKey(),
-    regionId: integer('region_id').notNull().references(() => regions.id),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
     address: text('address').notNull().unique(),
-    vmId: integer('vm_id').unique().references(() => virtualMachines.id),
+    vmId: integer('vm_id')
+      .unique()
+      .references(() => virtualMachines.id),
     allocatedAt: timestamp('allocated_at', { withTimezone: true }),
   },
-  (t) => [index('public_addresses_free_idx').on(t.regionId, t.id).where(sql`vm_id is null`)],
+  (t) => [
+    index('public_addresses_free_idx')
+      .on(t.regionId, t.id)
+      .where(sql`vm_id is null`),
+  ],
 );
 
 /** Which provider can run which configuration of which image in which region. */
 export const providerOfferings = pgTable(
   'provider_offerings',
   {
-    providerId: integer('provider_id').notNull().references(() => providers.id),
-    regionId: integer('region_id').notNull().references(() => regions.id),
-    configurationId: integer('configuration_id').notNull().references(() => configurations.id),
+    providerId: integer('provider_id')
+      .notNull()
+      .references(() => providers.id),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
+    configurationId: integer('configuration_id')
+      .notNull()
+      .references(() => configurations.id),
   },
-  (t) => [primaryKey({ columns: [t.providerId, t.regionId, t.configurationId] }), index('provider_offerings_region_idx').on(t.regionId, t.configurationId)],
+  (t) => [
+    primaryKey({ columns: [t.providerId, t.regionId, t.configurationId] }),
+    index('provider_offerings_region_idx').on(t.regionId, t.configurationId),
+  ],
 );
 
 /** The lifecycle table's statuses and operation kinds (packages/contract/src/vm-lifecycle.ts), enforced by the database. */
@@ -305,15 +359,23 @@ export const virtualMachines = pgTable(
   'virtual_machines',
   {
     id: serial('id').primaryKey(),
-    companyId: integer('company_id').notNull().references(() => companies.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
     teamId: integer('team_id').references(() => teams.id),
     createdByUserId: integer('created_by_user_id'),
     name: text('name').notNull(),
     status: vmStatusEnum('status').notNull(),
-    configurationId: integer('configuration_id').notNull().references(() => configurations.id),
-    regionId: integer('region_id').notNull().references(() => regions.id),
+    configurationId: integer('configuration_id')
+      .notNull()
+      .references(() => configurations.id),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
     image: text('image').notNull(),
-    providerId: integer('provider_id').notNull().references(() => providers.id),
+    providerId: integer('provider_id')
+      .notNull()
+      .references(() => providers.id),
     /** The driver's own id for the machine, once created. */
     providerRef: text('provider_ref'),
     /** The host the machine was placed on (libvirt providers with registered hosts); null otherwise. */
@@ -334,9 +396,15 @@ export const virtualMachines = pgTable(
     // The VM list reads live VMs of one company: paged by name or newest first straight off these
     // partial indexes, and searched by name fragment through a trigram GIN index that also holds the
     // company (btree_gin), so a search touches only matching rows of that company.
-    index('vms_live_name_idx').on(t.companyId, t.name, t.id).where(sql`deleted_at is null`),
-    index('vms_live_created_idx').on(t.companyId, t.createdAt, t.id).where(sql`deleted_at is null`),
-    index('vms_live_search_idx').using('gin', t.companyId, sql`${t.name} gin_trgm_ops`).where(sql`deleted_at is null`),
+    index('vms_live_name_idx')
+      .on(t.companyId, t.name, t.id)
+      .where(sql`deleted_at is null`),
+    index('vms_live_created_idx')
+      .on(t.companyId, t.createdAt, t.id)
+      .where(sql`deleted_at is null`),
+    index('vms_live_search_idx')
+      .using('gin', t.companyId, sql`${t.name} gin_trgm_ops`)
+      .where(sql`deleted_at is null`),
     // Usage counts include deleted VMs for the months they existed.
     index('vms_company_created_idx').on(t.companyId, t.createdAt),
     index('vms_team_idx').on(t.teamId),
@@ -348,10 +416,16 @@ export const operations = pgTable(
   'operations',
   {
     id: serial('id').primaryKey(),
-    vmId: integer('vm_id').notNull().references(() => virtualMachines.id),
+    vmId: integer('vm_id')
+      .notNull()
+      .references(() => virtualMachines.id),
     kind: operationKindEnum('kind').notNull(),
-    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] }).notNull().default('pending'),
-    payload: jsonb('payload').notNull().default(sql`'{}'::jsonb`),
+    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] })
+      .notNull()
+      .default('pending'),
+    payload: jsonb('payload')
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     runAfter: timestamp('run_after', { withTimezone: true }).notNull().defaultNow(),
@@ -364,7 +438,9 @@ export const operations = pgTable(
   (t) => [
     index('operations_due_idx').on(t.status, t.runAfter),
     /** One unfinished operation per VM. */
-    uniqueIndex('operations_one_active_per_vm').on(t.vmId).where(sql`status in ('pending', 'running')`),
+    uniqueIndex('operations_one_active_per_vm')
+      .on(t.vmId)
+      .where(sql`status in ('pending', 'running')`),
   ],
 );
 
@@ -388,7 +464,9 @@ export const consoleTokens = pgTable(
 
 export const supportMessages = pgTable('support_messages', {
   id: serial('id').primaryKey(),
-  companyId: integer('company_id').notNull().references(() => companies.id),
+  companyId: integer('company_id')
+    .notNull()
+    .references(() => companies.id),
   userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
   message: text('message').notNull(),
   outboxId: integer('outbox_id'),

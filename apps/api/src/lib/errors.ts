@@ -122,7 +122,10 @@ function framesOf(e: Error): string {
   if (typeof e.stack !== 'string') return '';
   const header = `${e.name}: ${e.message}`;
   if (e.stack.startsWith(header)) return e.stack.slice(header.length).replace(/^\n/, '');
-  return e.stack.split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  return e.stack
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
 }
 
 /**
@@ -167,9 +170,19 @@ export function loggableError(err: unknown): unknown {
 }
 
 /** Socket-level failures reaching the database server (pg reports these as the error's `code`). */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 /** pg's messages for a connection that died or could not be made (no code of their own). */
-const CONNECTION_LOST = /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|cannot use a pool after calling end|connection refused/i;
+const CONNECTION_LOST =
+  /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|cannot use a pool after calling end|connection refused/i;
 
 /**
  * True when `err` (or one of its causes) says the database cannot be reached right now: the answer is

@@ -50,11 +50,21 @@ export function registerRoute<R extends RouteDef>(
       ...(def.params ? { params: def.params } : {}),
       ...(def.query ? { querystring: def.query } : {}),
       ...(def.body ? { body: def.body } : {}),
-      ...(def.access === 'operator' ? { security: [{ operatorToken: [] }] } : def.access === 'public' ? {} : { security: [{ session: [] }] }),
+      ...(def.access === 'operator'
+        ? { security: [{ operatorToken: [] }] }
+        : def.access === 'public'
+          ? {}
+          : { security: [{ session: [] }] }),
       response: { 200: envelope(def.data), ...errorResponses },
     },
     config: options.rateLimit
-      ? { rateLimit: { max: options.rateLimit.max, timeWindow: 60_000, ...(options.rateLimit.keyGenerator ? { keyGenerator: options.rateLimit.keyGenerator } : {}) } }
+      ? {
+          rateLimit: {
+            max: options.rateLimit.max,
+            timeWindow: 60_000,
+            ...(options.rateLimit.keyGenerator ? { keyGenerator: options.rateLimit.keyGenerator } : {}),
+          },
+        }
       : { rateLimit: false },
     preHandler: async (request) => {
       enforceAccess(def, request);
@@ -94,14 +104,19 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
  * The 'user' access rule, also for the few routes outside the contract (the live status stream): signed in,
  * past the code, and not held to a forced password reset unless the route allows it (`allowDuringPasswordReset`).
  */
-export function enforceUserAccess(auth: AuthContext | undefined | null, allowDuringPasswordReset = false): asserts auth is AuthContext & { state: 'authenticated' } {
+export function enforceUserAccess(
+  auth: AuthContext | undefined | null,
+  allowDuringPasswordReset = false,
+): asserts auth is AuthContext & { state: 'authenticated' } {
   if (!auth) throw new UnauthorizedError();
   if (auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
   if (auth.mustResetPassword && !allowDuringPasswordReset) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
 }
 
 /** Whether a re-read session may still hold what the 'user' rule opened (a live stream): no logout, no forced reset. */
-export function stillUserAccess(auth: AuthContext | undefined | null): auth is AuthContext & { state: 'authenticated' } {
+export function stillUserAccess(
+  auth: AuthContext | undefined | null,
+): auth is AuthContext & { state: 'authenticated' } {
   return auth?.state === 'authenticated' && !auth.mustResetPassword;
 }
 

@@ -18,7 +18,12 @@ afterAll(async () => {
 describe('mail outbox', () => {
   it('keeps a message while SMTP refuses it and delivers it on a later attempt', async () => {
     t.smtp.setDown(true);
-    const id = await t.portal.mailer.enqueue({ to: 'retry@example.com', from: 'Portal <no-reply@example.com>', subject: 'Hello', text: 'Body' });
+    const id = await t.portal.mailer.enqueue({
+      to: 'retry@example.com',
+      from: 'Portal <no-reply@example.com>',
+      subject: 'Hello',
+      text: 'Body',
+    });
     await t.portal.mailer.flush();
     let [row] = await t.db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
     expect(row!.status).toBe('pending');
@@ -28,7 +33,10 @@ describe('mail outbox', () => {
 
     t.smtp.setDown(false);
     // Make it due now, as the backoff would after its delay.
-    await t.db.update(mailOutbox).set({ nextAttemptAt: new Date(Date.now() - 1000) }).where(eq(mailOutbox.id, id));
+    await t.db
+      .update(mailOutbox)
+      .set({ nextAttemptAt: new Date(Date.now() - 1000) })
+      .where(eq(mailOutbox.id, id));
     await t.portal.mailer.flush();
     [row] = await t.db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
     expect(row!.status).toBe('sent');
@@ -39,9 +47,22 @@ describe('mail outbox', () => {
 
   it('without SMTP keeps the message in the outbox and prints it', async () => {
     const lines: string[] = [];
-    const log = pino({ level: 'info' }, new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } }));
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
     const local = createMailer({ db: t.db, log });
-    const id = await local.enqueue({ to: 'local@example.com', from: 'p@example.com', subject: 'Your code', text: 'Your verification code is 123456' });
+    const id = await local.enqueue({
+      to: 'local@example.com',
+      from: 'p@example.com',
+      subject: 'Your code',
+      text: 'Your verification code is 123456',
+    });
     const [row] = await t.db.select().from(mailOutbox).where(eq(mailOutbox.id, id));
     expect(row!.status).toBe('kept');
     expect(lines.join('')).toContain('Your verification code is 123456');

@@ -58,13 +58,24 @@ export function backoffMs(attempt: number): number {
 }
 
 export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseLogger }): Mailer {
-  const transport: Transporter | null = deps.smtpUrl ? nodemailer.createTransport({ url: deps.smtpUrl, ...SMTP_TIMEOUTS }) : null;
+  const transport: Transporter | null = deps.smtpUrl
+    ? nodemailer.createTransport({ url: deps.smtpUrl, ...SMTP_TIMEOUTS })
+    : null;
   let timer: NodeJS.Timeout | null = null;
   let purger: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let checking: Promise<{ status: 'ok' | 'down'; error?: string }> | null = null;
 
-  type Row = { id: number; to_address: string; from_address: string; reply_to: string | null; subject: string; text_body: string; html_body: string | null; attempts: number };
+  type Row = {
+    id: number;
+    to_address: string;
+    from_address: string;
+    reply_to: string | null;
+    subject: string;
+    text_body: string;
+    html_body: string | null;
+    attempts: number;
+  };
 
   async function send(row: Row): Promise<void> {
     await transport!.sendMail({
@@ -75,25 +86,40 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
       text: row.text_body,
       ...(row.html_body ? { html: row.html_body } : {}),
     });
-    await deps.db.execute(sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null, ${EMPTIED} where id = ${row.id}`);
+    await deps.db.execute(
+      sql`update mail_outbox set status = 'sent', sent_at = now(), last_error = null, ${EMPTIED} where id = ${row.id}`,
+    );
   }
 
   async function insert(mail: OutgoingMail, status: 'pending' | 'kept'): Promise<number> {
     const [row] = await deps.db
       .insert(mailOutbox)
-      .values({ toAddress: mail.to, fromAddress: mail.from, replyTo: mail.replyTo ?? null, subject: mail.subject, textBody: mail.text, htmlBody: mail.html ?? null, status })
+      .values({
+        toAddress: mail.to,
+        fromAddress: mail.from,
+        replyTo: mail.replyTo ?? null,
+        subject: mail.subject,
+        textBody: mail.text,
+        htmlBody: mail.html ?? null,
+        status,
+      })
       .returning({ id: mailOutbox.id });
     return row!.id;
   }
 
   function printKept(id: number, mail: OutgoingMail): void {
     // Local mode: the outbox is the mailbox. This prints the message, code included, on purpose.
-    deps.log.info({ outboxId: id, to: mail.to, subject: mail.subject, text: mail.text }, 'mail kept in outbox (set SMTP_URL to send)');
+    deps.log.info(
+      { outboxId: id, to: mail.to, subject: mail.subject, text: mail.text },
+      'mail kept in outbox (set SMTP_URL to send)',
+    );
     printLocalMail({ id, to: mail.to, from: mail.from, subject: mail.subject, text: mail.text });
   }
 
   async function purgeStale(): Promise<void> {
-    await deps.db.execute(sql`update mail_outbox set ${EMPTIED} where status = 'kept' and text_body <> '' and created_at < now() - ${`${KEPT_BODY_TTL_MS} milliseconds`}::interval`);
+    await deps.db.execute(
+      sql`update mail_outbox set ${EMPTIED} where status = 'kept' and text_body <> '' and created_at < now() - ${`${KEPT_BODY_TTL_MS} milliseconds`}::interval`,
+    );
   }
 
   async function sendDue(): Promise<void> {
@@ -161,7 +187,9 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         deps.log.warn({ outboxId: id }, `mail delivery failed (not retried: the sender is told): ${reason}`);
-        await deps.db.execute(sql`update mail_outbox set status = 'failed', last_error = ${reason.slice(0, 500)}, ${EMPTIED} where id = ${id}`);
+        await deps.db.execute(
+          sql`update mail_outbox set status = 'failed', last_error = ${reason.slice(0, 500)}, ${EMPTIED} where id = ${id}`,
+        );
         return 'failed';
       }
     },
@@ -184,7 +212,10 @@ export function createMailer(deps: { db: Db; smtpUrl?: string; log: FastifyBaseL
     },
     start() {
       if (!purger) {
-        purger = setInterval(() => void purgeStale().catch((err: unknown) => deps.log.error({ err }, 'outbox purge failed')), PURGE_EVERY_MS);
+        purger = setInterval(
+          () => void purgeStale().catch((err: unknown) => deps.log.error({ err }, 'outbox purge failed')),
+          PURGE_EVERY_MS,
+        );
         purger.unref();
       }
       if (!transport || timer) return;

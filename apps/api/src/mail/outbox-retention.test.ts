@@ -13,7 +13,13 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const rowOf = async (id: number) => (await t.db.select().from(mailOutbox).where(eq(mailOutbox.id, id)))[0]!;
-const secretMail = { to: 'keep@example.com', from: 'p@example.com', subject: 'Your code: 654321', text: 'Your verification code is 654321', html: '<b>654321</b>' };
+const secretMail = {
+  to: 'keep@example.com',
+  from: 'p@example.com',
+  subject: 'Your code: 654321',
+  text: 'Your verification code is 654321',
+  html: '<b>654321</b>',
+};
 
 describe('outbox retention', () => {
   it('empties a message once it is delivered', async () => {
@@ -32,7 +38,10 @@ describe('outbox retention', () => {
       const id = await t.portal.mailer.enqueue(secretMail);
       // Its earlier tries are spent (the first one ran on enqueue); the next is the last.
       await t.portal.mailer.flush();
-      await t.db.update(mailOutbox).set({ attempts: MAX_ATTEMPTS - 1, nextAttemptAt: new Date(Date.now() - 1000) }).where(eq(mailOutbox.id, id));
+      await t.db
+        .update(mailOutbox)
+        .set({ attempts: MAX_ATTEMPTS - 1, nextAttemptAt: new Date(Date.now() - 1000) })
+        .where(eq(mailOutbox.id, id));
       await t.portal.mailer.flush();
       const row = await rowOf(id);
       expect(row.status).toBe('failed');
@@ -46,7 +55,10 @@ describe('outbox retention', () => {
     const local = createMailer({ db: t.db, log: pino({ level: 'silent' }) });
     const old = await local.enqueue(secretMail);
     const fresh = await local.enqueue(secretMail);
-    await t.db.update(mailOutbox).set({ createdAt: new Date(Date.now() - KEPT_BODY_TTL_MS - 1000) }).where(eq(mailOutbox.id, old));
+    await t.db
+      .update(mailOutbox)
+      .set({ createdAt: new Date(Date.now() - KEPT_BODY_TTL_MS - 1000) })
+      .where(eq(mailOutbox.id, old));
     await local.purgeStale();
     expect(JSON.stringify(await rowOf(old))).not.toContain('654321');
     expect((await rowOf(fresh)).textBody).toContain('654321');

@@ -55,7 +55,10 @@ export function wrongCodesMail(brand: string, failures: number): Rendered {
   return {
     subject: `${brand}: wrong sign-in codes for your account`,
     text: `${text}\n\nFor a while, sign-in codes for your account are not accepted; the pause grows with each further wrong code.`,
-    html: layout(brand, [escape(text), 'For a while, sign-in codes for your account are not accepted; the pause grows with each further wrong code.']),
+    html: layout(brand, [
+      escape(text),
+      'For a while, sign-in codes for your account are not accepted; the pause grows with each further wrong code.',
+    ]),
   };
 }
 
@@ -64,6 +67,9 @@ export function alreadyRegisteredMail(brand: string, inviter: string, company: s
   return {
     subject: `${brand}: an invitation for an address that already has an account`,
     text: `${text}\n\nIf you expected to join, ask them to contact support. If not, you can ignore this message.`,
-    html: layout(brand, [escape(text), 'If you expected to join, ask them to contact support. If not, you can ignore this message.']),
+    html: layout(brand, [
+      escape(text),
+      'If you expected to join, ask them to contact support. If not, you can ignore this message.',
+    ]),
   };
 }

@@ -50,10 +50,12 @@ function startRelay(target: URL): Promise<Relay> {
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    relay.port = (server.address() as { port: number }).port;
-    resolve(relay);
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      relay.port = (server.address() as { port: number }).port;
+      resolve(relay);
+    }),
+  );
 }
 
 describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
@@ -78,7 +80,12 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     await seedDemoTenant(database.db, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
     smtp = await startSmtpCatcher();
     portal = await buildApp({
-      config: loadConfig({ SMTP_URL: smtp.url, LOG_LEVEL: 'silent', AUTH_RATE_LIMIT_PER_MINUTE: '1000', PUBLIC_URL: 'http://portal.test' }),
+      config: loadConfig({
+        SMTP_URL: smtp.url,
+        LOG_LEVEL: 'silent',
+        AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+        PUBLIC_URL: 'http://portal.test',
+      }),
       database,
       secret: 'test-secret-that-is-long-enough-0123456789',
       logger: false,
@@ -100,7 +107,9 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
 
   it('answers 503 with Retry-After while it is down, and recovers without a restart', async () => {
     const client = new TestClient(portal, '/irontech/api/v1');
-    expect((await client.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } })).status).toBe(200);
+    expect(
+      (await client.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } })).status,
+    ).toBe(200);
     const mail = await smtp.waitFor(ADMIN.email);
     expect((await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } })).status).toBe(200);
     expect((await client.call(routes.password.me)).status).toBe(200);
@@ -109,7 +118,9 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     const answers = [
       await client.call(routes.password.me),
       await client.call(routes.teams.list, { query: {} }),
-      await new TestClient(portal, '/irontech/api/v1').call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } }),
+      await new TestClient(portal, '/irontech/api/v1').call(routes.auth.login, {
+        body: { email: ADMIN.email, password: ADMIN.password },
+      }),
       await client.call(routes.password.forgotPassword, { body: { email: 'x@example.com' } }),
     ];
     for (const res of answers.slice(0, 3)) {

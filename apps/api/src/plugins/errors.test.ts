@@ -31,7 +31,9 @@ beforeAll(async () => {
   });
   app.post('/dangling', async () => {
     await t.db.transaction(async (tx) => {
-      await tx.insert(resellers).values({ name: `Orphan ${SECRET}`, distributorId: 2_000_000_000, externalId: `r-${SECRET}` });
+      await tx
+        .insert(resellers)
+        .values({ name: `Orphan ${SECRET}`, distributorId: 2_000_000_000, externalId: `r-${SECRET}` });
     });
     return { ok: true };
   });
@@ -93,7 +95,14 @@ describe('database errors in the error handler', () => {
       await app.inject({ method: 'POST', url });
       const entries = logged().filter((e) => e.err !== undefined);
       expect(entries, url).toHaveLength(1);
-      const err = entries[0]!.err as { type: string; source: string; message: string; query?: string; code: string; stack: string };
+      const err = entries[0]!.err as {
+        type: string;
+        source: string;
+        message: string;
+        query?: string;
+        code: string;
+        stack: string;
+      };
       expect(err.type).toBe('LoggedQueryError');
       expect(err.source).toBe('DrizzleQueryError');
       expect(err.code).toMatch(/^[0-9A-Z]{5}$/);
@@ -106,7 +115,11 @@ describe('database errors in the error handler', () => {
     await app.inject({ method: 'POST', url: '/duplicate' });
     const entry = logged().find((e) => e.err) as { level: number; err: Record<string, unknown> };
     expect(entry.level).toBe(40);
-    expect(entry.err).toMatchObject({ code: SQLSTATE.uniqueViolation, table: 'distributors', constraint: expect.stringContaining('external_id') });
+    expect(entry.err).toMatchObject({
+      code: SQLSTATE.uniqueViolation,
+      table: 'distributors',
+      constraint: expect.stringContaining('external_id'),
+    });
     expect(entry.err).not.toHaveProperty('detail');
     expect(entry.err).not.toHaveProperty('params');
   });

@@ -21,15 +21,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
         const params = v.params as { issue?: { code?: string; keys?: string[] } };
         const keys = params.issue?.code === 'unrecognized_keys' ? params.issue.keys?.join(', ') : undefined;
         const field = [error.validationContext, where].filter(Boolean).join('.');
-        return { path: field, message: keys ? `Unknown field: ${keys}` : v.message ?? 'Invalid value' };
+        return { path: field, message: keys ? `Unknown field: ${keys}` : (v.message ?? 'Invalid value') };
       });
       const first = issues[0];
-      const message = first ? (first.path ? `${first.message} (${first.path})` : first.message) : API_MESSAGES.invalidRequest;
+      const message = first
+        ? first.path
+          ? `${first.message} (${first.path})`
+          : first.message
+        : API_MESSAGES.invalidRequest;
       return reply.status(400).send({ message, data: { requestId, issues } });
     }
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
-      return reply.status(error.statusCode).send({ message: error.message, data: { requestId, ...(error.issues ? { issues: error.issues } : {}) } });
+      return reply
+        .status(error.statusCode)
+        .send({ message: error.message, data: { requestId, ...(error.issues ? { issues: error.issues } : {}) } });
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error, issues: error.cause?.issues }, 'response did not match the contract');
@@ -39,7 +45,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       // An outage, not a bug: say so, and when to try again. The pool reconnects by itself once the
       // database is back, so the next request after that succeeds without a restart.
       request.log.error({ err: loggableError(error) }, 'database unreachable');
-      return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_S)).send({ message: API_MESSAGES.databaseUnavailable, data: { requestId } });
+      return reply
+        .status(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_S))
+        .send({ message: API_MESSAGES.databaseUnavailable, data: { requestId } });
     }
     const db = databaseErrorOf(error);
     if (db) {
@@ -71,7 +80,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (status >= 400 && status < 500) {
       // Framework client errors (bad JSON, wrong content type, empty body): safe to describe.
-      return reply.status(status === 413 || status === 415 ? 400 : status).send({ message: clientMessage(error), data: { requestId } });
+      return reply
+        .status(status === 413 || status === 415 ? 400 : status)
+        .send({ message: clientMessage(error), data: { requestId } });
     }
     request.log.error({ err: loggableError(error) }, 'unhandled error');
     return reply.status(500).send({ message: API_MESSAGES.internal, data: { requestId } });
@@ -90,7 +101,8 @@ function clientMessage(error: FastifyError): string {
       return 'Content type must be application/json';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     default:
-      if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return 'Request body is not valid JSON';
+      if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+        return 'Request body is not valid JSON';
       return API_MESSAGES.invalidRequest;
   }
 }

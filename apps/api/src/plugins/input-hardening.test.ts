@@ -42,15 +42,21 @@ function expectBadInput(res: { status: number; message: string }) {
 
 describe('NUL and control characters', () => {
   it('login email with a NUL → 400 with the email format message', async () => {
-    const res = await t.client().call(routes.auth.login, { body: { email: `admin${NUL}@example.com`, password: ADMIN.password } });
+    const res = await t
+      .client()
+      .call(routes.auth.login, { body: { email: `admin${NUL}@example.com`, password: ADMIN.password } });
     expectBadInput(res);
     expect(res.message).toContain(VALIDATION.emailFormat);
-    const trailing = await t.client().call(routes.auth.login, { body: { email: `admin@example.com${NUL}`, password: ADMIN.password } });
+    const trailing = await t
+      .client()
+      .call(routes.auth.login, { body: { email: `admin@example.com${NUL}`, password: ADMIN.password } });
     expectBadInput(trailing);
   });
 
   it('forgot-password email with a NUL → 400', async () => {
-    expectBadInput(await t.client().call(routes.password.forgotPassword, { body: { email: `admin@example.com${NUL}` } }));
+    expectBadInput(
+      await t.client().call(routes.password.forgotPassword, { body: { email: `admin@example.com${NUL}` } }),
+    );
   });
 
   it('list search with a NUL → 400 on every list', async () => {
@@ -75,7 +81,9 @@ describe('NUL and control characters', () => {
     expect(res.message).toMatch(/control characters/);
     expectBadInput(await admin.call(routes.platform.sendSupportEmail, { body: { message: 'bell \u0007' } }));
     expect(await counts()).toEqual(before);
-    const ok = await admin.call(routes.platform.sendSupportEmail, { body: { message: 'Line one\n\tLine two\r\nLine three' } });
+    const ok = await admin.call(routes.platform.sendSupportEmail, {
+      body: { message: 'Line one\n\tLine two\r\nLine three' },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -83,21 +91,38 @@ describe('NUL and control characters', () => {
     const before = await counts();
     expectBadInput(await admin.call(routes.teams.create, { body: { name: `Ops${NUL}` } }));
     expectBadInput(await admin.call(routes.teams.create, { body: { name: 'Ops\nTeam' } }));
-    expectBadInput(await admin.call(routes.users.create, { body: { email: `new${NUL}@example.com`, roleId: 2, teamIds: [] } }));
+    expectBadInput(
+      await admin.call(routes.users.create, { body: { email: `new${NUL}@example.com`, roleId: 2, teamIds: [] } }),
+    );
     expectBadInput(await admin.call(routes.users.edit, { body: { id: 1, firstName: `Ada${NUL}`, lastName: 'Admin' } }));
-    const vm = { regionId: 1, image: 'ubuntu-24.04', configurationId: 1, providerId: 1, name: 'web-1', numberOfInstances: 1 };
+    const vm = {
+      regionId: 1,
+      image: 'ubuntu-24.04',
+      configurationId: 1,
+      providerId: 1,
+      name: 'web-1',
+      numberOfInstances: 1,
+    };
     expectBadInput(await admin.call(routes.vms.create, { body: { ...vm, image: `ubuntu${NUL}` } }));
     expectBadInput(await admin.call(routes.vms.create, { body: { ...vm, name: `web${NUL}1` } }));
-    expectBadInput(await admin.call(routes.vms.fetchConfigurations, { params: { regionId: 1 }, query: { image: `ubuntu${NUL}` } }));
+    expectBadInput(
+      await admin.call(routes.vms.fetchConfigurations, { params: { regionId: 1 }, query: { image: `ubuntu${NUL}` } }),
+    );
     expect(await counts()).toEqual(before);
   });
 
   it('client log report with a NUL → 400; a multi-line stack is fine', async () => {
     expectBadInput(await t.client().call(routes.platform.logging, { body: { message: `boom${NUL}` } }));
     expectBadInput(await t.client().call(routes.platform.logging, { body: { message: 'boom', stack: `at x${NUL}` } }));
-    expectBadInput(await t.client().call(routes.platform.logging, { body: { message: 'boom', url: `https://x.example/${NUL}` } }));
-    expectBadInput(await t.client().call(routes.platform.logging, { body: { message: 'boom', userAgent: `UA${NUL}` } }));
-    const ok = await t.client().call(routes.platform.logging, { body: { message: 'boom', stack: 'Error: boom\n\tat f (a.js:1:1)' } });
+    expectBadInput(
+      await t.client().call(routes.platform.logging, { body: { message: 'boom', url: `https://x.example/${NUL}` } }),
+    );
+    expectBadInput(
+      await t.client().call(routes.platform.logging, { body: { message: 'boom', userAgent: `UA${NUL}` } }),
+    );
+    const ok = await t
+      .client()
+      .call(routes.platform.logging, { body: { message: 'boom', stack: 'Error: boom\n\tat f (a.js:1:1)' } });
     expect(ok.status).toBe(200);
   });
 });
@@ -140,7 +165,11 @@ describe('ids beyond the PostgreSQL int range', () => {
     expectBadInput(await admin.call(routes.teams.list, { query: { excludeTeamId: String(INT_MAX + 1) } }));
     expectBadInput(await admin.call(routes.vms.list, { query: { teamId: '99999999999999999999' } }));
     expectBadInput(await admin.call(routes.teams.addUser, { body: { teamId: INT_MAX + 1, userId: 1, roleId: 2 } }));
-    expectBadInput(await admin.call(routes.permissions.assign, { body: { teamId: 1, assignments: [{ userId: INT_MAX + 1, roleId: 2 }] } }));
+    expectBadInput(
+      await admin.call(routes.permissions.assign, {
+        body: { teamId: 1, assignments: [{ userId: INT_MAX + 1, roleId: 2 }] },
+      }),
+    );
     // The largest int is a valid id that simply does not exist.
     expect((await admin.call(routes.users.details, { params: { id: INT_MAX } })).status).toBe(404);
   });
@@ -152,7 +181,12 @@ describe('client address and X-Forwarded-For', () => {
     const client = app.client();
     const statuses: number[] = [];
     for (const { email, forwardedFor } of attempts) {
-      const res = await client.raw('POST', `${app.config.API_BASE_PATH}/auth/login`, { email, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': forwardedFor });
+      const res = await client.raw(
+        'POST',
+        `${app.config.API_BASE_PATH}/auth/login`,
+        { email, password: 'Wrong-Password-1!' },
+        { 'x-forwarded-for': forwardedFor },
+      );
       statuses.push(res.status);
     }
     return statuses;
@@ -163,7 +197,14 @@ describe('client address and X-Forwarded-For', () => {
   it('ignores a spoofed X-Forwarded-For by default, so it cannot escape the per-address limit', async () => {
     const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
-      const statuses = await signInStatuses(limited, attempts(5, (i) => `user${i}@example.com`, (i) => `198.51.100.${i + 1}`));
+      const statuses = await signInStatuses(
+        limited,
+        attempts(
+          5,
+          (i) => `user${i}@example.com`,
+          (i) => `198.51.100.${i + 1}`,
+        ),
+      );
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
     } finally {
       await limited.close();
@@ -174,7 +215,14 @@ describe('client address and X-Forwarded-For', () => {
     // inject() connects from 127.0.0.1: trust exactly that proxy.
     const proxied = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '127.0.0.1' } });
     try {
-      const statuses = await signInStatuses(proxied, attempts(5, (i) => `user${i}@example.com`, (i) => `198.51.100.${i + 1}`));
+      const statuses = await signInStatuses(
+        proxied,
+        attempts(
+          5,
+          (i) => `user${i}@example.com`,
+          (i) => `198.51.100.${i + 1}`,
+        ),
+      );
       // Distinct clients behind the proxy, distinct emails: nobody is over the limit.
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
     } finally {
@@ -186,10 +234,24 @@ describe('client address and X-Forwarded-For', () => {
     // One proxy: the client is the last X-Forwarded-For entry; whatever the client put before it is ignored.
     const oneHop = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' } });
     try {
-      const spoofed = await signInStatuses(oneHop, attempts(4, (i) => `hop${i}@example.com`, (i) => `192.0.2.${i + 1}, 198.51.100.77`));
+      const spoofed = await signInStatuses(
+        oneHop,
+        attempts(
+          4,
+          (i) => `hop${i}@example.com`,
+          (i) => `192.0.2.${i + 1}, 198.51.100.77`,
+        ),
+      );
       expect(spoofed).toEqual([401, 401, 401, 429]);
       // Distinct clients behind that proxy are distinct clients.
-      const behind = await signInStatuses(oneHop, attempts(4, (i) => `behind${i}@example.com`, (i) => `192.0.2.1, 198.51.100.${i + 1}`));
+      const behind = await signInStatuses(
+        oneHop,
+        attempts(
+          4,
+          (i) => `behind${i}@example.com`,
+          (i) => `192.0.2.1, 198.51.100.${i + 1}`,
+        ),
+      );
       expect(behind).toEqual([401, 401, 401, 401]);
     } finally {
       await oneHop.close();

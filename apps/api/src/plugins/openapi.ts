@@ -7,7 +7,12 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 export async function registerOpenApi(app: FastifyInstance, apiBasePath: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Cloud VM portal API', version: '1.0.0', description: 'Every response is `{ message, data }`. Portal calls use the session cookie and the CSRF double-submit header; operator calls use `Authorization: Bearer <token>`.' },
+      info: {
+        title: 'Cloud VM portal API',
+        version: '1.0.0',
+        description:
+          'Every response is `{ message, data }`. Portal calls use the session cookie and the CSRF double-submit header; operator calls use `Authorization: Bearer <token>`.',
+      },
       servers: [{ url: '/' }],
       components: {
         securitySchemes: {

@@ -10,7 +10,10 @@ import { renderIndexHtml } from './static-web.ts';
 
 const dist = mkdtempSync(join(tmpdir(), 'portal-dist-'));
 mkdirSync(join(dist, 'assets'));
-writeFileSync(join(dist, 'index.html'), '<!doctype html><html><head><!--PORTAL_CONFIG--></head><body><div id="root"></div></body></html>');
+writeFileSync(
+  join(dist, 'index.html'),
+  '<!doctype html><html><head><!--PORTAL_CONFIG--></head><body><div id="root"></div></body></html>',
+);
 writeFileSync(join(dist, 'assets', 'app-123.js'), 'console.log(1)');
 
 let portal: App;
@@ -61,7 +64,7 @@ describe('portal under a base path', () => {
 
   it('escapes the injected config', () => {
     const html = renderIndexHtml('<head><!--PORTAL_CONFIG--></head>', { basePath: "/a'<b>", apiBasePath: '/api' });
-    expect(html).not.toContain("<b>");
+    expect(html).not.toContain('<b>');
     expect(html).not.toMatch(/content='[^']*'[^>]*'/);
   });
 });
@@ -81,13 +84,23 @@ describe('OpenAPI', () => {
 describe('server errors', () => {
   it('answers 500 without internals when the database fails mid-request', async () => {
     const db = await openDatabase({ dataDir: 'memory://' });
-    const broken = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database: db, secret: 'test-secret-that-is-long-enough-0123456789', logger: false, webDistDir: dist });
+    const broken = await buildApp({
+      config: loadConfig({ LOG_LEVEL: 'silent' }),
+      database: db,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      logger: false,
+      webDistDir: dist,
+    });
     await db.close();
     try {
       const res = await broken.app.inject({
         method: 'POST',
         url: '/irontech/api/v1/auth/login',
-        headers: { 'content-type': 'application/json', cookie: 'csrf_token=0123456789abcdef0123', 'x-csrf-token': '0123456789abcdef0123' },
+        headers: {
+          'content-type': 'application/json',
+          cookie: 'csrf_token=0123456789abcdef0123',
+          'x-csrf-token': '0123456789abcdef0123',
+        },
         payload: JSON.stringify({ email: 'a@example.com', password: 'x' }),
       });
       expect(res.statusCode).toBe(500);

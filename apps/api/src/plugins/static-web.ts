@@ -15,12 +15,16 @@ export interface StaticWebOptions {
   serveSourceMaps?: boolean;
 }
 
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const escapeAttr = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export function renderIndexHtml(template: string, opts: { basePath: string; apiBasePath: string }): string {
   const base = opts.basePath.endsWith('/') ? opts.basePath : `${opts.basePath}/`;
   const config = JSON.stringify({ basePath: opts.basePath, apiBasePath: opts.apiBasePath });
-  return template.replace('<!--PORTAL_CONFIG-->', `<base href="${escapeAttr(base)}"><meta name="portal-config" content='${escapeAttr(config)}'>`);
+  return template.replace(
+    '<!--PORTAL_CONFIG-->',
+    `<base href="${escapeAttr(base)}"><meta name="portal-config" content='${escapeAttr(config)}'>`,
+  );
 }
 
 export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOptions): Promise<boolean> {
@@ -41,10 +45,21 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
     });
   }
   // preCompressed: the build writes .br and .gz beside each asset; the one the browser accepts is sent.
-  await app.register(fastifyStatic, { root: opts.distDir, prefix, index: false, wildcard: false, cacheControl: false, preCompressed: true, setHeaders: (res: FastifyReply, path: string) => {
-    // Hashed assets are immutable; everything else is revalidated.
-    res.header('cache-control', path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
-  } });
+  await app.register(fastifyStatic, {
+    root: opts.distDir,
+    prefix,
+    index: false,
+    wildcard: false,
+    cacheControl: false,
+    preCompressed: true,
+    setHeaders: (res: FastifyReply, path: string) => {
+      // Hashed assets are immutable; everything else is revalidated.
+      res.header(
+        'cache-control',
+        path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
+    },
+  });
   const sendIndex = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0] ?? '';
     // Unknown API paths and missing files are 404s, not the portal's page.

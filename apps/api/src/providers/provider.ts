@@ -86,5 +86,10 @@ export interface ProviderDriver {
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).
    */
-  adopt?(ref: string, spec: MachineSpec, state: 'running' | 'stopped', ips: { publicIp: string | null; privateIp: string | null }): Promise<void>;
+  adopt?(
+    ref: string,
+    spec: MachineSpec,
+    state: 'running' | 'stopped',
+    ips: { publicIp: string | null; privateIp: string | null },
+  ): Promise<void>;
 }

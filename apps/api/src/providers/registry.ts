@@ -41,7 +41,9 @@ export function createProviderRegistry(
       if (!driver) {
         const factory = factories[provider.driver];
         if (!factory) throw new Error(`Unknown provider driver "${provider.driver}"`);
-        const settings = onHost ? { ...((provider.settings ?? {}) as Record<string, unknown>), uri: onHost.uri } : provider.settings;
+        const settings = onHost
+          ? { ...((provider.settings ?? {}) as Record<string, unknown>), uri: onHost.uri }
+          : provider.settings;
         driver = factory(settings);
         instances.set(id, driver);
       }

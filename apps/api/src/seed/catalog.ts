@@ -8,7 +8,16 @@ import { sql } from 'drizzle-orm';
 import { VM_SIZES } from '@portal/contract/constants';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { cities, configurations, countries, hosts, images, providerOfferings, providers, regions } from '../db/schema.ts';
+import {
+  cities,
+  configurations,
+  countries,
+  hosts,
+  images,
+  providerOfferings,
+  providers,
+  regions,
+} from '../db/schema.ts';
 
 const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
@@ -23,16 +32,26 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
   const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
   if (n > 0) return;
   await db.transaction(async (tx) => {
-    const sizes = await tx.insert(configurations).values(VM_SIZES.map((s) => ({ key: s.key, name: s.name, cpu: s.cpu, ram: s.ram, disk: s.disk }))).returning();
+    const sizes = await tx
+      .insert(configurations)
+      .values(VM_SIZES.map((s) => ({ key: s.key, name: s.name, cpu: s.cpu, ram: s.ram, disk: s.disk })))
+      .returning();
     const sizeId = (key: string) => sizes.find((s) => s.key === key)!.id;
     const [primary, secondary] = await tx
       .insert(providers)
       .values([
-        { name: 'Northwind Cloud', driver, settings: driver === 'simulator' ? { site: 'nw-1' } : DEMO_LIBVIRT_SETTINGS },
+        {
+          name: 'Northwind Cloud',
+          driver,
+          settings: driver === 'simulator' ? { site: 'nw-1' } : DEMO_LIBVIRT_SETTINGS,
+        },
         { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : DEMO_LIBVIRT_SETTINGS },
       ])
       .returning();
-    const [us, de, sg] = await tx.insert(countries).values([{ name: 'United States' }, { name: 'Germany' }, { name: 'Singapore' }]).returning();
+    const [us, de, sg] = await tx
+      .insert(countries)
+      .values([{ name: 'United States' }, { name: 'Germany' }, { name: 'Singapore' }])
+      .returning();
     const [usEast, usWest, frankfurt, singapore] = await tx
       .insert(regions)
       .values([
@@ -50,7 +69,14 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
       { regionId: singapore!.id, name: 'Singapore' },
     ]);
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
-      await tx.insert(images).values(IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({ regionId: region.id, name })));
+      await tx
+        .insert(images)
+        .values(
+          IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({
+            regionId: region.id,
+            name,
+          })),
+        );
     }
     const offerings: { providerId: number; regionId: number; configurationId: number }[] = [];
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
@@ -59,13 +85,20 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
         offerings.push({ providerId: primary!.id, regionId: region.id, configurationId: sizeId(size.key) });
       }
     }
-    for (const key of ['medium', 'large']) offerings.push({ providerId: secondary!.id, regionId: usEast!.id, configurationId: sizeId(key) });
+    for (const key of ['medium', 'large'])
+      offerings.push({ providerId: secondary!.id, regionId: usEast!.id, configurationId: sizeId(key) });
     await tx.insert(providerOfferings).values(offerings);
     if (driver === 'libvirt') {
       // This machine's libvirtd is the demo host of US East for both providers (other regions reach it through
       // the providers' settings). Its size is this machine's; the host monitor sees it at start-up (and uploads
       // the built guest image into its pool), after which creates are placed on it.
-      const local = { uri: 'qemu:///system', regionId: usEast!.id, cpus: os.cpus().length, ramGb: Math.floor(os.totalmem() / 1024 ** 3) || 1, diskGb: 100 };
+      const local = {
+        uri: 'qemu:///system',
+        regionId: usEast!.id,
+        cpus: os.cpus().length,
+        ramGb: Math.floor(os.totalmem() / 1024 ** 3) || 1,
+        diskGb: 100,
+      };
       await tx.insert(hosts).values([
         { ...local, name: 'local', providerId: primary!.id },
         { ...local, name: 'local-metal', providerId: secondary!.id },

@@ -30,7 +30,9 @@ describe('seed', () => {
     expect(reseller!.email).toBeTruthy();
     expect((await t.db.select().from(companies)).length).toBe(1);
 
-    expect(await seedDemoTenant(t.db, { adminEmail: 'other@example.com', adminPassword: 'Other-Password-1!' })).toBeNull();
+    expect(
+      await seedDemoTenant(t.db, { adminEmail: 'other@example.com', adminPassword: 'Other-Password-1!' }),
+    ).toBeNull();
     expect((await t.db.select().from(distributors)).length).toBe(1);
     // Without demoData (as the tests seed), no demo teams.
     expect(await t.db.select().from(teams)).toEqual([]);
@@ -43,7 +45,11 @@ describe('seed', () => {
       await seedDemoTenant(fresh.db, { adminPassword: 'Owner-Password-1!', demoData: true });
       const demoTeams = await fresh.db.select().from(teams).orderBy(asc(teams.name));
       expect(demoTeams.map((row) => row.name)).toEqual(['Platform', 'Web Apps']);
-      const colleagues = await fresh.db.select().from(users).where(ne(users.email, 'admin@example.com')).orderBy(asc(users.email));
+      const colleagues = await fresh.db
+        .select()
+        .from(users)
+        .where(ne(users.email, 'admin@example.com'))
+        .orderBy(asc(users.email));
       expect(colleagues.map((u) => [u.email, u.passwordHash, u.emailConfirmedAt])).toEqual([
         ['alan@example.com', null, null],
         ['grace@example.com', null, null],

@@ -27,15 +27,25 @@ const svg = (body: string, w = 160, h = 40) =>
 export const DEMO_LOGO = svg(
   '<rect width="40" height="40" rx="8" fill="#2563eb"/><path d="M10 28V12l10 10 10-10v16" stroke="#fff" stroke-width="3" fill="none"/><text x="48" y="26" font-family="sans-serif" font-size="15" font-weight="700" fill="#1e3a8a">Northwind</text>',
 );
-export const DEMO_TAB_LOGO = svg('<rect width="32" height="32" rx="6" fill="#2563eb"/><path d="M8 24V8l8 8 8-8v16" stroke="#fff" stroke-width="3" fill="none"/>', 32, 32);
+export const DEMO_TAB_LOGO = svg(
+  '<rect width="32" height="32" rx="6" fill="#2563eb"/><path d="M8 24V8l8 8 8-8v16" stroke="#fff" stroke-width="3" fill="none"/>',
+  32,
+  32,
+);
 
 /**
  * Roles always; the VM catalog too, unless this is a production start (`demo: false`, SEED_DEMO=false)
  * whose providers would only be simulated ones.
  */
-export async function seedReferenceData(db: Db, opts: { driver?: Config['VM_PROVIDER']; demo?: boolean } = {}): Promise<void> {
+export async function seedReferenceData(
+  db: Db,
+  opts: { driver?: Config['VM_PROVIDER']; demo?: boolean } = {},
+): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
-    await db.insert(roles).values(role).onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
+    await db
+      .insert(roles)
+      .values(role)
+      .onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
   const simulated = (opts.driver ?? 'simulator') === 'simulator';
   if (opts.demo !== false || !simulated) await seedCatalog(db, opts.driver);
@@ -52,7 +62,10 @@ export interface SeededAdmin {
  * Seeds the demo tenant when there is no distributor yet; returns the owner's sign-in, else null.
  * `demoData` adds demo teams and colleagues (the server's first run; tests leave it off).
  */
-export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminPassword?: string; demoData?: boolean }): Promise<SeededAdmin | null> {
+export async function seedDemoTenant(
+  db: Db,
+  opts: { adminEmail?: string; adminPassword?: string; demoData?: boolean },
+): Promise<SeededAdmin | null> {
   const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(distributors);
   if (count > 0) return null;
   const email = (opts.adminEmail ?? DEMO.adminEmail).toLowerCase();
@@ -61,15 +74,42 @@ export async function seedDemoTenant(db: Db, opts: { adminEmail?: string; adminP
   const password = opts.adminPassword ?? `Demo-${cryptoRandom.token(9)}9a!`;
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
-    const [distributor] = await tx.insert(distributors).values({ name: DEMO.distributor, externalId: 'demo-distributor', email: DEMO.resellerEmail, supportEmail: DEMO.supportEmail }).returning();
+    const [distributor] = await tx
+      .insert(distributors)
+      .values({
+        name: DEMO.distributor,
+        externalId: 'demo-distributor',
+        email: DEMO.resellerEmail,
+        supportEmail: DEMO.supportEmail,
+      })
+      .returning();
     const [reseller] = await tx
       .insert(resellers)
-      .values({ distributorId: distributor!.id, externalId: 'demo-reseller', name: DEMO.reseller, email: DEMO.resellerEmail, supportEmail: DEMO.supportEmail, logoUrl: DEMO_LOGO, tabLogoUrl: DEMO_TAB_LOGO })
+      .values({
+        distributorId: distributor!.id,
+        externalId: 'demo-reseller',
+        name: DEMO.reseller,
+        email: DEMO.resellerEmail,
+        supportEmail: DEMO.supportEmail,
+        logoUrl: DEMO_LOGO,
+        tabLogoUrl: DEMO_TAB_LOGO,
+      })
       .returning();
-    const [company] = await tx.insert(companies).values({ resellerId: reseller!.id, externalId: 'demo-company', name: DEMO.company }).returning();
+    const [company] = await tx
+      .insert(companies)
+      .values({ resellerId: reseller!.id, externalId: 'demo-company', name: DEMO.company })
+      .returning();
     const [admin] = await tx
       .insert(users)
-      .values({ companyId: company!.id, email, firstName: 'Ada', lastName: 'Admin', passwordHash, isCompanyAdmin: true, emailConfirmedAt: new Date() })
+      .values({
+        companyId: company!.id,
+        email,
+        firstName: 'Ada',
+        lastName: 'Admin',
+        passwordHash,
+        isCompanyAdmin: true,
+        emailConfirmedAt: new Date(),
+      })
       .returning();
     if (opts.demoData) await seedDemoTeams(tx, { companyId: company!.id, adminUserId: admin!.id });
   });

@@ -13,7 +13,8 @@ export function RequireAuth() {
 
   useEffect(() => {
     // While the code is still due the check carries no profile: only a signed-in user is stored.
-    if (check.data?.authed) setUser({ ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null }, true);
+    if (check.data?.authed)
+      setUser({ ...check.data.user, createdAt: check.data.user.createdAt.toISOString(), resetKey: null }, true);
     if (check.error) clear();
   }, [check.data, check.error, setUser, clear]);
 

@@ -30,7 +30,12 @@ export function createAccess(db: Db) {
     roleInTeam,
 
     /** Resolves a team of the caller's company and checks `permission` on it. */
-    async requireTeam(scope: TenantScope, teamId: number, permission: Permission, notFound = 'Team not found'): Promise<TeamAccess> {
+    async requireTeam(
+      scope: TenantScope,
+      teamId: number,
+      permission: Permission,
+      notFound = 'Team not found',
+    ): Promise<TeamAccess> {
       const [team] = await db
         .select({ id: teams.id })
         .from(teams)
@@ -70,7 +75,10 @@ export function createAccess(db: Db) {
     /** Company administrators, or a user whose role grants `permission` in at least one team. */
     async requireInAnyTeam(scope: TenantScope, permission: Permission, message?: string): Promise<void> {
       if (scope.isCompanyAdmin) return;
-      const roles = await db.selectDistinct({ roleId: teamMembers.roleId }).from(teamMembers).where(eq(teamMembers.userId, scope.userId));
+      const roles = await db
+        .selectDistinct({ roleId: teamMembers.roleId })
+        .from(teamMembers)
+        .where(eq(teamMembers.userId, scope.userId));
       if (!roles.some((r) => roleGrants(r.roleId, permission))) throw new ForbiddenError(message);
     },
 

@@ -25,5 +25,9 @@ export function vmVisibleTo(scope: ScopeValues, vm: VmOwner): SQL {
 
 /** Bound values for one VM's owner, typed so PostgreSQL can read a null. */
 export function ownerValues(vm: { companyId: number; teamId: number | null; createdByUserId: number | null }): VmOwner {
-  return { companyId: sql`${vm.companyId}::int`, teamId: sql`${vm.teamId}::int`, createdByUserId: sql`${vm.createdByUserId}::int` };
+  return {
+    companyId: sql`${vm.companyId}::int`,
+    teamId: sql`${vm.teamId}::int`,
+    createdByUserId: sql`${vm.createdByUserId}::int`,
+  };
 }

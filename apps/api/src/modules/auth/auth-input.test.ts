@@ -22,7 +22,15 @@ afterAll(async () => {
 
 async function snapshot() {
   const [u, s, c, o, m] = await Promise.all([
-    t.db.select({ id: users.id, hash: users.passwordHash, first: users.firstName, last: users.lastName, force: users.forcePasswordReset }).from(users),
+    t.db
+      .select({
+        id: users.id,
+        hash: users.passwordHash,
+        first: users.firstName,
+        last: users.lastName,
+        force: users.forcePasswordReset,
+      })
+      .from(users),
     t.db.select({ id: sessions.id, state: sessions.state }).from(sessions),
     t.db.select({ id: mfaChallenges.id, attempts: mfaChallenges.attempts }).from(mfaChallenges),
     t.db.select({ id: oneTimeTokens.id, used: oneTimeTokens.usedAt }).from(oneTimeTokens),
@@ -116,7 +124,12 @@ describe('bad input on the auth endpoints', () => {
 
   it('updatePassword: missing, wrong-typed and unknown fields → 400, password unchanged', async () => {
     const before = await snapshot();
-    for (const body of [{}, { currentPassword: 1, password: 2 }, { currentPassword: 'Admin-Password-1!', password: 'weak' }, { currentPassword: 'Admin-Password-1!', password: 'Valid-Password-1!', extra: 1 }]) {
+    for (const body of [
+      {},
+      { currentPassword: 1, password: 2 },
+      { currentPassword: 'Admin-Password-1!', password: 'weak' },
+      { currentPassword: 'Admin-Password-1!', password: 'Valid-Password-1!', extra: 1 },
+    ]) {
       const res = await signedIn.call(routes.password.updatePassword, { body });
       expect(res.status).toBe(400);
     }
@@ -134,7 +147,9 @@ describe('bad input on the auth endpoints', () => {
 
   it('refuses a body over the size limit with 400 and a message', async () => {
     const before = await snapshot();
-    const res = await t.client().raw('POST', `${t.config.API_BASE_PATH}/auth/login`, JSON.stringify({ email: 'a@b.co', password: huge }), json);
+    const res = await t
+      .client()
+      .raw('POST', `${t.config.API_BASE_PATH}/auth/login`, JSON.stringify({ email: 'a@b.co', password: huge }), json);
     expect(res.status).toBe(400);
     expect(res.message).toBe('Request body is too large');
     expect(await snapshot()).toBe(before);
@@ -166,14 +181,23 @@ describe('rate limits', () => {
       const client = limited.client();
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
-        statuses.push((await client.call(routes.auth.login, { body: { email: 'admin@example.com', password: 'Wrong-Password-1!' } })).status);
+        statuses.push(
+          (
+            await client.call(routes.auth.login, {
+              body: { email: 'admin@example.com', password: 'Wrong-Password-1!' },
+            })
+          ).status,
+        );
       }
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
-      const res = await client.call(routes.auth.login, { body: { email: 'admin@example.com', password: 'Wrong-Password-1!' } });
+      const res = await client.call(routes.auth.login, {
+        body: { email: 'admin@example.com', password: 'Wrong-Password-1!' },
+      });
       expect(res.message).toBe('Too many requests. Please wait and try again.');
       // Codes and forgot-password are limited too.
       const forgot: number[] = [];
-      for (let i = 0; i < 4; i++) forgot.push((await client.call(routes.password.forgotPassword, { body: { email: 'x@example.com' } })).status);
+      for (let i = 0; i < 4; i++)
+        forgot.push((await client.call(routes.password.forgotPassword, { body: { email: 'x@example.com' } })).status);
       expect(forgot).toEqual([200, 200, 200, 429]);
     } finally {
       await limited.close();
@@ -184,7 +208,14 @@ describe('rate limits', () => {
     const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'true' } });
     try {
       const login = (ip: string, email: string) =>
-        limited.client().raw('POST', `${limited.config.API_BASE_PATH}/auth/login`, { email, password: 'Wrong-Password-1!' }, { 'x-forwarded-for': ip });
+        limited
+          .client()
+          .raw(
+            'POST',
+            `${limited.config.API_BASE_PATH}/auth/login`,
+            { email, password: 'Wrong-Password-1!' },
+            { 'x-forwarded-for': ip },
+          );
       const statuses: number[] = [];
       // Every attempt from another address: only the per-email limit can stop them.
       for (let i = 0; i < 4; i++) statuses.push((await login(`203.0.113.${i + 1}`, 'admin@example.com')).status);

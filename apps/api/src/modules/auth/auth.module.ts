@@ -20,13 +20,21 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     defaultFrom: deps.defaultFrom,
     profiles: deps.sessionCache,
   });
-  registerAuthRoutes(api, { auth, cookieSecure: deps.cookieSecure, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
+  registerAuthRoutes(api, {
+    auth,
+    cookieSecure: deps.cookieSecure,
+    rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
+  });
 
   let sweeper: NodeJS.Timeout | null = null;
   return [
     {
       start() {
-        sweeper = setInterval(() => void deps.sessions.purgeExpired().catch((err: unknown) => deps.log.error({ err }, 'session sweep failed')), SESSION_SWEEP_MS);
+        sweeper = setInterval(
+          () =>
+            void deps.sessions.purgeExpired().catch((err: unknown) => deps.log.error({ err }, 'session sweep failed')),
+          SESSION_SWEEP_MS,
+        );
         sweeper.unref();
       },
       async stop() {

@@ -30,7 +30,9 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
     });
   }
   const clearSessionCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, { path: '/' });
-  const limit = (key: (req: FastifyRequest) => string) => ({ rateLimit: { max: opts.rateLimitPerMinute, keyGenerator: key } });
+  const limit = (key: (req: FastifyRequest) => string) => ({
+    rateLimit: { max: opts.rateLimitPerMinute, keyGenerator: key },
+  });
   const byIp = (req: FastifyRequest) => `ip:${req.ip}`;
 
   // Sign-in is limited twice. Per client address, at onRequest (before anything is parsed). And per
@@ -99,9 +101,13 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
     return { message: API_MESSAGES.loggedOut, data: null };
   });
 
-  registerRoute(app, authRoutes.refreshAuth, async ({ auth: session }) => ({ data: { user: await auth.refresh(session) } }));
+  registerRoute(app, authRoutes.refreshAuth, async ({ auth: session }) => ({
+    data: { user: await auth.refresh(session) },
+  }));
 
-  registerRoute(app, authRoutes.shouldResetPassword, async ({ auth: session }) => ({ data: await auth.shouldResetPassword(session) }));
+  registerRoute(app, authRoutes.shouldResetPassword, async ({ auth: session }) => ({
+    data: await auth.shouldResetPassword(session),
+  }));
 
   registerRoute(app, passwordRoutes.me, async ({ auth: session }) => ({ data: await auth.currentUser(session) }));
 
@@ -120,7 +126,12 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
     passwordRoutes.resetPasswordFromEmail,
     async ({ params, body, request }) => {
       const keep = request.auth?.userId === params.token ? request.auth.sessionId : undefined;
-      await auth.resetPassword({ userId: params.token, resetKey: body.resetKey, password: body.password, ...(keep ? { keepSessionId: keep } : {}) });
+      await auth.resetPassword({
+        userId: params.token,
+        resetKey: body.resetKey,
+        password: body.password,
+        ...(keep ? { keepSessionId: keep } : {}),
+      });
       return { message: API_MESSAGES.passwordUpdated, data: null };
     },
     limit(byIp),

@@ -114,11 +114,19 @@ export function createAuthService(deps: AuthServiceDeps) {
     const failures = row?.failures ?? 0;
     const backoff = codeBackoffMs(failures);
     if (backoff === 0) return 0;
-    await db.update(users).set({ mfaBlockedUntil: new Date(clock.now().getTime() + backoff) }).where(eq(users.id, userId));
+    await db
+      .update(users)
+      .set({ mfaBlockedUntil: new Date(clock.now().getTime() + backoff) })
+      .where(eq(users.id, userId));
     if (failures === ACCOUNT_CODE_FAILURE_LIMIT) {
       // The owner hears of it once per run of wrong codes: codes go out only after the right password.
       const user = await identity.byId(userId);
-      if (user) await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...wrongCodesMail(user.resellerName ?? 'Portal', failures) });
+      if (user)
+        await mailer.enqueue({
+          to: user.email,
+          from: senderOf(user, deps.defaultFrom),
+          ...wrongCodesMail(user.resellerName ?? 'Portal', failures),
+        });
     }
     return backoff;
   }
@@ -146,13 +154,24 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** Password check; on success a session awaiting the emailed code. */
-    async login(input: { email: string; password: string; rememberMe: boolean; previousSessionId?: string; client: ClientInfo }): Promise<{ session: NewSession; user: PendingUser }> {
+    async login(input: {
+      email: string;
+      password: string;
+      rememberMe: boolean;
+      previousSessionId?: string;
+      client: ClientInfo;
+    }): Promise<{ session: NewSession; user: PendingUser }> {
       const user = await identity.byEmail(input.email);
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
       if (!user || !user.passwordHash || !ok) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
 
       if (input.previousSessionId) await sessions.destroy(input.previousSessionId);
-      const session = await sessions.create({ userId: user.id, state: 'mfa', rememberMe: input.rememberMe, ...input.client });
+      const session = await sessions.create({
+        userId: user.id,
+        state: 'mfa',
+        rememberMe: input.rememberMe,
+        ...input.client,
+      });
       const code = deps.random.digits(MFA_CODE_LENGTH);
       await db.insert(mfaChallenges).values({
         sessionId: session.sessionId,
@@ -171,7 +190,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** Checks the emailed code; on success the session is replaced by a fully authenticated one. */
-    async verifyMfa(auth: AuthContext, code: string, client: ClientInfo): Promise<{ session: NewSession; user: AuthUser }> {
+    async verifyMfa(
+      auth: AuthContext,
+      code: string,
+      client: ClientInfo,
+    ): Promise<{ session: NewSession; user: AuthUser }> {
       if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
       const exhausted = async (retryAfterMs = 0) => {
         await sessions.destroy(auth.sessionId);
@@ -202,9 +225,16 @@ export function createAuthService(deps: AuthServiceDeps) {
       await db.update(users).set({ mfaFailures: 0, mfaBlockedUntil: null }).where(eq(users.id, auth.userId));
       // Rotate: the pre-MFA token never becomes an authenticated one.
       await sessions.destroy(auth.sessionId);
-      const session = await sessions.create({ userId: auth.userId, state: 'authenticated', rememberMe: auth.rememberMe, ...client });
+      const session = await sessions.create({
+        userId: auth.userId,
+        state: 'authenticated',
+        rememberMe: auth.rememberMe,
+        ...client,
+      });
       const user = await mustFind(auth.userId);
-      const resetKey = user.forcePasswordReset ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS) : null;
+      const resetKey = user.forcePasswordReset
+        ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS)
+        : null;
       return { session, user: toAuthUser(user, resetKey) };
     },
 
@@ -241,29 +271,57 @@ export function createAuthService(deps: AuthServiceDeps) {
         const user = await identity.byEmail(email);
         if (!user || !user.passwordHash) return;
         const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
-        const mail = resetPasswordMail(user.resellerName ?? 'Portal', link('/resetPassword', { token: key, id: user.id }));
+        const mail = resetPasswordMail(
+          user.resellerName ?? 'Portal',
+          link('/resetPassword', { token: key, id: user.id }),
+        );
         await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
       }, onError);
     },
 
-    async resetPassword(input: { userId: number; resetKey: string; password: string; keepSessionId?: string }): Promise<void> {
+    async resetPassword(input: {
+      userId: number;
+      resetKey: string;
+      password: string;
+      keepSessionId?: string;
+    }): Promise<void> {
       const passwordHash = await hashNewPassword(input.password, [(await identity.byId(input.userId))?.email ?? '']);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'reset_password', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
-        await tx.update(users).set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() }).where(eq(users.id, input.userId));
+        await tx
+          .update(users)
+          .set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() })
+          .where(eq(users.id, input.userId));
       });
       await sessions.destroyAllFor(input.userId, input.keepSessionId);
     },
 
-    async confirmEmail(input: { userId: number; resetKey: string; password: string; firstName: string; lastName: string }): Promise<void> {
-      const passwordHash = await hashNewPassword(input.password, [input.firstName, input.lastName, (await identity.byId(input.userId))?.email ?? '']);
+    async confirmEmail(input: {
+      userId: number;
+      resetKey: string;
+      password: string;
+      firstName: string;
+      lastName: string;
+    }): Promise<void> {
+      const passwordHash = await hashNewPassword(input.password, [
+        input.firstName,
+        input.lastName,
+        (await identity.byId(input.userId))?.email ?? '',
+      ]);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'confirm_email', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
         await tx
           .update(users)
-          .set({ passwordHash, firstName: input.firstName, lastName: input.lastName, emailConfirmedAt: clock.now(), forcePasswordReset: false, updatedAt: clock.now() })
+          .set({
+            passwordHash,
+            firstName: input.firstName,
+            lastName: input.lastName,
+            emailConfirmedAt: clock.now(),
+            forcePasswordReset: false,
+            updatedAt: clock.now(),
+          })
           .where(eq(users.id, input.userId));
       });
     },
@@ -274,7 +332,10 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new BadRequestError(API_MESSAGES.currentPasswordWrong);
       }
       const passwordHash = await hashNewPassword(password, [user.email, user.firstName, user.lastName]);
-      await db.update(users).set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() }).where(and(eq(users.id, auth.userId)));
+      await db
+        .update(users)
+        .set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() })
+        .where(and(eq(users.id, auth.userId)));
       await sessions.destroyAllFor(auth.userId, auth.sessionId);
     },
   };

@@ -34,7 +34,14 @@ async function startLogin(email: string = ADMIN.email, password: string = ADMIN.
 async function addUser(email: string, password: string | null, extra: Partial<typeof users.$inferInsert> = {}) {
   const [row] = await t.db
     .insert(users)
-    .values({ companyId: 1, email, firstName: 'Test', lastName: 'User', passwordHash: password ? await hashPassword(password) : null, ...extra })
+    .values({
+      companyId: 1,
+      email,
+      firstName: 'Test',
+      lastName: 'User',
+      passwordHash: password ? await hashPassword(password) : null,
+      ...extra,
+    })
     .returning();
   return row!;
 }
@@ -84,7 +91,9 @@ describe('sign-in with the emailed code', () => {
 
   it('answers a wrong password and an unknown email alike', async () => {
     const a = await t.client().call(routes.auth.login, { body: { email: ADMIN.email, password: 'wrong-Password-1!' } });
-    const b = await t.client().call(routes.auth.login, { body: { email: 'nobody@example.com', password: 'wrong-Password-1!' } });
+    const b = await t
+      .client()
+      .call(routes.auth.login, { body: { email: 'nobody@example.com', password: 'wrong-Password-1!' } });
     expect(a.status).toBe(401);
     expect(b.status).toBe(401);
     expect(a.message).toBe(API_MESSAGES.invalidCredentials);
@@ -167,14 +176,24 @@ describe('sign-in with the emailed code', () => {
 describe('CSRF defence', () => {
   it('refuses a cookie-authenticated write without the matching header', async () => {
     const client = await signIn(t);
-    const res = await client.raw('POST', `${t.config.API_BASE_PATH}/auth/refreshAuth`, {}, { 'x-csrf-token': 'not-the-cookie-value-000' });
+    const res = await client.raw(
+      'POST',
+      `${t.config.API_BASE_PATH}/auth/refreshAuth`,
+      {},
+      { 'x-csrf-token': 'not-the-cookie-value-000' },
+    );
     expect(res.status).toBe(403);
     expect(res.message).toBe(API_MESSAGES.csrf);
   });
 
   it('refuses a write from a foreign origin', async () => {
     const client = await signIn(t);
-    const res = await client.raw('POST', `${t.config.API_BASE_PATH}/auth/refreshAuth`, {}, { origin: 'https://evil.example' });
+    const res = await client.raw(
+      'POST',
+      `${t.config.API_BASE_PATH}/auth/refreshAuth`,
+      {},
+      { origin: 'https://evil.example' },
+    );
     expect(res.status).toBe(403);
   });
 });
@@ -204,31 +223,63 @@ describe('forgot and reset password', () => {
     const stored = await t.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.userId, id));
     expect(stored.some((s) => s.tokenHash === token)).toBe(false);
 
-    const weak = await t.client().call(routes.password.resetPasswordFromEmail, { params: { token: id }, body: { password: 'short', resetKey: token } });
+    const weak = await t
+      .client()
+      .call(routes.password.resetPasswordFromEmail, {
+        params: { token: id },
+        body: { password: 'short', resetKey: token },
+      });
     expect(weak.status).toBe(400);
     expect(weak.message).toContain('Password must be at least 12 characters long');
 
-    const ok = await t.client().call(routes.password.resetPasswordFromEmail, { params: { token: id }, body: { password: 'New-Password-456!', resetKey: token } });
+    const ok = await t
+      .client()
+      .call(routes.password.resetPasswordFromEmail, {
+        params: { token: id },
+        body: { password: 'New-Password-456!', resetKey: token },
+      });
     expect(ok.status).toBe(200);
-    const reuse = await t.client().call(routes.password.resetPasswordFromEmail, { params: { token: id }, body: { password: 'Other-Password-789!', resetKey: token } });
+    const reuse = await t
+      .client()
+      .call(routes.password.resetPasswordFromEmail, {
+        params: { token: id },
+        body: { password: 'Other-Password-789!', resetKey: token },
+      });
     expect(reuse.status).toBe(400);
     expect(reuse.message).toBe(API_MESSAGES.invalidResetToken);
 
     expect((await other.call(routes.password.me)).status).toBe(401);
-    expect((await t.client().call(routes.auth.login, { body: { email, password: 'Old-Password-123!' } })).status).toBe(401);
+    expect((await t.client().call(routes.auth.login, { body: { email, password: 'Old-Password-123!' } })).status).toBe(
+      401,
+    );
     await signIn(t, email, 'New-Password-456!');
   });
 
   it('refuses a reset key for another user or past its expiry', async () => {
     const a = await addUser('a-reset@example.com', 'Aa-Password-123!');
     const b = await addUser('b-reset@example.com', 'Bb-Password-123!');
-    const tokens = createOneTimeTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789', clock, random: cryptoRandom });
+    const tokens = createOneTimeTokens({
+      db: t.db,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      clock,
+      random: cryptoRandom,
+    });
     const key = await tokens.issue(a.id, 'reset_password', 60_000);
-    const wrongUser = await t.client().call(routes.password.resetPasswordFromEmail, { params: { token: b.id }, body: { password: 'New-Password-456!', resetKey: key } });
+    const wrongUser = await t
+      .client()
+      .call(routes.password.resetPasswordFromEmail, {
+        params: { token: b.id },
+        body: { password: 'New-Password-456!', resetKey: key },
+      });
     expect(wrongUser.status).toBe(400);
     offsetMs = 61_000;
     try {
-      const late = await t.client().call(routes.password.resetPasswordFromEmail, { params: { token: a.id }, body: { password: 'New-Password-456!', resetKey: key } });
+      const late = await t
+        .client()
+        .call(routes.password.resetPasswordFromEmail, {
+          params: { token: a.id },
+          body: { password: 'New-Password-456!', resetKey: key },
+        });
       expect(late.status).toBe(400);
     } finally {
       offsetMs = 0;
@@ -252,7 +303,10 @@ describe('forgot and reset password', () => {
     expect((await client.call(routes.vms.list, { query: {} })).status).toBe(403);
     expect((await client.call(routes.password.me)).status).toBe(200);
     expect((await client.call(routes.auth.check)).status).toBe(200);
-    const reset = await client.call(routes.password.resetPasswordFromEmail, { params: { token: mfa.data.user.id }, body: { password: 'Fresh-Password-123!', resetKey } });
+    const reset = await client.call(routes.password.resetPasswordFromEmail, {
+      params: { token: mfa.data.user.id },
+      body: { password: 'Fresh-Password-123!', resetKey },
+    });
     expect(reset.status).toBe(200);
     // The session that did the reset stays signed in; the flag is cleared.
     const me = await client.call(routes.password.me);
@@ -265,10 +319,14 @@ describe('forgot and reset password', () => {
     const email = 'changer@example.com';
     await addUser(email, 'Current-Pass-123!', { emailConfirmedAt: new Date() });
     const client = await signIn(t, email, 'Current-Pass-123!');
-    const wrong = await client.call(routes.password.updatePassword, { body: { currentPassword: 'nope-Nope-123!', password: 'Next-Password-123!' } });
+    const wrong = await client.call(routes.password.updatePassword, {
+      body: { currentPassword: 'nope-Nope-123!', password: 'Next-Password-123!' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.message).toBe(API_MESSAGES.currentPasswordWrong);
-    const ok = await client.call(routes.password.updatePassword, { body: { currentPassword: 'Current-Pass-123!', password: 'Next-Password-123!' } });
+    const ok = await client.call(routes.password.updatePassword, {
+      body: { currentPassword: 'Current-Pass-123!', password: 'Next-Password-123!' },
+    });
     expect(ok.status).toBe(200);
     await signIn(t, email, 'Next-Password-123!');
   });
@@ -277,12 +335,21 @@ describe('forgot and reset password', () => {
 describe('confirming an invitation', () => {
   it('sets names and password with the emailed key, once', async () => {
     const invited = await addUser('invitee@example.com', null);
-    const tokens = createOneTimeTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789', clock, random: cryptoRandom });
+    const tokens = createOneTimeTokens({
+      db: t.db,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      clock,
+      random: cryptoRandom,
+    });
     const key = await tokens.issue(invited.id, 'confirm_email', INVITE_TOKEN_TTL_MS);
     // Before confirming, the account cannot sign in.
-    expect((await t.client().call(routes.auth.login, { body: { email: invited.email, password: 'anything-Aa1!' } })).status).toBe(401);
+    expect(
+      (await t.client().call(routes.auth.login, { body: { email: invited.email, password: 'anything-Aa1!' } })).status,
+    ).toBe(401);
     const body = { password: 'Invitee-Pass-123!', resetKey: key, firstName: 'Ivy', lastName: 'Invitee' };
-    const missingName = await t.client().call(routes.password.confirmEmail, { params: { token: invited.id }, body: { ...body, firstName: '' } });
+    const missingName = await t
+      .client()
+      .call(routes.password.confirmEmail, { params: { token: invited.id }, body: { ...body, firstName: '' } });
     expect(missingName.status).toBe(400);
     expect(missingName.message).toContain('First Name is Required');
     const ok = await t.client().call(routes.password.confirmEmail, { params: { token: invited.id }, body });

@@ -19,7 +19,13 @@ export interface NewSession {
 
 export interface SessionStore {
   resolve(token: string): Promise<AuthContext | null>;
-  create(input: { userId: number; state: 'mfa' | 'authenticated'; rememberMe: boolean; ip?: string; userAgent?: string }): Promise<NewSession>;
+  create(input: {
+    userId: number;
+    state: 'mfa' | 'authenticated';
+    rememberMe: boolean;
+    ip?: string;
+    userAgent?: string;
+  }): Promise<NewSession>;
   destroy(sessionId: string): Promise<void>;
   /** Ends every session of a user except `keep` (after a password change). */
   destroyAllFor(userId: number, keep?: string): Promise<void>;
@@ -28,7 +34,13 @@ export interface SessionStore {
   ttlFor(state: 'mfa' | 'authenticated', rememberMe: boolean): number;
 }
 
-export function createSessionStore(deps: { db: Db; secret: string; clock: Clock; random: Random; cache?: SessionCache }): SessionStore {
+export function createSessionStore(deps: {
+  db: Db;
+  secret: string;
+  clock: Clock;
+  random: Random;
+  cache?: SessionCache;
+}): SessionStore {
   const { db, clock } = deps;
   const idOf = (token: string) => keyedHash(deps.secret, `session:${token}`);
   const ttlFor = (state: 'mfa' | 'authenticated', rememberMe: boolean) =>
@@ -68,7 +80,9 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       let { lastSeenAt, expiresAt } = row;
       if (row.state === 'authenticated' && now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
         // Sliding expiry for active users; remember-me sessions keep their long fixed window.
-        const patch = row.rememberMe ? { lastSeenAt: now } : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+        const patch = row.rememberMe
+          ? { lastSeenAt: now }
+          : { lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
         await db.update(sessions).set(patch).where(eq(sessions.id, id));
         lastSeenAt = now;
         if (!row.rememberMe) expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
@@ -110,7 +124,9 @@ export function createSessionStore(deps: { db: Db; secret: string; clock: Clock;
       deps.cache?.forgetSession(sessionId);
     },
     async destroyAllFor(userId, keep) {
-      await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+      await db
+        .delete(sessions)
+        .where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
       // Also the kept one: the change that ended the others (a new password) may have changed it too.
       deps.cache?.forgetUser(userId);
     },

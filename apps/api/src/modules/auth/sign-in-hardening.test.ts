@@ -26,7 +26,10 @@ async function login(email: string, password = PASSWORD) {
   const before = t.smtp.messages.length;
   const res = await client.call(routes.auth.login, { body: { email, password } });
   expect(res.status).toBe(200);
-  const mail = await t.smtp.waitFor(email, (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject));
+  const mail = await t.smtp.waitFor(
+    email,
+    (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
+  );
   return { client, res, code: codeFrom(mail) };
 }
 const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
@@ -39,7 +42,8 @@ describe('code guesses per account, across logins (item 7)', () => {
     // Two logins × 5 wrong codes: each login alone is within its own limit of 5.
     for (let round = 0; round < 2; round++) {
       const { client, code } = await login(email);
-      for (let i = 0; i < 5; i++) answers.push((await client.call(routes.auth.mfa, { body: { code: wrongFor(code) } })).message);
+      for (let i = 0; i < 5; i++)
+        answers.push((await client.call(routes.auth.mfa, { body: { code: wrongFor(code) } })).message);
     }
     expect(answers.filter((m) => m === 'Invalid MFA code')).toHaveLength(8);
     expect(answers.filter((m) => m === 'Retries exhausted')).toHaveLength(2);
@@ -76,7 +80,9 @@ describe('code guesses per account, across logins (item 7)', () => {
     offsetMs = 61_000;
     try {
       const again = await login(email);
-      expect((await again.client.call(routes.auth.mfa, { body: { code: wrongFor(again.code) } })).message).toBe('Retries exhausted');
+      expect((await again.client.call(routes.auth.mfa, { body: { code: wrongFor(again.code) } })).message).toBe(
+        'Retries exhausted',
+      );
       const [row] = await t.db.select().from(users).where(eq(users.email, email));
       expect(row!.mfaBlockedUntil!.getTime() - clock.now().getTime()).toBeGreaterThan(100_000);
     } finally {
@@ -88,7 +94,15 @@ describe('code guesses per account, across logins (item 7)', () => {
 describe('the login answer before the code (item 8)', () => {
   it('carries only what the MFA screen needs', async () => {
     const { res } = await login(ADMIN.email, ADMIN.password);
-    expect(Object.keys(res.data.user).sort()).toEqual(['email', 'forcePasswordReset', 'logoUrl', 'resellerEmail', 'resellerName', 'resetKey', 'tabLogoUrl']);
+    expect(Object.keys(res.data.user).sort()).toEqual([
+      'email',
+      'forcePasswordReset',
+      'logoUrl',
+      'resellerEmail',
+      'resellerName',
+      'resetKey',
+      'tabLogoUrl',
+    ]);
     expect(res.data.user).toMatchObject({ email: ADMIN.email, resellerName: 'Northwind Hosting', resetKey: null });
   });
 
@@ -108,8 +122,12 @@ describe('inviting an address of another company (item 9)', () => {
   it('answers as for a new address; the owner of the address is told instead', async () => {
     await createOtherCompany(t, 'taken@other.example');
     const admin = await signIn(t);
-    const fresh = await admin.call(routes.users.create, { body: { email: 'brand-new@example.com', roleId: 2, teamIds: [] } });
-    const taken = await admin.call(routes.users.create, { body: { email: 'taken@other.example', roleId: 2, teamIds: [] } });
+    const fresh = await admin.call(routes.users.create, {
+      body: { email: 'brand-new@example.com', roleId: 2, teamIds: [] },
+    });
+    const taken = await admin.call(routes.users.create, {
+      body: { email: 'taken@other.example', roleId: 2, teamIds: [] },
+    });
     expect(fresh.status).toBe(200);
     expect(taken.status).toBe(fresh.status);
     expect(taken.message).toBe('Completed creating user: taken@other.example');

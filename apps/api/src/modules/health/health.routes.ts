@@ -28,7 +28,10 @@ export async function registerHealthModule(api: FastifyInstance, deps: ModuleDep
   return [];
 }
 
-export function registerHealthRoutes(app: FastifyInstance, deps: { database: Database; mailer: Mailer; registry: ProviderRegistry }): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; mailer: Mailer; registry: ProviderRegistry },
+): void {
   // The API answers (200) even when mail is down, but says so: nobody can sign in without their code.
   registerRoute(app, platformRoutes.healthApi, async ({ request }) => {
     const started = performance.now();
@@ -41,7 +44,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
         : { status: smtp.status, detail: smtp.status === 'ok' ? null : 'unreachable', latencyMs };
     return {
       message: mail.status === 'ok' ? 'OK' : 'Mail server unreachable: sign-in codes cannot be sent',
-      data: { status: mail.status === 'ok' ? ('ok' as const) : ('degraded' as const), checks: { api: { status: 'ok' as const, detail: null, latencyMs: 0 }, mail } },
+      data: {
+        status: mail.status === 'ok' ? ('ok' as const) : ('degraded' as const),
+        checks: { api: { status: 'ok' as const, detail: null, latencyMs: 0 }, mail },
+      },
     };
   });
   registerRoute(app, platformRoutes.healthDatabase, async ({ reply, request }) => {
@@ -50,7 +56,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
       request.log.error('database health check failed');
       reply.status(503);
     }
-    return { message: check.status === 'ok' ? 'OK' : 'Database unreachable', data: { status: check.status === 'ok' ? ('ok' as const) : ('down' as const), checks: { database: check } } };
+    return {
+      message: check.status === 'ok' ? 'OK' : 'Database unreachable',
+      data: { status: check.status === 'ok' ? ('ok' as const) : ('down' as const), checks: { database: check } },
+    };
   });
 
   // Provider health for load balancers, and the operator's diagnostics.
@@ -59,19 +68,37 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { database: Dat
     const named = request.operatorTokenId !== null;
     const checks: Record<string, Check> = {};
     for (const { provider, healthy, latencyMs } of await checkProviders(deps.database.db, deps.registry)) {
-      checks[named ? provider.name : `provider-${provider.id}`] = { status: healthy ? 'ok' : 'down', detail: named ? provider.driver : null, latencyMs };
+      checks[named ? provider.name : `provider-${provider.id}`] = {
+        status: healthy ? 'ok' : 'down',
+        detail: named ? provider.driver : null,
+        latencyMs,
+      };
     }
     // Each registered host as the host monitor last saw it (no call to the hosts on a public request).
-    for (const host of await deps.database.db.select().from(hosts).where(eq(hosts.enabled, true)).orderBy(asc(hosts.id))) {
+    for (const host of await deps.database.db
+      .select()
+      .from(hosts)
+      .where(eq(hosts.enabled, true))
+      .orderBy(asc(hosts.id))) {
       const up = host.lastError === null && host.lastSeenAt !== null;
-      const detail = named ? `${host.uri}${host.draining ? ' (draining)' : ''}: ${host.lastError ?? (host.lastSeenAt ? `seen ${host.lastSeenAt.toISOString()}` : 'not seen yet')}` : null;
+      const detail = named
+        ? `${host.uri}${host.draining ? ' (draining)' : ''}: ${host.lastError ?? (host.lastSeenAt ? `seen ${host.lastSeenAt.toISOString()}` : 'not seen yet')}`
+        : null;
       checks[named ? `host ${host.name}` : `host-${host.id}`] = { status: up ? 'ok' : 'down', detail, latencyMs: 0 };
     }
     const down = Object.values(checks).some((c) => c.status === 'down');
     if (down) reply.status(503);
-    return { message: down ? 'A provider or host is unreachable' : 'OK', data: { status: down ? ('degraded' as const) : ('ok' as const), checks } };
+    return {
+      message: down ? 'A provider or host is unreachable' : 'OK',
+      data: { status: down ? ('degraded' as const) : ('ok' as const), checks },
+    };
   });
   registerRoute(app, platformRoutes.debug, async () => ({
-    data: (await checkProviders(deps.database.db, deps.registry)).map(({ provider, healthy, detail }) => ({ provider: provider.name, driver: provider.driver, healthy, detail })),
+    data: (await checkProviders(deps.database.db, deps.registry)).map(({ provider, healthy, detail }) => ({
+      provider: provider.name,
+      driver: provider.driver,
+      healthy,
+      detail,
+    })),
   }));
 }

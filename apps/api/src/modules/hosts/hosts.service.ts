@@ -42,13 +42,22 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
   const { db, registry } = deps;
 
   async function providerOf(ref: number | string) {
-    const [row] = await db.select().from(providers).where(typeof ref === 'number' ? eq(providers.id, ref) : eq(providers.name, ref));
+    const [row] = await db
+      .select()
+      .from(providers)
+      .where(typeof ref === 'number' ? eq(providers.id, ref) : eq(providers.name, ref));
     if (!row) throw new HostInputError(`No provider ${JSON.stringify(ref)}`);
-    if (row.driver !== 'libvirt') throw new HostInputError(`Provider "${row.name}" uses the ${row.driver} driver; hosts belong to libvirt providers`);
+    if (row.driver !== 'libvirt')
+      throw new HostInputError(
+        `Provider "${row.name}" uses the ${row.driver} driver; hosts belong to libvirt providers`,
+      );
     return row;
   }
   async function regionOf(ref: number | string) {
-    const [row] = await db.select().from(regions).where(typeof ref === 'number' ? eq(regions.id, ref) : eq(regions.name, ref));
+    const [row] = await db
+      .select()
+      .from(regions)
+      .where(typeof ref === 'number' ? eq(regions.id, ref) : eq(regions.name, ref));
     if (!row) throw new HostInputError(`No region ${JSON.stringify(ref)}`);
     return row;
   }
@@ -72,11 +81,17 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
       try {
         if (!driver.capacity) throw new HostInputError('the driver cannot read a host capacity');
         const read = await driver.capacity();
-        capacity = { cpus: capacity.cpus ?? read.cpus, ramGb: capacity.ramGb ?? read.ramGb, diskGb: capacity.diskGb ?? read.diskGb };
+        capacity = {
+          cpus: capacity.cpus ?? read.cpus,
+          ramGb: capacity.ramGb ?? read.ramGb,
+          diskGb: capacity.diskGb ?? read.diskGb,
+        };
         seen = { at: new Date(), error: null };
       } catch (err) {
         if (capacity.cpus === undefined || capacity.ramGb === undefined || capacity.diskGb === undefined) {
-          throw new HostInputError(`Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`);
+          throw new HostInputError(
+            `Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`,
+          );
         }
         seen = { at: null, error: (err as Error).message };
       }
@@ -97,8 +112,24 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
       const existing = await byName(data.name);
       if (existing) {
         const [host] = await db.update(hosts).set(values).where(eq(hosts.id, existing.id)).returning();
-        const same = (['uri', 'providerId', 'regionId', 'cpus', 'ramGb', 'diskGb', 'cpuOvercommit', 'ramOvercommit', 'diskOvercommit'] as const).every((k) => existing[k] === host![k]);
-        return { changed: !same, host: host!, message: same ? `Host ${data.name} is already registered as given.` : `Updated host ${data.name}.` };
+        const same = (
+          [
+            'uri',
+            'providerId',
+            'regionId',
+            'cpus',
+            'ramGb',
+            'diskGb',
+            'cpuOvercommit',
+            'ramOvercommit',
+            'diskOvercommit',
+          ] as const
+        ).every((k) => existing[k] === host![k]);
+        return {
+          changed: !same,
+          host: host!,
+          message: same ? `Host ${data.name} is already registered as given.` : `Updated host ${data.name}.`,
+        };
       }
       const [host] = await db.insert(hosts).values(values).returning();
       return {
@@ -116,7 +147,12 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
         .groupBy(virtualMachines.hostId)
         .as('used');
       return db
-        .select({ host: hosts, region: regions.name, provider: providers.name, vms: sql<number>`coalesce(${used.vms}, 0)` })
+        .select({
+          host: hosts,
+          region: regions.name,
+          provider: providers.name,
+          vms: sql<number>`coalesce(${used.vms}, 0)`,
+        })
         .from(hosts)
         .innerJoin(regions, eq(regions.id, hosts.regionId))
         .innerJoin(providers, eq(providers.id, hosts.providerId))
@@ -127,16 +163,26 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
     async setDraining(name: string, draining: boolean): Promise<Change> {
       const host = await byName(name);
       if (!host) return { changed: false, message: `No host ${name}.` };
-      if (host.draining === draining && host.enabled) return { changed: false, message: `Host ${name} is already ${draining ? 'draining' : 'enabled'}.` };
+      if (host.draining === draining && host.enabled)
+        return { changed: false, message: `Host ${name} is already ${draining ? 'draining' : 'enabled'}.` };
       await db.update(hosts).set({ draining, enabled: true }).where(eq(hosts.id, host.id));
-      return { changed: true, message: draining ? `Host ${name} is draining: it takes no new VMs; its VMs keep running.` : `Host ${name} takes new VMs again.` };
+      return {
+        changed: true,
+        message: draining
+          ? `Host ${name} is draining: it takes no new VMs; its VMs keep running.`
+          : `Host ${name} takes new VMs again.`,
+      };
     },
 
     async remove(name: string): Promise<Change> {
       const host = await byName(name);
       if (!host) return { changed: false, message: `No host ${name}.` };
-      const [live] = await db.select({ n: sql<number>`count(*)::int` }).from(virtualMachines).where(and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt)));
-      if (Number(live?.n ?? 0) > 0) return { changed: false, message: `Host ${name} still runs ${live!.n} VM(s); drain it and delete them first.` };
+      const [live] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(virtualMachines)
+        .where(and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt)));
+      if (Number(live?.n ?? 0) > 0)
+        return { changed: false, message: `Host ${name} still runs ${live!.n} VM(s); drain it and delete them first.` };
       // Deleted VMs keep their history; they no longer point at the host.
       await db.transaction(async (tx) => {
         await tx.update(virtualMachines).set({ hostId: null }).where(eq(virtualMachines.hostId, host.id));
@@ -150,8 +196,15 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
       const region = await regionOf(regionRef);
       const bad = addresses.filter((a) => !isIpv4(a));
       if (bad.length) throw new HostInputError(`Not IPv4 addresses: ${bad.join(', ')}`);
-      const added = await db.insert(publicAddresses).values(addresses.map((address) => ({ regionId: region.id, address }))).onConflictDoNothing().returning();
-      return { changed: added.length > 0, message: `Added ${added.length} public address(es) to ${region.name}${added.length < addresses.length ? ` (${addresses.length - added.length} already in a pool)` : ''}.` };
+      const added = await db
+        .insert(publicAddresses)
+        .values(addresses.map((address) => ({ regionId: region.id, address })))
+        .onConflictDoNothing()
+        .returning();
+      return {
+        changed: added.length > 0,
+        message: `Added ${added.length} public address(es) to ${region.name}${added.length < addresses.length ? ` (${addresses.length - added.length} already in a pool)` : ''}.`,
+      };
     },
 
     async listPublicAddresses() {
@@ -191,7 +244,9 @@ export function expandAddresses(spec: string): string[] {
     const net = base - (base % size);
     const first = size > 2 ? net + 1 : net;
     const last = size > 2 ? net + size - 2 : net + size - 1;
-    return Array.from({ length: last - first + 1 }, (_, i) => [24, 16, 8, 0].map((s) => Math.floor((first + i) / 2 ** s) % 256).join('.'));
+    return Array.from({ length: last - first + 1 }, (_, i) =>
+      [24, 16, 8, 0].map((s) => Math.floor((first + i) / 2 ** s) % 256).join('.'),
+    );
   }
   return [spec];
 }

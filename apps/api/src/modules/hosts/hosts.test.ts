@@ -17,7 +17,9 @@ beforeAll(async () => {
   t = await createTestApp({ env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20' } });
   t.portal.startWorkers();
   admin = await signIn(t);
-  token = (await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')).token;
+  token = (
+    await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')
+  ).token;
 });
 afterAll(async () => {
   await t.close();
@@ -25,23 +27,46 @@ afterAll(async () => {
 const bearer = () => ({ authorization: `Bearer ${token}` });
 
 it('registers hosts and public addresses through the imports API, row by row', async () => {
-  const [libvirt] = await t.db.insert(providers).values({ name: 'Lab libvirt', driver: 'libvirt', settings: {} }).returning();
+  const [libvirt] = await t.db
+    .insert(providers)
+    .values({ name: 'Lab libvirt', driver: 'libvirt', settings: {} })
+    .returning();
   const res = await t.client().call(routes.platform.importHosts, {
     headers: bearer(),
     body: {
       rows: [
         // Nothing listens there: given capacity, it is registered as not answering.
-        { name: 'lab-1', uri: 'qemu+tcp://127.0.0.1:1/system', provider: libvirt!.id, region: 'US West', cpus: 16, ramGb: 64, diskGb: 1000 },
+        {
+          name: 'lab-1',
+          uri: 'qemu+tcp://127.0.0.1:1/system',
+          provider: libvirt!.id,
+          region: 'US West',
+          cpus: 16,
+          ramGb: 64,
+          diskGb: 1000,
+        },
         { name: 'lab-2', uri: 'qemu+tcp://127.0.0.1:1/system', provider: 'Lab libvirt', region: 'US West' },
-        { name: 'lab-3', uri: 'qemu:///system', provider: 'Northwind Cloud', region: 'US West', cpus: 1, ramGb: 1, diskGb: 1 },
+        {
+          name: 'lab-3',
+          uri: 'qemu:///system',
+          provider: 'Northwind Cloud',
+          region: 'US West',
+          cpus: 1,
+          ramGb: 1,
+          diskGb: 1,
+        },
         { name: 'bad name!', uri: 'x', provider: 1, region: 1 },
       ],
     },
   });
   expect(res.status).toBe(200);
   expect(res.data).toMatchObject({ created: 1, rejected: 3 });
-  expect(res.data.rows[1]!.reason).toMatch(/^Could not read the capacity of qemu\+tcp:\/\/127\.0\.0\.1:1\/system \([\s\S]*\); give --cpus, --ram-gb and --disk-gb$/);
-  expect(res.data.rows[2]!.reason).toBe('Provider "Northwind Cloud" uses the simulator driver; hosts belong to libvirt providers');
+  expect(res.data.rows[1]!.reason).toMatch(
+    /^Could not read the capacity of qemu\+tcp:\/\/127\.0\.0\.1:1\/system \([\s\S]*\); give --cpus, --ram-gb and --disk-gb$/,
+  );
+  expect(res.data.rows[2]!.reason).toBe(
+    'Provider "Northwind Cloud" uses the simulator driver; hosts belong to libvirt providers',
+  );
   const [lab1] = await t.db.select().from(hosts).where(eq(hosts.name, 'lab-1'));
   expect(lab1).toMatchObject({ cpus: 16, ramGb: 64, diskGb: 1000, enabled: true, draining: false, lastSeenAt: null });
   expect(lab1!.lastError).toBeTruthy();
@@ -58,30 +83,63 @@ it('registers hosts and public addresses through the imports API, row by row', a
   const regionId = (await t.db.select().from(regions)).find((r) => r.name === 'US West')!.id;
   const configurationId = (await seededCatalog(admin)).micro.id;
   await t.db.insert(providerOfferings).values({ providerId: libvirt!.id, regionId, configurationId });
-  const refused = await admin.call(routes.vms.create, { body: { regionId, image: 'Debian 12', configurationId, providerId: libvirt!.id, name: 'nowhere', numberOfInstances: 1 } });
+  const refused = await admin.call(routes.vms.create, {
+    body: {
+      regionId,
+      image: 'Debian 12',
+      configurationId,
+      providerId: libvirt!.id,
+      name: 'nowhere',
+      numberOfInstances: 1,
+    },
+  });
   expect(refused.status).toBe(400);
-  expect(refused.message).toMatch(/^No host in this region can take this virtual machine now \(lab-1: (not seen yet|unreachable)\)$/);
+  expect(refused.message).toMatch(
+    /^No host in this region can take this virtual machine now \(lab-1: (not seen yet|unreachable)\)$/,
+  );
 
-  const addresses = await t.client().call(routes.platform.importPublicAddresses, { headers: bearer(), body: { rows: [{ region: 'US East', address: '203.0.113.10-11' }, { region: 'US East', address: '203.0.113.10' }, { region: 'Nowhere', address: '198.51.100.1' }] } });
+  const addresses = await t.client().call(routes.platform.importPublicAddresses, {
+    headers: bearer(),
+    body: {
+      rows: [
+        { region: 'US East', address: '203.0.113.10-11' },
+        { region: 'US East', address: '203.0.113.10' },
+        { region: 'Nowhere', address: '198.51.100.1' },
+      ],
+    },
+  });
   expect(addresses.data).toMatchObject({ created: 1, updated: 1, rejected: 1 });
   expect(addresses.data.rows[2]!.reason).toBe('No region "Nowhere"');
 });
 
-it('gives a VM a public address from its region\'s pool, never the same twice, and takes it back at delete', async () => {
+it("gives a VM a public address from its region's pool, never the same twice, and takes it back at delete", async () => {
   const catalog = await seededCatalog(admin);
   const [regionId, configurationId, providerId] = [catalog.east.id, catalog.micro.id, catalog.provider.id];
-  const created = await admin.call(routes.vms.create, { body: { regionId, image: 'Debian 12', configurationId, providerId, name: 'pub', numberOfInstances: 3 } });
+  const created = await admin.call(routes.vms.create, {
+    body: { regionId, image: 'Debian 12', configurationId, providerId, name: 'pub', numberOfInstances: 3 },
+  });
   expect(created.status).toBe(200);
-  const ips = await Promise.all(created.data.ids.map(async (id) => (await admin.call(routes.vms.details, { params: { id } })).data.virtualMachine.network.publicIp));
+  const ips = await Promise.all(
+    created.data.ids.map(
+      async (id) => (await admin.call(routes.vms.details, { params: { id } })).data.virtualMachine.network.publicIp,
+    ),
+  );
   // Two addresses in the pool: two VMs get one each, the third none from the pool.
   expect(ips.slice(0, 2).sort()).toEqual(['203.0.113.10', '203.0.113.11']);
   expect(ips[2] ?? '').not.toMatch(/^203\.0\.113\./);
   const [first] = created.data.ids;
   const deadline = Date.now() + 20_000;
-  while ((await admin.call(routes.vms.details, { params: { id: first! } })).data?.status !== 'Running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  expect((await admin.call(routes.vms.details, { params: { id: first! } })).data.virtualMachine.network.publicIp).toBe(ips[0]);
+  while (
+    (await admin.call(routes.vms.details, { params: { id: first! } })).data?.status !== 'Running' &&
+    Date.now() < deadline
+  )
+    await new Promise((r) => setTimeout(r, 50));
+  expect((await admin.call(routes.vms.details, { params: { id: first! } })).data.virtualMachine.network.publicIp).toBe(
+    ips[0],
+  );
   expect((await admin.call(routes.vms.delete, { params: { id: first! } })).status).toBe(200);
-  while ((await admin.call(routes.vms.details, { params: { id: first! } })).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while ((await admin.call(routes.vms.details, { params: { id: first! } })).status !== 404 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   const [released] = await t.db.select().from(publicAddresses).where(eq(publicAddresses.address, ips[0]!));
   expect(released!.vmId).toBeNull();
   const region = (await t.db.select().from(regions)).find((r) => r.id === regionId)!;

@@ -26,9 +26,17 @@ export interface FirstAdminDeps {
 }
 
 /** Invites `email` as an administrator of `companyId`; an address that already has an account is left alone. */
-export async function inviteCompanyAdmin(db: Db | Tx, deps: FirstAdminDeps, companyId: number, rawEmail: string): Promise<FirstAdminOutcome> {
+export async function inviteCompanyAdmin(
+  db: Db | Tx,
+  deps: FirstAdminDeps,
+  companyId: number,
+  rawEmail: string,
+): Promise<FirstAdminOutcome> {
   const email = rawEmail.trim().toLowerCase();
-  const [existing] = await db.select({ id: users.id, companyId: users.companyId }).from(users).where(eq(users.email, email));
+  const [existing] = await db
+    .select({ id: users.id, companyId: users.companyId })
+    .from(users)
+    .where(eq(users.email, email));
   if (existing) return { outcome: 'exists', userId: existing.id, companyId: existing.companyId };
   const [brand] = await db
     .select({ company: companies.name, reseller: resellers.name, from: resellers.email })
@@ -38,7 +46,17 @@ export async function inviteCompanyAdmin(db: Db | Tx, deps: FirstAdminDeps, comp
   if (!brand) throw new Error(`No company #${companyId}`);
   const [user] = await db.insert(users).values({ companyId, email, isCompanyAdmin: true }).returning({ id: users.id });
   const key = await deps.tokens.issue(user!.id, 'confirm_email', INVITE_TOKEN_TTL_MS, db as Tx);
-  await deps.audit.record({ companyId, actorUserId: null, action: 'user.invite.companyAdmin', targetType: 'user', targetId: user!.id, after: { email, by: 'operator' } }, db as Tx);
+  await deps.audit.record(
+    {
+      companyId,
+      actorUserId: null,
+      action: 'user.invite.companyAdmin',
+      targetType: 'user',
+      targetId: user!.id,
+      after: { email, by: 'operator' },
+    },
+    db as Tx,
+  );
   const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user!.id) }).toString()}`;
   const from = brand.from ? `"${brand.reseller.replace(/"/g, '')}" <${brand.from}>` : deps.defaultFrom;
   const mail = { to: email, from, ...inviteMail(brand.reseller, 'Your provider', brand.company, link) };

@@ -26,7 +26,10 @@ export function createOperatorTokens(deps: { db: Db; secret: string; random?: Ra
     },
     async create(name) {
       const token = `op_${random.token(32)}`;
-      const [row] = await deps.db.insert(apiTokens).values({ name, tokenHash: keyedHash(deps.secret, token) }).returning({ id: apiTokens.id });
+      const [row] = await deps.db
+        .insert(apiTokens)
+        .values({ name, tokenHash: keyedHash(deps.secret, token) })
+        .returning({ id: apiTokens.id });
       return { id: row!.id, token };
     },
   };

@@ -13,12 +13,21 @@ import { createHostsService, expandAddresses, HostInputError } from '../hosts/ho
 import { ROW_FAILED } from './imports.service.ts';
 
 type Report = z.infer<typeof importReportSchema>;
-const addressRowSchema = z.object({ region: z.union([z.number().int().positive(), z.string().min(1).max(200)]), address: z.string().min(7).max(40) }).strict();
+const addressRowSchema = z
+  .object({
+    region: z.union([z.number().int().positive(), z.string().min(1).max(200)]),
+    address: z.string().min(7).max(40),
+  })
+  .strict();
 
 export function createHostImports(deps: { db: Db; registry: ProviderRegistry; log: Pick<FastifyBaseLogger, 'error'> }) {
   const hosts = createHostsService(deps);
 
-  async function each(kind: string, rows: Record<string, unknown>[], write: (row: Record<string, unknown>) => Promise<{ id: number | null; created: boolean }>): Promise<Report> {
+  async function each(
+    kind: string,
+    rows: Record<string, unknown>[],
+    write: (row: Record<string, unknown>) => Promise<{ id: number | null; created: boolean }>,
+  ): Promise<Report> {
     const out: Report['rows'] = [];
     for (const [index, row] of rows.entries()) {
       const externalId = typeof row.name === 'string' ? row.name : typeof row.address === 'string' ? row.address : null;

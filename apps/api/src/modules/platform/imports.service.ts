@@ -6,7 +6,12 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import { companyImportRowSchema, distributorImportRowSchema, resellerImportRowSchema, type importReportSchema } from '@portal/contract/platform';
+import {
+  companyImportRowSchema,
+  distributorImportRowSchema,
+  resellerImportRowSchema,
+  type importReportSchema,
+} from '@portal/contract/platform';
 import type { Db, Tx } from '../../db/client.ts';
 import { companies, distributors, resellers } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
@@ -39,7 +44,13 @@ async function runImport<S extends z.ZodType>(
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      out.push({ index, externalId, outcome: 'rejected', id: null, reason: `${issue.path.join('.') || 'row'}: ${issue.message}` });
+      out.push({
+        index,
+        externalId,
+        outcome: 'rejected',
+        id: null,
+        reason: `${issue.path.join('.') || 'row'}: ${issue.message}`,
+      });
       continue;
     }
     try {
@@ -56,7 +67,13 @@ async function runImport<S extends z.ZodType>(
       const code = databaseErrorOf(err)?.code;
       log.error({ err: loggableError(err), import: kind, index, externalId }, `import ${kind}: row ${index} failed`);
       const conflict = code === SQLSTATE.uniqueViolation || code === SQLSTATE.foreignKeyViolation;
-      out.push({ index, externalId, outcome: 'rejected', id: null, reason: conflict ? ROW_FAILED.conflict : ROW_FAILED.failed });
+      out.push({
+        index,
+        externalId,
+        outcome: 'rejected',
+        id: null,
+        reason: conflict ? ROW_FAILED.conflict : ROW_FAILED.failed,
+      });
     }
   }
   return {
@@ -67,7 +84,13 @@ async function runImport<S extends z.ZodType>(
   };
 }
 
-const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tabLogoUrl?: string | null | undefined; email?: string | null | undefined; supportEmail?: string | null | undefined }) => ({
+const brandFields = (r: {
+  name: string;
+  logoUrl?: string | null | undefined;
+  tabLogoUrl?: string | null | undefined;
+  email?: string | null | undefined;
+  supportEmail?: string | null | undefined;
+}) => ({
   name: r.name,
   ...(r.logoUrl !== undefined ? { logoUrl: r.logoUrl } : {}),
   ...(r.tabLogoUrl !== undefined ? { tabLogoUrl: r.tabLogoUrl } : {}),
@@ -77,55 +100,90 @@ const brandFields = (r: { name: string; logoUrl?: string | null | undefined; tab
 
 export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLog; firstAdmin?: FirstAdminDeps }) {
   const { db, log } = deps;
-  const record = (tx: Tx, action: string, type: string, id: number, after: unknown) => deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
+  const record = (tx: Tx, action: string, type: string, id: number, after: unknown) =>
+    deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
 
   return {
     distributors: (rows: Record<string, unknown>[]) =>
       runImport(db, log, 'distributor', rows, distributorImportRowSchema, async (tx, row) => {
-        const [existing] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.externalId));
+        const [existing] = await tx
+          .select({ id: distributors.id })
+          .from(distributors)
+          .where(eq(distributors.externalId, row.externalId));
         if (existing) {
-          await tx.update(distributors).set({ ...brandFields(row), updatedAt: new Date() }).where(eq(distributors.id, existing.id));
+          await tx
+            .update(distributors)
+            .set({ ...brandFields(row), updatedAt: new Date() })
+            .where(eq(distributors.id, existing.id));
           await record(tx, 'import.distributor.update', 'distributor', existing.id, row);
           return { id: existing.id, created: false };
         }
-        const [made] = await tx.insert(distributors).values({ externalId: row.externalId, ...brandFields(row) }).returning({ id: distributors.id });
+        const [made] = await tx
+          .insert(distributors)
+          .values({ externalId: row.externalId, ...brandFields(row) })
+          .returning({ id: distributors.id });
         await record(tx, 'import.distributor.create', 'distributor', made!.id, row);
         return { id: made!.id, created: true };
       }),
 
     resellers: (rows: Record<string, unknown>[]) =>
       runImport(db, log, 'reseller', rows, resellerImportRowSchema, async (tx, row) => {
-        const [distributor] = await tx.select({ id: distributors.id }).from(distributors).where(eq(distributors.externalId, row.distributorExternalId));
+        const [distributor] = await tx
+          .select({ id: distributors.id })
+          .from(distributors)
+          .where(eq(distributors.externalId, row.distributorExternalId));
         if (!distributor) throw new RowRejected(`distributorExternalId: no distributor "${row.distributorExternalId}"`);
-        const [existing] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.externalId));
+        const [existing] = await tx
+          .select({ id: resellers.id })
+          .from(resellers)
+          .where(eq(resellers.externalId, row.externalId));
         if (existing) {
-          await tx.update(resellers).set({ ...brandFields(row), distributorId: distributor.id, updatedAt: new Date() }).where(eq(resellers.id, existing.id));
+          await tx
+            .update(resellers)
+            .set({ ...brandFields(row), distributorId: distributor.id, updatedAt: new Date() })
+            .where(eq(resellers.id, existing.id));
           await record(tx, 'import.reseller.update', 'reseller', existing.id, row);
           return { id: existing.id, created: false };
         }
-        const [made] = await tx.insert(resellers).values({ externalId: row.externalId, distributorId: distributor.id, ...brandFields(row) }).returning({ id: resellers.id });
+        const [made] = await tx
+          .insert(resellers)
+          .values({ externalId: row.externalId, distributorId: distributor.id, ...brandFields(row) })
+          .returning({ id: resellers.id });
         await record(tx, 'import.reseller.create', 'reseller', made!.id, row);
         return { id: made!.id, created: true };
       }),
 
     companies: (rows: Record<string, unknown>[]) =>
       runImport(db, log, 'company', rows, companyImportRowSchema, async (tx, row) => {
-        const [reseller] = await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.externalId, row.resellerExternalId));
+        const [reseller] = await tx
+          .select({ id: resellers.id })
+          .from(resellers)
+          .where(eq(resellers.externalId, row.resellerExternalId));
         if (!reseller) throw new RowRejected(`resellerExternalId: no reseller "${row.resellerExternalId}"`);
-        const [existing] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.externalId, row.externalId));
+        const [existing] = await tx
+          .select({ id: companies.id })
+          .from(companies)
+          .where(eq(companies.externalId, row.externalId));
         const inviteAdmin = async (companyId: number): Promise<(() => Promise<void>) | undefined> => {
           if (!row.adminEmail || !deps.firstAdmin) return undefined;
           const result = await inviteCompanyAdmin(tx, deps.firstAdmin, companyId, row.adminEmail);
-          if (result.outcome === 'exists' && result.companyId !== companyId) throw new RowRejected('adminEmail: this address already has an account elsewhere');
+          if (result.outcome === 'exists' && result.companyId !== companyId)
+            throw new RowRejected('adminEmail: this address already has an account elsewhere');
           return result.outcome === 'invited' ? result.send : undefined;
         };
         if (existing) {
-          await tx.update(companies).set({ name: row.name, resellerId: reseller.id, updatedAt: new Date() }).where(eq(companies.id, existing.id));
+          await tx
+            .update(companies)
+            .set({ name: row.name, resellerId: reseller.id, updatedAt: new Date() })
+            .where(eq(companies.id, existing.id));
           await record(tx, 'import.company.update', 'company', existing.id, row);
           const send = await inviteAdmin(existing.id);
           return { id: existing.id, created: false, ...(send ? { afterCommit: send } : {}) };
         }
-        const [made] = await tx.insert(companies).values({ externalId: row.externalId, name: row.name, resellerId: reseller.id }).returning({ id: companies.id });
+        const [made] = await tx
+          .insert(companies)
+          .values({ externalId: row.externalId, name: row.name, resellerId: reseller.id })
+          .returning({ id: companies.id });
         await record(tx, 'import.company.create', 'company', made!.id, row);
         const send = await inviteAdmin(made!.id);
         return { id: made!.id, created: true, ...(send ? { afterCommit: send } : {}) };

@@ -20,24 +20,37 @@ let token: string;
 
 beforeAll(async () => {
   t = await createTestApp();
-  token = (await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('imports')).token;
+  token = (
+    await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('imports')
+  ).token;
   // The database refuses some rows the contract accepts: a stand-in for races and constraints the
   // service does not check first.
-  await t.db.execute(sql.raw(`
+  await t.db.execute(
+    sql.raw(`
     create function refuse_test_rows() returns trigger language plpgsql as $$
     begin
       if new.name = 'Poison' then raise exception 'poisoned row'; end if;
       if new.name = 'Racer' then raise exception 'duplicate key value violates unique constraint "distributors_external_id_unique"' using errcode = '23505'; end if;
       return new;
-    end $$`));
-  await t.db.execute(sql.raw('create trigger refuse_test_rows before insert or update on distributors for each row execute function refuse_test_rows()'));
+    end $$`),
+  );
+  await t.db.execute(
+    sql.raw(
+      'create trigger refuse_test_rows before insert or update on distributors for each row execute function refuse_test_rows()',
+    ),
+  );
 });
 afterAll(async () => {
   await t.close();
 });
 
 const importDistributors = (rows: Record<string, unknown>[]) =>
-  t.client().call(routes.platform.importDistributors, { body: { rows }, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  t
+    .client()
+    .call(routes.platform.importDistributors, {
+      body: { rows },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
 
 describe('a row the database refuses', () => {
   it('is rejected in the report; the rows before and after it are written', async () => {
@@ -56,12 +69,18 @@ describe('a row the database refuses', () => {
       { index: 3, externalId: 'imp-4', outcome: 'rejected', id: null, reason: ROW_FAILED.conflict },
     ]);
     expect(JSON.stringify(res.data)).not.toMatch(/poisoned|duplicate key|insert/i);
-    const stored = await t.db.select({ externalId: distributors.externalId }).from(distributors).where(inArray(distributors.externalId, ['imp-1', 'imp-2', 'imp-3', 'imp-4']));
+    const stored = await t.db
+      .select({ externalId: distributors.externalId })
+      .from(distributors)
+      .where(inArray(distributors.externalId, ['imp-1', 'imp-2', 'imp-3', 'imp-4']));
     expect(stored.map((r) => r.externalId).sort()).toEqual(['imp-1', 'imp-3']);
   });
 
   it('on update too: the stored row stays as it was', async () => {
-    const res = await importDistributors([{ externalId: 'imp-1', name: 'Poison' }, { externalId: 'imp-3', name: 'Third (renamed)' }]);
+    const res = await importDistributors([
+      { externalId: 'imp-1', name: 'Poison' },
+      { externalId: 'imp-3', name: 'Third (renamed)' },
+    ]);
     expect(res.status).toBe(200);
     expect(res.data).toMatchObject({ created: 0, updated: 1, rejected: 1 });
     const [first] = await t.db.select().from(distributors).where(eq(distributors.externalId, 'imp-1'));

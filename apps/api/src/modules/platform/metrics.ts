@@ -40,23 +40,34 @@ export function createMetrics() {
       ];
       for (const [key, s] of requests) {
         const [method, route, status] = key.split('|') as [string, string, string];
-        lines.push(`portal_http_requests_total{method="${method}",route="${esc(route)}",status="${status}"} ${s.count}`);
+        lines.push(
+          `portal_http_requests_total{method="${method}",route="${esc(route)}",status="${status}"} ${s.count}`,
+        );
       }
-      lines.push('# HELP portal_http_request_duration_seconds Request latency.', '# TYPE portal_http_request_duration_seconds histogram');
+      lines.push(
+        '# HELP portal_http_request_duration_seconds Request latency.',
+        '# TYPE portal_http_request_duration_seconds histogram',
+      );
       for (const [key, s] of requests) {
         const [method, route, status] = key.split('|') as [string, string, string];
         const labels = `method="${method}",route="${esc(route)}",status="${status}"`;
-        BUCKETS.forEach((b, i) => lines.push(`portal_http_request_duration_seconds_bucket{${labels},le="${b}"} ${s.buckets[i]}`));
+        BUCKETS.forEach((b, i) =>
+          lines.push(`portal_http_request_duration_seconds_bucket{${labels},le="${b}"} ${s.buckets[i]}`),
+        );
         lines.push(`portal_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
         lines.push(`portal_http_request_duration_seconds_sum{${labels}} ${s.sum.toFixed(6)}`);
         lines.push(`portal_http_request_duration_seconds_count{${labels}} ${s.count}`);
       }
-      const ops = await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from operations group by status`);
+      const ops = await db.execute<{ status: string; n: number }>(
+        sql`select status, count(*)::int as n from operations group by status`,
+      );
       lines.push('# HELP portal_operations Durable VM operations by state.', '# TYPE portal_operations gauge');
       for (const state of ['pending', 'running', 'succeeded', 'failed']) {
         lines.push(`portal_operations{state="${state}"} ${ops.rows.find((r) => r.status === state)?.n ?? 0}`);
       }
-      const vms = await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from virtual_machines where deleted_at is null group by status`);
+      const vms = await db.execute<{ status: string; n: number }>(
+        sql`select status, count(*)::int as n from virtual_machines where deleted_at is null group by status`,
+      );
       lines.push('# HELP portal_virtual_machines Virtual machines by status.', '# TYPE portal_virtual_machines gauge');
       for (const r of vms.rows) lines.push(`portal_virtual_machines{status="${esc(r.status)}"} ${r.n}`);
       return `${lines.join('\n')}\n`;

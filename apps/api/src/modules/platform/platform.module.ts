@@ -25,7 +25,18 @@ function loadCpu(ms: number): Promise<number> {
 
 export async function registerPlatformModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const { metrics } = deps;
-  const imports = createImportsService({ db: deps.db, audit: deps.audit, log: deps.log, firstAdmin: { tokens: deps.tokens, mailer: deps.mailer, audit: deps.audit, portalUrl: deps.portalUrl, defaultFrom: deps.defaultFrom } });
+  const imports = createImportsService({
+    db: deps.db,
+    audit: deps.audit,
+    log: deps.log,
+    firstAdmin: {
+      tokens: deps.tokens,
+      mailer: deps.mailer,
+      audit: deps.audit,
+      portalUrl: deps.portalUrl,
+      defaultFrom: deps.defaultFrom,
+    },
+  });
 
   registerRoute(api, platformRoutes.getLogoUrl, async ({ auth }) => {
     const user = await deps.identity.byId(auth.userId);
@@ -41,7 +52,10 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
       if (!user) throw new NotFoundError('User not found');
       const name = `${user.firstName} ${user.lastName}`.trim() || user.email;
       // Kept first, so nothing is lost when mail is down; the outbox retries delivery.
-      const [saved] = await deps.db.insert(supportMessages).values({ companyId: user.companyId, userId: user.id, message: body.message }).returning();
+      const [saved] = await deps.db
+        .insert(supportMessages)
+        .values({ companyId: user.companyId, userId: user.id, message: body.message })
+        .returning();
       const outboxId = await deps.mailer.enqueue({
         to: user.supportEmail ?? deps.defaultFrom,
         from: senderOf(user, deps.defaultFrom),
@@ -59,25 +73,46 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
     api,
     platformRoutes.logging,
     async ({ body, request }) => {
-      await deps.db.insert(clientLogs).values({ userId: request.auth?.userId ?? null, level: body.level, message: body.message, details: { stack: body.stack ?? null, url: body.url ?? null, userAgent: body.userAgent ?? null } });
-      request.log.warn({ clientLog: { level: body.level, url: body.url } }, `client ${body.level}: ${body.message.slice(0, 300)}`);
+      await deps.db
+        .insert(clientLogs)
+        .values({
+          userId: request.auth?.userId ?? null,
+          level: body.level,
+          message: body.message,
+          details: { stack: body.stack ?? null, url: body.url ?? null, userAgent: body.userAgent ?? null },
+        });
+      request.log.warn(
+        { clientLog: { level: body.level, url: body.url } },
+        `client ${body.level}: ${body.message.slice(0, 300)}`,
+      );
       return { message: 'Logged', data: null };
     },
     { rateLimit: { max: 30 } },
   );
 
-  registerRoute(api, platformRoutes.importDistributors, async ({ body }) => ({ data: await imports.distributors(body.rows) }));
-  registerRoute(api, platformRoutes.importResellers, async ({ body }) => ({ data: await imports.resellers(body.rows) }));
-  registerRoute(api, platformRoutes.importCompanies, async ({ body }) => ({ data: await imports.companies(body.rows) }));
+  registerRoute(api, platformRoutes.importDistributors, async ({ body }) => ({
+    data: await imports.distributors(body.rows),
+  }));
+  registerRoute(api, platformRoutes.importResellers, async ({ body }) => ({
+    data: await imports.resellers(body.rows),
+  }));
+  registerRoute(api, platformRoutes.importCompanies, async ({ body }) => ({
+    data: await imports.companies(body.rows),
+  }));
   const hostImports = createHostImports({ db: deps.db, registry: deps.registry, log: deps.log });
   registerRoute(api, platformRoutes.importHosts, async ({ body }) => ({ data: await hostImports.hosts(body.rows) }));
-  registerRoute(api, platformRoutes.importPublicAddresses, async ({ body }) => ({ data: await hostImports.publicAddresses(body.rows) }));
+  registerRoute(api, platformRoutes.importPublicAddresses, async ({ body }) => ({
+    data: await hostImports.publicAddresses(body.rows),
+  }));
 
-  registerRoute(api, platformRoutes.loadCpu, async ({ body }) => ({ data: { durationMs: body.durationMs, iterations: await loadCpu(body.durationMs) } }));
+  registerRoute(api, platformRoutes.loadCpu, async ({ body }) => ({
+    data: { durationMs: body.durationMs, iterations: await loadCpu(body.durationMs) },
+  }));
 
   // Prometheus scrapes with the operator token, or openly when METRICS_PUBLIC=true.
   api.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (!deps.config.METRICS_PUBLIC && request.operatorTokenId === null) throw new UnauthorizedError('A valid operator API token is required');
+    if (!deps.config.METRICS_PUBLIC && request.operatorTokenId === null)
+      throw new UnauthorizedError('A valid operator API token is required');
     return reply.type('text/plain; version=0.0.4').send(await metrics.render(deps.db));
   });
   return [];

@@ -2,7 +2,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { auditLog, clientLogs, companies, distributors, mailOutbox, resellers, supportMessages, users } from '../../db/schema.ts';
+import {
+  auditLog,
+  clientLogs,
+  companies,
+  distributors,
+  mailOutbox,
+  resellers,
+  supportMessages,
+  users,
+} from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
 import { openDatabase } from '../../db/client.ts';
@@ -16,7 +25,9 @@ let token: string;
 beforeAll(async () => {
   t = await createTestApp();
   admin = await signIn(t);
-  token = (await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')).token;
+  token = (
+    await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')
+  ).token;
 });
 afterAll(async () => {
   await t.close();
@@ -48,7 +59,10 @@ describe('support', () => {
     const [row] = await t.db.select().from(mailOutbox).where(eq(mailOutbox.id, saved!.outboxId!));
     expect(row!.status).toBe('pending');
     t.smtp.setDown(false);
-    await t.db.update(mailOutbox).set({ nextAttemptAt: new Date(Date.now() - 1000) }).where(eq(mailOutbox.id, row!.id));
+    await t.db
+      .update(mailOutbox)
+      .set({ nextAttemptAt: new Date(Date.now() - 1000) })
+      .where(eq(mailOutbox.id, row!.id));
     await t.portal.mailer.flush();
     await t.smtp.waitFor('support@northwind.example', (m) => m.text.includes('Sent while mail is down'));
   });
@@ -60,7 +74,8 @@ describe('support', () => {
     expect(long.message).toContain('Message must not exceed 5000 characters');
     expect((await t.client().call(routes.platform.sendSupportEmail, { body: { message: 'hi' } })).status).toBe(401);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await admin.call(routes.platform.sendSupportEmail, { body: { message: `n${i}` } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await admin.call(routes.platform.sendSupportEmail, { body: { message: `n${i}` } })).status);
     expect(statuses).toContain(429);
   });
 });
@@ -71,9 +86,16 @@ describe('branding', () => {
     expect(res.data.resellerName).toBe('Northwind Hosting');
     expect(res.data.logoUrl).toMatch(/^data:image\/svg\+xml/);
     await t.db.update(resellers).set({ logoUrl: null, tabLogoUrl: null }).where(eq(resellers.id, 1));
-    await t.db.update(distributors).set({ logoUrl: 'https://cdn.example.com/dist.png', tabLogoUrl: 'https://cdn.example.com/dist.ico' }).where(eq(distributors.id, 1));
+    await t.db
+      .update(distributors)
+      .set({ logoUrl: 'https://cdn.example.com/dist.png', tabLogoUrl: 'https://cdn.example.com/dist.ico' })
+      .where(eq(distributors.id, 1));
     const fallback = await admin.call(routes.platform.getLogoUrl);
-    expect(fallback.data).toEqual({ resellerName: 'Northwind Hosting', logoUrl: 'https://cdn.example.com/dist.png', tabLogoUrl: 'https://cdn.example.com/dist.ico' });
+    expect(fallback.data).toEqual({
+      resellerName: 'Northwind Hosting',
+      logoUrl: 'https://cdn.example.com/dist.png',
+      tabLogoUrl: 'https://cdn.example.com/dist.ico',
+    });
     expect((await admin.call(routes.password.me)).data.logoUrl).toBe('https://cdn.example.com/dist.png');
   });
 });
@@ -82,55 +104,107 @@ describe('imports', () => {
   it('needs an operator token, never a portal session', async () => {
     const body = { rows: [{ externalId: 'd-x', name: 'X' }] };
     expect((await admin.call(routes.platform.importDistributors, { body })).status).toBe(401);
-    expect((await t.client().raw('POST', api('/imports/distributer'), body, { authorization: 'Bearer op_wrong' })).status).toBe(401);
+    expect(
+      (await t.client().raw('POST', api('/imports/distributer'), body, { authorization: 'Bearer op_wrong' })).status,
+    ).toBe(401);
   });
 
   it('creates, updates and rejects row by row, idempotently, without half-writes', async () => {
-    const dist = await t.client().call(routes.platform.importDistributors, { headers: bearer(), body: { rows: [
-      { externalId: 'dist-a', name: 'Dist A', email: 'noreply@dist-a.example', supportEmail: 'help@dist-a.example' },
-      { externalId: 'dist-b', name: '' },
-      { name: 'No id' },
-      { externalId: 'dist-c', name: 'Dist C', logoUrl: 'not a url' },
-    ] } });
+    const dist = await t
+      .client()
+      .call(routes.platform.importDistributors, {
+        headers: bearer(),
+        body: {
+          rows: [
+            {
+              externalId: 'dist-a',
+              name: 'Dist A',
+              email: 'noreply@dist-a.example',
+              supportEmail: 'help@dist-a.example',
+            },
+            { externalId: 'dist-b', name: '' },
+            { name: 'No id' },
+            { externalId: 'dist-c', name: 'Dist C', logoUrl: 'not a url' },
+          ],
+        },
+      });
     expect(dist.status).toBe(200);
     expect(dist.data).toMatchObject({ created: 1, updated: 0, rejected: 3 });
     expect(dist.data.rows[1]).toMatchObject({ outcome: 'rejected', externalId: 'dist-b' });
     expect(dist.data.rows[1]?.reason).toMatch(/^name:/);
 
-    const rs = await t.client().call(routes.platform.importResellers, { headers: bearer(), body: { rows: [
-      { externalId: 'res-a', distributorExternalId: 'dist-a', name: 'Reseller A', logoUrl: 'https://a.example/logo.svg', tabLogoUrl: 'https://a.example/tab.svg', email: 'portal@a.example', supportEmail: 'support@a.example' },
-      { externalId: 'res-x', distributorExternalId: 'nope', name: 'Orphan' },
-    ] } });
+    const rs = await t.client().call(routes.platform.importResellers, {
+      headers: bearer(),
+      body: {
+        rows: [
+          {
+            externalId: 'res-a',
+            distributorExternalId: 'dist-a',
+            name: 'Reseller A',
+            logoUrl: 'https://a.example/logo.svg',
+            tabLogoUrl: 'https://a.example/tab.svg',
+            email: 'portal@a.example',
+            supportEmail: 'support@a.example',
+          },
+          { externalId: 'res-x', distributorExternalId: 'nope', name: 'Orphan' },
+        ],
+      },
+    });
     expect(rs.data).toMatchObject({ created: 1, rejected: 1 });
     expect(rs.data.rows[1]?.reason).toContain('no distributor "nope"');
     expect(await t.db.select().from(resellers).where(eq(resellers.externalId, 'res-x'))).toEqual([]);
 
-    const co = await t.client().call(routes.platform.importCompanies, { headers: bearer(), body: { rows: [{ externalId: 'co-a', resellerExternalId: 'res-a', name: 'Company A' }] } });
+    const co = await t
+      .client()
+      .call(routes.platform.importCompanies, {
+        headers: bearer(),
+        body: { rows: [{ externalId: 'co-a', resellerExternalId: 'res-a', name: 'Company A' }] },
+      });
     expect(co.data).toMatchObject({ created: 1 });
 
     // Running the same rows again updates instead of duplicating.
-    const again = await t.client().call(routes.platform.importResellers, { headers: bearer(), body: { rows: [{ externalId: 'res-a', distributorExternalId: 'dist-a', name: 'Reseller A (renamed)' }] } });
+    const again = await t
+      .client()
+      .call(routes.platform.importResellers, {
+        headers: bearer(),
+        body: { rows: [{ externalId: 'res-a', distributorExternalId: 'dist-a', name: 'Reseller A (renamed)' }] },
+      });
     expect(again.data).toMatchObject({ created: 0, updated: 1, rejected: 0 });
     const all = await t.db.select().from(resellers).where(eq(resellers.externalId, 'res-a'));
     expect(all).toHaveLength(1);
     expect(all[0]).toMatchObject({ name: 'Reseller A (renamed)', logoUrl: 'https://a.example/logo.svg' });
-    expect((await t.db.select().from(companies).where(eq(companies.externalId, 'co-a')))).toHaveLength(1);
+    expect(await t.db.select().from(companies).where(eq(companies.externalId, 'co-a'))).toHaveLength(1);
   });
 
   it('answers 400 for a malformed body', async () => {
-    expect((await t.client().call(routes.platform.importCompanies, { headers: bearer(), body: { rows: [] } })).status).toBe(400);
-    expect((await t.client().call(routes.platform.importCompanies, { headers: bearer(), body: { items: [] } })).status).toBe(400);
+    expect(
+      (await t.client().call(routes.platform.importCompanies, { headers: bearer(), body: { rows: [] } })).status,
+    ).toBe(400);
+    expect(
+      (await t.client().call(routes.platform.importCompanies, { headers: bearer(), body: { items: [] } })).status,
+    ).toBe(400);
   });
 });
 
 describe('logging, profiling, metrics, debug, health', () => {
   it('stores client error reports, bounded in size', async () => {
-    const res = await t.client().call(routes.platform.logging, { body: { level: 'error', message: 'TypeError: x is undefined', url: 'http://portal/x', stack: 'at f (app.js:1)' } });
+    const res = await t
+      .client()
+      .call(routes.platform.logging, {
+        body: {
+          level: 'error',
+          message: 'TypeError: x is undefined',
+          url: 'http://portal/x',
+          stack: 'at f (app.js:1)',
+        },
+      });
     expect(res.status).toBe(200);
     const [row] = await t.db.select().from(clientLogs);
     expect(row).toMatchObject({ level: 'error', message: 'TypeError: x is undefined' });
     expect((await t.client().call(routes.platform.logging, { body: { message: 'x'.repeat(4001) } })).status).toBe(400);
-    expect((await t.client().call(routes.platform.logging, { body: { level: 'panic', message: 'x' } })).status).toBe(400);
+    expect((await t.client().call(routes.platform.logging, { body: { level: 'panic', message: 'x' } })).status).toBe(
+      400,
+    );
   });
 
   it('keeps profiling, metrics and debug for the operator', async () => {
@@ -138,12 +212,16 @@ describe('logging, profiling, metrics, debug, health', () => {
     const cpu = await t.client().call(routes.platform.loadCpu, { headers: bearer(), body: { durationMs: 50 } });
     expect(cpu.status).toBe(200);
     expect(cpu.data.iterations).toBeGreaterThan(0);
-    expect((await t.client().call(routes.platform.loadCpu, { headers: bearer(), body: { durationMs: 60_000 } })).status).toBe(400);
+    expect(
+      (await t.client().call(routes.platform.loadCpu, { headers: bearer(), body: { durationMs: 60_000 } })).status,
+    ).toBe(400);
 
     expect((await admin.raw('GET', api('/metrics'))).status).toBe(401);
     const metrics = await t.portal.app.inject({ url: api('/metrics'), headers: { authorization: `Bearer ${token}` } });
     expect(metrics.statusCode).toBe(200);
-    expect(metrics.body).toMatch(/portal_http_requests_total\{method="POST",route="\/irontech\/api\/v1\/auth\/login",status="200"\} \d+/);
+    expect(metrics.body).toMatch(
+      /portal_http_requests_total\{method="POST",route="\/irontech\/api\/v1\/auth\/login",status="200"\} \d+/,
+    );
     expect(metrics.body).toContain('portal_http_request_duration_seconds_bucket');
     expect(metrics.body).toContain('portal_operations{state="pending"}');
 
@@ -163,12 +241,20 @@ describe('logging, profiling, metrics, debug, health', () => {
     // Anyone may ask (load balancers); only the operator learns which providers and drivers there are.
     expect(Object.keys(remote.data.checks)).toEqual(['provider-1', 'provider-2']);
     expect(Object.values(remote.data.checks).map((c) => (c as { detail: string | null }).detail)).toEqual([null, null]);
-    const named = await t.client().call(routes.platform.healthRemoteApi, { headers: { authorization: `Bearer ${token}` } });
+    const named = await t
+      .client()
+      .call(routes.platform.healthRemoteApi, { headers: { authorization: `Bearer ${token}` } });
     expect(Object.keys(named.data.checks)).toEqual(['Northwind Cloud', 'Irontech Metal']);
     expect(named.data.checks['Northwind Cloud']?.detail).toBe('simulator');
 
     const database = await openDatabase({ dataDir: 'memory://' });
-    const down = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database, secret: 'test-secret-that-is-long-enough-0123456789', logger: false, webDistDir: '/nonexistent' });
+    const down = await buildApp({
+      config: loadConfig({ LOG_LEVEL: 'silent' }),
+      database,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      logger: false,
+      webDistDir: '/nonexistent',
+    });
     await database.close();
     const res = await down.app.inject({ url: api('/healthCheck/database') });
     expect(res.statusCode).toBe(503);
@@ -199,19 +285,29 @@ describe('operator command', () => {
     const database = await openDatabase({ dataDir: dir });
     await seedReferenceData(database.db);
     await seedDemoTenant(database.db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
-    await database.db.insert(users).values({ companyId: 1, email: 'deputy@example.com', firstName: 'Dep', lastName: 'Uty' });
+    await database.db
+      .insert(users)
+      .values({ companyId: 1, email: 'deputy@example.com', firstName: 'Dep', lastName: 'Uty' });
     await database.close();
-    expect(await runOperatorCommand(['company-admin', 'grant', 'Deputy@example.com'], { DATA_DIR: dir })).toMatch(/^deputy@example.com is now an administrator of company #1/);
+    expect(await runOperatorCommand(['company-admin', 'grant', 'Deputy@example.com'], { DATA_DIR: dir })).toMatch(
+      /^deputy@example.com is now an administrator of company #1/,
+    );
     const admins = (await runOperatorCommand(['company-admin', 'list'], { DATA_DIR: dir })).split('\n');
     expect(admins).toEqual(['Demo Company\tdeputy@example.com', 'Demo Company\towner@example.com']);
-    expect(await runOperatorCommand(['company-admin', 'revoke', 'deputy@example.com'], { DATA_DIR: dir })).toBe('deputy@example.com is no longer a company administrator.');
-    expect(await runOperatorCommand(['company-admin', 'grant', 'nobody@example.com'], { DATA_DIR: dir })).toBe('No user nobody@example.com.');
+    expect(await runOperatorCommand(['company-admin', 'revoke', 'deputy@example.com'], { DATA_DIR: dir })).toBe(
+      'deputy@example.com is no longer a company administrator.',
+    );
+    expect(await runOperatorCommand(['company-admin', 'grant', 'nobody@example.com'], { DATA_DIR: dir })).toBe(
+      'No user nobody@example.com.',
+    );
     const check = await openDatabase({ dataDir: dir });
     const [deputy] = await check.db.select().from(users).where(eq(users.email, 'deputy@example.com'));
     expect(deputy!.isCompanyAdmin).toBe(false);
-    const entries = await check.db.select().from(auditLog).where(eq(auditLog.targetId, String(deputy!.id)));
+    const entries = await check.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, String(deputy!.id)));
     expect(entries.map((e) => e.action)).toEqual(['user.companyAdmin.grant', 'user.companyAdmin.revoke']);
     await check.close();
   });
 });
-

@@ -10,7 +10,6 @@ import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 
-
 let t: TestApp;
 const clients = {} as Record<Actor, TestClient>;
 const ids = {} as Record<Actor, number> & { team: number; subject: number };
@@ -24,7 +23,12 @@ async function snapshot(): Promise<string> {
     t.db.select({ id: auditLog.id }).from(auditLog),
   ]);
   const key = (x: object) => JSON.stringify(x);
-  return JSON.stringify([u.map(key).sort(), tm.map((m) => `${m.teamId}:${m.userId}:${m.roleId}`).sort(), tt.map(key).sort(), a.length]);
+  return JSON.stringify([
+    u.map(key).sort(),
+    tm.map((m) => `${m.teamId}:${m.userId}:${m.roleId}`).sort(),
+    tt.map(key).sort(),
+    a.length,
+  ]);
 }
 
 beforeAll(async () => {
@@ -41,9 +45,24 @@ beforeAll(async () => {
     { userId: viewer.id, roleId: 3 },
   ]);
   const other = await createOtherCompany(t);
-  Object.assign(ids, { companyAdmin: 1, teamAdmin: teamAdmin.id, operator: operator.id, viewer: viewer.id, nonMember: nonMember.id, otherCompany: other.admin.id, team: team.id, subject: subject.id });
+  Object.assign(ids, {
+    companyAdmin: 1,
+    teamAdmin: teamAdmin.id,
+    operator: operator.id,
+    viewer: viewer.id,
+    nonMember: nonMember.id,
+    otherCompany: other.admin.id,
+    team: team.id,
+    subject: subject.id,
+  });
   clients.companyAdmin = await signIn(t);
-  for (const [actor, email] of [['teamAdmin', teamAdmin.email], ['operator', operator.email], ['viewer', viewer.email], ['nonMember', nonMember.email], ['otherCompany', other.admin.email]] as const) {
+  for (const [actor, email] of [
+    ['teamAdmin', teamAdmin.email],
+    ['operator', operator.email],
+    ['viewer', viewer.email],
+    ['nonMember', nonMember.email],
+    ['otherCompany', other.admin.email],
+  ] as const) {
     clients[actor] = await signIn(t, email, PASSWORD);
   }
 });
@@ -51,9 +70,23 @@ afterAll(async () => {
   await t.close();
 });
 
-const teamManage = { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 } as const;
+const teamManage = {
+  companyAdmin: A,
+  teamAdmin: A,
+  operator: 403,
+  viewer: 403,
+  nonMember: 404,
+  otherCompany: 404,
+} as const;
 const teamView = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 } as const;
-const companyAdminOnly = { companyAdmin: A, teamAdmin: 403, operator: 403, viewer: 403, nonMember: 403, otherCompany: 404 } as const;
+const companyAdminOnly = {
+  companyAdmin: A,
+  teamAdmin: 403,
+  operator: 403,
+  viewer: 403,
+  nonMember: 403,
+  otherCompany: 404,
+} as const;
 const sameCompany = { ...all(A), otherCompany: 404 } as const;
 
 const cells: Cell[] = [
@@ -62,16 +95,28 @@ const cells: Cell[] = [
     call: 'POST /roles/updateUserRoleForTeam',
     expect: teamManage,
     run: async (c) => {
-      const [m] = (await t.db.select().from(teamMembers)).filter((x) => x.teamId === ids.team && x.userId === ids.viewer);
-      return c.call(routes.roles.updateUserRoleForTeam, { body: { teamId: ids.team, userId: ids.viewer, roleId: m!.roleId === 3 ? 2 : 3 } });
+      const [m] = (await t.db.select().from(teamMembers)).filter(
+        (x) => x.teamId === ids.team && x.userId === ids.viewer,
+      );
+      return c.call(routes.roles.updateUserRoleForTeam, {
+        body: { teamId: ids.team, userId: ids.viewer, roleId: m!.roleId === 3 ? 2 : 3 },
+      });
     },
   },
   {
     call: 'POST /users/create',
     expect: { companyAdmin: A, teamAdmin: A, operator: 403, viewer: 403, nonMember: 404, otherCompany: 404 },
-    run: (c) => c.call(routes.users.create, { body: { email: `invitee${++seq}@example.com`, roleId: 3, teamIds: [ids.team] } }),
+    run: (c) =>
+      c.call(routes.users.create, { body: { email: `invitee${++seq}@example.com`, roleId: 3, teamIds: [ids.team] } }),
   },
-  { call: 'POST /users/edit', expect: companyAdminOnly, run: (c) => c.call(routes.users.edit, { body: { id: ids.subject, firstName: `Name${++seq}`.replace(/\d/g, 'x'), lastName: 'Changed' } }) },
+  {
+    call: 'POST /users/edit',
+    expect: companyAdminOnly,
+    run: (c) =>
+      c.call(routes.users.edit, {
+        body: { id: ids.subject, firstName: `Name${++seq}`.replace(/\d/g, 'x'), lastName: 'Changed' },
+      }),
+  },
   {
     call: 'GET /users/list',
     expect: all(A),
@@ -81,8 +126,16 @@ const cells: Cell[] = [
       expect(emails.includes('m-subject@example.com')).toBe(actor !== 'otherCompany');
     },
   },
-  { call: 'GET /users/details/:id', expect: sameCompany, run: (c) => c.call(routes.users.details, { params: { id: ids.subject } }) },
-  { call: 'GET /users/teams/:userId', expect: sameCompany, run: (c) => c.call(routes.users.teams, { params: { userId: ids.viewer }, query: {} }) },
+  {
+    call: 'GET /users/details/:id',
+    expect: sameCompany,
+    run: (c) => c.call(routes.users.details, { params: { id: ids.subject } }),
+  },
+  {
+    call: 'GET /users/teams/:userId',
+    expect: sameCompany,
+    run: (c) => c.call(routes.users.teams, { params: { userId: ids.viewer }, query: {} }),
+  },
   {
     call: 'DELETE /users/delete/:id',
     expect: companyAdminOnly,
@@ -98,9 +151,21 @@ const cells: Cell[] = [
       expect(names.includes('Matrix team')).toBe(!['nonMember', 'otherCompany'].includes(actor));
     },
   },
-  { call: 'GET /teams/:id', expect: teamView, run: (c) => c.call(routes.teams.details, { params: { id: ids.team }, query: {} }) },
-  { call: 'POST /teams/create', expect: all(A), run: (c) => c.call(routes.teams.create, { body: { name: `Created ${++seq}` } }) },
-  { call: 'POST /teams/update', expect: teamManage, run: (c) => c.call(routes.teams.update, { body: { teamId: ids.team, name: `Matrix team ${++seq}` } }) },
+  {
+    call: 'GET /teams/:id',
+    expect: teamView,
+    run: (c) => c.call(routes.teams.details, { params: { id: ids.team }, query: {} }),
+  },
+  {
+    call: 'POST /teams/create',
+    expect: all(A),
+    run: (c) => c.call(routes.teams.create, { body: { name: `Created ${++seq}` } }),
+  },
+  {
+    call: 'POST /teams/update',
+    expect: teamManage,
+    run: (c) => c.call(routes.teams.update, { body: { teamId: ids.team, name: `Matrix team ${++seq}` } }),
+  },
   {
     call: 'POST /teams/addUser',
     expect: teamManage,
@@ -130,13 +195,21 @@ const cells: Cell[] = [
       ).id,
     run: (c, teamId) => c.call(routes.teams.delete, { body: { teamId } }),
   },
-  { call: 'GET /permissions/list/:id', expect: teamView, run: (c) => c.call(routes.permissions.list, { params: { id: ids.team } }) },
+  {
+    call: 'GET /permissions/list/:id',
+    expect: teamView,
+    run: (c) => c.call(routes.permissions.list, { params: { id: ids.team } }),
+  },
   {
     call: 'POST /permissions/assign',
     expect: teamManage,
     run: async (c) => {
-      const [m] = (await t.db.select().from(teamMembers)).filter((x) => x.teamId === ids.team && x.userId === ids.operator);
-      return c.call(routes.permissions.assign, { body: { teamId: ids.team, assignments: [{ userId: ids.operator, roleId: m!.roleId === 2 ? 3 : 2 }] } });
+      const [m] = (await t.db.select().from(teamMembers)).filter(
+        (x) => x.teamId === ids.team && x.userId === ids.operator,
+      );
+      return c.call(routes.permissions.assign, {
+        body: { teamId: ids.team, assignments: [{ userId: ids.operator, roleId: m!.roleId === 2 ? 3 : 2 }] },
+      });
     },
   },
 ];

@@ -26,12 +26,25 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const adminsOf = async (teamId: number) =>
-  (await t.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, ADMIN_ROLE_ID)))).length;
+  (
+    await t.db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, ADMIN_ROLE_ID)))
+  ).length;
 
 describe('the last Admin of a team', () => {
   it('survives two Admins removing each other at the same moment', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await createTeam(t, 1, `Mutual ${i}`, [{ userId: aliceId, roleId: ADMIN_ROLE_ID }, { userId: bobId, roleId: ADMIN_ROLE_ID }])).id);
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (
+          await createTeam(t, 1, `Mutual ${i}`, [
+            { userId: aliceId, roleId: ADMIN_ROLE_ID },
+            { userId: bobId, roleId: ADMIN_ROLE_ID },
+          ])
+        ).id,
+      );
     const results = await Promise.all(
       ids.flatMap((teamId) => [
         alice.call(routes.teams.removeUser, { body: { teamId, userId: bobId } }),
@@ -41,12 +54,21 @@ describe('the last Admin of a team', () => {
     for (const teamId of ids) expect(await adminsOf(teamId), `team ${teamId}`).toBe(1);
     // One of each pair wins; the other is told why, or finds itself no longer a member (403/404).
     expect(results.filter((r) => r.status === 200)).toHaveLength(ids.length);
-    for (const r of results.filter((x) => x.status === 409)) expect(r.message).toBe('A team needs at least one Admin: make another member Admin first, or delete the team');
+    for (const r of results.filter((x) => x.status === 409))
+      expect(r.message).toBe('A team needs at least one Admin: make another member Admin first, or delete the team');
   });
 
   it('survives both Admins leaving at the same moment', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await createTeam(t, 1, `Leaving ${i}`, [{ userId: aliceId, roleId: ADMIN_ROLE_ID }, { userId: bobId, roleId: ADMIN_ROLE_ID }])).id);
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (
+          await createTeam(t, 1, `Leaving ${i}`, [
+            { userId: aliceId, roleId: ADMIN_ROLE_ID },
+            { userId: bobId, roleId: ADMIN_ROLE_ID },
+          ])
+        ).id,
+      );
     const results = await Promise.all(
       ids.flatMap((teamId) => [
         alice.call(routes.teams.removeUser, { body: { teamId, userId: aliceId } }),
@@ -62,12 +84,17 @@ describe('the last Admin of a team', () => {
 describe('team names', () => {
   it('ten parallel creates of one name (any case) make one team; the others get a 409 that says why', async () => {
     const names = ['Racers', 'racers', 'RACERS', 'Racers', 'rAcErS', 'Racers', 'racers', 'Racers', 'RaCeRs', 'racers'];
-    const results = await Promise.all(names.map((name, i) => (i % 2 ? alice : bob).call(routes.teams.create, { body: { name, parentTeamId: null } })));
+    const results = await Promise.all(
+      names.map((name, i) => (i % 2 ? alice : bob).call(routes.teams.create, { body: { name, parentTeamId: null } })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const refused = results.filter((r) => r.status !== 200);
     expect(refused.map((r) => r.status)).toEqual(Array(9).fill(409));
     for (const r of refused) expect(r.message).toBe('A team with this name already exists');
-    const [{ n } = { n: 0 }] = await t.db.select({ n: sql<number>`count(*)::int` }).from(teams).where(and(eq(teams.companyId, 1), sql`lower(${teams.name}) = 'racers'`));
+    const [{ n } = { n: 0 }] = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(teams)
+      .where(and(eq(teams.companyId, 1), sql`lower(${teams.name}) = 'racers'`));
     expect(n).toBe(1);
   });
 

@@ -53,7 +53,11 @@ export function createTeamsRepository(db: Db) {
     },
 
     async byId(companyId: number, teamId: number) {
-      const [row] = await db.select().from(teams).where(and(eq(teams.id, teamId), eq(teams.companyId, companyId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(teams)
+        .where(and(eq(teams.id, teamId), eq(teams.companyId, companyId)))
+        .limit(1);
       return row;
     },
 
@@ -61,7 +65,13 @@ export function createTeamsRepository(db: Db) {
       const [row] = await db
         .select({ id: teams.id })
         .from(teams)
-        .where(and(eq(teams.companyId, companyId), sql`lower(${teams.name}) = lower(${name})`, exceptId ? sql`${teams.id} <> ${exceptId}` : undefined))
+        .where(
+          and(
+            eq(teams.companyId, companyId),
+            sql`lower(${teams.name}) = lower(${name})`,
+            exceptId ? sql`${teams.id} <> ${exceptId}` : undefined,
+          ),
+        )
         .limit(1);
       return !!row;
     },
@@ -69,7 +79,9 @@ export function createTeamsRepository(db: Db) {
     async members(teamId: number, opts: { search: string; page?: number; rowsPerPage?: number }) {
       const where = and(
         eq(teamMembers.teamId, teamId),
-        opts.search ? or(ilike(memberName, containsPattern(opts.search)), ilike(users.email, containsPattern(opts.search))) : undefined,
+        opts.search
+          ? or(ilike(memberName, containsPattern(opts.search)), ilike(users.email, containsPattern(opts.search)))
+          : undefined,
       );
       const base = db
         .select({ id: users.id, name: memberName, email: users.email, roleId: teamMembers.roleId })
@@ -78,18 +90,32 @@ export function createTeamsRepository(db: Db) {
         .where(where)
         .orderBy(asc(sql`lower(${memberName})`), asc(users.email), asc(users.id))
         .$dynamic();
-      const rows = opts.page && opts.rowsPerPage ? await base.limit(opts.rowsPerPage).offset((opts.page - 1) * opts.rowsPerPage) : await base;
-      const [total] = await db.select({ n: count() }).from(teamMembers).innerJoin(users, eq(users.id, teamMembers.userId)).where(where);
+      const rows =
+        opts.page && opts.rowsPerPage
+          ? await base.limit(opts.rowsPerPage).offset((opts.page - 1) * opts.rowsPerPage)
+          : await base;
+      const [total] = await db
+        .select({ n: count() })
+        .from(teamMembers)
+        .innerJoin(users, eq(users.id, teamMembers.userId))
+        .where(where);
       return { rows: rows.map((r) => ({ ...r, name: r.name || r.email })), total: total?.n ?? 0 };
     },
 
     async membership(teamId: number, userId: number, q: Tx | Db = db) {
-      const [row] = await q.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId))).limit(1);
+      const [row] = await q
+        .select()
+        .from(teamMembers)
+        .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+        .limit(1);
       return row;
     },
 
     async adminCount(teamId: number, adminRoleId: number, q: Tx | Db = db): Promise<number> {
-      const [row] = await q.select({ n: count() }).from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, adminRoleId)));
+      const [row] = await q
+        .select({ n: count() })
+        .from(teamMembers)
+        .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.roleId, adminRoleId)));
       return row?.n ?? 0;
     },
 
@@ -111,7 +137,10 @@ export function createTeamsRepository(db: Db) {
     },
 
     async liveVmCount(teamId: number, tx: Tx | Db = db): Promise<number> {
-      const [row] = await tx.select({ n: count() }).from(virtualMachines).where(and(eq(virtualMachines.teamId, teamId), isNull(virtualMachines.deletedAt)));
+      const [row] = await tx
+        .select({ n: count() })
+        .from(virtualMachines)
+        .where(and(eq(virtualMachines.teamId, teamId), isNull(virtualMachines.deletedAt)));
       return row?.n ?? 0;
     },
 
@@ -129,7 +158,12 @@ export function createTeamsRepository(db: Db) {
      */
     async lockTeams(tx: Tx, teamIds: number[]) {
       if (teamIds.length === 0) return;
-      await tx.select({ id: teams.id }).from(teams).where(inArray(teams.id, teamIds)).orderBy(asc(teams.id)).for('update');
+      await tx
+        .select({ id: teams.id })
+        .from(teams)
+        .where(inArray(teams.id, teamIds))
+        .orderBy(asc(teams.id))
+        .for('update');
     },
 
     /** The teams a user belongs to (to lock them before the user goes). */
@@ -140,7 +174,10 @@ export function createTeamsRepository(db: Db) {
 
     async companyTeamIds(companyId: number, ids: number[]): Promise<number[]> {
       if (ids.length === 0) return [];
-      const rows = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.companyId, companyId), inArray(teams.id, ids)));
+      const rows = await db
+        .select({ id: teams.id })
+        .from(teams)
+        .where(and(eq(teams.companyId, companyId), inArray(teams.id, ids)));
       return rows.map((r) => r.id);
     },
 
@@ -158,7 +195,10 @@ export function createTeamsRepository(db: Db) {
     },
 
     async setRole(tx: Tx, teamId: number, userId: number, roleId: number) {
-      await tx.update(teamMembers).set({ roleId }).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
+      await tx
+        .update(teamMembers)
+        .set({ roleId })
+        .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
     },
 
     async removeMember(tx: Tx, teamId: number, userId: number) {

@@ -16,8 +16,13 @@ export function registerTeamsRoutes(app: FastifyInstance, s: { teams: TeamsServi
   });
 
   registerRoute(app, teamsRoutes.list, async ({ auth, query }) => ({ data: await s.teams.list(scopeOf(auth), query) }));
-  registerRoute(app, teamsRoutes.details, async ({ auth, params, query }) => ({ data: await s.teams.details(scopeOf(auth), params.id, query) }));
-  registerRoute(app, teamsRoutes.create, async ({ auth, body, request }) => ({ message: 'Team created', data: await s.teams.create(ctxOf(auth, request), body) }));
+  registerRoute(app, teamsRoutes.details, async ({ auth, params, query }) => ({
+    data: await s.teams.details(scopeOf(auth), params.id, query),
+  }));
+  registerRoute(app, teamsRoutes.create, async ({ auth, body, request }) => ({
+    message: 'Team created',
+    data: await s.teams.create(ctxOf(auth, request), body),
+  }));
   registerRoute(app, teamsRoutes.update, async ({ auth, body, request }) => {
     await s.teams.rename(ctxOf(auth, request), body.teamId, body.name);
     return { message: 'Team updated', data: null };
@@ -35,7 +40,9 @@ export function registerTeamsRoutes(app: FastifyInstance, s: { teams: TeamsServi
     return { message: 'Team deleted', data: null };
   });
 
-  registerRoute(app, permissionsRoutes.list, async ({ auth, params }) => ({ data: await s.teams.permissions(scopeOf(auth), params.id) }));
+  registerRoute(app, permissionsRoutes.list, async ({ auth, params }) => ({
+    data: await s.teams.permissions(scopeOf(auth), params.id),
+  }));
   registerRoute(app, permissionsRoutes.assign, async ({ auth, body, request }) => {
     await s.teams.assign(ctxOf(auth, request), body);
     return { message: 'Roles updated', data: null };

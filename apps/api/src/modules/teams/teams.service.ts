@@ -1,7 +1,14 @@
 /** Teams, memberships, roles and permission assignment: the rules and the access checks. */
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  SQLSTATE,
+  databaseErrorOf,
+} from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import { PERMISSIONS, ROLE_PERMISSIONS, effectivePermissions } from '../access/permissions.ts';
@@ -14,7 +21,8 @@ type Ctx = { scope: TenantScope; requestId: string };
 
 const roleIds = new Set<number>(BUILT_IN_ROLES.map((r) => r.id));
 
-export const LAST_ADMIN_MESSAGE = 'A team needs at least one Admin: make another member Admin first, or delete the team';
+export const LAST_ADMIN_MESSAGE =
+  'A team needs at least one Admin: make another member Admin first, or delete the team';
 export const TEAM_NAME_TAKEN = 'A team with this name already exists';
 
 /** The unique index on (company_id, lower(name)) refused a name another request took in the meantime. */
@@ -38,7 +46,13 @@ function requireRole(roleId: number): void {
 
 export function createTeamsService(deps: Deps) {
   const { db, access, audit, teams, users } = deps;
-  const auditOf = (ctx: Ctx, action: string, targetType: string, targetId: number, extra: { before?: unknown; after?: unknown } = {}) => ({
+  const auditOf = (
+    ctx: Ctx,
+    action: string,
+    targetType: string,
+    targetId: number,
+    extra: { before?: unknown; after?: unknown } = {},
+  ) => ({
     companyId: ctx.scope.companyId,
     actorUserId: ctx.scope.userId,
     action,
@@ -59,7 +73,10 @@ export function createTeamsService(deps: Deps) {
       return BUILT_IN_ROLES.map((r) => ({ id: r.id, name: r.name, info: r.info }));
     },
 
-    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined }) {
+    async list(
+      scope: TenantScope,
+      q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined },
+    ) {
       const { rows, total } = await teams.list({
         companyId: scope.companyId,
         memberUserId: scope.isCompanyAdmin ? null : scope.userId,
@@ -73,7 +90,10 @@ export function createTeamsService(deps: Deps) {
         rows.map(async (r) => ({
           ...r,
           createdAt: iso(r.createdAt),
-          permissions: effectivePermissions(scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id), scope.isCompanyAdmin),
+          permissions: effectivePermissions(
+            scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id),
+            scope.isCompanyAdmin,
+          ),
         })),
       );
       return { data, totalPages: totalPages(total, q.rowsPerPage) };
@@ -83,20 +103,32 @@ export function createTeamsService(deps: Deps) {
       const { roleId } = await access.requireTeam(scope, teamId, 'team.view');
       const team = (await teams.byId(scope.companyId, teamId))!;
       const { rows, total } = await teams.members(teamId, q);
-      return { teamName: team.name, members: rows, totalPages: totalPages(total, q.rowsPerPage), myRoleId: roleId, permissions: effectivePermissions(roleId, scope.isCompanyAdmin) };
+      return {
+        teamName: team.name,
+        members: rows,
+        totalPages: totalPages(total, q.rowsPerPage),
+        myRoleId: roleId,
+        permissions: effectivePermissions(roleId, scope.isCompanyAdmin),
+      };
     },
 
     async create(ctx: Ctx, input: { name: string; parentTeamId?: number | null | undefined }) {
       const parentTeamId = input.parentTeamId ?? null;
-      if (parentTeamId !== null) await access.requireTeam(ctx.scope, parentTeamId, 'team.view', 'Parent team not found');
+      if (parentTeamId !== null)
+        await access.requireTeam(ctx.scope, parentTeamId, 'team.view', 'Parent team not found');
       if (await teams.nameTaken(ctx.scope.companyId, input.name)) throw new ConflictError(TEAM_NAME_TAKEN);
-      return nameClashAsConflict(db.transaction(async (tx) => {
-        const team = await teams.insert(tx, { companyId: ctx.scope.companyId, name: input.name, parentTeamId });
-        // The creator runs the team.
-        await teams.addMember(tx, team.id, ctx.scope.userId, ADMIN_ROLE_ID);
-        await audit.record(auditOf(ctx, 'team.create', 'team', team.id, { after: { name: team.name, parentTeamId } }), tx);
-        return { teamId: team.id };
-      }));
+      return nameClashAsConflict(
+        db.transaction(async (tx) => {
+          const team = await teams.insert(tx, { companyId: ctx.scope.companyId, name: input.name, parentTeamId });
+          // The creator runs the team.
+          await teams.addMember(tx, team.id, ctx.scope.userId, ADMIN_ROLE_ID);
+          await audit.record(
+            auditOf(ctx, 'team.create', 'team', team.id, { after: { name: team.name, parentTeamId } }),
+            tx,
+          );
+          return { teamId: team.id };
+        }),
+      );
     },
 
     async rename(ctx: Ctx, teamId: number, name: string) {
@@ -104,20 +136,31 @@ export function createTeamsService(deps: Deps) {
       const team = (await teams.byId(ctx.scope.companyId, teamId))!;
       if (team.name === name) return;
       if (await teams.nameTaken(ctx.scope.companyId, name, teamId)) throw new ConflictError(TEAM_NAME_TAKEN);
-      await nameClashAsConflict(db.transaction(async (tx) => {
-        await teams.rename(tx, teamId, name);
-        await audit.record(auditOf(ctx, 'team.rename', 'team', teamId, { before: { name: team.name }, after: { name } }), tx);
-      }));
+      await nameClashAsConflict(
+        db.transaction(async (tx) => {
+          await teams.rename(tx, teamId, name);
+          await audit.record(
+            auditOf(ctx, 'team.rename', 'team', teamId, { before: { name: team.name }, after: { name } }),
+            tx,
+          );
+        }),
+      );
     },
 
     async addUser(ctx: Ctx, input: { teamId: number; userId: number; roleId: number }) {
       await access.requireTeam(ctx.scope, input.teamId, 'team.manage');
       requireRole(input.roleId);
       if (!(await users.byId(ctx.scope.companyId, input.userId))) throw new NotFoundError('User not found');
-      if (await teams.membership(input.teamId, input.userId)) throw new ConflictError('User is already a member of this team');
+      if (await teams.membership(input.teamId, input.userId))
+        throw new ConflictError('User is already a member of this team');
       await db.transaction(async (tx) => {
         await teams.addMember(tx, input.teamId, input.userId, input.roleId);
-        await audit.record(auditOf(ctx, 'team.member.add', 'team', input.teamId, { after: { userId: input.userId, roleId: input.roleId } }), tx);
+        await audit.record(
+          auditOf(ctx, 'team.member.add', 'team', input.teamId, {
+            after: { userId: input.userId, roleId: input.roleId },
+          }),
+          tx,
+        );
       });
     },
 
@@ -139,7 +182,12 @@ export function createTeamsService(deps: Deps) {
           throw new ConflictError(LAST_ADMIN_MESSAGE);
         }
         await teams.removeMember(tx, input.teamId, input.userId);
-        await audit.record(auditOf(ctx, 'team.member.remove', 'team', input.teamId, { before: { userId: input.userId, roleId: membership.roleId } }), tx);
+        await audit.record(
+          auditOf(ctx, 'team.member.remove', 'team', input.teamId, {
+            before: { userId: input.userId, roleId: membership.roleId },
+          }),
+          tx,
+        );
       });
     },
 
@@ -153,7 +201,13 @@ export function createTeamsService(deps: Deps) {
       if (membership.roleId === input.roleId) return;
       await db.transaction(async (tx) => {
         await teams.setRole(tx, input.teamId, input.userId, input.roleId);
-        await audit.record(auditOf(ctx, 'team.member.role', 'team', input.teamId, { before: { userId: input.userId, roleId: membership.roleId }, after: { userId: input.userId, roleId: input.roleId } }), tx);
+        await audit.record(
+          auditOf(ctx, 'team.member.role', 'team', input.teamId, {
+            before: { userId: input.userId, roleId: membership.roleId },
+            after: { userId: input.userId, roleId: input.roleId },
+          }),
+          tx,
+        );
       });
     },
 
@@ -164,7 +218,9 @@ export function createTeamsService(deps: Deps) {
         await teams.lockForDelete(tx, teamId);
         const vms = await teams.liveVmCount(teamId, tx);
         if (vms > 0) {
-          throw new ConflictError(`This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`);
+          throw new ConflictError(
+            `This team still has ${vms} virtual machine${vms === 1 ? '' : 's'}. Delete them first.`,
+          );
         }
         await teams.delete(tx, teamId);
         await audit.record(auditOf(ctx, 'team.delete', 'team', teamId, { before: { name: team.name } }), tx);
@@ -177,7 +233,12 @@ export function createTeamsService(deps: Deps) {
       return {
         teamId,
         members: rows,
-        roles: BUILT_IN_ROLES.map((r) => ({ id: r.id, name: r.name, info: r.info, permissions: [...(ROLE_PERMISSIONS[r.id] ?? [])] })),
+        roles: BUILT_IN_ROLES.map((r) => ({
+          id: r.id,
+          name: r.name,
+          info: r.info,
+          permissions: [...(ROLE_PERMISSIONS[r.id] ?? [])],
+        })),
         permissions: Object.entries(PERMISSIONS).map(([key, description]) => ({ key, description })),
       };
     },
@@ -200,7 +261,13 @@ export function createTeamsService(deps: Deps) {
       await db.transaction(async (tx) => {
         for (const c of changes) {
           await teams.setRole(tx, input.teamId, c.userId, c.to);
-          await audit.record(auditOf(ctx, 'team.member.role', 'team', input.teamId, { before: { userId: c.userId, roleId: c.from }, after: { userId: c.userId, roleId: c.to } }), tx);
+          await audit.record(
+            auditOf(ctx, 'team.member.role', 'team', input.teamId, {
+              before: { userId: c.userId, roleId: c.from },
+              after: { userId: c.userId, roleId: c.to },
+            }),
+            tx,
+          );
         }
       });
     },

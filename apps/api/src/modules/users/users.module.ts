@@ -8,7 +8,11 @@ import { createUsersService } from './users.service.ts';
 
 export async function registerUsersModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   // Memberships are read through the teams repository.
-  const users = createUsersService({ ...deps, teams: createTeamsRepository(deps.db), users: createUsersRepository(deps.db) });
+  const users = createUsersService({
+    ...deps,
+    teams: createTeamsRepository(deps.db),
+    users: createUsersRepository(deps.db),
+  });
   registerUsersRoutes(api, { users });
   return [];
 }

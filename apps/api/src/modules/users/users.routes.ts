@@ -23,8 +23,12 @@ export function registerUsersRoutes(app: FastifyInstance, s: { users: UsersServi
     data: await s.users.edit(ctxOf(auth, request), body),
   }));
   registerRoute(app, usersRoutes.list, async ({ auth, query }) => ({ data: await s.users.list(scopeOf(auth), query) }));
-  registerRoute(app, usersRoutes.details, async ({ auth, params }) => ({ data: await s.users.details(scopeOf(auth), params.id) }));
-  registerRoute(app, usersRoutes.teams, async ({ auth, params, query }) => ({ data: await s.users.memberships(scopeOf(auth), params.userId, query) }));
+  registerRoute(app, usersRoutes.details, async ({ auth, params }) => ({
+    data: await s.users.details(scopeOf(auth), params.id),
+  }));
+  registerRoute(app, usersRoutes.teams, async ({ auth, params, query }) => ({
+    data: await s.users.memberships(scopeOf(auth), params.userId, query),
+  }));
   registerRoute(app, usersRoutes.delete, async ({ auth, params, request }) => {
     await s.users.remove(ctxOf(auth, request), params.id);
     return { message: 'User deleted', data: null };

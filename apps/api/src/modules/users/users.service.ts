@@ -11,12 +11,18 @@ import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from '../teams/teams.repository.ts';
 import type { UsersRepository, userColumns } from './users.repository.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom'> & {
+type Deps = Pick<
+  ModuleDeps,
+  'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom'
+> & {
   teams: TeamsRepository;
   users: UsersRepository;
 };
 type Ctx = { scope: TenantScope; requestId: string };
-type UserRow = { [K in keyof typeof userColumns]: (typeof userColumns)[K]['_']['data'] | ((typeof userColumns)[K]['_']['notNull'] extends true ? never : null) };
+type UserRow = {
+  [K in keyof typeof userColumns]:
+    (typeof userColumns)[K]['_']['data'] | ((typeof userColumns)[K]['_']['notNull'] extends true ? never : null);
+};
 
 export function toUserDto(u: UserRow) {
   const name = `${u.firstName} ${u.lastName}`.trim();
@@ -51,7 +57,10 @@ export function createUsersService(deps: Deps) {
   }
 
   return {
-    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined }) {
+    async list(
+      scope: TenantScope,
+      q: { page: number; rowsPerPage: number; search: string; excludeTeamId?: number | undefined },
+    ) {
       if (q.excludeTeamId) await access.requireTeam(scope, q.excludeTeamId, 'team.view');
       const { rows, total } = await users.list({ companyId: scope.companyId, ...q });
       return { data: rows.map(toUserDto), totalPages: totalPages(total, q.rowsPerPage) };
@@ -74,7 +83,13 @@ export function createUsersService(deps: Deps) {
       const before = await mustFind(ctx.scope, input.id);
       return db.transaction(async (tx) => {
         const after = await users.rename(tx, input.id, input.firstName, input.lastName);
-        await audit.record(auditOf(ctx, 'user.edit', input.id, { before: { firstName: before.firstName, lastName: before.lastName }, after: { firstName: after.firstName, lastName: after.lastName } }), tx);
+        await audit.record(
+          auditOf(ctx, 'user.edit', input.id, {
+            before: { firstName: before.firstName, lastName: before.lastName },
+            after: { firstName: after.firstName, lastName: after.lastName },
+          }),
+          tx,
+        );
         return toUserDto(after);
       });
     },
@@ -87,8 +102,10 @@ export function createUsersService(deps: Deps) {
       if (!BUILT_IN_ROLES.some((r) => r.id === input.roleId)) throw new NotFoundError('Role not found');
       const teamIds = [...new Set(input.teamIds)];
       if (!ctx.scope.isCompanyAdmin) {
-        if (teamIds.length === 0) throw new ForbiddenError('Only company administrators can invite users outside a team');
-        if (input.roleId === ADMIN_ROLE_ID) throw new ForbiddenError('Only company administrators can invite team Admins');
+        if (teamIds.length === 0)
+          throw new ForbiddenError('Only company administrators can invite users outside a team');
+        if (input.roleId === ADMIN_ROLE_ID)
+          throw new ForbiddenError('Only company administrators can invite team Admins');
         for (const teamId of teamIds) {
           const { roleId } = await access.requireTeam(ctx.scope, teamId, 'team.manage');
           if (!roleGrants(roleId, 'team.manage')) throw new ForbiddenError();
@@ -108,7 +125,9 @@ export function createUsersService(deps: Deps) {
         const inviterName = `${inviter.firstName} ${inviter.lastName}`.trim() || inviter.email;
         const note = alreadyRegisteredMail(inviter.resellerName ?? 'Portal', inviterName, inviter.companyName);
         await deps.mailer.enqueue({ to: email, from: senderOf(inviter, deps.defaultFrom), ...note });
-        await audit.record(auditOf(ctx, 'user.invite.existingAccount', ctx.scope.userId, { after: { roleId: input.roleId, teamIds } }));
+        await audit.record(
+          auditOf(ctx, 'user.invite.existingAccount', ctx.scope.userId, { after: { roleId: input.roleId, teamIds } }),
+        );
         return { id: await users.drawUserId(), email };
       }
 
@@ -116,7 +135,10 @@ export function createUsersService(deps: Deps) {
         const created = await users.insert(tx, { companyId: ctx.scope.companyId, email });
         for (const teamId of teamIds) await teams.addMember(tx, teamId, created.id, input.roleId);
         const inviteKey = await deps.tokens.issue(created.id, 'confirm_email', INVITE_TOKEN_TTL_MS, tx);
-        await audit.record(auditOf(ctx, 'user.invite', created.id, { after: { email, roleId: input.roleId, teamIds } }), tx);
+        await audit.record(
+          auditOf(ctx, 'user.invite', created.id, { after: { email, roleId: input.roleId, teamIds } }),
+          tx,
+        );
         return { user: created, key: inviteKey };
       });
       const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user.id) }).toString()}`;
@@ -140,10 +162,17 @@ export function createUsersService(deps: Deps) {
         await teams.lockTeams(tx, await teams.teamIdsOf(id, tx));
         const orphaned = await teams.teamsWithSoleAdmin(id, ADMIN_ROLE_ID, tx);
         if (orphaned.length > 0) {
-          throw new ConflictError(`This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`);
+          throw new ConflictError(
+            `This user is the only Admin of ${orphaned.join(', ')}. Make another member Admin first, or delete the team.`,
+          );
         }
         await users.delete(tx, id);
-        await audit.record(auditOf(ctx, 'user.delete', id, { before: { email: user.email, firstName: user.firstName, lastName: user.lastName } }), tx);
+        await audit.record(
+          auditOf(ctx, 'user.delete', id, {
+            before: { email: user.email, firstName: user.firstName, lastName: user.lastName },
+          }),
+          tx,
+        );
       });
     },
   };

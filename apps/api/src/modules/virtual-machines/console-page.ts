@@ -15,4 +15,5 @@ export function consolePage(name: string, text: string): string {
   );
 }
 
-export const EXPIRED_CONSOLE_PAGE = '<!doctype html><p>This console link has expired. Open the console again from the portal.</p>';
+export const EXPIRED_CONSOLE_PAGE =
+  '<!doctype html><p>This console link has expired. Open the console again from the portal.</p>';

@@ -18,7 +18,14 @@ let admin: TestClient;
 let origin = '';
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000', VM_STREAM_SESSION_CHECK_MS: '200' } });
+  t = await createTestApp({
+    env: {
+      SIMULATOR_STEP_MS: '30',
+      VM_RUNNER_POLL_MS: '20',
+      VM_RECONCILE_INTERVAL_MS: '100000',
+      VM_STREAM_SESSION_CHECK_MS: '200',
+    },
+  });
   t.portal.startWorkers();
   await t.portal.app.listen({ host: '127.0.0.1', port: 0 });
   const addr = t.portal.app.server.address();
@@ -30,11 +37,29 @@ afterAll(async () => {
 });
 
 async function createRunningVm(name: string, teamId?: number): Promise<number> {
-  const regions = (await admin.call(routes.vms.listRegions, { params: { id: (await admin.call(routes.vms.listCountries)).data.find((c) => c.name === 'United States')!.id } })).data;
+  const regions = (
+    await admin.call(routes.vms.listRegions, {
+      params: { id: (await admin.call(routes.vms.listCountries)).data.find((c) => c.name === 'United States')!.id },
+    })
+  ).data;
   const east = regions.find((r) => r.name === 'US East')!;
-  const micro = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: 'Debian 12' } })).data.find((c) => c.key === 'micro')!;
-  const provider = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data[0]!;
-  const res = await admin.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: provider.id, name, numberOfInstances: 1, ...(teamId ? { teamId } : {}) } });
+  const micro = (
+    await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: 'Debian 12' } })
+  ).data.find((c) => c.key === 'micro')!;
+  const provider = (
+    await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })
+  ).data[0]!;
+  const res = await admin.call(routes.vms.create, {
+    body: {
+      regionId: east.id,
+      image: 'Debian 12',
+      configurationId: micro.id,
+      providerId: provider.id,
+      name,
+      numberOfInstances: 1,
+      ...(teamId ? { teamId } : {}),
+    },
+  });
   const id = res.data.ids[0]!;
   const deadline = Date.now() + 10_000;
   while ((await admin.call(routes.vms.details, { params: { id } })).data.status !== 'Running') {
@@ -129,7 +154,10 @@ describe('the serial console websocket', () => {
     expect((await connect(forOther.replace(`/console/${otherVm}/`, `/console/${id}/`), admin)).status).toBe(403);
 
     expect((await connect(await consoleSocketUrl(admin, id, 'vnc'), admin)).status).toBe(404);
-    expect((await connect((await consoleSocketUrl(admin, id, 'serial')).replace(`/console/${id}/`, '/console/abc/'), admin)).status).toBe(400);
+    expect(
+      (await connect((await consoleSocketUrl(admin, id, 'serial')).replace(`/console/${id}/`, '/console/abc/'), admin))
+        .status,
+    ).toBe(400);
   });
 
   it('refuses a token after logout, and one of a user who lost access since it was issued', async () => {
@@ -138,7 +166,10 @@ describe('the serial console websocket', () => {
     await me.call(routes.auth.logout);
     expect((await connect(url, me)).status).toBe(403);
 
-    const [{ companyId }] = (await t.db.select({ companyId: users.companyId }).from(users).where(eq(users.email, ADMIN.email))) as [{ companyId: number }];
+    const [{ companyId }] = (await t.db
+      .select({ companyId: users.companyId })
+      .from(users)
+      .where(eq(users.email, ADMIN.email))) as [{ companyId: number }];
     const user = await createUser(t, companyId, 'operator-console@example.com');
     const team = await createTeam(t, companyId, 'Console team', [{ userId: user.id, roleId: OPERATOR_ROLE_ID }]);
     const teamVm = await createRunningVm('console-team', team.id);
@@ -159,7 +190,10 @@ describe('the serial console websocket', () => {
     ws.close();
     const deadline = Date.now() + 5000;
     for (;;) {
-      const rows = await t.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'vm'), eq(auditLog.targetId, String(id))));
+      const rows = await t.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.targetType, 'vm'), eq(auditLog.targetId, String(id))));
       const closes = rows.filter((r) => r.action === 'vm.console.close');
       if (closes.length >= 3) {
         expect(rows.filter((r) => r.action === 'vm.console.open').length).toBeGreaterThanOrEqual(closes.length);

@@ -40,7 +40,10 @@ export interface ConsoleSocketDeps {
   pingMs?: number;
 }
 
-const paramsSchema = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647), kind: z.enum(['vnc', 'serial']) });
+const paramsSchema = z.object({
+  id: z.coerce.number().int().positive().max(2_147_483_647),
+  kind: z.enum(['vnc', 'serial']),
+});
 const querySchema = z.object({ token: z.string().min(1).max(100) });
 
 interface OpenConsole {
@@ -65,14 +68,20 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
         const query = querySchema.safeParse(request.query);
         if (!params.success || !query.success) throw new BadRequestError('Invalid console request');
         const auth = request.auth;
-        if (!auth || auth.state !== 'authenticated' || auth.mustResetPassword) throw new ForbiddenError('This console link has expired. Open the console again from the portal.');
+        if (!auth || auth.state !== 'authenticated' || auth.mustResetPassword)
+          throw new ForbiddenError('This console link has expired. Open the console again from the portal.');
         const { id, kind } = params.data;
-        if (!(await d.consoleTokens.consume(query.data.token, id, auth.sessionId))) throw new ForbiddenError('This console link has expired. Open the console again from the portal.');
+        if (!(await d.consoleTokens.consume(query.data.token, id, auth.sessionId)))
+          throw new ForbiddenError('This console link has expired. Open the console again from the portal.');
         const open = await d.vms.openConsole(scopeOf(auth), id, kind);
-        if (!open) throw new NotFoundError(`This virtual machine has no ${kind === 'vnc' ? 'graphical' : 'serial'} console`);
+        if (!open)
+          throw new NotFoundError(`This virtual machine has no ${kind === 'vnc' ? 'graphical' : 'serial'} console`);
         opened.set(request, { auth, kind, ...open });
         // Should the upgrade never complete (the client left), release the host side.
-        const unclaimed = setTimeout(() => opened.has(request) && (opened.delete(request), open.stream.destroy()), 15_000);
+        const unclaimed = setTimeout(
+          () => opened.has(request) && (opened.delete(request), open.stream.destroy()),
+          15_000,
+        );
         unclaimed.unref();
       },
     },
@@ -86,7 +95,13 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
 
   function relay(socket: WebSocket, request: FastifyRequest, { auth, kind, vm, stream }: OpenConsole) {
     const startedAt = d.clock.now().getTime();
-    const who = { companyId: vm.companyId, actorUserId: auth.userId, targetType: 'vm', targetId: vm.id, requestId: request.id };
+    const who = {
+      companyId: vm.companyId,
+      actorUserId: auth.userId,
+      targetType: 'vm',
+      targetId: vm.id,
+      requestId: request.id,
+    };
     const auditFailed = (err: unknown) => request.log.warn({ err }, 'console audit failed');
     void d.audit.record({ ...who, action: 'vm.console.open', after: { kind } }).catch(auditFailed);
 
@@ -114,7 +129,8 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
     const recheck = setInterval(() => {
       void (async () => {
         const current = cookie ? await d.sessions.resolve(cookie) : null;
-        if (!current || current.state !== 'authenticated' || current.mustResetPassword) return socket.close(4401, 'signed out');
+        if (!current || current.state !== 'authenticated' || current.mustResetPassword)
+          return socket.close(4401, 'signed out');
         await d.access.requireVm(scopeOf(current), vm, 'vm.operate').catch(() => socket.close(4403, 'access lost'));
       })().catch(() => {}); // a database blip: keep the console, try again next time
     }, d.sessionRecheckMs);

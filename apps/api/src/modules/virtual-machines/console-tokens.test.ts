@@ -27,7 +27,10 @@ describe('the store', () => {
   it('stores only a keyed hash, and lets a token through once, for its VM and session', async () => {
     const s = store();
     const token = await s.issue(7, 'session-a');
-    const [row] = await t.db.select().from(consoleTokens).where(eq(consoleTokens.tokenHash, keyedHash(SECRET, `console:${token}`)));
+    const [row] = await t.db
+      .select()
+      .from(consoleTokens)
+      .where(eq(consoleTokens.tokenHash, keyedHash(SECRET, `console:${token}`)));
     expect(row).toMatchObject({ vmId: 7, sessionId: 'session-a', usedAt: null });
     expect(await t.db.select().from(consoleTokens).where(eq(consoleTokens.tokenHash, token))).toEqual([]);
 

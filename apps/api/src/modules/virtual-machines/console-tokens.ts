@@ -55,7 +55,17 @@ export function createConsoleTokenStore(deps: ConsoleTokenDeps): ConsoleTokenSto
         now.getTime() - lastPurge >= CONSOLE_TOKEN_TTL_MS
           ? ((lastPurge = now.getTime()), store.purgeExpired().catch((err: unknown) => deps.onPurgeError?.(err)))
           : undefined;
-      await Promise.all([db.insert(consoleTokens).values({ tokenHash: hashOf(token), vmId, sessionId, expiresAt: new Date(now.getTime() + CONSOLE_TOKEN_TTL_MS) }), purge]);
+      await Promise.all([
+        db
+          .insert(consoleTokens)
+          .values({
+            tokenHash: hashOf(token),
+            vmId,
+            sessionId,
+            expiresAt: new Date(now.getTime() + CONSOLE_TOKEN_TTL_MS),
+          }),
+        purge,
+      ]);
     },
     async consume(token, vmId, sessionId) {
       const now = clock.now();
@@ -63,11 +73,18 @@ export function createConsoleTokenStore(deps: ConsoleTokenDeps): ConsoleTokenSto
         .update(consoleTokens)
         .set({ usedAt: now })
         .where(and(eq(consoleTokens.tokenHash, hashOf(token)), isNull(consoleTokens.usedAt)))
-        .returning({ vmId: consoleTokens.vmId, sessionId: consoleTokens.sessionId, expiresAt: consoleTokens.expiresAt });
+        .returning({
+          vmId: consoleTokens.vmId,
+          sessionId: consoleTokens.sessionId,
+          expiresAt: consoleTokens.expiresAt,
+        });
       return !!row && row.vmId === vmId && row.sessionId === sessionId && row.expiresAt.getTime() >= now.getTime();
     },
     async purgeExpired() {
-      const gone = await db.delete(consoleTokens).where(lt(consoleTokens.expiresAt, clock.now())).returning({ tokenHash: consoleTokens.tokenHash });
+      const gone = await db
+        .delete(consoleTokens)
+        .where(lt(consoleTokens.expiresAt, clock.now()))
+        .returning({ tokenHash: consoleTokens.tokenHash });
       return gone.length;
     },
   };

@@ -30,10 +30,13 @@ let onA: TestClient;
 let onB: TestClient;
 const base = { a: '', b: '' };
 
-const baseOf = (app: App, apiBase: string) => `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}${apiBase}`;
+const baseOf = (app: App, apiBase: string) =>
+  `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}${apiBase}`;
 
 beforeAll(async () => {
-  a = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' } });
+  a = await createTestApp({
+    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+  });
   if (crossInstance) {
     // A second instance: its own pool (and LISTEN connection) on A's database, same config and secret.
     const url = (a.database.pool!.options as { connectionString: string }).connectionString;
@@ -76,7 +79,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
-const statusOf = async (id: number) => (await onA.call(routes.vms.details, { params: { id } })).data?.status as string | undefined;
+const statusOf = async (id: number) =>
+  (await onA.call(routes.vms.details, { params: { id } })).data?.status as string | undefined;
 
 /** Opens the event stream on one instance over a real socket and collects what arrives. */
 async function openStream(at: string) {
@@ -99,99 +103,113 @@ async function openStream(at: string) {
 const eventLine = (id: number, status: string) => `data: {"id":${id},"status":"${status}","deleted":false}\n`;
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
-describe(crossInstance ? 'two API instances on one PostgreSQL' : 'one API instance (PGlite is one process; B is A)', () => {
-  it('opens a console link issued on A on B once and only once, even when opened on both at the same moment', async () => {
-    const id = await createVm('console-across');
-    await until(async () => (await statusOf(id)) === 'Running', 'Running');
+describe(
+  crossInstance ? 'two API instances on one PostgreSQL' : 'one API instance (PGlite is one process; B is A)',
+  () => {
+    it('opens a console link issued on A on B once and only once, even when opened on both at the same moment', async () => {
+      const id = await createVm('console-across');
+      await until(async () => (await statusOf(id)) === 'Running', 'Running');
 
-    const url = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
-    const token = new URL(url, 'http://x').searchParams.get('token')!;
-    // Only a keyed hash is stored.
-    const rows = await a.db.select().from(consoleTokens);
-    expect(rows.some((r) => r.tokenHash === token || r.tokenHash.includes(token))).toBe(false);
+      const url = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+      const token = new URL(url, 'http://x').searchParams.get('token')!;
+      // Only a keyed hash is stored.
+      const rows = await a.db.select().from(consoleTokens);
+      expect(rows.some((r) => r.tokenHash === token || r.tokenHash.includes(token))).toBe(false);
 
-    // B accepts the link. (The simulator keeps its machines in its own process, so B's simulated cloud does
-    // not know the machine A's made and B then answers "Console is currently unavailable" (503) where a
-    // real provider would give the console; a refused link is a 403 page saying it has expired.)
-    const accepted = crossInstance ? 503 : 200;
-    const first = await onB.raw('GET', url);
-    expect(first.status).toBe(accepted);
-    if (crossInstance) expect(first.message).toBe('Console is currently unavailable');
-    else expect(first.message).toContain('console-across login:');
-    const again = await onB.raw('GET', url);
-    expect(again.status).toBe(403);
-    expect(again.message).toContain('This console link has expired');
-    expect((await onA.raw('GET', url)).status).toBe(403);
+      // B accepts the link. (The simulator keeps its machines in its own process, so B's simulated cloud does
+      // not know the machine A's made and B then answers "Console is currently unavailable" (503) where a
+      // real provider would give the console; a refused link is a 403 page saying it has expired.)
+      const accepted = crossInstance ? 503 : 200;
+      const first = await onB.raw('GET', url);
+      expect(first.status).toBe(accepted);
+      if (crossInstance) expect(first.message).toBe('Console is currently unavailable');
+      else expect(first.message).toContain('console-across login:');
+      const again = await onB.raw('GET', url);
+      expect(again.status).toBe(403);
+      expect(again.message).toContain('This console link has expired');
+      expect((await onA.raw('GET', url)).status).toBe(403);
 
-    // Four opens of one fresh link at once, two on each instance: exactly one is let through.
-    const fresh = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
-    const statuses = (await Promise.all([onA.raw('GET', fresh), onB.raw('GET', fresh), onA.raw('GET', fresh), onB.raw('GET', fresh)])).map((r) => r.status);
-    expect(statuses.filter((s) => s !== 403)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 403)).toHaveLength(3);
-    // And a link issued on A opened on A still shows the console itself.
-    const local = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
-    const page = await onA.raw('GET', local);
-    expect(page.status).toBe(200);
-    expect(page.message).toContain('console-across login:');
+      // Four opens of one fresh link at once, two on each instance: exactly one is let through.
+      const fresh = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+      const statuses = (
+        await Promise.all([onA.raw('GET', fresh), onB.raw('GET', fresh), onA.raw('GET', fresh), onB.raw('GET', fresh)])
+      ).map((r) => r.status);
+      expect(statuses.filter((s) => s !== 403)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 403)).toHaveLength(3);
+      // And a link issued on A opened on A still shows the console itself.
+      const local = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+      const page = await onA.raw('GET', local);
+      expect(page.status).toBe(200);
+      expect(page.message).toContain('console-across login:');
 
-    // Bound to the session: another session of the same user, on B, cannot use a link issued to this one on A.
-    const other = await signIn(a);
-    const otherOnB = new TestClient(b, a.config.API_BASE_PATH);
-    for (const [k, v] of other.cookies) otherOnB.cookies.set(k, v);
-    const stolen = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
-    expect((await otherOnB.raw('GET', stolen)).status).toBe(403);
-  });
+      // Bound to the session: another session of the same user, on B, cannot use a link issued to this one on A.
+      const other = await signIn(a);
+      const otherOnB = new TestClient(b, a.config.API_BASE_PATH);
+      for (const [k, v] of other.cookies) otherOnB.cookies.set(k, v);
+      const stolen = (await onA.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl as string;
+      expect((await otherOnB.raw('GET', stolen)).status).toBe(403);
+    });
 
-  it('delivers a status change made on A to a stream on B, and to a stream on A, exactly once each', async () => {
-    const onStreamA = await openStream(base.a);
-    const onStreamB = await openStream(base.b);
-    const id = await createVm('events-across');
-    await until(() => onStreamB.text.includes(eventLine(id, 'Running')), 'Running on B');
-    await until(() => onStreamA.text.includes(eventLine(id, 'Running')), 'Running on A');
+    it('delivers a status change made on A to a stream on B, and to a stream on A, exactly once each', async () => {
+      const onStreamA = await openStream(base.a);
+      const onStreamB = await openStream(base.b);
+      const id = await createVm('events-across');
+      await until(() => onStreamB.text.includes(eventLine(id, 'Running')), 'Running on B');
+      await until(() => onStreamA.text.includes(eventLine(id, 'Running')), 'Running on A');
 
-    expect((await onA.call(routes.vms.stop, { params: { id } })).status).toBe(200);
-    await until(() => onStreamB.text.includes(eventLine(id, 'Stopped')) && onStreamA.text.includes(eventLine(id, 'Stopped')), 'Stopped on both');
-    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up, if there were one
+      expect((await onA.call(routes.vms.stop, { params: { id } })).status).toBe(200);
+      await until(
+        () => onStreamB.text.includes(eventLine(id, 'Stopped')) && onStreamA.text.includes(eventLine(id, 'Stopped')),
+        'Stopped on both',
+      );
+      await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up, if there were one
 
-    for (const stream of [onStreamA, onStreamB]) {
-      for (const status of ['Provisioning', 'Running', 'Stopping', 'Stopped']) expect(count(stream.text, eventLine(id, status)), status).toBe(1);
-      // In the order they happened.
-      const order = ['Provisioning', 'Running', 'Stopping', 'Stopped'].map((s) => stream.text.indexOf(eventLine(id, s)));
-      expect([...order].sort((x, y) => x - y)).toEqual(order);
-    }
-    await onStreamA.cancel();
-    await onStreamB.cancel();
-  });
+      for (const stream of [onStreamA, onStreamB]) {
+        for (const status of ['Provisioning', 'Running', 'Stopping', 'Stopped'])
+          expect(count(stream.text, eventLine(id, status)), status).toBe(1);
+        // In the order they happened.
+        const order = ['Provisioning', 'Running', 'Stopping', 'Stopped'].map((s) =>
+          stream.text.indexOf(eventLine(id, s)),
+        );
+        expect([...order].sort((x, y) => x - y)).toEqual(order);
+      }
+      await onStreamA.cancel();
+      await onStreamB.cancel();
+    });
 
-  // PostgreSQL only: PGlite has no listening connection to lose, so the test exists in the api-postgres project.
-  if (crossInstance) it('keeps relaying after the listening connections are killed', async () => {
-    const listeners = async () =>
-      (
-        await a.db.execute<{ pid: number }>(
-          sql`select pid from pg_stat_activity where datname = current_database() and application_name = ${VM_EVENTS_APPLICATION_NAME} and query ilike 'listen%'`,
-        )
-      ).rows.map((r) => Number(r.pid));
-    const before = await listeners();
-    expect(before).toHaveLength(2); // one per instance
-    const onStreamB = await openStream(base.b);
-    const id = await createVm('events-after-reconnect');
-    await until(() => onStreamB.text.includes(eventLine(id, 'Running')), 'Running on B');
+    // PostgreSQL only: PGlite has no listening connection to lose, so the test exists in the api-postgres project.
+    if (crossInstance)
+      it('keeps relaying after the listening connections are killed', async () => {
+        const listeners = async () =>
+          (
+            await a.db.execute<{ pid: number }>(
+              sql`select pid from pg_stat_activity where datname = current_database() and application_name = ${VM_EVENTS_APPLICATION_NAME} and query ilike 'listen%'`,
+            )
+          ).rows.map((r) => Number(r.pid));
+        const before = await listeners();
+        expect(before).toHaveLength(2); // one per instance
+        const onStreamB = await openStream(base.b);
+        const id = await createVm('events-after-reconnect');
+        await until(() => onStreamB.text.includes(eventLine(id, 'Running')), 'Running on B');
 
-    // A notification that is not a VM event (another tool on the channel) is ignored, not fatal.
-    await a.db.execute(sql`select pg_notify('vm_events', 'not json')`);
-    await a.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${VM_EVENTS_APPLICATION_NAME}`);
-    // Both instances listen again on new connections, and neither process fell over.
-    await until(async () => {
-      const now = await listeners();
-      return now.length === 2 && now.every((pid) => !before.includes(pid));
-    }, 'both listeners back');
+        // A notification that is not a VM event (another tool on the channel) is ignored, not fatal.
+        await a.db.execute(sql`select pg_notify('vm_events', 'not json')`);
+        await a.db.execute(
+          sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${VM_EVENTS_APPLICATION_NAME}`,
+        );
+        // Both instances listen again on new connections, and neither process fell over.
+        await until(async () => {
+          const now = await listeners();
+          return now.length === 2 && now.every((pid) => !before.includes(pid));
+        }, 'both listeners back');
 
-    expect((await onA.call(routes.vms.stop, { params: { id } })).status).toBe(200);
-    await until(() => onStreamB.text.includes(eventLine(id, 'Stopped')), 'Stopped on B after the reconnect');
-    expect(count(onStreamB.text, eventLine(id, 'Stopped'))).toBe(1);
-    await onStreamB.cancel();
-  });
-});
+        expect((await onA.call(routes.vms.stop, { params: { id } })).status).toBe(200);
+        await until(() => onStreamB.text.includes(eventLine(id, 'Stopped')), 'Stopped on B after the reconnect');
+        expect(count(onStreamB.text, eventLine(id, 'Stopped'))).toBe(1);
+        await onStreamB.cancel();
+      });
+  },
+);
 
 describe('the PostgreSQL relay when its database is out of reach', () => {
   it('keeps retrying with backoff and never throws into a publisher or the process', async () => {
@@ -202,7 +220,11 @@ describe('the PostgreSQL relay when its database is out of reach', () => {
     await new Promise((r) => server.close(r));
 
     const warnings: string[] = [];
-    const log = { info: () => {}, warn: (_: object, msg: string) => void warnings.push(msg), error: (_: object, msg: string) => void warnings.push(msg) };
+    const log = {
+      info: () => {},
+      warn: (_: object, msg: string) => void warnings.push(msg),
+      error: (_: object, msg: string) => void warnings.push(msg),
+    };
     const relay = createPgVmEvents({
       pool: { query: () => Promise.reject(new Error('database is down')) } as never,
       connection: { host: '127.0.0.1', port, user: 'nobody', database: 'nothing' },

@@ -49,17 +49,28 @@ export function chooseHost(loads: HostLoad[], size: Size): HostRow | null {
     if (unavailableReason(load.host)) continue;
     const fraction = allocatedFraction(load, size);
     if (fraction > 1) continue;
-    if (!best || fraction < best.fraction || (fraction === best.fraction && load.host.id < best.host.id)) best = { host: load.host, fraction };
+    if (!best || fraction < best.fraction || (fraction === best.fraction && load.host.id < best.host.id))
+      best = { host: load.host, fraction };
   }
   return best?.host ?? null;
 }
 
 /** Each of the provider's hosts in the region with what its live VMs take, the hosts locked for this transaction. */
 export async function hostLoads(tx: Tx, providerId: number, regionId: number): Promise<HostLoad[]> {
-  const rows = await tx.select().from(hosts).where(and(eq(hosts.providerId, providerId), eq(hosts.regionId, regionId))).orderBy(hosts.id).for('update');
+  const rows = await tx
+    .select()
+    .from(hosts)
+    .where(and(eq(hosts.providerId, providerId), eq(hosts.regionId, regionId)))
+    .orderBy(hosts.id)
+    .for('update');
   if (rows.length === 0) return [];
   const used = await tx
-    .select({ hostId: virtualMachines.hostId, cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`, ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`, disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int` })
+    .select({
+      hostId: virtualMachines.hostId,
+      cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`,
+      ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`,
+      disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int`,
+    })
     .from(virtualMachines)
     .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
     .innerJoin(hosts, eq(hosts.id, virtualMachines.hostId))
@@ -73,13 +84,20 @@ export async function hostLoads(tx: Tx, providerId: number, regionId: number): P
  * The host a new VM goes to: null when the provider has no hosts in the region (nothing to place), else the
  * chosen host; with hosts but none able to take it, a 400 that says why.
  */
-export async function placeVm(tx: Tx, providerId: number, regionId: number, size: Size, pending: Map<number, Size> = new Map()): Promise<HostRow | null> {
+export async function placeVm(
+  tx: Tx,
+  providerId: number,
+  regionId: number,
+  size: Size,
+  pending: Map<number, Size> = new Map(),
+): Promise<HostRow | null> {
   const loads = await hostLoads(tx, providerId, regionId);
   if (loads.length === 0) return null;
   // VMs placed earlier in the same request (numberOfInstances > 1) count too.
   for (const load of loads) {
     const extra = pending.get(load.host.id);
-    if (extra) load.used = { cpu: load.used.cpu + extra.cpu, ram: load.used.ram + extra.ram, disk: load.used.disk + extra.disk };
+    if (extra)
+      load.used = { cpu: load.used.cpu + extra.cpu, ram: load.used.ram + extra.ram, disk: load.used.disk + extra.disk };
   }
   const host = chooseHost(loads, size);
   if (!host) {

@@ -3,7 +3,25 @@ import { chooseHost, type HostLoad, type HostRow } from './placement.ts';
 
 const seen = new Date('2026-11-23T08:00:00Z');
 function host(id: number, patch: Partial<HostRow> = {}): HostRow {
-  return { id, name: `h${id}`, uri: `qemu+ssh://h${id}/system`, providerId: 1, regionId: 1, cpus: 8, ramGb: 32, diskGb: 500, cpuOvercommit: 2, ramOvercommit: 1, diskOvercommit: 1, enabled: true, draining: false, lastSeenAt: seen, lastError: null, createdAt: seen, ...patch };
+  return {
+    id,
+    name: `h${id}`,
+    uri: `qemu+ssh://h${id}/system`,
+    providerId: 1,
+    regionId: 1,
+    cpus: 8,
+    ramGb: 32,
+    diskGb: 500,
+    cpuOvercommit: 2,
+    ramOvercommit: 1,
+    diskOvercommit: 1,
+    enabled: true,
+    draining: false,
+    lastSeenAt: seen,
+    lastError: null,
+    createdAt: seen,
+    ...patch,
+  };
 }
 const load = (h: HostRow, cpu = 0, ram = 0, disk = 0): HostLoad => ({ host: h, used: { cpu, ram, disk } });
 const micro = { cpu: 2, ram: 4, disk: 80 };
@@ -19,6 +37,16 @@ it('counts overcommit, and never places on a full, draining, disabled, unseen or
   expect(chooseHost([load(host(1), 14, 0, 0)], micro)?.id).toBe(1); // 16 vCPUs = 8 × 2
   expect(chooseHost([load(host(1), 15, 0, 0)], micro)).toBeNull();
   expect(chooseHost([load(host(1), 0, 30, 0)], micro)).toBeNull();
-  expect(chooseHost([load(host(1, { draining: true })), load(host(2, { enabled: false })), load(host(3, { lastSeenAt: null })), load(host(4, { lastError: 'Connection refused' }))], micro)).toBeNull();
+  expect(
+    chooseHost(
+      [
+        load(host(1, { draining: true })),
+        load(host(2, { enabled: false })),
+        load(host(3, { lastSeenAt: null })),
+        load(host(4, { lastError: 'Connection refused' })),
+      ],
+      micro,
+    ),
+  ).toBeNull();
   expect(chooseHost([load(host(1, { lastError: 'down' })), load(host(2), 10, 20, 300)], micro)?.id).toBe(2);
 });

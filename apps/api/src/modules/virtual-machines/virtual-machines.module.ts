@@ -39,14 +39,62 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   });
   const secrets = createSecretBox(deps.secret);
   const repo = createVmRepository(deps.db);
-  const runner = createOperationRunner({ db: deps.db, registry, events, secrets, log: deps.log, clock: deps.clock, pollMs: env.VM_RUNNER_POLL_MS, leaseMs: env.VM_OPERATION_LEASE_MS });
-  const reconciler = createReconciler({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_RECONCILE_INTERVAL_MS });
+  const runner = createOperationRunner({
+    db: deps.db,
+    registry,
+    events,
+    secrets,
+    log: deps.log,
+    clock: deps.clock,
+    pollMs: env.VM_RUNNER_POLL_MS,
+    leaseMs: env.VM_OPERATION_LEASE_MS,
+  });
+  const reconciler = createReconciler({
+    db: deps.db,
+    registry,
+    events,
+    log: deps.log,
+    clock: deps.clock,
+    intervalMs: env.VM_RECONCILE_INTERVAL_MS,
+  });
   // Engine events (a guest powered itself off) make the reconciler look at once rather than at its next round.
-  const hostMonitor = createHostMonitor({ db: deps.db, registry, events, log: deps.log, clock: deps.clock, intervalMs: env.VM_HOST_CHECK_INTERVAL_MS, onMachineEvent: () => reconciler.kick() });
+  const hostMonitor = createHostMonitor({
+    db: deps.db,
+    registry,
+    events,
+    log: deps.log,
+    clock: deps.clock,
+    intervalMs: env.VM_HOST_CHECK_INTERVAL_MS,
+    onMachineEvent: () => reconciler.kick(),
+  });
   let started = false;
-  const vms = createVmService({ ...deps, repo, operations: createOperationsRepository(deps.db, deps.clock), registry, events, secrets, kick: () => started && void runner.tick() });
-  registerVmRoutes(api, { vms, events, access: deps.access, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS, apiBasePath: deps.config.API_BASE_PATH });
-  registerConsoleSockets(api, { vms, access: deps.access, audit: deps.audit, clock: deps.clock, consoleTokens, sessions: deps.sessions, sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS });
+  const vms = createVmService({
+    ...deps,
+    repo,
+    operations: createOperationsRepository(deps.db, deps.clock),
+    registry,
+    events,
+    secrets,
+    kick: () => started && void runner.tick(),
+  });
+  registerVmRoutes(api, {
+    vms,
+    events,
+    access: deps.access,
+    consoleTokens,
+    sessions: deps.sessions,
+    sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS,
+    apiBasePath: deps.config.API_BASE_PATH,
+  });
+  registerConsoleSockets(api, {
+    vms,
+    access: deps.access,
+    audit: deps.audit,
+    clock: deps.clock,
+    consoleTokens,
+    sessions: deps.sessions,
+    sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS,
+  });
   return [
     {
       start() {

@@ -35,7 +35,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function settle(timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const busy = await t.db.select({ id: operations.id }).from(operations).where(inArray(operations.status, ['pending', 'running']));
+    const busy = await t.db
+      .select({ id: operations.id })
+      .from(operations)
+      .where(inArray(operations.status, ['pending', 'running']));
     if (busy.length === 0) return;
     if (Date.now() > deadline) throw new Error(`${busy.length} VM operations still under way`);
     await sleep(20);
@@ -48,12 +51,25 @@ async function vmRow(id: number) {
 }
 
 /** Creates VMs through the API as the company admin (in the team unless `teamId` is null) and lets them finish provisioning. */
-async function createVms(count: number, name: string, teamId: number | null = ids.team, client = clients.companyAdmin): Promise<number[]> {
+async function createVms(
+  count: number,
+  name: string,
+  teamId: number | null = ids.team,
+  client = clients.companyAdmin,
+): Promise<number[]> {
   const made: number[] = [];
   for (let left = count; left > 0; left -= 10) {
     const n = Math.min(left, 10);
     const res = await client.call(routes.vms.create, {
-      body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `${name}-${++seq}`, numberOfInstances: n, ...(teamId === null ? {} : { teamId }) },
+      body: {
+        regionId: catalog.regionId,
+        image: 'Debian 12',
+        configurationId: catalog.micro,
+        providerId: catalog.providerId,
+        name: `${name}-${++seq}`,
+        numberOfInstances: n,
+        ...(teamId === null ? {} : { teamId }),
+      },
     });
     if (res.status !== 200) throw new Error(`could not create VMs: ${res.status} ${res.message}`);
     made.push(...(res.data.ids as number[]));
@@ -73,16 +89,29 @@ function take(status: VmStatus): Promise<number> {
 async function snapshot(): Promise<string> {
   const [vms, ops, audit] = await Promise.all([
     t.db
-      .select({ id: virtualMachines.id, name: virtualMachines.name, status: virtualMachines.status, configurationId: virtualMachines.configurationId, teamId: virtualMachines.teamId, deletedAt: virtualMachines.deletedAt })
+      .select({
+        id: virtualMachines.id,
+        name: virtualMachines.name,
+        status: virtualMachines.status,
+        configurationId: virtualMachines.configurationId,
+        teamId: virtualMachines.teamId,
+        deletedAt: virtualMachines.deletedAt,
+      })
       .from(virtualMachines),
     t.db.select({ id: operations.id, status: operations.status }).from(operations),
     t.db.select({ id: auditLog.id }).from(auditLog),
   ]);
-  return JSON.stringify([vms.map((v) => JSON.stringify(v)).sort(), ops.map((o) => `${o.id}:${o.status}`).sort(), audit.length]);
+  return JSON.stringify([
+    vms.map((v) => JSON.stringify(v)).sort(),
+    ops.map((o) => `${o.id}:${o.status}`).sort(),
+    audit.length,
+  ]);
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' } });
+  t = await createTestApp({
+    env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+  });
   t.portal.startWorkers();
   const mk = (email: string) => createUser(t, 1, email);
   const teamAdmin = await mk('vmx-teamadmin@example.com');
@@ -95,20 +124,48 @@ beforeAll(async () => {
     { userId: viewer.id, roleId: 3 },
   ]);
   const other = await createOtherCompany(t, 'vmx-boss@other.example');
-  Object.assign(ids, { companyAdmin: 1, teamAdmin: teamAdmin.id, operator: operator.id, viewer: viewer.id, nonMember: nonMember.id, otherCompany: other.admin.id, team: team.id, otherCompanyId: other.companyId });
+  Object.assign(ids, {
+    companyAdmin: 1,
+    teamAdmin: teamAdmin.id,
+    operator: operator.id,
+    viewer: viewer.id,
+    nonMember: nonMember.id,
+    otherCompany: other.admin.id,
+    team: team.id,
+    otherCompanyId: other.companyId,
+  });
   clients.companyAdmin = await signIn(t);
-  for (const [actor, email] of [['teamAdmin', teamAdmin.email], ['operator', operator.email], ['viewer', viewer.email], ['nonMember', nonMember.email], ['otherCompany', other.admin.email]] as const) {
+  for (const [actor, email] of [
+    ['teamAdmin', teamAdmin.email],
+    ['operator', operator.email],
+    ['viewer', viewer.email],
+    ['nonMember', nonMember.email],
+    ['otherCompany', other.admin.email],
+  ] as const) {
     clients[actor] = await signIn(t, email, PASSWORD);
   }
 
   // The seeded catalog, read the way the portal's create form reads it.
   const admin = clients.companyAdmin;
-  const us = ((await admin.call(routes.vms.listCountries)).data as { id: number; name: string }[]).find((c) => c.name === 'United States')!;
-  const east = ((await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data as { id: number; name: string }[]).find((r) => r.name === 'US East')!;
-  const configs = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: 'Debian 12' } })).data as { id: number; key: string }[];
+  const us = ((await admin.call(routes.vms.listCountries)).data as { id: number; name: string }[]).find(
+    (c) => c.name === 'United States',
+  )!;
+  const east = (
+    (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data as { id: number; name: string }[]
+  ).find((r) => r.name === 'US East')!;
+  const configs = (
+    await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: 'Debian 12' } })
+  ).data as { id: number; key: string }[];
   const micro = configs.find((c) => c.key === 'micro')!;
-  const providers = (await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data as { id: number }[];
-  Object.assign(catalog, { regionId: east.id, providerId: providers[0]!.id, micro: micro.id, small: configs.find((c) => c.key === 'small')!.id });
+  const providers = (
+    await admin.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })
+  ).data as { id: number }[];
+  Object.assign(catalog, {
+    regionId: east.id,
+    providerId: providers[0]!.id,
+    micro: micro.id,
+    small: configs.find((c) => c.key === 'small')!.id,
+  });
 
   // 6 callers × (stop, force stop, reset, upgrade, delete) Running VMs, 6 to start (stopped below), and the shared ones.
   const made = await createVms(5 * 6 + 6 + 2, 'mx');
@@ -131,7 +188,14 @@ afterAll(async () => {
 /** vm.view on the team's VMs. */
 const vmView = { companyAdmin: A, teamAdmin: A, operator: A, viewer: A, nonMember: 404, otherCompany: 404 } as const;
 /** vm.create / vm.operate / vm.modify / vm.delete: Admin and Operator; a Viewer sees the VM but may not change it. */
-const vmChange = { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 404, otherCompany: 404 } as const;
+const vmChange = {
+  companyAdmin: A,
+  teamAdmin: A,
+  operator: A,
+  viewer: 403,
+  nonMember: 404,
+  otherCompany: 404,
+} as const;
 
 const listed = (res: CallResult) => (res.data as { data: { id: number }[] }).data.map((v) => v.id);
 const opsOf = async (vmId: number) => t.db.select().from(operations).where(eq(operations.vmId, vmId));
@@ -154,7 +218,11 @@ const cells: Cell[] = [
       // The Operator's team-less VM: theirs and the company admin's only.
       expect(seen.includes(shared.operatorOwn)).toBe(['companyAdmin', 'operator'].includes(actor));
       // Nobody sees another company's VMs.
-      const companyOf = new Map((await t.db.select({ id: virtualMachines.id, companyId: virtualMachines.companyId }).from(virtualMachines)).map((v) => [v.id, v.companyId]));
+      const companyOf = new Map(
+        (await t.db.select({ id: virtualMachines.id, companyId: virtualMachines.companyId }).from(virtualMachines)).map(
+          (v) => [v.id, v.companyId],
+        ),
+      );
       const own = actor === 'otherCompany' ? ids.otherCompanyId : 1;
       expect(seen.filter((id) => companyOf.get(id) !== own)).toEqual([]);
     },
@@ -163,7 +231,8 @@ const cells: Cell[] = [
     call: 'GET /virtualMachines/details/:id',
     expect: vmView,
     run: (c) => c.call(routes.vms.details, { params: { id: shared.read } }),
-    check: (res) => expect(res.data).toMatchObject({ virtualMachine: { id: shared.read, teamId: ids.team }, status: 'Running' }),
+    check: (res) =>
+      expect(res.data).toMatchObject({ virtualMachine: { id: shared.read, teamId: ids.team }, status: 'Running' }),
   },
   {
     call: 'GET /virtualMachines/details/:id (team-less VM of the Operator)',
@@ -181,19 +250,24 @@ const cells: Cell[] = [
     call: 'GET /virtualMachines/getAccessKey/:id',
     expect: vmChange,
     run: (c) => c.call(routes.vms.getAccessKey, { params: { id: shared.read } }),
-    check: (res) => expect((res.data as { privateKey: string }).privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/),
+    check: (res) =>
+      expect((res.data as { privateKey: string }).privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/),
   },
   {
     call: 'GET /virtualMachines/getAccess/:id',
     expect: vmChange,
     run: (c) => c.call(routes.vms.getAccess, { params: { id: shared.read } }),
-    check: (res) => expect(res.data).toMatchObject({ username: 'root', port: 22, publicKey: expect.stringMatching(/^ssh-ed25519 /) }),
+    check: (res) =>
+      expect(res.data).toMatchObject({ username: 'root', port: 22, publicKey: expect.stringMatching(/^ssh-ed25519 /) }),
   },
   {
     call: 'GET /virtualMachines/getConsole/:id',
     expect: vmChange,
     run: (c) => c.call(routes.vms.getConsole, { params: { id: shared.read } }),
-    check: (res) => expect((res.data as { consoleUrl: string }).consoleUrl).toMatch(new RegExp(`/virtualMachines/console/${shared.read}\\?token=`)),
+    check: (res) =>
+      expect((res.data as { consoleUrl: string }).consoleUrl).toMatch(
+        new RegExp(`/virtualMachines/console/${shared.read}\\?token=`),
+      ),
   },
   {
     call: 'POST /virtualMachines/start/:id',
@@ -232,7 +306,8 @@ const cells: Cell[] = [
   {
     call: 'PUT /virtualMachines/edit/:id',
     expect: vmChange,
-    run: (c) => c.call(routes.vms.edit, { params: { id: shared.edit }, body: { name: (lastName = `mx-renamed-${++seq}`) } }),
+    run: (c) =>
+      c.call(routes.vms.edit, { params: { id: shared.edit }, body: { name: (lastName = `mx-renamed-${++seq}`) } }),
     check: async () => expect((await vmRow(shared.edit)).name).toBe(lastName),
   },
   {
@@ -240,7 +315,8 @@ const cells: Cell[] = [
     expect: vmChange,
     prepare: () => take('Running'),
     run: (c, id) => c.call(routes.vms.changeConfiguration, { body: { id, configurationId: catalog.small } }),
-    check: async (_res, _actor, id) => expect(await vmRow(id)).toMatchObject({ configurationId: catalog.small, status: 'Running' }),
+    check: async (_res, _actor, id) =>
+      expect(await vmRow(id)).toMatchObject({ configurationId: catalog.small, status: 'Running' }),
   },
   {
     call: 'DELETE /virtualMachines/delete/:id',
@@ -253,10 +329,25 @@ const cells: Cell[] = [
     call: 'POST /virtualMachines/create (in the team)',
     expect: vmChange,
     run: (c) =>
-      c.call(routes.vms.create, { body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-created-${++seq}`, numberOfInstances: 1, teamId: ids.team } }),
+      c.call(routes.vms.create, {
+        body: {
+          regionId: catalog.regionId,
+          image: 'Debian 12',
+          configurationId: catalog.micro,
+          providerId: catalog.providerId,
+          name: `mx-created-${++seq}`,
+          numberOfInstances: 1,
+          teamId: ids.team,
+        },
+      }),
     check: async (res, actor) => {
       const [id] = (res.data as { ids: number[] }).ids;
-      expect(await vmRow(id!)).toMatchObject({ companyId: 1, teamId: ids.team, createdByUserId: ids[actor], status: 'Running' });
+      expect(await vmRow(id!)).toMatchObject({
+        companyId: 1,
+        teamId: ids.team,
+        createdByUserId: ids[actor],
+        status: 'Running',
+      });
     },
   },
   {
@@ -281,10 +372,24 @@ const cells: Cell[] = [
     call: 'POST /virtualMachines/create (no team)',
     expect: { companyAdmin: A, teamAdmin: A, operator: A, viewer: 403, nonMember: 403, otherCompany: A },
     run: (c) =>
-      c.call(routes.vms.create, { body: { regionId: catalog.regionId, image: 'Debian 12', configurationId: catalog.micro, providerId: catalog.providerId, name: `mx-own-${++seq}`, numberOfInstances: 1 } }),
+      c.call(routes.vms.create, {
+        body: {
+          regionId: catalog.regionId,
+          image: 'Debian 12',
+          configurationId: catalog.micro,
+          providerId: catalog.providerId,
+          name: `mx-own-${++seq}`,
+          numberOfInstances: 1,
+        },
+      }),
     check: async (res, actor) => {
       const [id] = (res.data as { ids: number[] }).ids;
-      expect(await vmRow(id!)).toMatchObject({ companyId: actor === 'otherCompany' ? ids.otherCompanyId : 1, teamId: null, createdByUserId: ids[actor], status: 'Running' });
+      expect(await vmRow(id!)).toMatchObject({
+        companyId: actor === 'otherCompany' ? ids.otherCompanyId : 1,
+        teamId: null,
+        createdByUserId: ids[actor],
+        status: 'Running',
+      });
     },
   },
 ];

@@ -13,7 +13,9 @@ import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
 let t: TestApp;
 let base: string;
 beforeAll(async () => {
-  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_STREAM_SESSION_CHECK_MS: '100' } });
+  t = await createTestApp({
+    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_STREAM_SESSION_CHECK_MS: '100' },
+  });
   await t.portal.app.listen({ port: 0, host: '127.0.0.1' });
   t.portal.startWorkers();
   base = `http://127.0.0.1:${(t.portal.app.server.address() as { port: number }).port}${t.config.API_BASE_PATH}`;

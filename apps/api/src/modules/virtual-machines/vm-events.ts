@@ -40,7 +40,14 @@ export interface VmEventSource {
 
 /** The one place a VM event is built and published (service, runner and reconciler all call it). */
 export function publishVm(events: VmEvents, vm: VmEventSource): void {
-  events.publish({ vmId: vm.id, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId, status: vm.status, deleted: (vm.deletedAt ?? null) !== null });
+  events.publish({
+    vmId: vm.id,
+    companyId: vm.companyId,
+    teamId: vm.teamId,
+    createdByUserId: vm.createdByUserId,
+    status: vm.status,
+    deleted: (vm.deletedAt ?? null) !== null,
+  });
 }
 
 export function createVmEvents(): VmEvents {
@@ -156,7 +163,12 @@ export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
 
   function connect(): Promise<void> {
     if (stopped || client || connecting) return connecting ?? Promise.resolve();
-    const c = new pg.Client({ ...opts.connection, application_name: VM_EVENTS_APPLICATION_NAME, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    const c = new pg.Client({
+      ...opts.connection,
+      application_name: VM_EVENTS_APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
     // Always heard: an unheard 'error' on a client would crash the process.
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c, new Error('connection ended')));

@@ -1,5 +1,13 @@
 /** Per-VM credentials: an Ed25519 key pair and a password, kept encrypted at rest (AES-256-GCM). */
-import { createCipheriv, createDecipheriv, createHash, createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 export interface VmCredentials {
   /** OpenSSH's own private key format (`ssh -i` refuses PKCS#8 Ed25519 keys). */
@@ -37,10 +45,25 @@ export function openSshPrivateKey(privateKey: KeyObject, comment: string): strin
   const { seed, pub } = ed25519Raw(privateKey);
   const pubBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
   const check = randomBytes(4);
-  let priv = Buffer.concat([check, check, sshString('ssh-ed25519'), sshString(pub), sshString(Buffer.concat([seed, pub])), sshString(comment)]);
+  let priv = Buffer.concat([
+    check,
+    check,
+    sshString('ssh-ed25519'),
+    sshString(pub),
+    sshString(Buffer.concat([seed, pub])),
+    sshString(comment),
+  ]);
   const pad = (8 - (priv.length % 8)) % 8;
   priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
-  const body = Buffer.concat([Buffer.from('openssh-key-v1\0'), sshString('none'), sshString('none'), sshString(''), uint32(1), sshString(pubBlob), sshString(priv)]);
+  const body = Buffer.concat([
+    Buffer.from('openssh-key-v1\0'),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(pubBlob),
+    sshString(priv),
+  ]);
   const lines = body.toString('base64').match(/.{1,70}/g) ?? [];
   return `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join('\n')}\n-----END OPENSSH PRIVATE KEY-----\n`;
 }

@@ -3,7 +3,18 @@ import type { OperationKind } from '@portal/contract/vm-lifecycle';
 import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
-import { cities, configurations, countries, hosts, images, publicAddresses, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import {
+  cities,
+  configurations,
+  countries,
+  hosts,
+  images,
+  publicAddresses,
+  providerOfferings,
+  providers,
+  regions,
+  virtualMachines,
+} from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
@@ -44,7 +55,11 @@ export function createVmRepository(db: Db) {
   }
 
   function prepareList(shape: ListShape, name: string) {
-    const scope = { companyId: sql.placeholder('companyId'), userId: sql.placeholder('userId'), isCompanyAdmin: shape.admin };
+    const scope = {
+      companyId: sql.placeholder('companyId'),
+      userId: sql.placeholder('userId'),
+      isCompanyAdmin: shape.admin,
+    };
     const where = and(
       visibleVms(scope),
       shape.search ? ilike(virtualMachines.name, sql.placeholder('pattern')) : undefined,
@@ -89,9 +104,26 @@ export function createVmRepository(db: Db) {
         .from(countries)
         .where(sql`exists (select 1 from regions r where r.country_id = "countries"."id")`)
         .orderBy(asc(countries.name)),
-    regions: (countryId: number) => db.select({ id: regions.id, name: regions.name }).from(regions).where(eq(regions.countryId, countryId)).orderBy(asc(regions.name)),
-    cities: (regionId: number) => db.select({ id: cities.id, name: cities.name }).from(cities).where(eq(cities.regionId, regionId)).orderBy(asc(cities.name)),
-    images: async (regionId: number) => (await db.select({ name: images.name }).from(images).where(eq(images.regionId, regionId)).orderBy(asc(images.name))).map((r) => r.name),
+    regions: (countryId: number) =>
+      db
+        .select({ id: regions.id, name: regions.name })
+        .from(regions)
+        .where(eq(regions.countryId, countryId))
+        .orderBy(asc(regions.name)),
+    cities: (regionId: number) =>
+      db
+        .select({ id: cities.id, name: cities.name })
+        .from(cities)
+        .where(eq(cities.regionId, regionId))
+        .orderBy(asc(cities.name)),
+    images: async (regionId: number) =>
+      (
+        await db
+          .select({ name: images.name })
+          .from(images)
+          .where(eq(images.regionId, regionId))
+          .orderBy(asc(images.name))
+      ).map((r) => r.name),
     async region(id: number) {
       const [row] = await db
         .select({ id: regions.id, name: regions.name, countryId: countries.id, country: countries.name })
@@ -112,19 +144,36 @@ export function createVmRepository(db: Db) {
         .selectDistinct({ id: providers.id, name: providers.name })
         .from(providers)
         .innerJoin(providerOfferings, eq(providerOfferings.providerId, providers.id))
-        .where(and(eq(providerOfferings.regionId, regionId), eq(providers.enabled, true), configurationId ? eq(providerOfferings.configurationId, configurationId) : undefined))
+        .where(
+          and(
+            eq(providerOfferings.regionId, regionId),
+            eq(providers.enabled, true),
+            configurationId ? eq(providerOfferings.configurationId, configurationId) : undefined,
+          ),
+        )
         .orderBy(asc(providers.name)),
     async offers(providerId: number, regionId: number, configurationId: number): Promise<boolean> {
       const [row] = await db
         .select({ p: providerOfferings.providerId })
         .from(providerOfferings)
         .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
-        .where(and(eq(providerOfferings.providerId, providerId), eq(providerOfferings.regionId, regionId), eq(providerOfferings.configurationId, configurationId), eq(providers.enabled, true)))
+        .where(
+          and(
+            eq(providerOfferings.providerId, providerId),
+            eq(providerOfferings.regionId, regionId),
+            eq(providerOfferings.configurationId, configurationId),
+            eq(providers.enabled, true),
+          ),
+        )
         .limit(1);
       return !!row;
     },
     async imageOffered(regionId: number, image: string): Promise<boolean> {
-      const [row] = await db.select({ id: images.id }).from(images).where(and(eq(images.regionId, regionId), eq(images.name, image))).limit(1);
+      const [row] = await db
+        .select({ id: images.id })
+        .from(images)
+        .where(and(eq(images.regionId, regionId), eq(images.name, image)))
+        .limit(1);
       return !!row;
     },
     /**
@@ -136,7 +185,12 @@ export function createVmRepository(db: Db) {
       const [row] = await tx
         .update(publicAddresses)
         .set({ vmId, allocatedAt: new Date() })
-        .where(eq(publicAddresses.id, sql`(select id from public_addresses where region_id = ${regionId} and vm_id is null order by id limit 1 for update skip locked)`))
+        .where(
+          eq(
+            publicAddresses.id,
+            sql`(select id from public_addresses where region_id = ${regionId} and vm_id is null order by id limit 1 for update skip locked)`,
+          ),
+        )
         .returning({ address: publicAddresses.address });
       if (!row) return null;
       await tx.update(virtualMachines).set({ publicIp: row.address }).where(eq(virtualMachines.id, vmId));
@@ -156,22 +210,53 @@ export function createVmRepository(db: Db) {
     },
 
     // ---- VMs ----
-    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; descending: boolean }) {
-      const shape: ListShape = { admin: scope.isCompanyAdmin, search: q.search !== '', team: !!q.teamId, sort: q.sortColumn ?? 'created', descending: q.descending };
+    async list(
+      scope: TenantScope,
+      q: {
+        page: number;
+        rowsPerPage: number;
+        search: string;
+        teamId?: number | undefined;
+        sortColumn?: 'name' | 'configuration' | undefined;
+        descending: boolean;
+      },
+    ) {
+      const shape: ListShape = {
+        admin: scope.isCompanyAdmin,
+        search: q.search !== '',
+        team: !!q.teamId,
+        sort: q.sortColumn ?? 'created',
+        descending: q.descending,
+      };
       const { limit, offset } = pageWindow(q.page, q.rowsPerPage);
-      const values = { companyId: scope.companyId, userId: scope.userId, pattern: containsPattern(q.search), teamId: q.teamId ?? 0, limit, offset };
+      const values = {
+        companyId: scope.companyId,
+        userId: scope.userId,
+        pattern: containsPattern(q.search),
+        teamId: q.teamId ?? 0,
+        limit,
+        offset,
+      };
       const { page, count: countAll } = listQueries(shape);
       // A search matches few rows (found through the trigram index), so they are counted in the same
       // round trip as the page. Unfiltered, the page comes off an ordered index and a separate count off
       // an index-only scan, which beats counting every row of the company in a window.
-      const [found, counted] = await Promise.all([page.execute(values), shape.search ? null : countAll.execute(values)]);
+      const [found, counted] = await Promise.all([
+        page.execute(values),
+        shape.search ? null : countAll.execute(values),
+      ]);
       // Past the last page no row carries the window count, so it is asked for.
-      const total = counted?.[0]?.n ?? found[0]?.total ?? (offset > 0 ? ((await countAll.execute(values))[0]?.n ?? 0) : 0);
+      const total =
+        counted?.[0]?.n ?? found[0]?.total ?? (offset > 0 ? ((await countAll.execute(values))[0]?.n ?? 0) : 0);
       return { rows: found.map(({ total: _total, ...row }) => row), total };
     },
 
     async byId(id: number): Promise<VmRow | undefined> {
-      const [row] = await db.select().from(virtualMachines).where(and(eq(virtualMachines.id, id), isNull(virtualMachines.deletedAt))).limit(1);
+      const [row] = await db
+        .select()
+        .from(virtualMachines)
+        .where(and(eq(virtualMachines.id, id), isNull(virtualMachines.deletedAt)))
+        .limit(1);
       return row;
     },
 
@@ -190,7 +275,11 @@ export function createVmRepository(db: Db) {
     },
 
     async setStatus(tx: Tx | Db, vmId: number, patch: Partial<typeof virtualMachines.$inferInsert>) {
-      const [row] = await tx.update(virtualMachines).set({ ...patch, updatedAt: new Date() }).where(eq(virtualMachines.id, vmId)).returning();
+      const [row] = await tx
+        .update(virtualMachines)
+        .set({ ...patch, updatedAt: new Date() })
+        .where(eq(virtualMachines.id, vmId))
+        .returning();
       return row;
     },
 

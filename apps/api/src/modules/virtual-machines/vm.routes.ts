@@ -29,7 +29,6 @@ export interface VmRoutesDeps {
   apiBasePath: string;
 }
 
-
 export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   const { vms } = d;
   registerRoute(app, vmRoutes.listCountries, async () => ({ data: await vms.countries() }));
@@ -38,22 +37,37 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.listCities, async ({ params }) => ({ data: await vms.cities(params.id) }));
   registerRoute(app, vmRoutes.listImages, async ({ params }) => ({ data: await vms.images(params.id) }));
   registerRoute(app, vmRoutes.getRegion, async ({ params }) => ({ data: await vms.region(params.id) }));
-  registerRoute(app, vmRoutes.listProviders, async ({ params, query }) => ({ data: await vms.providers(params.regionId, query.configurationId) }));
-  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params }) => ({ data: await vms.regionConfigurations(params.regionId) }));
+  registerRoute(app, vmRoutes.listProviders, async ({ params, query }) => ({
+    data: await vms.providers(params.regionId, query.configurationId),
+  }));
+  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params }) => ({
+    data: await vms.regionConfigurations(params.regionId),
+  }));
 
   registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));
-  registerRoute(app, vmRoutes.details, async ({ auth, params }) => ({ data: await vms.details(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.details, async ({ auth, params }) => ({
+    data: await vms.details(scopeOf(auth), params.id),
+  }));
   registerRoute(app, vmRoutes.dashboard, async ({ auth }) => ({ data: await vms.dashboard(scopeOf(auth)) }));
-  registerRoute(app, vmRoutes.getPassword, async ({ auth, params }) => ({ data: await vms.password(scopeOf(auth), params.id) }));
-  registerRoute(app, vmRoutes.getAccessKey, async ({ auth, params }) => ({ data: await vms.privateKey(scopeOf(auth), params.id) }));
-  registerRoute(app, vmRoutes.getAccess, async ({ auth, params }) => ({ data: await vms.access(scopeOf(auth), params.id) }));
+  registerRoute(app, vmRoutes.getPassword, async ({ auth, params }) => ({
+    data: await vms.password(scopeOf(auth), params.id),
+  }));
+  registerRoute(app, vmRoutes.getAccessKey, async ({ auth, params }) => ({
+    data: await vms.privateKey(scopeOf(auth), params.id),
+  }));
+  registerRoute(app, vmRoutes.getAccess, async ({ auth, params }) => ({
+    data: await vms.access(scopeOf(auth), params.id),
+  }));
   registerRoute(app, vmRoutes.getConsole, async ({ auth, params }) => {
     await vms.consoleTarget(scopeOf(auth), params.id);
     const token = await d.consoleTokens.issue(params.id, auth.sessionId);
     return { data: { consoleUrl: `${d.apiBasePath}/virtualMachines/console/${params.id}?token=${token}` } };
   });
 
-  registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({ message: 'Virtual machines are being created', data: await vms.create(ctxOf(auth, request), body) }));
+  registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({
+    message: 'Virtual machines are being created',
+    data: await vms.create(ctxOf(auth, request), body),
+  }));
   // Start, stop, force stop, reset, delete: one loop over the contract's action routes, answered with the lifecycle table's text.
   for (const action of Object.keys(vmActionRoutes) as VmOperationAction[]) {
     registerRoute(app, vmActionRoutes[action], async ({ auth, params, request }) => {
@@ -71,18 +85,29 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   });
 
   // The console page the portal frames (console-page.ts), behind a single-use token.
-  app.get('/virtualMachines/console/:id', { schema: { hide: true, params: z.object({ id: z.coerce.number().int().positive() }), querystring: z.object({ token: z.string().max(100) }) } }, async (request, reply) => {
-    const { id } = request.params as { id: number };
-    const { token } = request.query as { token: string };
-    if (!request.auth || request.auth.state !== 'authenticated' || !(await d.consoleTokens.consume(token, id, request.auth.sessionId))) {
-      return reply.status(403).type('text/html').send(EXPIRED_CONSOLE_PAGE);
-    }
-    const { name, text } = await vms.consoleText(id);
-    return reply
-      .type('text/html')
-      .header('cache-control', 'no-store')
-      .send(consolePage(name, text));
-  });
+  app.get(
+    '/virtualMachines/console/:id',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        querystring: z.object({ token: z.string().max(100) }),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: number };
+      const { token } = request.query as { token: string };
+      if (
+        !request.auth ||
+        request.auth.state !== 'authenticated' ||
+        !(await d.consoleTokens.consume(token, id, request.auth.sessionId))
+      ) {
+        return reply.status(403).type('text/html').send(EXPIRED_CONSOLE_PAGE);
+      }
+      const { name, text } = await vms.consoleText(id);
+      return reply.type('text/html').header('cache-control', 'no-store').send(consolePage(name, text));
+    },
+  );
 
   // Live status: a server-sent events stream of the VMs this user may see. The session is checked
   // again every VM_STREAM_SESSION_CHECK_MS: a stream ends soon after logout, a password reset or the user's
@@ -95,13 +120,22 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     let scope = scopeOf(auth);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write(': connected\n\n');
     const unsubscribe = d.events.subscribe((event) => {
       if (event.companyId !== scope.companyId) return;
       void d.access
         .requireVm(scope, event, 'vm.view')
-        .then(() => res.write(`event: vm\ndata: ${JSON.stringify({ id: event.vmId, status: event.status, deleted: event.deleted })}\n\n`))
+        .then(() =>
+          res.write(
+            `event: vm\ndata: ${JSON.stringify({ id: event.vmId, status: event.status, deleted: event.deleted })}\n\n`,
+          ),
+        )
         .catch(() => {});
     });
     const ping = setInterval(() => res.write(': ping\n\n'), 25_000);

@@ -1,7 +1,13 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
 import { type vmActionRoutes } from '@portal/contract/virtual-machines';
-import { actionUnavailableReason, OPERATIONS, VM_ACTIONS, type Operation, type VmActionName } from '@portal/contract/vm-lifecycle';
+import {
+  actionUnavailableReason,
+  OPERATIONS,
+  VM_ACTIONS,
+  type Operation,
+  type VmActionName,
+} from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
@@ -70,7 +76,19 @@ export function createVmService(deps: Deps) {
       await db.transaction(async (tx) => {
         await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, ...operation });
         await repo.setStatus(tx, vm.id, { status });
-        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: `vm.${operation.kind}`, targetType: 'vm', targetId: vm.id, before: { status: vm.status }, after: operation.payload, requestId: ctx.requestId }, tx);
+        await audit.record(
+          {
+            companyId: ctx.scope.companyId,
+            actorUserId: ctx.scope.userId,
+            action: `vm.${operation.kind}`,
+            targetType: 'vm',
+            targetId: vm.id,
+            before: { status: vm.status },
+            after: operation.payload,
+            requestId: ctx.requestId,
+          },
+          tx,
+        );
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(BUSY_MESSAGE);
@@ -114,7 +132,17 @@ export function createVmService(deps: Deps) {
     providers: (regionId: number, configurationId?: number) => repo.providersFor(regionId, configurationId),
 
     // ---- reads ----
-    async list(scope: TenantScope, q: { page: number; rowsPerPage: number; search: string; teamId?: number | undefined; sortColumn?: 'name' | 'configuration' | undefined; sortDescending?: 'true' | 'false' | undefined }) {
+    async list(
+      scope: TenantScope,
+      q: {
+        page: number;
+        rowsPerPage: number;
+        search: string;
+        teamId?: number | undefined;
+        sortColumn?: 'name' | 'configuration' | undefined;
+        sortDescending?: 'true' | 'false' | undefined;
+      },
+    ) {
       if (q.teamId) await access.requireTeam(scope, q.teamId, 'vm.view');
       const { rows, total } = await repo.list(scope, { ...q, descending: q.sortDescending === 'true' });
       return {
@@ -175,7 +203,8 @@ export function createVmService(deps: Deps) {
         repo.countsBySize(scope, prevStart, monthStart),
         repo.countsBySize(scope, yearStart, now),
       ]);
-      const counts = (m: Map<string, number>) => Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, m.get(k) ?? 0])) as Record<VmSizeKey, number>;
+      const counts = (m: Map<string, number>) =>
+        Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, m.get(k) ?? 0])) as Record<VmSizeKey, number>;
       return { currentMonth: counts(current), previousMonth: counts(previous), ytd: counts(ytd) };
     },
 
@@ -203,7 +232,10 @@ export function createVmService(deps: Deps) {
       if (!vm?.providerRef) throw new NotFoundError('Virtual machine not found');
       const provider = await repo.provider(vm.providerId);
       try {
-        return { name: vm.name, text: await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef) };
+        return {
+          name: vm.name,
+          text: await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef),
+        };
       } catch {
         // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
         throw new ProviderUnavailableError('Console is currently unavailable');
@@ -214,7 +246,11 @@ export function createVmService(deps: Deps) {
      * A live console stream of a VM the caller may operate (checked again here, at connect, not only when the
      * link was issued). Null when the VM's driver does not offer this kind.
      */
-    async openConsole(scope: TenantScope, id: number, kind: ConsoleKind): Promise<{ vm: ConsoleVm; stream: Duplex } | null> {
+    async openConsole(
+      scope: TenantScope,
+      id: number,
+      kind: ConsoleKind,
+    ): Promise<{ vm: ConsoleVm; stream: Duplex } | null> {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
       const provider = await repo.provider(vm.providerId);
@@ -227,20 +263,45 @@ export function createVmService(deps: Deps) {
       } catch {
         throw new ProviderUnavailableError('Console is currently unavailable');
       }
-      return { vm: { id: vm.id, name: vm.name, companyId: vm.companyId, teamId: vm.teamId, createdByUserId: vm.createdByUserId }, stream };
+      return {
+        vm: {
+          id: vm.id,
+          name: vm.name,
+          companyId: vm.companyId,
+          teamId: vm.teamId,
+          createdByUserId: vm.createdByUserId,
+        },
+        stream,
+      };
     },
 
     // ---- actions ----
-    async create(ctx: Ctx, input: { regionId: number; image: string; configurationId: number; providerId: number; name: string; numberOfInstances: number; teamId?: number | null | undefined }) {
+    async create(
+      ctx: Ctx,
+      input: {
+        regionId: number;
+        image: string;
+        configurationId: number;
+        providerId: number;
+        name: string;
+        numberOfInstances: number;
+        teamId?: number | null | undefined;
+      },
+    ) {
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
       // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.
       else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
       if (!(await repo.region(input.regionId))) throw new NotFoundError('Region not found');
-      if (!(await repo.imageOffered(input.regionId, input.image))) throw new BadRequestError('The image is not offered in this region');
+      if (!(await repo.imageOffered(input.regionId, input.image)))
+        throw new BadRequestError('The image is not offered in this region');
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
-      if (!(await repo.offers(input.providerId, input.regionId, input.configurationId))) throw new BadRequestError('Chosen configuration has no possible provider');
-      const names = input.numberOfInstances === 1 ? [input.name] : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
+      if (!(await repo.offers(input.providerId, input.regionId, input.configurationId)))
+        throw new BadRequestError('Chosen configuration has no possible provider');
+      const names =
+        input.numberOfInstances === 1
+          ? [input.name]
+          : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
       const created = await db.transaction(async (tx) => {
         const rows: VmRow[] = [];
@@ -269,8 +330,30 @@ export function createVmService(deps: Deps) {
           });
           const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
           if (publicIp) vm.publicIp = publicIp;
-          await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, kind: 'create', payload: {} });
-          await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.create', targetType: 'vm', targetId: vm.id, after: { name, configurationId: input.configurationId, regionId: input.regionId, image: input.image, teamId }, requestId: ctx.requestId }, tx);
+          await deps.operations.insert(tx, {
+            vmId: vm.id,
+            requestedByUserId: ctx.scope.userId,
+            kind: 'create',
+            payload: {},
+          });
+          await audit.record(
+            {
+              companyId: ctx.scope.companyId,
+              actorUserId: ctx.scope.userId,
+              action: 'vm.create',
+              targetType: 'vm',
+              targetId: vm.id,
+              after: {
+                name,
+                configurationId: input.configurationId,
+                regionId: input.regionId,
+                image: input.image,
+                teamId,
+              },
+              requestId: ctx.requestId,
+            },
+            tx,
+          );
           rows.push(vm);
         }
         return rows;
@@ -284,10 +367,15 @@ export function createVmService(deps: Deps) {
     act: simpleAction,
     async upgrade(ctx: Ctx, id: number, configurationId: number) {
       const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.upgrade.permission);
-      const [current, target] = await Promise.all([repo.configuration(vm.configurationId), repo.configuration(configurationId)]);
+      const [current, target] = await Promise.all([
+        repo.configuration(vm.configurationId),
+        repo.configuration(configurationId),
+      ]);
       if (!target) throw new NotFoundError('Configuration not found');
-      if (target.cpu <= current!.cpu) throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
-      if (!(await repo.offers(vm.providerId, vm.regionId, configurationId))) throw new BadRequestError('The VM\'s provider does not offer this configuration in its region');
+      if (target.cpu <= current!.cpu)
+        throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
+      if (!(await repo.offers(vm.providerId, vm.regionId, configurationId)))
+        throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
       await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } });
     },
@@ -297,7 +385,19 @@ export function createVmService(deps: Deps) {
       if (vm.name === name) throw new BadRequestError('New name must be different from the current name');
       await db.transaction(async (tx) => {
         await repo.setStatus(tx, id, { name });
-        await audit.record({ companyId: ctx.scope.companyId, actorUserId: ctx.scope.userId, action: 'vm.rename', targetType: 'vm', targetId: id, before: { name: vm.name }, after: { name }, requestId: ctx.requestId }, tx);
+        await audit.record(
+          {
+            companyId: ctx.scope.companyId,
+            actorUserId: ctx.scope.userId,
+            action: 'vm.rename',
+            targetType: 'vm',
+            targetId: id,
+            before: { name: vm.name },
+            after: { name },
+            requestId: ctx.requestId,
+          },
+          tx,
+        );
       });
     },
   };

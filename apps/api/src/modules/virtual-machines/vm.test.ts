@@ -17,7 +17,9 @@ let t: TestApp;
 let admin: TestClient;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' } });
+  t = await createTestApp({
+    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+  });
   t.portal.startWorkers();
   admin = await signIn(t);
 });
@@ -31,15 +33,29 @@ async function chain() {
   const regions = (await admin.call(routes.vms.listRegions, { params: { id: us.id } })).data;
   const east = regions.find((r) => r.name === 'US East')!;
   const images = (await admin.call(routes.vms.listImages, { params: { id: east.id } })).data;
-  const configs = (await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: images[0] } })).data;
+  const configs = (
+    await admin.call(routes.vms.fetchConfigurations, { params: { regionId: east.id }, query: { image: images[0] } })
+  ).data;
   return { us, east, images, configs };
 }
 
 async function createVm(name: string, extra: Record<string, unknown> = {}, client = admin) {
   const { east, configs } = await chain();
   const micro = configs.find((c) => c.key === 'micro')!;
-  const providers = (await client.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })).data;
-  const res = await client.call(routes.vms.create, { body: { regionId: east.id, image: 'Debian 12', configurationId: micro.id, providerId: providers[0]!.id, name, numberOfInstances: 1, ...extra } });
+  const providers = (
+    await client.call(routes.vms.listProviders, { params: { regionId: east.id }, query: { configurationId: micro.id } })
+  ).data;
+  const res = await client.call(routes.vms.create, {
+    body: {
+      regionId: east.id,
+      image: 'Debian 12',
+      configurationId: micro.id,
+      providerId: providers[0]!.id,
+      name,
+      numberOfInstances: 1,
+      ...extra,
+    },
+  });
   return res;
 }
 
@@ -59,14 +75,26 @@ describe('catalog', () => {
     expect(images).toContain('Ubuntu 24.04 LTS');
     expect(configs.map((c) => c.key)).toEqual(['micro', 'extraSmall', 'small', 'medium', 'large', 'extraLarge']);
     const providersFor = async (regionId: number, key: string) =>
-      (await admin.call(routes.vms.listProviders, { params: { regionId }, query: { configurationId: (await admin.call(routes.vms.listConfigurations)).data.find((c) => c.key === key)!.id } })).data;
+      (
+        await admin.call(routes.vms.listProviders, {
+          params: { regionId },
+          query: {
+            configurationId: (await admin.call(routes.vms.listConfigurations)).data.find((c) => c.key === key)!.id,
+          },
+        })
+      ).data;
     expect(await providersFor(east.id, 'micro')).toHaveLength(1);
     expect(await providersFor(east.id, 'medium')).toHaveLength(2);
     const sg = (await admin.call(routes.vms.listCountries)).data.find((c) => c.name === 'Singapore')!;
     const sgRegion = (await admin.call(routes.vms.listRegions, { params: { id: sg.id } })).data[0]!;
     expect(await providersFor(sgRegion.id, 'extraLarge')).toEqual([]);
-    expect((await admin.call(routes.vms.getRegion, { params: { id: east.id } })).data).toMatchObject({ name: 'US East', country: 'United States' });
-    expect((await admin.call(routes.vms.listCities, { params: { id: east.id } })).data.map((c) => c.name)).toContain('Ashburn');
+    expect((await admin.call(routes.vms.getRegion, { params: { id: east.id } })).data).toMatchObject({
+      name: 'US East',
+      country: 'United States',
+    });
+    expect((await admin.call(routes.vms.listCities, { params: { id: east.id } })).data.map((c) => c.name)).toContain(
+      'Ashburn',
+    );
     const all = (await admin.call(routes.vms.listConfigurations)).data;
     expect(all.find((c) => c.key === 'large')).toMatchObject({ name: 'Large', cpu: 12, ram: 48, disk: 300 });
   });
@@ -81,7 +109,16 @@ describe('lifecycle', () => {
     expect(['Provisioning', 'Running']).toContain(first.data.status);
     const running = await waitForStatus(id, 'Running');
     expect(running.consoleAvailable).toBe(true);
-    expect(running.virtualMachine).toMatchObject({ name: 'web-1', configuration: 'Micro', cpu: 2, ram: 4, disk: 80, country: 'United States', region: 'US East', image: 'Debian 12' });
+    expect(running.virtualMachine).toMatchObject({
+      name: 'web-1',
+      configuration: 'Micro',
+      cpu: 2,
+      ram: 4,
+      disk: 80,
+      country: 'United States',
+      region: 'US East',
+      image: 'Debian 12',
+    });
     expect(running.virtualMachine.network.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(running.usage.cpuUsage).toBeGreaterThan(0);
 
@@ -105,20 +142,32 @@ describe('lifecycle', () => {
     expect((await admin.call(routes.vms.edit, { params: { id }, body: { name: 'web-main' } })).status).toBe(200);
 
     const configs = (await admin.call(routes.vms.listConfigurations)).data;
-    const down = await admin.call(routes.vms.changeConfiguration, { body: { id, configurationId: configs.find((c) => c.key === 'micro')!.id } });
+    const down = await admin.call(routes.vms.changeConfiguration, {
+      body: { id, configurationId: configs.find((c) => c.key === 'micro')!.id },
+    });
     expect(down.status).toBe(400);
-    const up = await admin.call(routes.vms.changeConfiguration, { body: { id, configurationId: configs.find((c) => c.key === 'small')!.id } });
+    const up = await admin.call(routes.vms.changeConfiguration, {
+      body: { id, configurationId: configs.find((c) => c.key === 'small')!.id },
+    });
     expect(up.status).toBe(200);
     expect((await admin.call(routes.vms.details, { params: { id } })).data.status).toBe('Resizing');
     const resized = await waitForStatus(id, 'Running');
     expect(resized.virtualMachine).toMatchObject({ name: 'web-main', configuration: 'Small', cpu: 6 });
 
-    const actions = (await t.db.select().from(auditLog).where(eq(auditLog.targetId, String(id)))).map((a) => a.action);
-    expect(actions).toEqual(expect.arrayContaining(['vm.create', 'vm.stop', 'vm.start', 'vm.reset', 'vm.rename', 'vm.resize']));
+    const actions = (
+      await t.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.targetId, String(id)))
+    ).map((a) => a.action);
+    expect(actions).toEqual(
+      expect.arrayContaining(['vm.create', 'vm.stop', 'vm.start', 'vm.reset', 'vm.rename', 'vm.resize']),
+    );
 
     expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
     const deadline = Date.now() + 5000;
-    while ((await admin.call(routes.vms.details, { params: { id } })).status !== 404 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while ((await admin.call(routes.vms.details, { params: { id } })).status !== 404 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
     expect((await admin.call(routes.vms.details, { params: { id } })).status).toBe(404);
     expect((await admin.call(routes.vms.list, { query: { search: 'web-main' } })).data.data).toEqual([]);
   });
@@ -152,15 +201,32 @@ describe('lifecycle', () => {
     expect(url).toMatch(/\/virtualMachines\/console\/\d+\?token=/);
     const page = await admin.raw('GET', url);
     expect(page.status).toBe(200);
-    const html = (await t.portal.app.inject({ url, headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).body;
+    const html = (
+      await t.portal.app.inject({
+        url,
+        headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      })
+    ).body;
     expect(html).toContain('This console link has expired');
     const fresh = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl;
-    const body = (await t.portal.app.inject({ url: fresh, headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).body;
+    const body = (
+      await t.portal.app.inject({
+        url: fresh,
+        headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      })
+    ).body;
     expect(body).toContain('creds-1 login:');
     // Another session cannot use it.
     const other = await signIn(t);
     const stolen = (await admin.call(routes.vms.getConsole, { params: { id } })).data.consoleUrl;
-    expect((await t.portal.app.inject({ url: stolen, headers: { cookie: [...other.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).statusCode).toBe(403);
+    expect(
+      (
+        await t.portal.app.inject({
+          url: stolen,
+          headers: { cookie: [...other.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        })
+      ).statusCode,
+    ).toBe(403);
   });
 
   it('puts a VM in Error with the reason when the provider fails for good, and retries transient failures', async () => {
@@ -182,33 +248,67 @@ describe('lifecycle', () => {
   it('creates several copies, lists with search, sort and paging, and counts them on the dashboard', async () => {
     const res = await createVm('batch', { numberOfInstances: 3 });
     expect(res.data.ids).toHaveLength(3);
-    const list = await admin.call(routes.vms.list, { query: { search: 'batch', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2 } });
+    const list = await admin.call(routes.vms.list, {
+      query: { search: 'batch', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2 },
+    });
     expect(list.data.totalPages).toBe(2);
     expect(list.data.data.map((v) => v.name)).toEqual(['batch-3', 'batch-2']);
-    const second = await admin.call(routes.vms.list, { query: { search: 'BATCH', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2, page: 2 } });
+    const second = await admin.call(routes.vms.list, {
+      query: { search: 'BATCH', sortColumn: 'name', sortDescending: 'true', rowsPerPage: 2, page: 2 },
+    });
     expect(second.data).toMatchObject({ totalPages: 2, data: [{ name: 'batch-1' }] });
     // Past the last page: no rows, and the page count still comes back.
-    expect((await admin.call(routes.vms.list, { query: { search: 'batch', rowsPerPage: 2, page: 5 } })).data).toEqual({ data: [], totalPages: 2 });
+    expect((await admin.call(routes.vms.list, { query: { search: 'batch', rowsPerPage: 2, page: 5 } })).data).toEqual({
+      data: [],
+      totalPages: 2,
+    });
     // Wildcards are matched literally; a one-letter search still finds the VMs.
     expect((await admin.call(routes.vms.list, { query: { search: 'b%h' } })).data).toEqual({ data: [], totalPages: 0 });
-    expect((await admin.call(routes.vms.list, { query: { search: 'h-2', rowsPerPage: 100 } })).data.data.map((v) => v.name)).toContain('batch-2');
-    expect((await admin.call(routes.vms.list, { query: { search: 'b', rowsPerPage: 100 } })).data.data.length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await admin.call(routes.vms.list, { query: { search: 'h-2', rowsPerPage: 100 } })).data.data.map((v) => v.name),
+    ).toContain('batch-2');
+    expect(
+      (await admin.call(routes.vms.list, { query: { search: 'b', rowsPerPage: 100 } })).data.data.length,
+    ).toBeGreaterThanOrEqual(3);
     const bySize = await admin.call(routes.vms.list, { query: { sortColumn: 'configuration', rowsPerPage: 100 } });
     expect(bySize.status).toBe(200);
     const dash = await admin.call(routes.vms.dashboard);
     expect(dash.data.currentMonth.micro).toBeGreaterThanOrEqual(3);
     expect(dash.data.ytd.micro).toBeGreaterThanOrEqual(dash.data.currentMonth.micro);
-    expect(Object.keys(dash.data.previousMonth)).toEqual(['micro', 'extraSmall', 'small', 'medium', 'large', 'extraLarge']);
+    expect(Object.keys(dash.data.previousMonth)).toEqual([
+      'micro',
+      'extraSmall',
+      'small',
+      'medium',
+      'large',
+      'extraLarge',
+    ]);
   });
 
   it('rejects bad input with 400', async () => {
     const { east, configs } = await chain();
-    const base = { regionId: east.id, image: 'Debian 12', configurationId: configs[0]!.id, providerId: 1, name: 'ok', numberOfInstances: 1 };
-    for (const body of [{ ...base, numberOfInstances: 11 }, { ...base, numberOfInstances: 0 }, { ...base, name: '' }, { ...base, image: 'Nope OS' }, { ...base, extra: true }, { ...base, regionId: 'x' }]) {
+    const base = {
+      regionId: east.id,
+      image: 'Debian 12',
+      configurationId: configs[0]!.id,
+      providerId: 1,
+      name: 'ok',
+      numberOfInstances: 1,
+    };
+    for (const body of [
+      { ...base, numberOfInstances: 11 },
+      { ...base, numberOfInstances: 0 },
+      { ...base, name: '' },
+      { ...base, image: 'Nope OS' },
+      { ...base, extra: true },
+      { ...base, regionId: 'x' },
+    ]) {
       const r = await admin.call(routes.vms.create, { body });
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
-    expect((await admin.call(routes.vms.create, { body: { ...base, numberOfInstances: 11 } })).message).toContain('Number of copies must be between 1 to 10');
+    expect((await admin.call(routes.vms.create, { body: { ...base, numberOfInstances: 11 } })).message).toContain(
+      'Number of copies must be between 1 to 10',
+    );
     expect((await admin.call(routes.vms.list, { query: { sortColumn: 'status' } })).status).toBe(400);
     expect((await admin.raw('GET', `${t.config.API_BASE_PATH}/virtualMachines/details/abc`)).status).toBe(400);
     expect((await admin.call(routes.vms.details, { params: { id: 999999 } })).status).toBe(404);
@@ -219,7 +319,10 @@ describe('access', () => {
   it('lets a Viewer see but not operate, hides VMs from non-members and other companies', async () => {
     const viewer = await createUser(t, 1, 'vm-viewer@example.com');
     const outsider = await createUser(t, 1, 'vm-outsider@example.com');
-    const team = await createTeam(t, 1, 'VM team', [{ userId: 1, roleId: 1 }, { userId: viewer.id, roleId: 3 }]);
+    const team = await createTeam(t, 1, 'VM team', [
+      { userId: 1, roleId: 1 },
+      { userId: viewer.id, roleId: 3 },
+    ]);
     const id = (await createVm('team-vm', { teamId: team.id })).data.ids[0]!;
     await waitForStatus(id, 'Running');
     const v = await signIn(t, viewer.email, PASSWORD);
@@ -270,7 +373,12 @@ describe('force stop', () => {
     expect(off.status).toBe(200);
     expect(off.message).toBe(VM_ACTIONS.forceStop.accepted);
     await waitForStatus(id, 'Stopped');
-    const actions = (await t.db.select().from(auditLog).where(eq(auditLog.targetId, String(id)))).map((a) => a.action);
+    const actions = (
+      await t.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.targetId, String(id)))
+    ).map((a) => a.action);
     expect(actions).toContain('vm.forceStop');
 
     const again = await admin.call(routes.vms.forceStop, { params: { id } });
@@ -301,4 +409,3 @@ describe('teams and their VMs', () => {
     expect((await admin.call(routes.vms.dashboard)).data.ytd.micro).toBe(ytdBefore);
   });
 });
-

@@ -19,12 +19,18 @@ import type { Virsh } from './virsh.ts';
 const LOOPBACK = new Set(['', 'localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** Where the libvirt URI points: local (this machine), over SSH (user, host, port), or elsewhere. */
-export function hostOfUri(uri: string): { kind: 'local' } | { kind: 'ssh'; user: string | null; host: string; port: number | null } | { kind: 'other'; host: string } {
+export function hostOfUri(
+  uri: string,
+):
+  | { kind: 'local' }
+  | { kind: 'ssh'; user: string | null; host: string; port: number | null }
+  | { kind: 'other'; host: string } {
   const m = /^([a-z0-9]+)(?:\+([a-z0-9]+))?:\/\/(?:([^@/]*)@)?([^/:?]*|\[[^\]]*\])(?::(\d+))?/i.exec(uri);
   if (!m) return { kind: 'other', host: uri };
   const [, , transport, user, host = '', port] = m;
   if (LOOPBACK.has(host.toLowerCase())) return { kind: 'local' };
-  if (transport === 'ssh') return { kind: 'ssh', user: user ? decodeURIComponent(user) : null, host, port: port ? Number(port) : null };
+  if (transport === 'ssh')
+    return { kind: 'ssh', user: user ? decodeURIComponent(user) : null, host, port: port ? Number(port) : null };
   return { kind: 'other', host };
 }
 
@@ -76,14 +82,26 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       if (where.kind === 'local') return connectTcp(display.address, display.port);
       if (where.kind === 'ssh') {
         const target = where.user ? `${where.user}@${where.host}` : where.host;
-        const args = ['-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes', ...(where.port ? ['-p', String(where.port)] : []), '-W', `${display.address}:${display.port}`, target];
+        const args = [
+          '-o',
+          'BatchMode=yes',
+          '-o',
+          'ExitOnForwardFailure=yes',
+          ...(where.port ? ['-p', String(where.port)] : []),
+          '-W',
+          `${display.address}:${display.port}`,
+          target,
+        ];
         return childStream(spawn(o.sshBinary ?? 'ssh', args, { stdio: ['pipe', 'pipe', 'ignore'] }));
       }
       throw new Error(`the VNC display of ${ref} is on ${where.host}, which the portal reaches only over qemu+ssh`);
     },
     async serial() {
       const command = [o.virshBinary, '-c', o.virsh.uri, 'console', '--force', ref].map(shellQuote).join(' ');
-      const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, TERM: 'xterm-256color' } });
+      const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+        env: { ...process.env, TERM: 'xterm-256color' },
+      });
       const raw = childStream(child);
       // Until virsh has put its terminal in raw mode (just after its "Escape character is ^]" line) whatever is
       // typed would be flushed by it: hold the input, and drop the greeting (and polkit's note) from the output.

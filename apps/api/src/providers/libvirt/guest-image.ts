@@ -5,7 +5,9 @@ import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
 
-export const GUEST_IMAGE_SCRIPT = fileURLToPath(new URL('../../../../../scripts/guest-image/build.sh', import.meta.url));
+export const GUEST_IMAGE_SCRIPT = fileURLToPath(
+  new URL('../../../../../scripts/guest-image/build.sh', import.meta.url),
+);
 
 /** Builds the image when its cache has none for the current inputs (a few seconds) and returns its path. */
 export async function ensureGuestImage(opts: { cacheDir?: string } = {}): Promise<string> {
@@ -17,6 +19,8 @@ export async function ensureGuestImage(opts: { cacheDir?: string } = {}): Promis
     return file;
   } catch (e) {
     const err = e as Error & { stderr?: string };
-    throw new Error(`building the guest image failed: ${(err.stderr ?? err.message).trim().slice(0, 1000)}`, { cause: e });
+    throw new Error(`building the guest image failed: ${(err.stderr ?? err.message).trim().slice(0, 1000)}`, {
+      cause: e,
+    });
   }
 }

@@ -43,17 +43,32 @@ beforeAll(async () => {
     maxRamMb: 256,
     maxDiskGb: 2,
   };
-  const [provider] = await t.db.insert(providers).values({ name: 'Console libvirt', driver: 'libvirt', settings }).returning();
+  const [provider] = await t.db
+    .insert(providers)
+    .values({ name: 'Console libvirt', driver: 'libvirt', settings })
+    .returning();
   const [region] = (await t.db.select().from(regions)).filter((r) => r.name === 'US East');
   const [micro] = (await t.db.select().from(configurations)).filter((c) => c.key === 'micro');
-  await t.db.insert(providerOfferings).values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
-  const created = await admin.call(routes.vms.create, { body: { regionId: region!.id, image: 'Debian 12', configurationId: micro!.id, providerId: provider!.id, name: 'console-guest', numberOfInstances: 1 } });
+  await t.db
+    .insert(providerOfferings)
+    .values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
+  const created = await admin.call(routes.vms.create, {
+    body: {
+      regionId: region!.id,
+      image: 'Debian 12',
+      configurationId: micro!.id,
+      providerId: provider!.id,
+      name: 'console-guest',
+      numberOfInstances: 1,
+    },
+  });
   vmId = created.data.ids[0] as number;
   const deadline = Date.now() + 240_000;
   for (;;) {
     const res = await admin.call(routes.vms.details, { params: { id: vmId } });
     if (res.data?.status === 'Running') break;
-    if (res.data?.status === 'Error' || Date.now() > deadline) throw new Error(`VM ${vmId}: ${res.data?.status} ${res.data?.errorReason ?? ''}`);
+    if (res.data?.status === 'Error' || Date.now() > deadline)
+      throw new Error(`VM ${vmId}: ${res.data?.status} ${res.data?.errorReason ?? ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   password = (await admin.call(routes.vms.getPassword, { params: { id: vmId } })).data.sshPassword;
@@ -108,10 +123,16 @@ it('completes the RFB handshake with the real QEMU through the API', { timeout: 
 });
 
 it('listens for VNC on the host loopback only; the browser reaches it only through the API', async () => {
-  const ref = (await daemon.virsh(daemon.socketUri, ['list', '--name'])).split('\n').map((n) => n.trim()).find((n) => REF_RE.test(n))!;
+  const ref = (await daemon.virsh(daemon.socketUri, ['list', '--name']))
+    .split('\n')
+    .map((n) => n.trim())
+    .find((n) => REF_RE.test(n))!;
   const pid = (await readFile(`/run/libvirt/qemu/${ref}.pid`, 'utf8')).trim();
   const { stdout } = await execFileP('ss', ['-Hltnp']);
-  const qemuListens = stdout.split('\n').filter((l) => l.includes(`pid=${pid},`)).map((l) => l.trim().split(/\s+/)[3]);
+  const qemuListens = stdout
+    .split('\n')
+    .filter((l) => l.includes(`pid=${pid},`))
+    .map((l) => l.trim().split(/\s+/)[3]);
   expect(qemuListens.length).toBeGreaterThan(0);
   for (const address of qemuListens) expect(address).toMatch(/^(127\.0\.0\.1|\[::1\]):\d+$/);
 });

@@ -74,11 +74,15 @@ beforeAll(async () => {
   daemon = await startLibvirtDaemon();
   proxy = tcpProxy(Number(/:(\d+)\//.exec(daemon.tcpUri)![1]));
   await proxy.open();
-  t = await createTestApp({ env: { VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '100000', VM_HOST_CHECK_INTERVAL_MS: '500' } });
+  t = await createTestApp({
+    env: { VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '100000', VM_HOST_CHECK_INTERVAL_MS: '500' },
+  });
   await t.portal.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.portal.app.server.address() as { port: number }).port}${t.config.API_BASE_PATH}`;
   admin = await signIn(t);
-  operatorToken = (await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')).token;
+  operatorToken = (
+    await createOperatorTokens({ db: t.db, secret: 'test-secret-that-is-long-enough-0123456789' }).create('tests')
+  ).token;
   keyDir = await mkdtemp(path.join(os.tmpdir(), 'portal-vm-key-'));
 }, 900_000);
 
@@ -116,16 +120,49 @@ async function until(check: () => Promise<boolean> | boolean, what: string, ms =
   }
 }
 
-const sshOpts = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'ConnectTimeout=3', '-o', 'LogLevel=ERROR'];
+const sshOpts = [
+  '-o',
+  'StrictHostKeyChecking=no',
+  '-o',
+  'UserKnownHostsFile=/dev/null',
+  '-o',
+  'ConnectTimeout=3',
+  '-o',
+  'LogLevel=ERROR',
+];
 
-async function ssh(how: { key: string } | { password: string }, user: string, ip: string, command: string, retryMs = 120_000): Promise<string> {
+async function ssh(
+  how: { key: string } | { password: string },
+  user: string,
+  ip: string,
+  command: string,
+  retryMs = 120_000,
+): Promise<string> {
   const deadline = Date.now() + retryMs;
   for (;;) {
     try {
       const out =
         'key' in how
-          ? await execFileP('ssh', [...sshOpts, '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no', '-i', how.key, `${user}@${ip}`, command], { timeout: 20_000 })
-          : await execFileP('sshpass', ['-e', 'ssh', ...sshOpts, '-o', 'PubkeyAuthentication=no', `${user}@${ip}`, command], { timeout: 20_000, env: { ...process.env, SSHPASS: how.password } });
+          ? await execFileP(
+              'ssh',
+              [
+                ...sshOpts,
+                '-o',
+                'BatchMode=yes',
+                '-o',
+                'PasswordAuthentication=no',
+                '-i',
+                how.key,
+                `${user}@${ip}`,
+                command,
+              ],
+              { timeout: 20_000 },
+            )
+          : await execFileP(
+              'sshpass',
+              ['-e', 'ssh', ...sshOpts, '-o', 'PubkeyAuthentication=no', `${user}@${ip}`, command],
+              { timeout: 20_000, env: { ...process.env, SSHPASS: how.password } },
+            );
       return out.stdout.trim();
     } catch (e) {
       if (Date.now() > deadline) throw e;
@@ -152,141 +189,249 @@ async function openStream() {
   return stream;
 }
 
-const hostOf = async (id: number) => (await t.db.select({ hostId: virtualMachines.hostId }).from(virtualMachines).where(eq(virtualMachines.id, id)))[0]!.hostId;
+const hostOf = async (id: number) =>
+  (await t.db.select({ hostId: virtualMachines.hostId }).from(virtualMachines).where(eq(virtualMachines.id, id)))[0]!
+    .hostId;
 
-it('places VMs across two hosts, lets the portal key and password in, upgrades, shows a guest poweroff live, survives a host cut and deletes cleanly', { timeout: 900_000 }, async () => {
-  const settings = {
-    pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
-    network: { name: NETWORK, bridge: 'irontestp0', cidr: '10.231.78.0/24' },
-    vcpusPerCpu: 0.5,
-    ramMbPerGb: 64,
-    maxDiskGb: 2,
-    stopTimeoutMs: 30_000,
-    deleteGraceMs: 5_000,
-  };
-  const [provider] = await t.db.insert(providers).values({ name: 'Local libvirt', driver: 'libvirt', settings }).returning();
-  const [region] = (await t.db.select().from(regions)).filter((r) => r.name === 'US East');
-  const configs = await t.db.select().from(configurations);
-  const micro = configs.find((c) => c.key === 'micro')!; // 2 CPUs, 4 GB → 1 vCPU, 256 MB in the guest
-  const extraSmall = configs.find((c) => c.key === 'extraSmall')!; // 4 CPUs, 8 GB → 2 vCPUs, 512 MB
-  for (const c of [micro, extraSmall]) await t.db.insert(providerOfferings).values({ providerId: provider!.id, regionId: region!.id, configurationId: c.id });
+it(
+  'places VMs across two hosts, lets the portal key and password in, upgrades, shows a guest poweroff live, survives a host cut and deletes cleanly',
+  { timeout: 900_000 },
+  async () => {
+    const settings = {
+      pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
+      network: { name: NETWORK, bridge: 'irontestp0', cidr: '10.231.78.0/24' },
+      vcpusPerCpu: 0.5,
+      ramMbPerGb: 64,
+      maxDiskGb: 2,
+      stopTimeoutMs: 30_000,
+      deleteGraceMs: 5_000,
+    };
+    const [provider] = await t.db
+      .insert(providers)
+      .values({ name: 'Local libvirt', driver: 'libvirt', settings })
+      .returning();
+    const [region] = (await t.db.select().from(regions)).filter((r) => r.name === 'US East');
+    const configs = await t.db.select().from(configurations);
+    const micro = configs.find((c) => c.key === 'micro')!; // 2 CPUs, 4 GB → 1 vCPU, 256 MB in the guest
+    const extraSmall = configs.find((c) => c.key === 'extraSmall')!; // 4 CPUs, 8 GB → 2 vCPUs, 512 MB
+    for (const c of [micro, extraSmall])
+      await t.db
+        .insert(providerOfferings)
+        .values({ providerId: provider!.id, regionId: region!.id, configurationId: c.id });
 
-  // Two hosts of one region: the socket, and TCP through the proxy. Capacity given (this box is small).
-  const hostsService = createHostsService({ db: t.db, registry: createProviderRegistry() });
-  const a = await hostsService.add({ name: 'host-a', uri: daemon.socketUri, provider: provider!.id, region: region!.id, cpus: 8, ramGb: 32, diskGb: 400 });
-  const b = await hostsService.add({ name: 'host-b', uri: `qemu+tcp://127.0.0.1:${proxy.port}/system`, provider: provider!.id, region: region!.id, cpus: 8, ramGb: 32, diskGb: 400 });
-  expect(a.changed && b.changed).toBe(true);
-  expect(a.host.lastSeenAt).not.toBeNull();
-  expect((await hostsService.add({ name: 'host-a', uri: daemon.socketUri, provider: provider!.id, region: region!.id, cpus: 8, ramGb: 32, diskGb: 400 })).changed).toBe(false);
-  t.portal.startWorkers();
+    // Two hosts of one region: the socket, and TCP through the proxy. Capacity given (this box is small).
+    const hostsService = createHostsService({ db: t.db, registry: createProviderRegistry() });
+    const a = await hostsService.add({
+      name: 'host-a',
+      uri: daemon.socketUri,
+      provider: provider!.id,
+      region: region!.id,
+      cpus: 8,
+      ramGb: 32,
+      diskGb: 400,
+    });
+    const b = await hostsService.add({
+      name: 'host-b',
+      uri: `qemu+tcp://127.0.0.1:${proxy.port}/system`,
+      provider: provider!.id,
+      region: region!.id,
+      cpus: 8,
+      ramGb: 32,
+      diskGb: 400,
+    });
+    expect(a.changed && b.changed).toBe(true);
+    expect(a.host.lastSeenAt).not.toBeNull();
+    expect(
+      (
+        await hostsService.add({
+          name: 'host-a',
+          uri: daemon.socketUri,
+          provider: provider!.id,
+          region: region!.id,
+          cpus: 8,
+          ramGb: 32,
+          diskGb: 400,
+        })
+      ).changed,
+    ).toBe(false);
+    t.portal.startWorkers();
 
-  // One request, two VMs: spread over both hosts.
-  const t0 = Date.now();
-  const created = await admin.call(routes.vms.create, { body: { regionId: region!.id, image: 'Debian 12', configurationId: micro.id, providerId: provider!.id, name: 'real-guest', numberOfInstances: 2 } });
-  expect(created.status).toBe(200);
-  const [id1, id2] = created.data.ids as [number, number];
-  expect([await hostOf(id1), await hostOf(id2)]).toEqual([a.host.id, b.host.id]);
-  const vm1 = await waitFor(id1, 'Running');
-  const vm2 = await waitFor(id2, 'Running');
-  const ip = vm1.virtualMachine.network.privateIp!;
-  expect(ip).toMatch(/^10\.231\.78\.\d+$/);
-  expect(vm2.virtualMachine.network.privateIp).toMatch(/^10\.231\.78\.\d+$/);
-  expect(vm2.virtualMachine.network.privateIp).not.toBe(ip);
+    // One request, two VMs: spread over both hosts.
+    const t0 = Date.now();
+    const created = await admin.call(routes.vms.create, {
+      body: {
+        regionId: region!.id,
+        image: 'Debian 12',
+        configurationId: micro.id,
+        providerId: provider!.id,
+        name: 'real-guest',
+        numberOfInstances: 2,
+      },
+    });
+    expect(created.status).toBe(200);
+    const [id1, id2] = created.data.ids as [number, number];
+    expect([await hostOf(id1), await hostOf(id2)]).toEqual([a.host.id, b.host.id]);
+    const vm1 = await waitFor(id1, 'Running');
+    const vm2 = await waitFor(id2, 'Running');
+    const ip = vm1.virtualMachine.network.privateIp!;
+    expect(ip).toMatch(/^10\.231\.78\.\d+$/);
+    expect(vm2.virtualMachine.network.privateIp).toMatch(/^10\.231\.78\.\d+$/);
+    expect(vm2.virtualMachine.network.privateIp).not.toBe(ip);
 
-  // The key getAccessKey hands out and getPassword's password both open the guest, as sshUsername.
-  const access = (await admin.call(routes.vms.getAccess, { params: { id: id1 } })).data;
-  const keyFile = path.join(keyDir, 'privateKey.pem');
-  await writeFile(keyFile, (await admin.call(routes.vms.getAccessKey, { params: { id: id1 } })).data.privateKey, { mode: 0o600 });
-  const password = (await admin.call(routes.vms.getPassword, { params: { id: id1 } })).data.sshPassword;
-  expect(await ssh({ key: keyFile }, access.username, ip, 'hostname; nproc')).toBe('real-guest-1\n1');
-  console.log(`portal create → SSH (two guests booting at once): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  expect(await ssh({ password }, access.username, ip, 'hostname')).toBe('real-guest-1');
-  // Each VM has a static DHCP entry on the network, so its address is never handed to another machine.
-  const netXml = await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK]);
-  expect(netXml).toContain(`ip='${ip}'`);
+    // The key getAccessKey hands out and getPassword's password both open the guest, as sshUsername.
+    const access = (await admin.call(routes.vms.getAccess, { params: { id: id1 } })).data;
+    const keyFile = path.join(keyDir, 'privateKey.pem');
+    await writeFile(keyFile, (await admin.call(routes.vms.getAccessKey, { params: { id: id1 } })).data.privateKey, {
+      mode: 0o600,
+    });
+    const password = (await admin.call(routes.vms.getPassword, { params: { id: id1 } })).data.sshPassword;
+    expect(await ssh({ key: keyFile }, access.username, ip, 'hostname; nproc')).toBe('real-guest-1\n1');
+    console.log(`portal create → SSH (two guests booting at once): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    expect(await ssh({ password }, access.username, ip, 'hostname')).toBe('real-guest-1');
+    // Each VM has a static DHCP entry on the network, so its address is never handed to another machine.
+    const netXml = await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK]);
+    expect(netXml).toContain(`ip='${ip}'`);
 
-  const consoleUrl = (await admin.call(routes.vms.getConsole, { params: { id: id1 } })).data.consoleUrl as string;
-  const page = await admin.raw('GET', consoleUrl);
-  expect(page.status).toBe(200);
-  expect(page.message).toContain('real-guest-1 login:');
+    const consoleUrl = (await admin.call(routes.vms.getConsole, { params: { id: id1 } })).data.consoleUrl as string;
+    const page = await admin.raw('GET', consoleUrl);
+    expect(page.status).toBe(200);
+    expect(page.message).toContain('real-guest-1 login:');
 
-  // Upgrade: the runner restarts the machine and the guest sees more vCPUs and memory.
-  const memBefore = Number(/MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1]);
-  expect((await admin.call(routes.vms.changeConfiguration, { body: { id: id1, configurationId: extraSmall.id } })).status).toBe(200);
-  await until(async () => (await details(id1))?.status === 'Running' && (await details(id1))?.pendingOperation === null, 'the upgrade', 180_000);
-  const memAfter = Number(/MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1]);
-  expect(memAfter).toBeGreaterThan(memBefore * 1.5);
-  expect(await ssh({ key: keyFile }, 'root', ip, 'nproc')).toBe('2');
+    // Upgrade: the runner restarts the machine and the guest sees more vCPUs and memory.
+    const memBefore = Number(
+      /MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1],
+    );
+    expect(
+      (await admin.call(routes.vms.changeConfiguration, { body: { id: id1, configurationId: extraSmall.id } })).status,
+    ).toBe(200);
+    await until(
+      async () => (await details(id1))?.status === 'Running' && (await details(id1))?.pendingOperation === null,
+      'the upgrade',
+      180_000,
+    );
+    const memAfter = Number(/MemTotal:\s+(\d+)/.exec(await ssh({ key: keyFile }, 'root', ip, 'cat /proc/meminfo'))![1]);
+    expect(memAfter).toBeGreaterThan(memBefore * 1.5);
+    expect(await ssh({ key: keyFile }, 'root', ip, 'nproc')).toBe('2');
 
-  // A poweroff inside the guest shows through the live stream within 2 s of the machine going off.
-  const stream = await openStream();
-  await ssh({ key: keyFile }, 'root', ip, 'poweroff >/dev/null 2>&1 &', 10_000).catch(() => '');
-  await until(async () => (await daemon.virsh(daemon.socketUri, ['domstate', (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id1)))[0]!.providerRef!])).trim() === 'shut off', 'the guest to power off', 60_000);
-  const offAt = Date.now();
-  await until(() => new RegExp(`"id":${id1},[^\\n]*"status":"Shutoff"`).test(stream.text), 'Shutoff on the stream', 10_000);
-  console.log(`guest poweroff → Shutoff on the live stream: ${((Date.now() - offAt) / 1000).toFixed(2)} s`);
-  expect(Date.now() - offAt).toBeLessThan(2000);
-  stream.cancel();
+    // A poweroff inside the guest shows through the live stream within 2 s of the machine going off.
+    const stream = await openStream();
+    await ssh({ key: keyFile }, 'root', ip, 'poweroff >/dev/null 2>&1 &', 10_000).catch(() => '');
+    await until(
+      async () =>
+        (
+          await daemon.virsh(daemon.socketUri, [
+            'domstate',
+            (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id1)))[0]!.providerRef!,
+          ])
+        ).trim() === 'shut off',
+      'the guest to power off',
+      60_000,
+    );
+    const offAt = Date.now();
+    await until(
+      () => new RegExp(`"id":${id1},[^\\n]*"status":"Shutoff"`).test(stream.text),
+      'Shutoff on the stream',
+      10_000,
+    );
+    console.log(`guest poweroff → Shutoff on the live stream: ${((Date.now() - offAt) / 1000).toFixed(2)} s`);
+    expect(Date.now() - offAt).toBeLessThan(2000);
+    stream.cancel();
 
-  expect((await admin.call(routes.vms.start, { params: { id: id1 } })).status).toBe(200);
-  await waitFor(id1, 'Running');
-  expect(await ssh({ key: keyFile }, 'root', ip, 'nproc')).toBe('2');
-  const uptime = Number.parseFloat(await ssh({ key: keyFile }, 'root', ip, 'cut -d" " -f1 /proc/uptime'));
-  expect((await admin.call(routes.vms.reset, { params: { id: id1 } })).status).toBe(200);
-  await waitFor(id1, 'Running');
-  await new Promise((r) => setTimeout(r, 2000));
-  const uptimeAfter = Number.parseFloat(await ssh({ key: keyFile }, 'root', ip, 'cut -d" " -f1 /proc/uptime'));
-  expect(uptimeAfter).toBeLessThan(uptime + 30);
+    expect((await admin.call(routes.vms.start, { params: { id: id1 } })).status).toBe(200);
+    await waitFor(id1, 'Running');
+    expect(await ssh({ key: keyFile }, 'root', ip, 'nproc')).toBe('2');
+    const uptime = Number.parseFloat(await ssh({ key: keyFile }, 'root', ip, 'cut -d" " -f1 /proc/uptime'));
+    expect((await admin.call(routes.vms.reset, { params: { id: id1 } })).status).toBe(200);
+    await waitFor(id1, 'Running');
+    await new Promise((r) => setTimeout(r, 2000));
+    const uptimeAfter = Number.parseFloat(await ssh({ key: keyFile }, 'root', ip, 'cut -d" " -f1 /proc/uptime'));
+    expect(uptimeAfter).toBeLessThan(uptime + 30);
 
-  // The API restarts while both VMs run: they stay Running and the new instance controls them.
-  await t.portal.close();
-  restarted = await buildApp({ config: t.config, database: t.database, secret: 'test-secret-that-is-long-enough-0123456789', logger: false });
-  await restarted.app.ready();
-  restarted.startWorkers();
-  const again = new TestClient(restarted, t.config.API_BASE_PATH);
-  for (const [k, v] of admin.cookies) again.cookies.set(k, v);
-  admin = again;
-  await new Promise((r) => setTimeout(r, 1500)); // the reconciler's first pass and the host monitor's first look
-  expect((await details(id1))?.status).toBe('Running');
-  expect((await details(id2))?.status).toBe('Running');
-  expect(await ssh({ key: keyFile }, 'root', ip, 'hostname', 10_000)).toBe('real-guest-1');
-  const operator = () => new TestClient(restarted!, t.config.API_BASE_PATH);
+    // The API restarts while both VMs run: they stay Running and the new instance controls them.
+    await t.portal.close();
+    restarted = await buildApp({
+      config: t.config,
+      database: t.database,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      logger: false,
+    });
+    await restarted.app.ready();
+    restarted.startWorkers();
+    const again = new TestClient(restarted, t.config.API_BASE_PATH);
+    for (const [k, v] of admin.cookies) again.cookies.set(k, v);
+    admin = again;
+    await new Promise((r) => setTimeout(r, 1500)); // the reconciler's first pass and the host monitor's first look
+    expect((await details(id1))?.status).toBe('Running');
+    expect((await details(id2))?.status).toBe('Running');
+    expect(await ssh({ key: keyFile }, 'root', ip, 'hostname', 10_000)).toBe('real-guest-1');
+    const operator = () => new TestClient(restarted!, t.config.API_BASE_PATH);
 
-  // host-b is cut off: reported, its VM keeps its status with a reason, a stop waits for it.
-  await proxy.close();
-  const hostDown = async () => (await t.db.select().from(hosts).where(eq(hosts.id, b.host.id)))[0]!.lastError !== null;
-  await until(hostDown, 'host-b reported unreachable', 30_000);
-  const health = await operator().call(routes.platform.healthRemoteApi, { headers: { authorization: `Bearer ${operatorToken}` } });
-  expect(health.status).toBe(503);
-  expect(health.data.checks['host host-b']).toMatchObject({ status: 'down' });
-  expect(health.data.checks['host host-a']).toMatchObject({ status: 'ok' });
-  const anonymous = await operator().call(routes.platform.healthRemoteApi);
-  expect(Object.keys(anonymous.data.checks)).toEqual(expect.arrayContaining([`host-${a.host.id}`, `host-${b.host.id}`]));
-  expect(JSON.stringify(anonymous.data)).not.toContain('host-b');
-  await until(async () => /Host host-b is unreachable/.test((await details(id2))?.errorReason ?? ''), 'the reason on the VM', 10_000);
-  expect((await details(id2))?.status).toBe('Running');
-  expect((await admin.call(routes.vms.stop, { params: { id: id2 } })).status).toBe(200);
+    // host-b is cut off: reported, its VM keeps its status with a reason, a stop waits for it.
+    await proxy.close();
+    const hostDown = async () =>
+      (await t.db.select().from(hosts).where(eq(hosts.id, b.host.id)))[0]!.lastError !== null;
+    await until(hostDown, 'host-b reported unreachable', 30_000);
+    const health = await operator().call(routes.platform.healthRemoteApi, {
+      headers: { authorization: `Bearer ${operatorToken}` },
+    });
+    expect(health.status).toBe(503);
+    expect(health.data.checks['host host-b']).toMatchObject({ status: 'down' });
+    expect(health.data.checks['host host-a']).toMatchObject({ status: 'ok' });
+    const anonymous = await operator().call(routes.platform.healthRemoteApi);
+    expect(Object.keys(anonymous.data.checks)).toEqual(
+      expect.arrayContaining([`host-${a.host.id}`, `host-${b.host.id}`]),
+    );
+    expect(JSON.stringify(anonymous.data)).not.toContain('host-b');
+    await until(
+      async () => /Host host-b is unreachable/.test((await details(id2))?.errorReason ?? ''),
+      'the reason on the VM',
+      10_000,
+    );
+    expect((await details(id2))?.status).toBe('Running');
+    expect((await admin.call(routes.vms.stop, { params: { id: id2 } })).status).toBe(200);
 
-  // Creates avoid host-b: with host-a draining nobody can take one, and the answer says why.
-  const drained = await hostsService.setDraining('host-a', true);
-  expect(drained.changed).toBe(true);
-  const refused = await admin.call(routes.vms.create, { body: { regionId: region!.id, image: 'Debian 12', configurationId: micro.id, providerId: provider!.id, name: 'nowhere', numberOfInstances: 1 } });
-  expect(refused.status).toBe(400);
-  expect(refused.message).toBe('No host in this region can take this virtual machine now (host-a: draining, host-b: unreachable)');
-  expect((await hostsService.setDraining('host-a', false)).changed).toBe(true);
+    // Creates avoid host-b: with host-a draining nobody can take one, and the answer says why.
+    const drained = await hostsService.setDraining('host-a', true);
+    expect(drained.changed).toBe(true);
+    const refused = await admin.call(routes.vms.create, {
+      body: {
+        regionId: region!.id,
+        image: 'Debian 12',
+        configurationId: micro.id,
+        providerId: provider!.id,
+        name: 'nowhere',
+        numberOfInstances: 1,
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.message).toBe(
+      'No host in this region can take this virtual machine now (host-a: draining, host-b: unreachable)',
+    );
+    expect((await hostsService.setDraining('host-a', false)).changed).toBe(true);
 
-  // host-b answers again: the waiting stop completes and the reason goes.
-  await proxy.open();
-  await waitFor(id2, 'Stopped', 120_000);
-  expect((await details(id2))?.errorReason).toBeNull();
+    // host-b answers again: the waiting stop completes and the reason goes.
+    await proxy.open();
+    await waitFor(id2, 'Stopped', 120_000);
+    expect((await details(id2))?.errorReason).toBeNull();
 
-  for (const id of [id1, id2]) expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
-  for (const id of [id1, id2]) {
-    await until(async () => (await admin.call(routes.vms.details, { params: { id } })).status === 404, `VM ${id} deleted`, 120_000);
-  }
-  const left = (await daemon.virsh(daemon.socketUri, ['list', '--all', '--name'])).split('\n').filter((n) => REF_RE.test(n.trim()));
-  expect(left).toEqual([]);
-  await daemon.virsh(daemon.socketUri, ['pool-refresh', POOL]);
-  expect((await daemon.virsh(daemon.socketUri, ['vol-list', POOL])).split('\n').filter((l) => /irontech-[0-9a-f]{20}/.test(l))).toEqual([]);
-  expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).not.toMatch(/<host /);
-});
+    for (const id of [id1, id2]) expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
+    for (const id of [id1, id2]) {
+      await until(
+        async () => (await admin.call(routes.vms.details, { params: { id } })).status === 404,
+        `VM ${id} deleted`,
+        120_000,
+      );
+    }
+    const left = (await daemon.virsh(daemon.socketUri, ['list', '--all', '--name']))
+      .split('\n')
+      .filter((n) => REF_RE.test(n.trim()));
+    expect(left).toEqual([]);
+    await daemon.virsh(daemon.socketUri, ['pool-refresh', POOL]);
+    expect(
+      (await daemon.virsh(daemon.socketUri, ['vol-list', POOL]))
+        .split('\n')
+        .filter((l) => /irontech-[0-9a-f]{20}/.test(l)),
+    ).toEqual([]);
+    expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).not.toMatch(/<host /);
+  },
+);

@@ -72,15 +72,39 @@ afterAll(async () => {
   console.log(`libvirt.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }, 120_000);
 
-const sshOpts = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'ConnectTimeout=3', '-o', 'LogLevel=ERROR'];
+const sshOpts = [
+  '-o',
+  'StrictHostKeyChecking=no',
+  '-o',
+  'UserKnownHostsFile=/dev/null',
+  '-o',
+  'ConnectTimeout=3',
+  '-o',
+  'LogLevel=ERROR',
+];
 
 /** Runs a command in the guest as `root`, with the private key or (through sshpass, from the environment) the password. */
 async function ssh(ip: string, command: string, auth: 'key' | 'password' = 'key'): Promise<string> {
   if (auth === 'key') {
-    return (await execFileP('ssh', [...sshOpts, '-o', 'BatchMode=yes', '-i', privateKey, `root@${ip}`, command], { timeout: 20_000 })).stdout.trim();
+    return (
+      await execFileP('ssh', [...sshOpts, '-o', 'BatchMode=yes', '-i', privateKey, `root@${ip}`, command], {
+        timeout: 20_000,
+      })
+    ).stdout.trim();
   }
-  const opts = [...sshOpts, '-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=password,keyboard-interactive'];
-  return (await execFileP('sshpass', ['-e', 'ssh', ...opts, `root@${ip}`, command], { timeout: 20_000, env: { ...process.env, SSHPASS: spec.password } })).stdout.trim();
+  const opts = [
+    ...sshOpts,
+    '-o',
+    'PubkeyAuthentication=no',
+    '-o',
+    'PreferredAuthentications=password,keyboard-interactive',
+  ];
+  return (
+    await execFileP('sshpass', ['-e', 'ssh', ...opts, `root@${ip}`, command], {
+      timeout: 20_000,
+      env: { ...process.env, SSHPASS: spec.password },
+    })
+  ).stdout.trim();
 }
 
 /** Waits until the guest answers SSH; returns the seconds it took. */
@@ -100,7 +124,7 @@ async function waitForSsh(ip: string, since = Date.now()): Promise<number> {
 function screenPixels(file: Buffer): Buffer {
   if (file.subarray(0, 2).toString() === 'P6') return file.subarray(file.length - 640 * 400 * 3);
   const idat: Buffer[] = [];
-  for (let at = 8; at + 8 <= file.length; ) {
+  for (let at = 8; at + 8 <= file.length;) {
     const len = file.readUInt32BE(at);
     if (file.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(file.subarray(at + 8, at + 8 + len));
     at += 12 + len;
@@ -111,92 +135,110 @@ function screenPixels(file: Buffer): Buffer {
 let ref = '';
 let ip = '';
 
-it('creates a machine that boots from its own disk, gets a DHCP address and accepts the key and the password', { timeout: 240_000 }, async () => {
-  const t0 = Date.now();
-  const created = await local.create(spec);
-  ref = created.ref;
-  expect(ref).toBe(refForKey(spec.key));
-  expect(created.privateIp).toMatch(/^10\.231\.77\.\d+$/);
-  ip = created.privateIp!;
-  const leaseAfter = (Date.now() - t0) / 1000;
-  const bootToSsh = await waitForSsh(ip, t0);
-  console.log(`create → DHCP lease: ${leaseAfter.toFixed(1)} s, → SSH: ${bootToSsh.toFixed(1)} s`);
-  
+it(
+  'creates a machine that boots from its own disk, gets a DHCP address and accepts the key and the password',
+  { timeout: 240_000 },
+  async () => {
+    const t0 = Date.now();
+    const created = await local.create(spec);
+    ref = created.ref;
+    expect(ref).toBe(refForKey(spec.key));
+    expect(created.privateIp).toMatch(/^10\.231\.77\.\d+$/);
+    ip = created.privateIp!;
+    const leaseAfter = (Date.now() - t0) / 1000;
+    const bootToSsh = await waitForSsh(ip, t0);
+    console.log(`create → DHCP lease: ${leaseAfter.toFixed(1)} s, → SSH: ${bootToSsh.toFixed(1)} s`);
 
-  expect(await ssh(ip, 'hostname; nproc; id -un')).toBe('web-01\n1\nroot');
-  expect(await ssh(ip, 'hostname; nproc', 'password')).toBe('web-01\n1');
-  // A wrong password is refused.
-  await expect(execFileP('sshpass', ['-e', 'ssh', ...sshOpts, '-o', 'PubkeyAuthentication=no', `root@${ip}`, 'true'], { timeout: 20_000, env: { ...process.env, SSHPASS: 'wrong' } })).rejects.toThrow();
+    expect(await ssh(ip, 'hostname; nproc; id -un')).toBe('web-01\n1\nroot');
+    expect(await ssh(ip, 'hostname; nproc', 'password')).toBe('web-01\n1');
+    // A wrong password is refused.
+    await expect(
+      execFileP('sshpass', ['-e', 'ssh', ...sshOpts, '-o', 'PubkeyAuthentication=no', `root@${ip}`, 'true'], {
+        timeout: 20_000,
+        env: { ...process.env, SSHPASS: 'wrong' },
+      }),
+    ).rejects.toThrow();
 
-  // A retried create returns the same machine.
-  expect(await local.create(spec)).toEqual({ ref, publicIp: null, privateIp: ip });
-  expect(await local.status(ref)).toBe('running');
-  expect(await local.privateIp(ref)).toBe(ip);
-  // A static DHCP entry holds the address for this machine while it exists.
-  expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).toContain(`<host mac='${macForKey(spec.key)}' name='${ref}' ip='${ip}'/>`);
-  const list = await daemon.virsh(daemon.socketUri, ['list', '--name']);
-  expect(list.split('\n').filter((n) => n.trim() === ref)).toHaveLength(1);
+    // A retried create returns the same machine.
+    expect(await local.create(spec)).toEqual({ ref, publicIp: null, privateIp: ip });
+    expect(await local.status(ref)).toBe('running');
+    expect(await local.privateIp(ref)).toBe(ip);
+    // A static DHCP entry holds the address for this machine while it exists.
+    expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).toContain(
+      `<host mac='${macForKey(spec.key)}' name='${ref}' ip='${ip}'/>`,
+    );
+    const list = await daemon.virsh(daemon.socketUri, ['list', '--name']);
+    expect(list.split('\n').filter((n) => n.trim() === ref)).toHaveLength(1);
 
-  // The definition: TCG, VNC (with a websocket) on loopback only, serial console logged.
-  const xml = await daemon.virsh(daemon.socketUri, ['dumpxml', ref]);
-  expect(xml).toMatch(/<domain type='qemu'/);
-  expect(xml).toMatch(/<graphics type='vnc' port='\d+' autoport='yes' websocket='\d+' listen='127\.0\.0\.1'>/);
-  // The display (VNC) shows the boot log and a text login too: the screenshot is not one flat colour.
-  const shot = path.join(keyDir, 'screen.ppm');
-  await daemon.virsh(daemon.socketUri, ['screenshot', ref, shot]);
-  expect(new Set(screenPixels(await readFile(shot))).size).toBeGreaterThan(2);
-  const text = await local.console(ref);
-  expect(text).toContain('irontech-guest: applied the NoCloud seed');
-  expect(text).toContain('web-01 login:');
+    // The definition: TCG, VNC (with a websocket) on loopback only, serial console logged.
+    const xml = await daemon.virsh(daemon.socketUri, ['dumpxml', ref]);
+    expect(xml).toMatch(/<domain type='qemu'/);
+    expect(xml).toMatch(/<graphics type='vnc' port='\d+' autoport='yes' websocket='\d+' listen='127\.0\.0\.1'>/);
+    // The display (VNC) shows the boot log and a text login too: the screenshot is not one flat colour.
+    const shot = path.join(keyDir, 'screen.ppm');
+    await daemon.virsh(daemon.socketUri, ['screenshot', ref, shot]);
+    expect(new Set(screenPixels(await readFile(shot))).size).toBeGreaterThan(2);
+    const text = await local.console(ref);
+    expect(text).toContain('irontech-guest: applied the NoCloud seed');
+    expect(text).toContain('web-01 login:');
 
-  await local.usage(ref);
-  await new Promise((r) => setTimeout(r, 1000));
-  const usage = await local.usage(ref);
-  expect(usage.cpuPercent).toBeGreaterThanOrEqual(0);
-  expect(usage.cpuPercent).toBeLessThanOrEqual(100);
-  expect(usage.ramUsedGb).toBeGreaterThan(0);
-  const health = await local.health();
-  expect(health).toMatchObject({ healthy: true, detail: { machines: 1, running: 1 } });
-});
+    await local.usage(ref);
+    await new Promise((r) => setTimeout(r, 1000));
+    const usage = await local.usage(ref);
+    expect(usage.cpuPercent).toBeGreaterThanOrEqual(0);
+    expect(usage.cpuPercent).toBeLessThanOrEqual(100);
+    expect(usage.ramUsedGb).toBeGreaterThan(0);
+    const health = await local.health();
+    expect(health).toMatchObject({ healthy: true, detail: { machines: 1, running: 1 } });
+  },
+);
 
-it('resizes the definition, keeps the running size through a reset, and forces the machine off', { timeout: 180_000 }, async () => {
-  const before = Number((await ssh(ip, 'cat /sys/block/vda/size')).trim());
-  await local.resize(ref, { cpu: 4, ramGb: 1, diskGb: 3 });
-  // The disk grows at once; vCPUs and memory wait for the next power-on.
-  expect(Number((await ssh(ip, 'cat /sys/block/vda/size')).trim())).toBeGreaterThan(before);
+it(
+  'resizes the definition, keeps the running size through a reset, and forces the machine off',
+  { timeout: 180_000 },
+  async () => {
+    const before = Number((await ssh(ip, 'cat /sys/block/vda/size')).trim());
+    await local.resize(ref, { cpu: 4, ramGb: 1, diskGb: 3 });
+    // The disk grows at once; vCPUs and memory wait for the next power-on.
+    expect(Number((await ssh(ip, 'cat /sys/block/vda/size')).trim())).toBeGreaterThan(before);
 
-  const uptimeBefore = Number.parseFloat(await ssh(ip, 'cut -d" " -f1 /proc/uptime'));
-  const t0 = Date.now();
-  await local.reset(ref);
-  await new Promise((r) => setTimeout(r, 2000));
-  await waitForSsh(ip);
-  const uptimeAfter = Number.parseFloat(await ssh(ip, 'cut -d" " -f1 /proc/uptime'));
-  expect(uptimeAfter).toBeLessThan(uptimeBefore + (Date.now() - t0) / 1000 - 1);
-  expect(await ssh(ip, 'nproc')).toBe('1');
+    const uptimeBefore = Number.parseFloat(await ssh(ip, 'cut -d" " -f1 /proc/uptime'));
+    const t0 = Date.now();
+    await local.reset(ref);
+    await new Promise((r) => setTimeout(r, 2000));
+    await waitForSsh(ip);
+    const uptimeAfter = Number.parseFloat(await ssh(ip, 'cut -d" " -f1 /proc/uptime'));
+    expect(uptimeAfter).toBeLessThan(uptimeBefore + (Date.now() - t0) / 1000 - 1);
+    expect(await ssh(ip, 'nproc')).toBe('1');
 
-  const t1 = Date.now();
-  await local.forceStop(ref);
-  expect(Date.now() - t1).toBeLessThan(10_000);
-  expect(await local.status(ref)).toBe('stopped');
-});
+    const t1 = Date.now();
+    await local.forceStop(ref);
+    expect(Date.now() - t1).toBeLessThan(10_000);
+    expect(await local.status(ref)).toBe('stopped');
+  },
+);
 
-it('starts the machine through a second host URI (qemu+tcp) with its new size, and stops it over ACPI', { timeout: 240_000 }, async () => {
-  expect(await remote.status(ref)).toBe('stopped');
-  const t0 = Date.now();
-  await remote.start(ref);
-  expect(await local.status(ref)).toBe('running');
-  await waitForSsh(ip, t0);
-  expect(await remote.privateIp(ref)).toBe(ip);
-  expect(await ssh(ip, 'nproc', 'password')).toBe('2');
-  const memMb = Number(/MemTotal:\s+(\d+)/.exec(await ssh(ip, 'cat /proc/meminfo'))![1]) / 1024;
-  expect(memMb).toBeGreaterThan(300); // 384 MB (capped from 1 GB) minus the kernel's share; it was ~205 at 256 MB
-  expect(Number(await ssh(ip, 'cat /sys/block/vda/size')) * 512).toBe(3 * 1024 ** 3);
-  expect(await remote.health()).toMatchObject({ healthy: true, detail: { uri: daemon.tcpUri, machines: 1 } });
+it(
+  'starts the machine through a second host URI (qemu+tcp) with its new size, and stops it over ACPI',
+  { timeout: 240_000 },
+  async () => {
+    expect(await remote.status(ref)).toBe('stopped');
+    const t0 = Date.now();
+    await remote.start(ref);
+    expect(await local.status(ref)).toBe('running');
+    await waitForSsh(ip, t0);
+    expect(await remote.privateIp(ref)).toBe(ip);
+    expect(await ssh(ip, 'nproc', 'password')).toBe('2');
+    const memMb = Number(/MemTotal:\s+(\d+)/.exec(await ssh(ip, 'cat /proc/meminfo'))![1]) / 1024;
+    expect(memMb).toBeGreaterThan(300); // 384 MB (capped from 1 GB) minus the kernel's share; it was ~205 at 256 MB
+    expect(Number(await ssh(ip, 'cat /sys/block/vda/size')) * 512).toBe(3 * 1024 ** 3);
+    expect(await remote.health()).toMatchObject({ healthy: true, detail: { uri: daemon.tcpUri, machines: 1 } });
 
-  await remote.stop(ref);
-  expect(await local.status(ref)).toBe('stopped');
-  expect(await remote.console(ref)).toContain('irontech-guest: power button pressed');
-});
+    await remote.stop(ref);
+    expect(await local.status(ref)).toBe('stopped');
+    expect(await remote.console(ref)).toContain('irontech-guest: power button pressed');
+  },
+);
 
 it('deletes the domain, its disk, its seed and its lease', { timeout: 120_000 }, async () => {
   await local.start(ref);

@@ -16,13 +16,29 @@ import readline from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
+import {
+  TransientProviderError,
+  type CreatedMachine,
+  type MachineSpec,
+  type MachineState,
+  type ProviderDriver,
+  type Usage,
+} from '../provider.ts';
 import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
 import { createVirsh, isNotFound } from './virsh.ts';
-import { dirPoolXml, domainXml, ipToNumber, natNetworkXml, numberToIp, parseMeta, staticHosts, type MachineMeta } from './xml.ts';
+import {
+  dirPoolXml,
+  domainXml,
+  ipToNumber,
+  natNetworkXml,
+  numberToIp,
+  parseMeta,
+  staticHosts,
+  type MachineMeta,
+} from './xml.ts';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
 
@@ -31,10 +47,19 @@ export const libvirtSettingsSchema = z.object({
   uri: z.string().min(1).max(500).default('qemu:///system'),
   virshBinary: z.string().min(1).max(500).default('virsh'),
   /** A directory pool on the host; made (and its directory built) when missing. */
-  pool: z.object({ name: name.default('irontech'), path: z.string().min(1).max(500).default('/var/lib/libvirt/irontech') }).default({ name: 'irontech', path: '/var/lib/libvirt/irontech' }),
+  pool: z
+    .object({ name: name.default('irontech'), path: z.string().min(1).max(500).default('/var/lib/libvirt/irontech') })
+    .default({ name: 'irontech', path: '/var/lib/libvirt/irontech' }),
   /** The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. */
   network: z
-    .object({ name: name.default('irontech'), bridge: z.string().regex(/^[A-Za-z0-9_-]{1,15}$/).default('irontech0'), cidr: z.string().default('10.231.0.0/24') })
+    .object({
+      name: name.default('irontech'),
+      bridge: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,15}$/)
+        .default('irontech0'),
+      cidr: z.string().default('10.231.0.0/24'),
+    })
     .default({ name: 'irontech', bridge: 'irontech0', cidr: '10.231.0.0/24' }),
   /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
   images: z.record(z.string(), name).default({}),
@@ -44,7 +69,10 @@ export const libvirtSettingsSchema = z.object({
   uploadGuestImage: z.boolean().default(true),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
   /** The login the seed gives the password and key when the spec names none (the portal's VMs name `root`). */
-  guestUser: z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/).default('root'),
+  guestUser: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}$/)
+    .default('root'),
   /** `qemu` runs under TCG anywhere; `kvm` needs a working /dev/kvm on the host. */
   domainType: z.enum(['qemu', 'kvm']).default('qemu'),
   machine: z.string().min(1).max(50).default('q35'),
@@ -126,21 +154,26 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         await virsh.run(['pool-build', pool]);
         await virsh.run(['pool-autostart', pool]);
       }
-      if (!/^State:\s+running/m.test(poolInfo ?? '')) await virsh.run(['pool-start', pool]).catch((e) => ignoreIf(e, /already active/));
+      if (!/^State:\s+running/m.test(poolInfo ?? ''))
+        await virsh.run(['pool-start', pool]).catch((e) => ignoreIf(e, /already active/));
       const poolPath = /<path>([^<]+)<\/path>/.exec(await virsh.run(['pool-dumpxml', pool]))?.[1] ?? s.pool.path;
 
       const netInfo = await virsh.maybe(['net-info', s.network.name]);
       if (netInfo === null) {
-        await withXmlFile(natNetworkXml(s.network.name, s.network.bridge, s.network.cidr), (f) => virsh.run(['net-define', f]));
+        await withXmlFile(natNetworkXml(s.network.name, s.network.bridge, s.network.cidr), (f) =>
+          virsh.run(['net-define', f]),
+        );
         await virsh.run(['net-autostart', s.network.name]);
       }
-      if (!/^Active:\s+yes/m.test(netInfo ?? '')) await virsh.run(['net-start', s.network.name]).catch((e) => ignoreIf(e, /already active/));
+      if (!/^Active:\s+yes/m.test(netInfo ?? ''))
+        await virsh.run(['net-start', s.network.name]).catch((e) => ignoreIf(e, /already active/));
 
       let guestVolume: string | null = null;
       if (s.uploadGuestImage) {
         const file = await ensureGuestImage({ cacheDir: s.guestImageCacheDir });
         guestVolume = path.basename(file);
-        if ((await virsh.maybe(['vol-info', '--pool', pool, guestVolume])) === null) await uploadVolume(guestVolume, await readFile(file));
+        if ((await virsh.maybe(['vol-info', '--pool', pool, guestVolume])) === null)
+          await uploadVolume(guestVolume, await readFile(file));
       }
       return { poolPath, guestVolume };
     })();
@@ -168,7 +201,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
 
   async function baseVolume(image: string, h: Host): Promise<string> {
     const vol = s.images[image] ?? h.guestVolume;
-    if (!vol) throw new Error(`no base volume for image "${image}" on ${s.uri} (set images["${image}"] or uploadGuestImage)`);
+    if (!vol)
+      throw new Error(`no base volume for image "${image}" on ${s.uri} (set images["${image}"] or uploadGuestImage)`);
     return vol;
   }
 
@@ -222,7 +256,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     }
   }
 
-  const isRunning = (state: string | null) => state === 'running' || state === 'paused' || state === 'in shutdown' || state === 'blocked';
+  const isRunning = (state: string | null) =>
+    state === 'running' || state === 'paused' || state === 'in shutdown' || state === 'blocked';
 
   async function destroy(ref: string) {
     await virsh.run(['destroy', ref]).catch((e) => ignoreIf(e, /not running|domain is not running/i));
@@ -253,14 +288,25 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
       if (!range) throw new Error(`network ${s.network.name} on ${s.uri} has no DHCP range`);
       const leases = await virsh.run(['net-dhcp-leases', s.network.name]);
-      const taken = new Set([...staticHosts(xml).map((h) => h.ip), ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!)]);
+      const taken = new Set([
+        ...staticHosts(xml).map((h) => h.ip),
+        ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!),
+      ]);
       const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
       for (let n = from; n <= to; n++) {
         const ip = numberToIp(n);
         if (taken.has(ip)) continue;
         const entry = `<host mac='${mac}' name='${ref}' ip='${ip}'/>`;
         const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
-        await virsh.run(['net-update', s.network.name, 'add-last', 'ip-dhcp-host', entry, '--config', ...(active ? ['--live'] : [])]);
+        await virsh.run([
+          'net-update',
+          s.network.name,
+          'add-last',
+          'ip-dhcp-host',
+          entry,
+          '--config',
+          ...(active ? ['--live'] : []),
+        ]);
         return ip;
       }
       throw new Error(`network ${s.network.name} on ${s.uri} has no free address left`);
@@ -274,7 +320,15 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       const own = xml && staticHosts(xml).find((h) => h.name === ref);
       if (!own) return;
       const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
-      await virsh.run(['net-update', s.network.name, 'delete', 'ip-dhcp-host', `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`, '--config', ...(active ? ['--live'] : [])]);
+      await virsh.run([
+        'net-update',
+        s.network.name,
+        'delete',
+        'ip-dhcp-host',
+        `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`,
+        '--config',
+        ...(active ? ['--live'] : []),
+      ]);
     });
   }
 
@@ -283,7 +337,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     for (;;) {
       const ip = await leaseIp(ref);
       if (ip) return ip;
-      if (Date.now() >= until) throw new TransientProviderError(`${ref} got no DHCP lease on ${s.network.name} within ${s.bootTimeoutMs} ms`);
+      if (Date.now() >= until)
+        throw new TransientProviderError(`${ref} got no DHCP lease on ${s.network.name} within ${s.bootTimeoutMs} ms`);
       await sleep(500);
     }
   }
@@ -303,7 +358,17 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-console-'));
     try {
       const file = path.join(dir, 'log');
-      await virsh.run(['vol-download', '--pool', pool, vol, file, '--offset', String(offset), '--length', String(size - offset)]);
+      await virsh.run([
+        'vol-download',
+        '--pool',
+        pool,
+        vol,
+        file,
+        '--offset',
+        String(offset),
+        '--length',
+        String(size - offset),
+      ]);
       let text = (await readFile(file)).toString('utf8');
       if (offset > 0) text = text.slice(text.indexOf('\n') + 1);
       // Serial output ends lines with CR LF; the portal shows plain text.
@@ -328,7 +393,9 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
 
   function startWatcher() {
     if (watcher || restartTimer || listeners.size === 0) return;
-    const child = spawn(s.virshBinary, ['-q', '-c', s.uri, 'event', '--loop', '--event', 'lifecycle'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(s.virshBinary, ['-q', '-c', s.uri, 'event', '--loop', '--event', 'lifecycle'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     watcher = child;
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       // event 'lifecycle' for domain 'irontech-…': Stopped Shutdown
@@ -367,7 +434,15 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       return withLock(ref, async (): Promise<CreatedMachine> => {
         const h = await host();
         const v = volumes(ref);
-        const meta: MachineMeta = { key: spec.key, name: spec.name, image: spec.image, region: spec.region, cpu: spec.cpu, ramGb: spec.ramGb, diskGb: spec.diskGb };
+        const meta: MachineMeta = {
+          key: spec.key,
+          name: spec.name,
+          image: spec.image,
+          region: spec.region,
+          cpu: spec.cpu,
+          ramGb: spec.ramGb,
+          diskGb: spec.diskGb,
+        };
         // Each step is skipped when a previous attempt already did it, so a retried create ends in one machine.
         if ((await virsh.maybe(['dumpxml', '--inactive', ref])) === null) {
           if ((await volBytes(v.disk)) === null) {
@@ -377,10 +452,28 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
             const bytes = Math.max(sizeOf(meta).diskBytes, baseBytes);
             // Another API process may have made it a moment ago (same key, same name): that disk is this machine's.
             await virsh
-              .run(['vol-create-as', '--pool', pool, v.disk, `${bytes}B`, '--format', 'qcow2', '--backing-vol', basePath, '--backing-vol-format', 'qcow2'])
+              .run([
+                'vol-create-as',
+                '--pool',
+                pool,
+                v.disk,
+                `${bytes}B`,
+                '--format',
+                'qcow2',
+                '--backing-vol',
+                basePath,
+                '--backing-vol-format',
+                'qcow2',
+              ])
               .catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
-          const iso = await buildSeedIso({ instanceId: ref, hostname: guestHostname(spec.name), user: spec.username || s.guestUser, password: spec.password, publicKey: spec.publicKey });
+          const iso = await buildSeedIso({
+            instanceId: ref,
+            hostname: guestHostname(spec.name),
+            user: spec.username || s.guestUser,
+            password: spec.password,
+            publicKey: spec.publicKey,
+          });
           await uploadVolume(v.seed, iso);
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
         }
@@ -466,14 +559,16 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       checkRef(ref);
       const out = await virsh.maybe(['domstats', ref, '--cpu-total', '--balloon', '--vcpu']);
       if (out === null || !/cpu\.time=/.test(out)) return { cpuPercent: 0, ramUsedGb: 0 };
-      const stat = (k: string) => Number(new RegExp(`^\\s*${k.replace('.', '\\.')}=(\\d+)`, 'm').exec(out)?.[1] ?? Number.NaN);
+      const stat = (k: string) =>
+        Number(new RegExp(`^\\s*${k.replace('.', '\\.')}=(\\d+)`, 'm').exec(out)?.[1] ?? Number.NaN);
       const cpuNs = stat('cpu.time');
       const vcpus = stat('vcpu.current') || 1;
       const now = Date.now();
       const prev = cpuSamples.get(ref);
       cpuSamples.set(ref, { cpuNs, at: now });
       // The first look has nothing to compare with: it reports 0 rather than a lifetime average.
-      const raw = prev && now > prev.at && cpuNs >= prev.cpuNs ? ((cpuNs - prev.cpuNs) / 1e6 / (now - prev.at) / vcpus) * 100 : 0;
+      const raw =
+        prev && now > prev.at && cpuNs >= prev.cpuNs ? ((cpuNs - prev.cpuNs) / 1e6 / (now - prev.at) / vcpus) * 100 : 0;
       const cpuPercent = Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
       // With the guest's balloon driver: what the guest uses; without: what the QEMU process holds.
       const available = stat('balloon.available');
@@ -509,8 +604,15 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       // Images the settings map to base volumes that exist in the pool, and the catalog's names the built guest serves.
       const h = await host();
       await virsh.run(['pool-refresh', pool]);
-      const vols = new Set((await virsh.run(['vol-list', '--pool', pool])).split('\n').map((l) => l.trim().split(/\s+/)[0]).filter(Boolean));
-      const named = Object.entries(s.images).filter(([, vol]) => vols.has(vol)).map(([image]) => image);
+      const vols = new Set(
+        (await virsh.run(['vol-list', '--pool', pool]))
+          .split('\n')
+          .map((l) => l.trim().split(/\s+/)[0])
+          .filter(Boolean),
+      );
+      const named = Object.entries(s.images)
+        .filter(([, vol]) => vols.has(vol))
+        .map(([image]) => image);
       return h.guestVolume && vols.has(h.guestVolume) ? [...new Set([...named, ...s.guestImages])] : named;
     },
 
@@ -523,7 +625,9 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         detail.poolPath = h.poolPath;
         detail.guestVolume = h.guestVolume;
         const domains = (await virsh.run(['list', '--all', '--name'])).split('\n').filter((n) => REF_RE.test(n.trim()));
-        const running = (await virsh.run(['list', '--state-running', '--name'])).split('\n').filter((n) => REF_RE.test(n.trim()));
+        const running = (await virsh.run(['list', '--state-running', '--name']))
+          .split('\n')
+          .filter((n) => REF_RE.test(n.trim()));
         detail.machines = domains.length;
         detail.running = running.length;
         return { healthy: true, detail };

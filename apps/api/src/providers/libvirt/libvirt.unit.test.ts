@@ -38,7 +38,20 @@ it('lays a NAT network over the CIDR and refuses a malformed one', () => {
 
 it('keeps the request in the domain metadata, escaped, and reads it back', () => {
   const meta = { key: 'k<&>"\'', name: 'a & b', image: 'Debian 12', region: 'US East', cpu: 2, ramGb: 4, diskGb: 40 };
-  const xml = domainXml({ ref: refForKey('k'), uuid: uuidForKey('k'), mac: macForKey('k'), meta, vcpus: 1, ramMb: 256, domainType: 'qemu', machine: 'q35', diskPath: '/p/d.qcow2', seedPath: '/p/s.iso', serialLogPath: '/p/l.log', network: 'irontech' });
+  const xml = domainXml({
+    ref: refForKey('k'),
+    uuid: uuidForKey('k'),
+    mac: macForKey('k'),
+    meta,
+    vcpus: 1,
+    ramMb: 256,
+    domainType: 'qemu',
+    machine: 'q35',
+    diskPath: '/p/d.qcow2',
+    seedPath: '/p/s.iso',
+    serialLogPath: '/p/l.log',
+    network: 'irontech',
+  });
   expect(parseMeta(xml)).toEqual(meta);
   expect(xml).toContain('<title>a &amp; b</title>');
   expect(parseMeta('<domain/>')).toBeNull();
@@ -49,12 +62,26 @@ it('writes a seed the guest reads back exactly', async () => {
   try {
     const password = `-it's "x" $(rm -rf /) \\ 9`;
     const publicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBhO+RunSY0rsWAURZvDhbvXMIYqFdeFPAv+ey4Dir49 it's@me";
-    const { metaData, userData } = seedFiles({ instanceId: 'i-1', hostname: 'web-01', user: 'root', password, publicKey });
+    const { metaData, userData } = seedFiles({
+      instanceId: 'i-1',
+      hostname: 'web-01',
+      user: 'root',
+      password,
+      publicKey,
+    });
     expect(userData.startsWith('#cloud-config\n')).toBe(true);
     expect(userData).toContain('disable_root: false');
     await writeFile(path.join(dir, 'meta-data'), metaData);
     await writeFile(path.join(dir, 'user-data'), userData);
-    await execFileP('busybox', ['awk', '-v', `out=${dir}`, '-f', SEED_AWK, path.join(dir, 'meta-data'), path.join(dir, 'user-data')]);
+    await execFileP('busybox', [
+      'awk',
+      '-v',
+      `out=${dir}`,
+      '-f',
+      SEED_AWK,
+      path.join(dir, 'meta-data'),
+      path.join(dir, 'user-data'),
+    ]);
     expect(await readFile(path.join(dir, 'hostname'), 'utf8')).toBe('web-01\n');
     expect(await readFile(path.join(dir, 'user'), 'utf8')).toBe('root\n');
     expect(await readFile(path.join(dir, 'password'), 'utf8')).toBe(password);

@@ -64,9 +64,22 @@ export async function buildSeedIso(s: SeedInput): Promise<Buffer> {
     await writeFile(path.join(dir, 'user-data'), userData, { mode: 0o600 });
     const iso = path.join(dir, 'seed.iso');
     try {
-      await execFileP('genisoimage', ['-quiet', '-output', iso, '-volid', 'cidata', '-joliet', '-rock', path.join(dir, 'user-data'), path.join(dir, 'meta-data')]);
+      await execFileP('genisoimage', [
+        '-quiet',
+        '-output',
+        iso,
+        '-volid',
+        'cidata',
+        '-joliet',
+        '-rock',
+        path.join(dir, 'user-data'),
+        path.join(dir, 'meta-data'),
+      ]);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('genisoimage is not installed (apt-get install --no-install-recommends genisoimage)', { cause: e });
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new Error('genisoimage is not installed (apt-get install --no-install-recommends genisoimage)', {
+          cause: e,
+        });
       throw e;
     }
     return await readFile(iso);

@@ -17,8 +17,10 @@ export class VirshError extends Error {
 }
 
 /** libvirt's words for "no such object" (domain, volume, network, pool) and for an unreachable daemon. */
-const NOT_FOUND_RE = /failed to get (domain|vol|pool|network)|Domain not found|Storage volume not found|Storage pool not found|Network not found|no storage vol with matching (name|path)|no domain with matching|no network with matching/i;
-const UNREACHABLE_RE = /failed to connect to the hypervisor|Failed to connect socket|unable to connect to server|Connection refused|End of file while reading data|Cannot recv data|cannot send data|Broken pipe|operation timed out/i;
+const NOT_FOUND_RE =
+  /failed to get (domain|vol|pool|network)|Domain not found|Storage volume not found|Storage pool not found|Network not found|no storage vol with matching (name|path)|no domain with matching|no network with matching/i;
+const UNREACHABLE_RE =
+  /failed to connect to the hypervisor|Failed to connect socket|unable to connect to server|Connection refused|End of file while reading data|Cannot recv data|cannot send data|Broken pipe|operation timed out/i;
 
 export function isNotFound(e: unknown): boolean {
   return e instanceof VirshError && NOT_FOUND_RE.test(e.stderr);
@@ -35,15 +37,23 @@ export interface Virsh {
 export function createVirsh(uri: string, binary = 'virsh', defaultTimeoutMs = 60_000): Virsh {
   function run(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
     return new Promise((resolve, reject) => {
-      execFile(binary, ['-q', '-c', uri, ...args], { timeout: opts.timeoutMs ?? defaultTimeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const e = err as NodeJS.ErrnoException & { killed?: boolean };
-        if (e.code === 'ENOENT') return reject(new Error(`${binary} is not installed (apt-get install --no-install-recommends libvirt-clients)`));
-        const text = String(stderr).trim() || e.message;
-        const what = `virsh ${args[0] ?? ''} on ${uri}: ${text.slice(0, 500)}`;
-        if (e.killed || UNREACHABLE_RE.test(text)) return reject(new TransientProviderError(what));
-        reject(new VirshError(what, text));
-      });
+      execFile(
+        binary,
+        ['-q', '-c', uri, ...args],
+        { timeout: opts.timeoutMs ?? defaultTimeoutMs, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          if (!err) return resolve(stdout);
+          const e = err as NodeJS.ErrnoException & { killed?: boolean };
+          if (e.code === 'ENOENT')
+            return reject(
+              new Error(`${binary} is not installed (apt-get install --no-install-recommends libvirt-clients)`),
+            );
+          const text = String(stderr).trim() || e.message;
+          const what = `virsh ${args[0] ?? ''} on ${uri}: ${text.slice(0, 500)}`;
+          if (e.killed || UNREACHABLE_RE.test(text)) return reject(new TransientProviderError(what));
+          reject(new VirshError(what, text));
+        },
+      );
     });
   }
   return {

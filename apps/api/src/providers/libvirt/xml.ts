@@ -92,7 +92,12 @@ export function domainXml(p: DomainParams): string {
 export function parseMeta(domain: string): MachineMeta | null {
   const m = /<irontech:machine[^>]*>([^<]*)<\/irontech:machine>/.exec(domain);
   if (!m?.[1]) return null;
-  const json = m[1].replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const json = m[1]
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
   return JSON.parse(json) as MachineMeta;
 }
 
@@ -101,7 +106,13 @@ export function natNetworkXml(name: string, bridge: string, cidr: string): strin
   const [base, bitsText] = cidr.split('/');
   const bits = Number(bitsText);
   const octets = (base ?? '').split('.').map(Number);
-  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255) || !Number.isInteger(bits) || bits < 16 || bits > 28) {
+  if (
+    octets.length !== 4 ||
+    octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255) ||
+    !Number.isInteger(bits) ||
+    bits < 16 ||
+    bits > 28
+  ) {
     throw new Error(`network cidr "${cidr}" must look like 10.231.0.0/24 (prefix 16–28)`);
   }
   const ip = octets.reduce((a, o) => a * 256 + o, 0);

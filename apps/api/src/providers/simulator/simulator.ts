@@ -6,7 +6,14 @@
  */
 import { z } from 'zod';
 import { simulatedSerial } from './sim-console.ts';
-import { TransientProviderError, type CreatedMachine, type MachineSpec, type MachineState, type ProviderDriver, type Usage } from '../provider.ts';
+import {
+  TransientProviderError,
+  type CreatedMachine,
+  type MachineSpec,
+  type MachineState,
+  type ProviderDriver,
+  type Usage,
+} from '../provider.ts';
 
 export const simulatorSettingsSchema = z.object({
   /** Duration of one action in ms. */
@@ -75,7 +82,8 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
       }
       const run = (async () => {
         await wait();
-        if (spec.name.includes('fail-create')) throw new Error('The simulator refused to create this machine (simulated permanent failure)');
+        if (spec.name.includes('fail-create'))
+          throw new Error('The simulator refused to create this machine (simulated permanent failure)');
         flaky('create', spec.key, spec.name);
         const n = ++counter;
         const ref = `sim-${Date.now().toString(36)}-${n}`;
@@ -163,7 +171,15 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
     },
     async adopt(ref, spec, state, ips) {
       if (machines.has(ref)) return;
-      const m: SimMachine = { ref, spec, state: 'stopped', bootedAt: Date.now(), publicIp: ips.publicIp ?? '203.0.113.1', privateIp: ips.privateIp ?? '10.20.0.1', log: [`Re-adopted ${spec.name}`] };
+      const m: SimMachine = {
+        ref,
+        spec,
+        state: 'stopped',
+        bootedAt: Date.now(),
+        publicIp: ips.publicIp ?? '203.0.113.1',
+        privateIp: ips.privateIp ?? '10.20.0.1',
+        log: [`Re-adopted ${spec.name}`],
+      };
       machines.set(ref, m);
       byKey.set(spec.key, ref);
       if (state === 'running') boot(m);

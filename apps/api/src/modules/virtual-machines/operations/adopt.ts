@@ -16,7 +16,18 @@ export interface StoredMachine {
 const COMES_BACK_OFF: readonly VmStatus[] = [...VM_OFF_STATUSES, OPERATIONS.stop.runningStatus];
 
 export function specOf({ vm, config, region }: StoredMachine): MachineSpec {
-  return { key: `vm-${vm.id}`, name: vm.name, image: vm.image, cpu: config.cpu, ramGb: config.ram, diskGb: config.disk, region, username: vm.sshUsername, publicKey: vm.publicKey ?? '', password: '' };
+  return {
+    key: `vm-${vm.id}`,
+    name: vm.name,
+    image: vm.image,
+    cpu: config.cpu,
+    ramGb: config.ram,
+    diskGb: config.disk,
+    region,
+    username: vm.sshUsername,
+    publicKey: vm.publicKey ?? '',
+    password: '',
+  };
 }
 
 /** Adopts the VM's machine when the driver no longer knows it and can; true when it did. */

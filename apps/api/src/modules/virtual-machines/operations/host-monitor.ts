@@ -13,7 +13,8 @@ import type { ProviderRegistry } from '../../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 
 /** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
-export const hostUnreachableReason = (hostName: string, error: string) => `Host ${hostName} is unreachable; showing the last known status (${error.slice(0, 200)})`;
+export const hostUnreachableReason = (hostName: string, error: string) =>
+  `Host ${hostName} is unreachable; showing the last known status (${error.slice(0, 200)})`;
 const reasonPrefix = (hostName: string) => `Host ${hostName} is unreachable%`;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -50,7 +51,12 @@ export function createHostMonitor(opts: {
       ? await db
           .update(virtualMachines)
           .set({ errorReason: hostUnreachableReason(host.name, error), updatedAt: clock.now() })
-          .where(and(live, or(isNull(virtualMachines.errorReason), like(virtualMachines.errorReason, reasonPrefix(host.name)))))
+          .where(
+            and(
+              live,
+              or(isNull(virtualMachines.errorReason), like(virtualMachines.errorReason, reasonPrefix(host.name))),
+            ),
+          )
           .returning()
       : await db
           .update(virtualMachines)
@@ -69,26 +75,39 @@ export function createHostMonitor(opts: {
     for (const [regionId, { complete, names }] of byRegion) {
       if (!complete) continue;
       const list = [...names];
-      if (list.length) await db.insert(images).values(list.map((name) => ({ regionId, name }))).onConflictDoNothing();
-      await db.delete(images).where(and(eq(images.regionId, regionId), list.length ? notInArray(images.name, list) : undefined));
+      if (list.length)
+        await db
+          .insert(images)
+          .values(list.map((name) => ({ regionId, name })))
+          .onConflictDoNothing();
+      await db
+        .delete(images)
+        .where(and(eq(images.regionId, regionId), list.length ? notInArray(images.name, list) : undefined));
     }
   }
 
   /** Asks every enabled host once; answers how many changed between answering and not. */
   async function checkOnce(): Promise<number> {
-    const rows = await db.select({ host: hosts, provider: providers }).from(hosts).innerJoin(providers, eq(providers.id, hosts.providerId)).where(eq(hosts.enabled, true));
+    const rows = await db
+      .select({ host: hosts, provider: providers })
+      .from(hosts)
+      .innerJoin(providers, eq(providers.id, hosts.providerId))
+      .where(eq(hosts.enabled, true));
     let changed = 0;
     const byRegion = new Map<number, { complete: boolean; names: Set<string> }>();
     for (const { host } of rows) byRegion.set(host.regionId, { complete: true, names: new Set() });
     await Promise.all(
       rows.map(async ({ host, provider }) => {
         const driver = registry.driverFor(provider, host);
-        if (timer && opts.onMachineEvent && driver.watch && !watching.has(host.id)) watching.set(host.id, driver.watch(opts.onMachineEvent));
+        if (timer && opts.onMachineEvent && driver.watch && !watching.has(host.id))
+          watching.set(host.id, driver.watch(opts.onMachineEvent));
         let error: string | null = null;
         try {
           const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
           if (!healthy) error = String((detail as { error?: unknown } | null)?.error ?? 'unhealthy');
-          else if (driver.images) for (const name of await withTimeout(driver.images(), opts.timeoutMs ?? 15_000)) byRegion.get(host.regionId)!.names.add(name);
+          else if (driver.images)
+            for (const name of await withTimeout(driver.images(), opts.timeoutMs ?? 15_000))
+              byRegion.get(host.regionId)!.names.add(name);
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }

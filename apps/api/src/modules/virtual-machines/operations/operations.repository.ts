@@ -6,7 +6,15 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
-import { configurations, hosts, operations, publicAddresses, providers, regions, virtualMachines } from '../../../db/schema.ts';
+import {
+  configurations,
+  hosts,
+  operations,
+  publicAddresses,
+  providers,
+  regions,
+  virtualMachines,
+} from '../../../db/schema.ts';
 import type { Clock } from '../../../lib/clock.ts';
 
 export type OperationRow = typeof operations.$inferSelect;
@@ -28,12 +36,21 @@ export function parseOperation(row: Pick<OperationRow, 'kind' | 'payload'>): Ope
 
 export function createOperationsRepository(db: Db, clock: Clock) {
   const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
-  const heldBy = ({ op, workerId }: Claim) => and(eq(operations.id, op.id), eq(operations.lockedBy, workerId), eq(operations.attempts, op.attempts), eq(operations.status, 'running'));
+  const heldBy = ({ op, workerId }: Claim) =>
+    and(
+      eq(operations.id, op.id),
+      eq(operations.lockedBy, workerId),
+      eq(operations.attempts, op.attempts),
+      eq(operations.status, 'running'),
+    );
 
   return {
     /** Records an operation, due now. */
     async insert(tx: Tx, values: { vmId: number; requestedByUserId: number } & Operation) {
-      const [row] = await tx.insert(operations).values({ ...values, runAfter: clock.now() }).returning();
+      const [row] = await tx
+        .insert(operations)
+        .values({ ...values, runAfter: clock.now() })
+        .returning();
       return row!;
     },
 
@@ -53,10 +70,20 @@ export function createOperationsRepository(db: Db, clock: Clock) {
      */
     async claim(workerId: string, leaseMs: number, working: readonly number[] = []): Promise<OperationRow | null> {
       const now = clock.now();
-      const notMine = working.length ? sql`and id not in (${sql.join(working.map((id) => sql`${id}`), sql`, `)})` : sql``;
+      const notMine = working.length
+        ? sql`and id not in (${sql.join(
+            working.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
       const [row] = await db
         .update(operations)
-        .set({ status: 'running', lockedBy: workerId, lockedUntil: new Date(now.getTime() + leaseMs), attempts: sql`${operations.attempts} + 1` })
+        .set({
+          status: 'running',
+          lockedBy: workerId,
+          lockedUntil: new Date(now.getTime() + leaseMs),
+          attempts: sql`${operations.attempts} + 1`,
+        })
         .where(
           eq(
             operations.id,
@@ -82,7 +109,11 @@ export function createOperationsRepository(db: Db, clock: Clock) {
      * in one transaction, so an operation never reads finished while its VM misses the result. Answers the
      * VM as written (null when the claim was lost, or when there was no VM change).
      */
-    async finish(claim: Claim, patch: OperationPatch, vmPatch?: VmPatch): Promise<{ done: boolean; vm: typeof virtualMachines.$inferSelect | null }> {
+    async finish(
+      claim: Claim,
+      patch: OperationPatch,
+      vmPatch?: VmPatch,
+    ): Promise<{ done: boolean; vm: typeof virtualMachines.$inferSelect | null }> {
       return db.transaction(async (tx) => {
         const done = await tx.update(operations).set(patch).where(heldBy(claim)).returning({ id: operations.id });
         if (done.length !== 1) return { done: false, vm: null };
@@ -143,7 +174,11 @@ export function createOperationsRepository(db: Db, clock: Clock) {
 
     /** Sets a VM's reason (why an action waits) without touching its status. */
     async setReason(vmId: number, errorReason: string) {
-      const [row] = await db.update(virtualMachines).set({ errorReason, updatedAt: clock.now() }).where(eq(virtualMachines.id, vmId)).returning();
+      const [row] = await db
+        .update(virtualMachines)
+        .set({ errorReason, updatedAt: clock.now() })
+        .where(eq(virtualMachines.id, vmId))
+        .returning();
       return row ?? null;
     },
 

@@ -30,7 +30,13 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   const seen: VmEvent[] = [];
   events.subscribe((e) => seen.push(e));
   const log = pino({ level: 'silent' });
-  const runner = createOperationRunner({ db: t.db, registry, events, secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log });
+  const runner = createOperationRunner({
+    db: t.db,
+    registry,
+    events,
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log,
+  });
   await runner.tick();
   await runner.idle();
   await runner.stop();

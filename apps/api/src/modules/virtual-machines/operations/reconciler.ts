@@ -17,7 +17,14 @@ const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
 /** What a machine that was powered off outside the portal shows. */
 const OFF_OUTSIDE_PORTAL: VmStatus = 'Shutoff';
 
-export function createReconciler(opts: { db: Db; registry: ProviderRegistry; events: VmEvents; log: FastifyBaseLogger; clock?: Clock; intervalMs?: number }) {
+export function createReconciler(opts: {
+  db: Db;
+  registry: ProviderRegistry;
+  events: VmEvents;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  intervalMs?: number;
+}) {
   const { db, registry, events, log } = opts;
   const repo = createOperationsRepository(db, opts.clock ?? systemClock);
   let timer: NodeJS.Timeout | null = null;

@@ -34,7 +34,16 @@ it('resumes an operation after its runner dies, with no duplicate machine', asyn
 
   // One simulated cloud shared by both runners, as a real provider would be.
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 150, pollMs: 20 };
+  const common = {
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    leaseMs: 150,
+    pollMs: 20,
+  };
 
   const doomed = createOperationRunner(common);
   await doomed.tick(); // claims the create and starts calling the provider
@@ -66,7 +75,16 @@ it('keeps the lease of a slow action, so no other runner takes it over', async (
   const { body } = await createBody(admin, 'slowpoke');
   const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 120, pollMs: 20 };
+  const common = {
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    leaseMs: 120,
+    pollMs: 20,
+  };
   const first = createOperationRunner(common);
   const second = createOperationRunner(common);
   await first.tick();
@@ -89,7 +107,14 @@ it('acts on a machine its driver forgot (a restarted simulator) and keeps a stop
   const admin = await signIn(t);
   const { body, configs } = await createBody(admin, 'phoenix');
   const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
-  const common = { db: t.db, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, pollMs: 20 };
+  const common = {
+    db: t.db,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  };
   const before = createOperationRunner({ ...common, registry: createProviderRegistry({}, { simulatorStepMs: 5 }) });
   await before.tick();
   await before.idle();
@@ -103,7 +128,9 @@ it('acts on a machine its driver forgot (a restarted simulator) and keeps a stop
   await after.idle();
   expect(await vmStatus()).toMatchObject({ status: 'Stopped', errorReason: null });
   const bigger = configs.find((c) => c.key === 'small')!;
-  expect((await admin.call(routes.vms.changeConfiguration, { body: { id: vmId, configurationId: bigger.id } })).status).toBe(200);
+  expect(
+    (await admin.call(routes.vms.changeConfiguration, { body: { id: vmId, configurationId: bigger.id } })).status,
+  ).toBe(200);
   await after.tick();
   await after.idle();
   expect(await vmStatus()).toMatchObject({ status: 'Stopped', configurationId: bigger.id });
@@ -120,7 +147,17 @@ it('gives up on an operation whose runners keep dying, instead of claiming it fo
   const { body } = await createBody(admin, 'cursed');
   const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 400 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 100, pollMs: 20, maxAttempts: 2 };
+  const common = {
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    leaseMs: 100,
+    pollMs: 20,
+    maxAttempts: 2,
+  };
   // Two runners in a row claim the create and die before finishing it.
   for (let i = 0; i < 2; i++) {
     const doomed = createOperationRunner(common);
@@ -138,14 +175,22 @@ it('gives up on an operation whose runners keep dying, instead of claiming it fo
   await last.stop();
 });
 
-it('hands a dead runner\'s operations to another within seconds on the default lease, each machine made once', async () => {
+it("hands a dead runner's operations to another within seconds on the default lease, each machine made once", async () => {
   const admin = await signIn(t);
   const { provider, createBody: body } = await seededCatalog(admin);
   const ids = (await admin.call(routes.vms.create, { body: { ...body('lazarus'), numberOfInstances: 5 } })).data.ids;
   expect(ids).toHaveLength(5);
   const registry = createProviderRegistry({}, { simulatorStepMs: 1000 });
   // No leaseMs: the default a real instance runs with.
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, pollMs: 20 };
+  const common = {
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  };
   const mine = () => t.db.select().from(operations).where(inArray(operations.vmId, ids));
 
   const doomed = createOperationRunner(common);
@@ -157,7 +202,9 @@ it('hands a dead runner\'s operations to another within seconds on the default l
   clock.advance(16_000);
   const rescuer = createOperationRunner(common);
   await rescuer.tick();
-  expect((await mine()).map((o) => [o.status, o.lockedBy, o.attempts])).toEqual(ids.map(() => ['running', rescuer.workerId, 2]));
+  expect((await mine()).map((o) => [o.status, o.lockedBy, o.attempts])).toEqual(
+    ids.map(() => ['running', rescuer.workerId, 2]),
+  );
   await rescuer.idle();
   await doomed.idle();
   expect((await mine()).map((o) => o.status)).toEqual(ids.map(() => 'succeeded'));
@@ -173,7 +220,16 @@ it('does not claim again an operation it is still working on when a renewal was 
   const { body } = await createBody(admin, 'blip');
   const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
   const registry = createProviderRegistry({}, { simulatorStepMs: 500 });
-  const common = { db: t.db, registry, events: createVmEvents(), secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'), log: pino({ level: 'silent' }), clock, leaseMs: 100, pollMs: 20 };
+  const common = {
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    leaseMs: 100,
+    pollMs: 20,
+  };
   const runner = createOperationRunner(common);
   await runner.tick();
   clock.advance(500); // no renewal reached the database: the lease ran out while the driver works

@@ -9,7 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { OPERATIONS, type Operation, type OperationKind, type OperationPayload, type VmStatus } from '@portal/contract/vm-lifecycle';
+import {
+  OPERATIONS,
+  type Operation,
+  type OperationKind,
+  type OperationPayload,
+  type VmStatus,
+} from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../../db/client.ts';
 import { systemClock, type Clock } from '../../../lib/clock.ts';
 import { TransientProviderError, type MachineState, type ProviderDriver } from '../../../providers/provider.ts';
@@ -17,7 +23,15 @@ import type { ProviderRegistry } from '../../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
 import { adoptIfMissing } from './adopt.ts';
-import { createOperationsRepository, parseOperation, type Claim, type OperationRow, type OperationTarget, type OperationsRepository, type VmPatch } from './operations.repository.ts';
+import {
+  createOperationsRepository,
+  parseOperation,
+  type Claim,
+  type OperationRow,
+  type OperationTarget,
+  type OperationsRepository,
+  type VmPatch,
+} from './operations.repository.ts';
 
 export interface RunnerOptions {
   db: Db;
@@ -73,7 +87,12 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
       });
       // The address of the region's public pool (allocated at create) wins over one the driver made up.
-      return { status: OPERATIONS.create.endsIn, providerRef: made.ref, publicIp: vm.publicIp ?? made.publicIp, privateIp: made.privateIp };
+      return {
+        status: OPERATIONS.create.endsIn,
+        providerRef: made.ref,
+        publicIp: vm.publicIp ?? made.publicIp,
+        privateIp: made.privateIp,
+      };
     },
     async start({ driver, ref }) {
       await driver.start(ref());
@@ -115,7 +134,11 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
 }
 
 /** Runs an operation's step with its own payload type (a correlated union, no cast). */
-function runStep<K extends OperationKind>(steps: Steps, op: { kind: K; payload: OperationPayload<K> }, c: Omit<StepContext<K>, 'payload'>): Promise<VmPatch> {
+function runStep<K extends OperationKind>(
+  steps: Steps,
+  op: { kind: K; payload: OperationPayload<K> },
+  c: Omit<StepContext<K>, 'payload'>,
+): Promise<VmPatch> {
   const step: Steps[K] = steps[op.kind];
   return step({ ...c, payload: op.payload });
 }
@@ -143,7 +166,11 @@ export function createOperationRunner(opts: RunnerOptions) {
   /** Extends the lease of every claim in flight, so a slow action is not taken over by another runner. */
   async function renewLeases(): Promise<void> {
     await Promise.all(
-      [...held].map((claim) => repo.renewLease(claim, leaseMs).catch((err: unknown) => log.warn({ err, operationId: claim.op.id }, 'could not extend the lease'))),
+      [...held].map((claim) =>
+        repo
+          .renewLease(claim, leaseMs)
+          .catch((err: unknown) => log.warn({ err, operationId: claim.op.id }, 'could not extend the lease')),
+      ),
     );
   }
 
@@ -172,13 +199,21 @@ export function createOperationRunner(opts: RunnerOptions) {
     }
   }
 
-  async function finishAndPublish(claim: Claim, patch: Parameters<OperationsRepository['finish']>[1], vmPatch?: VmPatch) {
+  async function finishAndPublish(
+    claim: Claim,
+    patch: Parameters<OperationsRepository['finish']>[1],
+    vmPatch?: VmPatch,
+  ) {
     const { vm } = await repo.finish(claim, patch, vmPatch);
     if (vm) publishVm(events, vm);
   }
 
   async function runOne(): Promise<boolean> {
-    const op: OperationRow | null = await repo.claim(workerId, leaseMs, [...held].map((c) => c.op.id));
+    const op: OperationRow | null = await repo.claim(
+      workerId,
+      leaseMs,
+      [...held].map((c) => c.op.id),
+    );
     if (!op) return false;
     const claim: Claim = { op, workerId };
     const work = (async () => {
@@ -191,7 +226,8 @@ export function createOperationRunner(opts: RunnerOptions) {
         driver = registry.driverFor(target.provider, target.host);
         // Claimed again and again (its runners keep dying, or retries ran out): give up. Not while the VM's
         // host is known to be down: the action waits for it to answer again.
-        if (op.attempts > maxAttempts && !target.host?.lastError) throw new Error(`Gave up after ${op.attempts - 1} attempts`);
+        if (op.attempts > maxAttempts && !target.host?.lastError)
+          throw new Error(`Gave up after ${op.attempts - 1} attempts`);
         const operation: Operation = parseOperation(op);
         const { vm } = target;
         if (vm.providerRef && operation.kind !== 'create') await adoptIfMissing(driver, target);
@@ -200,26 +236,52 @@ export function createOperationRunner(opts: RunnerOptions) {
           return vm.providerRef;
         };
         const patch = await runStep(steps, operation, { driver, target, ref });
-        await finishAndPublish(claim, { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null }, { ...patch, errorReason: null });
+        await finishAndPublish(
+          claim,
+          { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null },
+          { ...patch, errorReason: null },
+        );
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         const hostDown = target?.host?.lastError ? target.host : null;
         if (err instanceof TransientProviderError && (op.attempts < maxAttempts || hostDown)) {
-          const delay = Math.min(backoffMs * 2 ** (op.attempts - 1), hostDown ? HOST_DOWN_RETRY_MS : Number.MAX_SAFE_INTEGER);
+          const delay = Math.min(
+            backoffMs * 2 ** (op.attempts - 1),
+            hostDown ? HOST_DOWN_RETRY_MS : Number.MAX_SAFE_INTEGER,
+          );
           if (hostDown && target) {
             // The VM keeps its status; its reason says why the action waits.
-            const vm = await repo.setReason(op.vmId, `Host ${hostDown.name} is unreachable; the ${op.kind} will be retried when it answers`);
+            const vm = await repo.setReason(
+              op.vmId,
+              `Host ${hostDown.name} is unreachable; the ${op.kind} will be retried when it answers`,
+            );
             if (vm) publishVm(events, vm);
           }
-          log.warn({ operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay }, `operation ${op.kind} failed, will retry: ${reason}`);
-          await repo.finish(claim, { status: 'pending', lastError: reason, runAfter: new Date(clock.now().getTime() + delay), lockedBy: null, lockedUntil: null });
+          log.warn(
+            { operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay },
+            `operation ${op.kind} failed, will retry: ${reason}`,
+          );
+          await repo.finish(claim, {
+            status: 'pending',
+            lastError: reason,
+            runAfter: new Date(clock.now().getTime() + delay),
+            lockedBy: null,
+            lockedUntil: null,
+          });
           return;
         }
         log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
         // A failed create leaves no machine: Error. A failed action on an existing machine leaves it as
         // the provider sees it (with the reason kept), so the VM can still be operated.
-        const status = op.kind === 'create' || !driver ? STATUS_OF_MACHINE.missing : await observedStatus(driver, target?.vm.providerRef ?? null);
-        await finishAndPublish(claim, { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null }, { status, errorReason: reason });
+        const status =
+          op.kind === 'create' || !driver
+            ? STATUS_OF_MACHINE.missing
+            : await observedStatus(driver, target?.vm.providerRef ?? null);
+        await finishAndPublish(
+          claim,
+          { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null },
+          { status, errorReason: reason },
+        );
       } finally {
         release();
       }

@@ -205,7 +205,10 @@ function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
   const assign = useRouteMutation(routes.permissions.assign, { invalidates: TEAM_AND_USER_READS });
   // The roles chosen here, over the roles the server reports (derived, so a refetch needs no copying effect).
   const [edited, setEdited] = useState<Record<number, number>>({});
-  const choices: Record<number, number> = { ...Object.fromEntries((perms.data?.members ?? []).map((m) => [m.id, m.roleId])), ...edited };
+  const choices: Record<number, number> = {
+    ...Object.fromEntries((perms.data?.members ?? []).map((m) => [m.id, m.roleId])),
+    ...edited,
+  };
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
 
   function save() {

@@ -16,7 +16,10 @@ function subscribe(onEvent: () => void): () => void {
   const url = new URL(apiUrl(EVENTS_PATH), document.baseURI).href;
   if (typeof SharedWorker !== 'undefined') {
     try {
-      const worker = new SharedWorker(new URL('./vm-events.worker.ts', import.meta.url), { type: 'module', name: 'portal-vm-events' });
+      const worker = new SharedWorker(new URL('./vm-events.worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'portal-vm-events',
+      });
       worker.port.onmessage = (message: MessageEvent<{ type: string }>) => {
         if (message.data.type === 'vm') onEvent();
       };

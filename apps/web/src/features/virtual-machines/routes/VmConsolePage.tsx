@@ -131,7 +131,8 @@ export function VmConsolePage() {
       {label}
     </button>
   );
-  const small = 'rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
+  const small =
+    'rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
 
   return (
     <div className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
@@ -154,13 +155,24 @@ export function VmConsolePage() {
           {link && !failed && (
             <>
               {kind === 'vnc' && (
-                <button type="button" className={small} disabled={status !== 'connected'} onClick={() => vnc.current?.ctrlAltDel()}>
+                <button
+                  type="button"
+                  className={small}
+                  disabled={status !== 'connected'}
+                  onClick={() => vnc.current?.ctrlAltDel()}
+                >
                   Ctrl-Alt-Del
                 </button>
               )}
               {SPECIAL_KEYS.map((k) =>
                 kind === 'vnc' && k.keysym === null && !('ctrl' in k) ? null : (
-                  <button key={k.label} type="button" className={small} disabled={status !== 'connected'} onClick={() => special(k)}>
+                  <button
+                    key={k.label}
+                    type="button"
+                    className={small}
+                    disabled={status !== 'connected'}
+                    onClick={() => special(k)}
+                  >
                     {k.label}
                   </button>
                 ),
@@ -170,12 +182,22 @@ export function VmConsolePage() {
                   <input type="checkbox" checked={scale} onChange={(e) => setScale(e.target.checked)} /> Scale to window
                 </label>
               )}
-              <button type="button" aria-label={fullScreen ? 'Exit full screen' : 'Full screen'} className="ml-2 rounded p-1 hover:bg-slate-800" onClick={toggleFullScreen}>
+              <button
+                type="button"
+                aria-label={fullScreen ? 'Exit full screen' : 'Full screen'}
+                className="ml-2 rounded p-1 hover:bg-slate-800"
+                onClick={toggleFullScreen}
+              >
                 {fullScreen ? <Minimize className="h-5 w-5" /> : <Maximize className="h-5 w-5" />}
               </button>
             </>
           )}
-          <button type="button" aria-label="Close console" onClick={() => window.close()} className="rounded p-1 hover:bg-slate-800">
+          <button
+            type="button"
+            aria-label="Close console"
+            onClick={() => window.close()}
+            className="rounded p-1 hover:bg-slate-800"
+          >
             <X className="h-5 w-5" />
           </button>
         </div>
@@ -191,13 +213,28 @@ export function VmConsolePage() {
         <>
           <div className="relative min-h-0 flex-1" data-testid="console-frame">
             {link.kind === 'vnc' ? (
-              <VncConsole key={link.attempt} ref={vnc} url={link.url} scale={scale} onConnected={onConnected} onDisconnected={onDisconnected} />
+              <VncConsole
+                key={link.attempt}
+                ref={vnc}
+                url={link.url}
+                scale={scale}
+                onConnected={onConnected}
+                onDisconnected={onDisconnected}
+              />
             ) : (
-              <SerialConsole key={link.attempt} ref={serial} url={link.url} onConnected={onConnected} onDisconnected={onDisconnected} />
+              <SerialConsole
+                key={link.attempt}
+                ref={serial}
+                url={link.url}
+                onConnected={onConnected}
+                onDisconnected={onDisconnected}
+              />
             )}
             {(status === 'lost' || status === 'unreachable') && (
               <div className="absolute inset-0 flex flex-col items-center justify-center gap-4 bg-slate-950/85">
-                <p role="alert">{status === 'lost' ? 'The console connection was lost.' : 'Could not connect to the console.'}</p>
+                <p role="alert">
+                  {status === 'lost' ? 'The console connection was lost.' : 'Could not connect to the console.'}
+                </p>
                 <Button onClick={() => void connect(kind)}>Reconnect</Button>
               </div>
             )}

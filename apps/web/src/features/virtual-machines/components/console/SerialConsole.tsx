@@ -15,7 +15,10 @@ interface Props {
   onDisconnected(clean: boolean): void;
 }
 
-export const SerialConsole = forwardRef<SerialHandle, Props>(function SerialConsole({ url, onConnected, onDisconnected }, ref) {
+export const SerialConsole = forwardRef<SerialHandle, Props>(function SerialConsole(
+  { url, onConnected, onDisconnected },
+  ref,
+) {
   const host = useRef<HTMLDivElement>(null);
   const socket = useRef<WebSocket | null>(null);
   const term = useRef<Terminal | null>(null);
@@ -23,7 +26,12 @@ export const SerialConsole = forwardRef<SerialHandle, Props>(function SerialCons
   handlers.current = { onConnected, onDisconnected };
 
   useEffect(() => {
-    const terminal = new Terminal({ cursorBlink: true, fontSize: 14, theme: { background: '#020617' }, convertEol: false });
+    const terminal = new Terminal({
+      cursorBlink: true,
+      fontSize: 14,
+      theme: { background: '#020617' },
+      convertEol: false,
+    });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(host.current!);

@@ -22,7 +22,10 @@ interface Props {
   onDisconnected(clean: boolean): void;
 }
 
-export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole({ url, scale, onConnected, onDisconnected }, ref) {
+export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole(
+  { url, scale, onConnected, onDisconnected },
+  ref,
+) {
   const screen = useRef<HTMLDivElement>(null);
   const rfb = useRef<RFB | null>(null);
   const handlers = useRef({ onConnected, onDisconnected });
@@ -33,7 +36,9 @@ export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole({ url
     client.scaleViewport = scale;
     client.background = '#020617';
     client.addEventListener('connect', () => handlers.current.onConnected());
-    client.addEventListener('disconnect', (e) => handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)));
+    client.addEventListener('disconnect', (e) =>
+      handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)),
+    );
     rfb.current = client;
     return () => {
       rfb.current = null;

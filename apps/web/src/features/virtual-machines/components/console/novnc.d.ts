@@ -1,7 +1,11 @@
 /** The part of noVNC's RFB class the console uses (the package ships no types). */
 declare module '@novnc/novnc/lib/rfb' {
   export default class RFB extends EventTarget {
-    constructor(target: HTMLElement, urlOrChannel: string | WebSocket, options?: { shared?: boolean; credentials?: { password?: string }; wsProtocols?: string[] });
+    constructor(
+      target: HTMLElement,
+      urlOrChannel: string | WebSocket,
+      options?: { shared?: boolean; credentials?: { password?: string }; wsProtocols?: string[] },
+    );
     scaleViewport: boolean;
     resizeSession: boolean;
     clipViewport: boolean;
