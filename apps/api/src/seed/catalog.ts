@@ -69,14 +69,12 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
       { regionId: singapore!.id, name: 'Singapore' },
     ]);
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
-      await tx
-        .insert(images)
-        .values(
-          IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({
-            regionId: region.id,
-            name,
-          })),
-        );
+      await tx.insert(images).values(
+        IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({
+          regionId: region.id,
+          name,
+        })),
+      );
     }
     const offerings: { providerId: number; regionId: number; configurationId: number }[] = [];
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {

@@ -223,28 +223,22 @@ describe('forgot and reset password', () => {
     const stored = await t.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.userId, id));
     expect(stored.some((s) => s.tokenHash === token)).toBe(false);
 
-    const weak = await t
-      .client()
-      .call(routes.password.resetPasswordFromEmail, {
-        params: { token: id },
-        body: { password: 'short', resetKey: token },
-      });
+    const weak = await t.client().call(routes.password.resetPasswordFromEmail, {
+      params: { token: id },
+      body: { password: 'short', resetKey: token },
+    });
     expect(weak.status).toBe(400);
     expect(weak.message).toContain('Password must be at least 12 characters long');
 
-    const ok = await t
-      .client()
-      .call(routes.password.resetPasswordFromEmail, {
-        params: { token: id },
-        body: { password: 'New-Password-456!', resetKey: token },
-      });
+    const ok = await t.client().call(routes.password.resetPasswordFromEmail, {
+      params: { token: id },
+      body: { password: 'New-Password-456!', resetKey: token },
+    });
     expect(ok.status).toBe(200);
-    const reuse = await t
-      .client()
-      .call(routes.password.resetPasswordFromEmail, {
-        params: { token: id },
-        body: { password: 'Other-Password-789!', resetKey: token },
-      });
+    const reuse = await t.client().call(routes.password.resetPasswordFromEmail, {
+      params: { token: id },
+      body: { password: 'Other-Password-789!', resetKey: token },
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.message).toBe(API_MESSAGES.invalidResetToken);
 
@@ -265,21 +259,17 @@ describe('forgot and reset password', () => {
       random: cryptoRandom,
     });
     const key = await tokens.issue(a.id, 'reset_password', 60_000);
-    const wrongUser = await t
-      .client()
-      .call(routes.password.resetPasswordFromEmail, {
-        params: { token: b.id },
-        body: { password: 'New-Password-456!', resetKey: key },
-      });
+    const wrongUser = await t.client().call(routes.password.resetPasswordFromEmail, {
+      params: { token: b.id },
+      body: { password: 'New-Password-456!', resetKey: key },
+    });
     expect(wrongUser.status).toBe(400);
     offsetMs = 61_000;
     try {
-      const late = await t
-        .client()
-        .call(routes.password.resetPasswordFromEmail, {
-          params: { token: a.id },
-          body: { password: 'New-Password-456!', resetKey: key },
-        });
+      const late = await t.client().call(routes.password.resetPasswordFromEmail, {
+        params: { token: a.id },
+        body: { password: 'New-Password-456!', resetKey: key },
+      });
       expect(late.status).toBe(400);
     } finally {
       offsetMs = 0;

@@ -45,12 +45,10 @@ afterAll(async () => {
 });
 
 const importDistributors = (rows: Record<string, unknown>[]) =>
-  t
-    .client()
-    .call(routes.platform.importDistributors, {
-      body: { rows },
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    });
+  t.client().call(routes.platform.importDistributors, {
+    body: { rows },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
 
 describe('a row the database refuses', () => {
   it('is rejected in the report; the rows before and after it are written', async () => {

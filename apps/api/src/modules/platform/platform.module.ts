@@ -73,14 +73,12 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
     api,
     platformRoutes.logging,
     async ({ body, request }) => {
-      await deps.db
-        .insert(clientLogs)
-        .values({
-          userId: request.auth?.userId ?? null,
-          level: body.level,
-          message: body.message,
-          details: { stack: body.stack ?? null, url: body.url ?? null, userAgent: body.userAgent ?? null },
-        });
+      await deps.db.insert(clientLogs).values({
+        userId: request.auth?.userId ?? null,
+        level: body.level,
+        message: body.message,
+        details: { stack: body.stack ?? null, url: body.url ?? null, userAgent: body.userAgent ?? null },
+      });
       request.log.warn(
         { clientLog: { level: body.level, url: body.url } },
         `client ${body.level}: ${body.message.slice(0, 300)}`,

@@ -110,24 +110,22 @@ describe('imports', () => {
   });
 
   it('creates, updates and rejects row by row, idempotently, without half-writes', async () => {
-    const dist = await t
-      .client()
-      .call(routes.platform.importDistributors, {
-        headers: bearer(),
-        body: {
-          rows: [
-            {
-              externalId: 'dist-a',
-              name: 'Dist A',
-              email: 'noreply@dist-a.example',
-              supportEmail: 'help@dist-a.example',
-            },
-            { externalId: 'dist-b', name: '' },
-            { name: 'No id' },
-            { externalId: 'dist-c', name: 'Dist C', logoUrl: 'not a url' },
-          ],
-        },
-      });
+    const dist = await t.client().call(routes.platform.importDistributors, {
+      headers: bearer(),
+      body: {
+        rows: [
+          {
+            externalId: 'dist-a',
+            name: 'Dist A',
+            email: 'noreply@dist-a.example',
+            supportEmail: 'help@dist-a.example',
+          },
+          { externalId: 'dist-b', name: '' },
+          { name: 'No id' },
+          { externalId: 'dist-c', name: 'Dist C', logoUrl: 'not a url' },
+        ],
+      },
+    });
     expect(dist.status).toBe(200);
     expect(dist.data).toMatchObject({ created: 1, updated: 0, rejected: 3 });
     expect(dist.data.rows[1]).toMatchObject({ outcome: 'rejected', externalId: 'dist-b' });
@@ -154,21 +152,17 @@ describe('imports', () => {
     expect(rs.data.rows[1]?.reason).toContain('no distributor "nope"');
     expect(await t.db.select().from(resellers).where(eq(resellers.externalId, 'res-x'))).toEqual([]);
 
-    const co = await t
-      .client()
-      .call(routes.platform.importCompanies, {
-        headers: bearer(),
-        body: { rows: [{ externalId: 'co-a', resellerExternalId: 'res-a', name: 'Company A' }] },
-      });
+    const co = await t.client().call(routes.platform.importCompanies, {
+      headers: bearer(),
+      body: { rows: [{ externalId: 'co-a', resellerExternalId: 'res-a', name: 'Company A' }] },
+    });
     expect(co.data).toMatchObject({ created: 1 });
 
     // Running the same rows again updates instead of duplicating.
-    const again = await t
-      .client()
-      .call(routes.platform.importResellers, {
-        headers: bearer(),
-        body: { rows: [{ externalId: 'res-a', distributorExternalId: 'dist-a', name: 'Reseller A (renamed)' }] },
-      });
+    const again = await t.client().call(routes.platform.importResellers, {
+      headers: bearer(),
+      body: { rows: [{ externalId: 'res-a', distributorExternalId: 'dist-a', name: 'Reseller A (renamed)' }] },
+    });
     expect(again.data).toMatchObject({ created: 0, updated: 1, rejected: 0 });
     const all = await t.db.select().from(resellers).where(eq(resellers.externalId, 'res-a'));
     expect(all).toHaveLength(1);
@@ -188,16 +182,14 @@ describe('imports', () => {
 
 describe('logging, profiling, metrics, debug, health', () => {
   it('stores client error reports, bounded in size', async () => {
-    const res = await t
-      .client()
-      .call(routes.platform.logging, {
-        body: {
-          level: 'error',
-          message: 'TypeError: x is undefined',
-          url: 'http://portal/x',
-          stack: 'at f (app.js:1)',
-        },
-      });
+    const res = await t.client().call(routes.platform.logging, {
+      body: {
+        level: 'error',
+        message: 'TypeError: x is undefined',
+        url: 'http://portal/x',
+        stack: 'at f (app.js:1)',
+      },
+    });
     expect(res.status).toBe(200);
     const [row] = await t.db.select().from(clientLogs);
     expect(row).toMatchObject({ level: 'error', message: 'TypeError: x is undefined' });

@@ -94,18 +94,16 @@ describe('teams', () => {
       .values({ key: 'test-size', name: 'T', cpu: 2, ram: 4, disk: 80 })
       .returning();
     const [provider] = await t.db.insert(providers).values({ name: 'P', driver: 'simulator' }).returning();
-    await t.db
-      .insert(virtualMachines)
-      .values({
-        companyId: 1,
-        teamId: team.id,
-        name: 'vm',
-        status: 'Running',
-        configurationId: config!.id,
-        regionId: region!.id,
-        image: 'debian',
-        providerId: provider!.id,
-      });
+    await t.db.insert(virtualMachines).values({
+      companyId: 1,
+      teamId: team.id,
+      name: 'vm',
+      status: 'Running',
+      configurationId: config!.id,
+      regionId: region!.id,
+      image: 'debian',
+      providerId: provider!.id,
+    });
     const listed = await admin.call(routes.teams.list, { query: { search: 'Has VMs' } });
     expect(listed.data.data[0]).toMatchObject({ name: 'Has VMs', vmCount: 1 });
     const res = await admin.call(routes.teams.delete, { body: { teamId: team.id } });
@@ -352,11 +350,9 @@ describe('users', () => {
   });
 
   it('keeps self-registration closed', async () => {
-    const res = await t
-      .client()
-      .call(routes.users.register, {
-        body: { email: 'self@example.com', password: 'Self-Register-1!', firstName: 'Self', lastName: 'Reg' },
-      });
+    const res = await t.client().call(routes.users.register, {
+      body: { email: 'self@example.com', password: 'Self-Register-1!', firstName: 'Self', lastName: 'Reg' },
+    });
     expect(res.status).toBe(403);
     expect(res.message).toMatch(/invitation/);
   });

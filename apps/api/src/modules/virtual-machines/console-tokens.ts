@@ -56,14 +56,12 @@ export function createConsoleTokenStore(deps: ConsoleTokenDeps): ConsoleTokenSto
           ? ((lastPurge = now.getTime()), store.purgeExpired().catch((err: unknown) => deps.onPurgeError?.(err)))
           : undefined;
       await Promise.all([
-        db
-          .insert(consoleTokens)
-          .values({
-            tokenHash: hashOf(token),
-            vmId,
-            sessionId,
-            expiresAt: new Date(now.getTime() + CONSOLE_TOKEN_TTL_MS),
-          }),
+        db.insert(consoleTokens).values({
+          tokenHash: hashOf(token),
+          vmId,
+          sessionId,
+          expiresAt: new Date(now.getTime() + CONSOLE_TOKEN_TTL_MS),
+        }),
         purge,
       ]);
     },
