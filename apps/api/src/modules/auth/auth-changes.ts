@@ -123,7 +123,7 @@ export function createAuthChangeListener(opts: {
 
 /**
  * The session cache for this instance. On PostgreSQL it follows `auth_changes` (several instances may share
- * the database); on PGlite (one process) it is on from the start and invalidated in-process. `enabled: false`
+ * the database) and is on while its listener is connected; on PGlite it stays off. `enabled: false`
  * (SESSION_CACHE=false) gives a cache that never holds anything.
  */
 export async function startSessionCache(opts: {
@@ -132,7 +132,9 @@ export async function startSessionCache(opts: {
   connection: pg.ClientConfig | null;
   log: Log;
 }): Promise<{ cache: SessionCache; stop(): Promise<void> }> {
-  const cache = createSessionCache({ clock: opts.clock, enabled: opts.enabled && opts.connection === null });
+  // Without a listening connection (PGlite) nothing would announce a change made in SQL (a forced reset set by
+  // hand), so the embedded database keeps no cache: it serves one small install, where a cache saves little.
+  const cache = createSessionCache({ clock: opts.clock, enabled: false });
   if (!opts.enabled || !opts.connection) return { cache, stop: async () => {} };
   const listener = createAuthChangeListener({ connection: opts.connection, cache, log: opts.log });
   await listener.start();
