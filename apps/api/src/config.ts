@@ -103,7 +103,7 @@ export const configSchema = z.object({
   /** How often a live VM status stream checks that its session still stands. */
   VM_STREAM_SESSION_CHECK_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel (docs/decisions/0008-api-performance.md). */
-  SESSION_CACHE: bool.default(true),
+  SESSION_CACHE: bool.default(false),
   /** Check every answer against the contract's zod schema (default: under Vitest and NODE_ENV test/development). */
   RESPONSE_CHECK: bool.optional(),
   /** Sign-in, code and forgot-password attempts allowed per minute per client. */
