@@ -23,7 +23,8 @@ let b: App;
 let bDatabase: Database | null = null;
 
 beforeAll(async () => {
-  a = await createTestApp();
+  // The cache is opt-in (SESSION_CACHE); these tests are about it, so both instances run with it on.
+  a = await createTestApp({ env: { SESSION_CACHE: 'true' } });
   if (crossInstance) {
     const url = (a.database.pool!.options as { connectionString: string }).connectionString;
     bDatabase = await openDatabase({ databaseUrl: url, poolSize: 3 });
