@@ -4,119 +4,50 @@
  * turned off (and emptied) the moment the connection is lost, and emptied again before it is turned back on,
  * since messages sent in between are gone.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Clock } from '../../lib/clock.ts';
+import { createPgListener, type ListenerLog, type PgListener } from '../../lib/pg-listener.ts';
 import { AUTH_CHANGES_CHANNEL, createSessionCache, type SessionCache } from './session-cache.ts';
 
 /** How the listening connection shows in pg_stat_activity. */
 export const AUTH_CHANGES_APPLICATION_NAME = 'portal-auth-changes';
 
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
-export interface AuthChangeListener {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  readonly listening: boolean;
-}
+export type AuthChangeListener = PgListener;
 
 export function createAuthChangeListener(opts: {
   connection: pg.ClientConfig;
   cache: SessionCache;
-  log: Log;
+  log: ListenerLog;
   reconnectMs?: { initial: number; max: number };
 }): AuthChangeListener {
-  const { cache, log } = opts;
-  const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
-  let client: pg.Client | null = null;
-  let connecting: Promise<void> | null = null;
-  let retry: NodeJS.Timeout | null = null;
-  let failures = 0;
-  let stopped = false;
-
+  const { cache } = opts;
   function off() {
     cache.enabled = false;
     cache.clear();
   }
-
-  function scheduleReconnect() {
-    if (stopped || retry) return;
-    const base = Math.min(backoff.max, backoff.initial * 2 ** Math.min(failures, 20));
-    failures += 1;
-    retry = setTimeout(
-      () => {
-        retry = null;
-        void connect();
-      },
-      Math.round(base / 2 + Math.random() * (base / 2)),
-    );
-    retry.unref();
-  }
-
-  function lost(c: pg.Client, err: Error) {
-    if (client !== c) return;
-    client = null;
-    off();
-    log.warn({ err }, 'auth changes: listening connection lost; session cache off until it is back');
-    c.end().catch(() => {});
-    scheduleReconnect();
-  }
-
-  function connect(): Promise<void> {
-    if (stopped || client || connecting) return connecting ?? Promise.resolve();
-    const c = new pg.Client({
-      ...opts.connection,
-      application_name: AUTH_CHANGES_APPLICATION_NAME,
-      keepAlive: true,
-      connectionTimeoutMillis: 10_000,
-    });
-    c.on('error', (err) => lost(c, err));
-    c.on('end', () => lost(c, new Error('connection ended')));
-    c.on('notification', (msg) => {
-      if (msg.channel === AUTH_CHANGES_CHANNEL) cache.apply(msg.payload ?? '*');
-    });
-    connecting = (async () => {
-      try {
-        await c.connect();
-        await c.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
-        if (stopped) {
-          await c.end().catch(() => {});
-          return;
-        }
-        client = c;
-        // Whatever changed while nobody listened is unknown: start empty.
-        cache.clear();
-        cache.enabled = true;
-        if (failures > 0)
-          log.info({ channel: AUTH_CHANGES_CHANNEL }, 'auth changes: listening again; session cache on');
-        failures = 0;
-      } catch (err) {
-        log.warn({ err }, 'auth changes: cannot listen; session cache off, retrying');
-        c.end().catch(() => {});
-        scheduleReconnect();
-      } finally {
-        connecting = null;
-      }
-    })();
-    return connecting;
-  }
-
+  const listener = createPgListener({
+    connection: opts.connection,
+    channel: AUTH_CHANGES_CHANNEL,
+    applicationName: AUTH_CHANGES_APPLICATION_NAME,
+    label: 'auth changes (session cache off while not listening)',
+    log: opts.log,
+    ...(opts.reconnectMs ? { reconnectMs: opts.reconnectMs } : {}),
+    onNotify: (payload) => cache.apply(payload ?? '*'),
+    // Whatever changed while nobody listened is unknown: start empty.
+    onUp: () => {
+      cache.clear();
+      cache.enabled = true;
+    },
+    onDown: off,
+  });
   return {
     get listening() {
-      return client !== null;
+      return listener.listening;
     },
-    start: () => connect(),
+    start: () => listener.start(),
     async stop() {
-      stopped = true;
-      if (retry) clearTimeout(retry);
-      retry = null;
-      await connecting;
-      const c = client;
-      client = null;
+      await listener.stop();
       off();
-      if (c) await c.end().catch(() => {});
     },
   };
 }
@@ -130,7 +61,7 @@ export async function startSessionCache(opts: {
   enabled: boolean;
   clock: Clock;
   connection: pg.ClientConfig | null;
-  log: Log;
+  log: ListenerLog;
 }): Promise<{ cache: SessionCache; stop(): Promise<void> }> {
   // Without a listening connection (PGlite) nothing would announce a change made in SQL (a forced reset set by
   // hand), so the embedded database keeps no cache: it serves one small install, where a cache saves little.

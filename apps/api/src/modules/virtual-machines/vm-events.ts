@@ -10,7 +10,8 @@
  *   refresh buttons and next events catch up); nothing here ever throws into a publisher or the process.
  */
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
+import { createPgListener } from '../../lib/pg-listener.ts';
 import { z } from 'zod';
 import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 
@@ -114,13 +115,7 @@ export function connectionOf(pool: pg.Pool): pg.ClientConfig {
 
 export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
   const { log } = opts;
-  const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
   const listeners = new Set<(event: VmEvent) => void>();
-  let client: pg.Client | null = null;
-  let connecting: Promise<void> | null = null;
-  let retry: NodeJS.Timeout | null = null;
-  let failures = 0;
-  let stopped = false;
   /** NOTIFYs go one after another, so this instance's events keep their order. */
   let sending: Promise<void> = Promise.resolve();
 
@@ -141,65 +136,21 @@ export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
     }
   }
 
-  function scheduleReconnect() {
-    if (stopped || retry) return;
-    const base = Math.min(backoff.max, backoff.initial * 2 ** Math.min(failures, 20));
-    failures += 1;
-    const delay = Math.round(base / 2 + Math.random() * (base / 2));
-    retry = setTimeout(() => {
-      retry = null;
-      void connect();
-    }, delay);
-    retry.unref();
-  }
-
-  function lost(c: pg.Client, err: Error) {
-    if (client !== c) return; // a connection we already gave up on
-    client = null;
-    log.warn({ err }, 'VM events: listening connection lost; reconnecting');
-    c.end().catch(() => {});
-    scheduleReconnect();
-  }
-
-  function connect(): Promise<void> {
-    if (stopped || client || connecting) return connecting ?? Promise.resolve();
-    const c = new pg.Client({
-      ...opts.connection,
-      application_name: VM_EVENTS_APPLICATION_NAME,
-      keepAlive: true,
-      connectionTimeoutMillis: 10_000,
-    });
-    // Always heard: an unheard 'error' on a client would crash the process.
-    c.on('error', (err) => lost(c, err));
-    c.on('end', () => lost(c, new Error('connection ended')));
-    c.on('notification', (msg) => {
-      if (msg.channel === VM_EVENTS_CHANNEL && msg.payload !== undefined) deliver(msg.payload);
-    });
-    connecting = (async () => {
-      try {
-        await c.connect();
-        await c.query(`LISTEN ${VM_EVENTS_CHANNEL}`);
-        if (stopped) {
-          await c.end().catch(() => {});
-          return;
-        }
-        client = c;
-        if (failures > 0) log.info({ channel: VM_EVENTS_CHANNEL }, 'VM events: listening again');
-        failures = 0;
-      } catch (err) {
-        log.warn({ err }, 'VM events: cannot listen; retrying');
-        c.end().catch(() => {});
-        scheduleReconnect();
-      } finally {
-        connecting = null;
-      }
-    })();
-    return connecting;
-  }
+  const connection = createPgListener({
+    connection: opts.connection,
+    channel: VM_EVENTS_CHANNEL,
+    applicationName: VM_EVENTS_APPLICATION_NAME,
+    label: 'VM events',
+    log,
+    ...(opts.reconnectMs ? { reconnectMs: opts.reconnectMs } : {}),
+    onNotify: (payload) => {
+      if (payload !== undefined) deliver(payload);
+    },
+  });
 
   return {
     get listening() {
-      return client !== null;
+      return connection.listening;
     },
     publish(event) {
       const payload = JSON.stringify(event);
@@ -220,16 +171,10 @@ export function createPgVmEvents(opts: PgVmEventsOptions): PgVmEvents {
         listeners.delete(listener);
       };
     },
-    start: () => connect(),
+    start: () => connection.start(),
     async stop() {
-      stopped = true;
-      if (retry) clearTimeout(retry);
-      retry = null;
       await sending;
-      await connecting;
-      const c = client;
-      client = null;
-      if (c) await c.end().catch(() => {});
+      await connection.stop();
       listeners.clear();
     },
   };

@@ -1,0 +1,117 @@
+/**
+ * One dedicated PostgreSQL connection LISTENing on a channel, made again with jittered exponential backoff
+ * when lost. Shared by the VM event relay and the session cache's invalidation: both need to know when
+ * they are deaf (`onDown`) and when they hear again (`onUp`), since NOTIFYs sent in between are gone.
+ */
+import pg from 'pg';
+
+export interface ListenerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface PgListener {
+  /** Opens the connection; resolves after the first attempt, whether or not it worked (it retries). */
+  start(): Promise<void>;
+  /** Stops retrying and closes the connection. */
+  stop(): Promise<void>;
+  readonly listening: boolean;
+}
+
+export function createPgListener(opts: {
+  connection: pg.ClientConfig;
+  channel: string;
+  /** How the connection shows in pg_stat_activity. */
+  applicationName: string;
+  /** Prefix of log lines, e.g. 'VM events'. */
+  label: string;
+  log: ListenerLog;
+  onNotify: (payload: string | undefined) => void;
+  onUp?: () => void;
+  onDown?: () => void;
+  reconnectMs?: { initial: number; max: number };
+}): PgListener {
+  const { log, channel, label } = opts;
+  const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
+  let client: pg.Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let stopped = false;
+
+  function scheduleReconnect() {
+    if (stopped || retry) return;
+    const base = Math.min(backoff.max, backoff.initial * 2 ** Math.min(failures, 20));
+    failures += 1;
+    retry = setTimeout(
+      () => {
+        retry = null;
+        void connect();
+      },
+      Math.round(base / 2 + Math.random() * (base / 2)),
+    );
+    retry.unref();
+  }
+
+  function lost(c: pg.Client, err: Error) {
+    if (client !== c) return; // a connection we already gave up on
+    client = null;
+    opts.onDown?.();
+    log.warn({ err }, `${label}: listening connection lost; reconnecting`);
+    c.end().catch(() => {});
+    scheduleReconnect();
+  }
+
+  function connect(): Promise<void> {
+    if (stopped || client || connecting) return connecting ?? Promise.resolve();
+    const c = new pg.Client({
+      ...opts.connection,
+      application_name: opts.applicationName,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
+    // Always heard: an unheard 'error' on a client would crash the process.
+    c.on('error', (err) => lost(c, err));
+    c.on('end', () => lost(c, new Error('connection ended')));
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) opts.onNotify(msg.payload);
+    });
+    connecting = (async () => {
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${channel}`);
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        client = c;
+        opts.onUp?.();
+        if (failures > 0) log.info({ channel }, `${label}: listening again`);
+        failures = 0;
+      } catch (err) {
+        log.warn({ err }, `${label}: cannot listen; retrying`);
+        c.end().catch(() => {});
+        scheduleReconnect();
+      } finally {
+        connecting = null;
+      }
+    })();
+    return connecting;
+  }
+
+  return {
+    get listening() {
+      return client !== null;
+    },
+    start: () => connect(),
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      retry = null;
+      await connecting;
+      const c = client;
+      client = null;
+      if (c) await c.end().catch(() => {});
+    },
+  };
+}
