@@ -41,6 +41,13 @@ export function createTeamsRepository(db: Db) {
             createdAt: teams.createdAt,
             userCount: sql<number>`(select count(*)::int from team_members m where m.team_id = "teams"."id")`,
             vmCount: sql<number>`(select count(*)::int from virtual_machines v where v.team_id = "teams"."id" and v.deleted_at is null)`,
+            // The member's own role, read with the page (null when listing every team for a company admin).
+            memberRoleId:
+              f.memberUserId === null
+                ? sql<number | null>`null::int`
+                : sql<
+                    number | null
+                  >`(select m.role_id from team_members m where m.team_id = "teams"."id" and m.user_id = ${f.memberUserId})`,
           })
           .from(teams)
           .where(where)

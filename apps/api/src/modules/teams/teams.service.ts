@@ -85,17 +85,12 @@ export function createTeamsService(deps: Deps) {
         page: q.page,
         rowsPerPage: q.rowsPerPage,
       });
-      // The caller's permissions per row, so the portal offers only what they may do (one page: at most a few lookups).
-      const data = await Promise.all(
-        rows.map(async (r) => ({
-          ...r,
-          createdAt: iso(r.createdAt),
-          permissions: effectivePermissions(
-            scope.isCompanyAdmin ? null : await access.roleInTeam(scope.userId, r.id),
-            scope.isCompanyAdmin,
-          ),
-        })),
-      );
+      // The caller's permissions per row, so the portal offers only what they may do (the role comes with the page).
+      const data = rows.map(({ memberRoleId, ...r }) => ({
+        ...r,
+        createdAt: iso(r.createdAt),
+        permissions: effectivePermissions(memberRoleId, scope.isCompanyAdmin),
+      }));
       return { data, totalPages: totalPages(total, q.rowsPerPage) };
     },
 
