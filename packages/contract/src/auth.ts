@@ -2,6 +2,7 @@ import './zod-setup.ts';
 import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
+import { staffRoleSchema } from './permissions.ts';
 import { VALIDATION } from './messages.ts';
 import {
   SINGLE_LINE_PATTERN,
@@ -27,6 +28,8 @@ export const authUserSchema = z.object({
   tabLogoUrl: z.string().nullable(),
   companyName: z.string(),
   isCompanyAdmin: z.boolean(),
+  /** Set for reseller staff (issue 13): they land in the reseller area, never in the customer portal. */
+  staffRole: staffRoleSchema.nullable(),
 });
 export type AuthUser = z.infer<typeof authUserSchema>;
 
@@ -99,6 +102,7 @@ export const authRoutes = {
     tag: 'Auth',
     access: 'user',
     allowDuringPasswordReset: true,
+    allowStaff: true,
     body: emptyBodySchema,
     data: userData,
   }),
@@ -109,6 +113,7 @@ export const authRoutes = {
     tag: 'Auth',
     access: 'user',
     allowDuringPasswordReset: true,
+    allowStaff: true,
     body: emptyBodySchema,
     data: z.object({ forcePasswordReset: z.boolean(), resetKey: z.string().nullable() }),
   }),
@@ -122,6 +127,7 @@ export const passwordRoutes = {
     tag: 'Users',
     access: 'user',
     allowDuringPasswordReset: true,
+    allowStaff: true,
     data: authUserSchema,
   }),
   forgotPassword: route({
@@ -182,6 +188,7 @@ export const passwordRoutes = {
     tag: 'Users',
     access: 'user',
     allowDuringPasswordReset: true,
+    allowStaff: true,
     body: z.object({ currentPassword: passwordInputSchema, password: newPasswordSchema }).strict(),
     data: z.null(),
   }),

@@ -59,7 +59,9 @@ export type RouteAccess =
   /** a fully signed-in portal user */
   | 'user'
   /** the platform operator's API token (never a portal session) */
-  | 'operator';
+  | 'operator'
+  /** a fully signed-in member of a reseller's staff (the reseller area; issue 13) */
+  | 'staff';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -72,6 +74,11 @@ export interface RouteDef {
   access: RouteAccess;
   /** A signed-in user who must set a new password may still call it (the shell, the reset flow, logout). */
   allowDuringPasswordReset?: boolean;
+  /**
+   * Reseller staff may call it too ('user' routes only): the shell calls every signed-in screen makes (who am I,
+   * refresh, password change). Every other 'user' route is the customer portal, which staff never use.
+   */
+  allowStaff?: boolean;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;

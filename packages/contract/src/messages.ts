@@ -166,6 +166,14 @@ export const TEXT = {
 /** Messages the server puts in the envelope. */
 export const API_MESSAGES = {
   ok: 'OK',
+  /** A reseller staff session on a customer-portal call (issue 13). */
+  staffUseResellerArea: 'Reseller staff use the reseller area, not the customer portal',
+  /** A customer session on a reseller-area call. */
+  staffOnly: 'Only reseller staff may do this',
+  /** A support (read-only) staff member tried to change something. */
+  staffReadOnly: 'Your staff role may only view',
+  /** Sign-in (or a live session) of a user whose company the reseller suspended. */
+  companySuspended: "Your company's account is suspended. Contact your provider.",
   invalidCredentials: 'Invalid email or password',
   mfaSent: 'A verification code was sent to your email',
   databaseUnavailable:

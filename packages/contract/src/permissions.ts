@@ -76,3 +76,17 @@ export function effectivePermissions(roleId: number | null | undefined, isCompan
   if (isCompanyAdmin) return [...ALL_PERMISSIONS];
   return roleId == null ? [] : [...(ROLE_PERMISSIONS[roleId] ?? [])];
 }
+
+/**
+ * Reseller staff (issue 13): users of a reseller, not of a customer company. The owner runs the business
+ * (companies, branding, catalog, hosts, billing); support may look at everything of its reseller and change nothing.
+ */
+export const STAFF_ROLES = ['owner', 'support'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+export const staffRoleSchema = z.enum(STAFF_ROLES);
+export const STAFF_ROLE_NAMES: Record<StaffRole, string> = { owner: 'Owner', support: 'Support (read-only)' };
+
+/** Whether a staff role may change things (create, suspend, edit) or only read. */
+export function staffMayWrite(role: StaffRole | null | undefined): boolean {
+  return role === 'owner';
+}

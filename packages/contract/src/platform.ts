@@ -93,6 +93,7 @@ export const platformRoutes = {
     tag: 'Resellers',
     access: 'user',
     allowDuringPasswordReset: true,
+    allowStaff: true,
     data: brandingSchema,
   }),
   importDistributors: route({

@@ -3,12 +3,14 @@
  * tenant table carries `company_id` so each query can be scoped by it.
  */
 import { sql } from 'drizzle-orm';
+import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import {
   boolean,
   index,
   integer,
   jsonb,
+  numeric,
   pgEnum,
   pgTable,
   primaryKey,
@@ -48,20 +50,66 @@ export const resellers = pgTable('resellers', {
     .references(() => distributors.id),
   externalId: text('external_id').unique(),
   ...brand(),
+  /** ISO 4217 code of the prices in its catalog (configuration_prices) and of its usage exports. */
+  currency: text('currency').notNull().default('USD'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
 
-export const companies = pgTable('companies', {
-  id: serial('id').primaryKey(),
-  resellerId: integer('reseller_id')
-    .notNull()
-    .references(() => resellers.id),
-  externalId: text('external_id').unique(),
-  name: text('name').notNull(),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-});
+/**
+ * Host names a reseller's portal answers on (issue 13, custom domains): the login page, tab and mails carry the
+ * brand of the reseller whose domain the request came to. Stored lower-case, without port; one reseller each.
+ */
+export const resellerDomains = pgTable(
+  'reseller_domains',
+  {
+    host: text('host').primaryKey(),
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    /** The domain links in this reseller's mails use (at most one per reseller). */
+    isPrimary: boolean('is_primary').notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('reseller_domains_reseller_idx').on(t.resellerId),
+    uniqueIndex('reseller_domains_one_primary')
+      .on(t.resellerId)
+      .where(sql`is_primary`),
+  ],
+);
+
+/**
+ * 'customer' companies are the reseller's customers (SPEC's companies). Each reseller also has one 'staff'
+ * company that holds its staff users (docs/decisions/0011): no company list, count or usage ever shows it.
+ */
+export const companyKindEnum = pgEnum('company_kind', ['customer', 'staff']);
+
+export const companies = pgTable(
+  'companies',
+  {
+    id: serial('id').primaryKey(),
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id),
+    externalId: text('external_id').unique(),
+    name: text('name').notNull(),
+    kind: companyKindEnum('kind').notNull().default('customer'),
+    /** While set, the company's users cannot sign in (sessions refused) and its VMs are stopped. */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+    suspendedReason: text('suspended_reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('companies_reseller_idx').on(t.resellerId, t.kind, t.name),
+    uniqueIndex('companies_one_staff_per_reseller')
+      .on(t.resellerId)
+      .where(sql`kind = 'staff'`),
+  ],
+);
+
+export const staffRoleEnum = pgEnum('staff_role', STAFF_ROLES);
 
 export const users = pgTable(
   'users',
@@ -78,6 +126,8 @@ export const users = pgTable(
     passwordHash: text('password_hash'),
     /** Company administrators manage every team and user of their company. */
     isCompanyAdmin: boolean('is_company_admin').notNull().default(false),
+    /** Reseller staff (issue 13; users of the reseller's 'staff' company): their role in the reseller area. */
+    staffRole: staffRoleEnum('staff_role'),
     forcePasswordReset: boolean('force_password_reset').notNull().default(false),
     /** Wrong sign-in codes since the last right one, across logins (issue 9: per-account guess limit). */
     mfaFailures: integer('mfa_failures').notNull().default(0),
@@ -267,6 +317,8 @@ export const configurations = pgTable('configurations', {
 
 export const providers = pgTable('providers', {
   id: serial('id').primaryKey(),
+  /** The reseller whose cloud this is (its staff see and edit its hosts); null: the platform's own, shared. */
+  resellerId: integer('reseller_id').references(() => resellers.id),
   name: text('name').notNull(),
   /** Key in the driver registry: 'simulator', 'libvirt' */
   driver: text('driver').notNull(),
@@ -329,6 +381,26 @@ export const publicAddresses = pgTable(
       .on(t.regionId, t.id)
       .where(sql`vm_id is null`),
   ],
+);
+
+/**
+ * A reseller's prices for a size (issue 13): what its customers are billed per month, or per hour for part months.
+ * numeric, not float: money. Currency: resellers.currency.
+ */
+export const configurationPrices = pgTable(
+  'configuration_prices',
+  {
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    configurationId: integer('configuration_id')
+      .notNull()
+      .references(() => configurations.id),
+    monthlyPrice: numeric('monthly_price', { precision: 12, scale: 2 }).notNull(),
+    hourlyPrice: numeric('hourly_price', { precision: 12, scale: 5 }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.configurationId] })],
 );
 
 /** Which provider can run which configuration of which image in which region. */
@@ -460,6 +532,79 @@ export const consoleTokens = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('console_tokens_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Usage for billing (issue 13): one row per stretch of time a VM existed at one size. A create opens one, a
+ * resize closes it and opens the next, a delete closes the last. Hours per month are read from these.
+ */
+export const vmSizePeriods = pgTable(
+  'vm_size_periods',
+  {
+    id: serial('id').primaryKey(),
+    vmId: integer('vm_id')
+      .notNull()
+      .references(() => virtualMachines.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    configurationId: integer('configuration_id')
+      .notNull()
+      .references(() => configurations.id),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    /** Null while the VM still exists at this size. */
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('vm_size_periods_company_idx').on(t.companyId, t.startedAt),
+    index('vm_size_periods_vm_idx').on(t.vmId),
+    /** At most one open period per VM. */
+    uniqueIndex('vm_size_periods_one_open')
+      .on(t.vmId)
+      .where(sql`ended_at is null`),
+  ],
+);
+
+/** A reseller's billing system endpoint: usage is pushed there, signed with HMAC-SHA256 over the body. */
+export const billingWebhooks = pgTable('billing_webhooks', {
+  resellerId: integer('reseller_id')
+    .primaryKey()
+    .references(() => resellers.id, { onDelete: 'cascade' }),
+  url: text('url').notNull(),
+  /** The signing secret; shown to staff once when set. Needed in clear to sign, so it is never logged. */
+  secret: text('secret').notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const webhookDeliveryStatusEnum = pgEnum('webhook_delivery_status', ['pending', 'delivered', 'failed']);
+
+/** Every push to a billing webhook, its attempts and outcome: the delivery log staff read. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: serial('id').primaryKey(),
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    payload: jsonb('payload').notNull(),
+    status: webhookDeliveryStatusEnum('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
+    index('webhook_deliveries_reseller_idx').on(t.resellerId, t.createdAt),
+  ],
 );
 
 export const supportMessages = pgTable('support_messages', {

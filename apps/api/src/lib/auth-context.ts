@@ -1,3 +1,5 @@
+import type { StaffRole } from '@portal/contract/permissions';
+
 /** Who is calling, as established by the session cookie (plugins/session.ts). */
 export interface AuthContext {
   /** Keyed hash of the cookie token; the primary key of the sessions row. */
@@ -8,6 +10,10 @@ export interface AuthContext {
   companyId: number;
   email: string;
   isCompanyAdmin: boolean;
+  /** The reseller the user's company belongs to (for staff: the reseller they work for). */
+  resellerId: number;
+  /** Set for reseller staff (issue 13); null for customer users. */
+  staffRole: StaffRole | null;
   /** The user must set a new password: until then only the calls of the reset flow answer. */
   mustResetPassword: boolean;
 }
@@ -29,4 +35,11 @@ declare module 'fastify' {
     /** Set when the request carried a valid operator API token. */
     operatorTokenId: number | null;
   }
+}
+
+/** The scope of every reseller-area query: the reseller the staff member works for. */
+export interface StaffScope {
+  userId: number;
+  resellerId: number;
+  role: StaffRole;
 }

@@ -7,7 +7,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
 import { API_MESSAGES } from '@portal/contract/messages';
-import type { AuthContext } from './auth-context.ts';
+import type { StaffRole } from '@portal/contract/permissions';
+import type { AuthContext, StaffScope } from './auth-context.ts';
 import { ForbiddenError, UnauthorizedError } from './errors.ts';
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -27,7 +28,14 @@ export interface HandlerResult<R extends RouteDef> {
   status?: number;
 }
 
-type AuthFor<R extends RouteDef> = R['access'] extends 'user' | 'mfaPending' ? AuthContext : AuthContext | null;
+type AuthFor<R extends RouteDef> = R['access'] extends 'user' | 'mfaPending'
+  ? AuthContext
+  : R['access'] extends 'staff'
+    ? StaffAuthContext
+    : AuthContext | null;
+
+/** A signed-in reseller staff member: what a 'staff' route's handler receives. */
+export type StaffAuthContext = AuthContext & { state: 'authenticated'; staffRole: StaffRole };
 
 export interface RouteOptions {
   /** Requests per minute per key; the key defaults to the client address. */
@@ -95,29 +103,45 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
       if (!request.auth) throw new UnauthorizedError();
       return;
     case 'user':
-      enforceUserAccess(request.auth, def.allowDuringPasswordReset === true);
+      enforceUserAccess(request.auth, def.allowDuringPasswordReset === true, def.allowStaff === true);
+      return;
+    case 'staff':
+      enforceStaffAccess(request.auth);
       return;
   }
 }
 
+/** The 'staff' access rule: signed in as reseller staff, past the code, no forced reset pending. */
+export function enforceStaffAccess(auth: AuthContext | undefined | null): asserts auth is StaffAuthContext {
+  enforceUserAccess(auth, false, true);
+  if (auth.staffRole === null) throw new ForbiddenError(API_MESSAGES.staffOnly);
+}
+
+export function staffScopeOf(auth: StaffAuthContext): StaffScope {
+  return { userId: auth.userId, resellerId: auth.resellerId, role: auth.staffRole };
+}
+
 /**
  * The 'user' access rule, also for the few routes outside the contract (the live status stream): signed in,
- * past the code, and not held to a forced password reset unless the route allows it (`allowDuringPasswordReset`).
+ * past the code, not held to a forced password reset unless the route allows it (`allowDuringPasswordReset`), and
+ * a customer user unless the route is one of the shell calls staff make too (`allowStaff`).
  */
 export function enforceUserAccess(
   auth: AuthContext | undefined | null,
   allowDuringPasswordReset = false,
+  allowStaff = false,
 ): asserts auth is AuthContext & { state: 'authenticated' } {
   if (!auth) throw new UnauthorizedError();
   if (auth.state !== 'authenticated') throw new UnauthorizedError(API_MESSAGES.mfaPending);
   if (auth.mustResetPassword && !allowDuringPasswordReset) throw new ForbiddenError(API_MESSAGES.passwordResetRequired);
+  if (auth.staffRole !== null && !allowStaff) throw new ForbiddenError(API_MESSAGES.staffUseResellerArea);
 }
 
 /** Whether a re-read session may still hold what the 'user' rule opened (a live stream): no logout, no forced reset. */
 export function stillUserAccess(
   auth: AuthContext | undefined | null,
 ): auth is AuthContext & { state: 'authenticated' } {
-  return auth?.state === 'authenticated' && !auth.mustResetPassword;
+  return auth?.state === 'authenticated' && !auth.mustResetPassword && auth.staffRole === null;
 }
 
 /** ISO string for a database timestamp. */

@@ -35,5 +35,9 @@ export function RequireAuth() {
   }
   if (!check.data.authed) return <Navigate to="/mfa" replace />;
   if (check.data.user.forcePasswordReset) return <Navigate to="/resetPassword" replace />;
+  // Reseller staff work in the reseller area; customers never see it (the API refuses both the other way too).
+  const inResellerArea = /^\/reseller(\/|$)/i.test(location.pathname);
+  if (check.data.user.staffRole && !inResellerArea) return <Navigate to="/reseller" replace />;
+  if (!check.data.user.staffRole && inResellerArea) return <Navigate to="/" replace />;
   return <Outlet />;
 }

@@ -17,7 +17,7 @@ import Sun from 'lucide-react/icons/sun';
 import Users from 'lucide-react/icons/users';
 import UsersRound from 'lucide-react/icons/users-round';
 import X from 'lucide-react/icons/x';
-import { useState, type ReactNode } from 'react';
+import { useState, type ComponentType, type ReactNode } from 'react';
 import { Link, Outlet, useLocation } from 'react-router';
 import {
   MODAL_Z_INDEX,
@@ -30,8 +30,16 @@ import { useAuth } from '../lib/auth-context.tsx';
 import { useTheme } from '../lib/theme.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 
-/** Each link is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
-const LINKS = [
+/** A navigation entry; it is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
+export interface NavLink {
+  to: string;
+  label: string;
+  icon: ComponentType<{ className?: string; 'aria-hidden'?: boolean }>;
+  also: readonly string[];
+}
+
+/** The customer portal's navigation (SPEC point 2). The reseller area has its own (ResellerShell.tsx). */
+const LINKS: readonly NavLink[] = [
   { to: '/', label: 'Dashboard', icon: LayoutDashboard, also: [] },
   {
     to: '/virtualMachines',
@@ -42,7 +50,7 @@ const LINKS = [
   { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
   { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
-] as const;
+];
 
 /** Route matching is case-insensitive (React Router's default), so the highlight is too. */
 function isActiveLink(pathname: string, link: { to: string; also: readonly string[] }): boolean {
@@ -88,10 +96,12 @@ function ThemeToggle({ collapsed }: { collapsed: boolean }) {
 
 /** Logo, links, logout, theme and the user's name; the same in the sidebar and the drawer. */
 function NavContent({
+  links,
   collapsed,
   header,
   onNavigate,
 }: {
+  links: readonly NavLink[];
   collapsed: boolean;
   header: ReactNode;
   onNavigate?: () => void;
@@ -115,7 +125,7 @@ function NavContent({
         {header}
       </div>
       <ul className="flex-1 space-y-1 overflow-y-auto px-2 py-3">
-        {LINKS.map((link) => {
+        {links.map((link) => {
           const { to, label, icon: Icon } = link;
           const active = isActiveLink(pathname, link);
           return (
@@ -158,7 +168,7 @@ function NavContent({
 }
 
 /** Below `md`: a top bar with the menu button; the navigation opens as a drawer over the page. */
-function MobileNav() {
+function MobileNav({ links }: { links: readonly NavLink[] }) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
@@ -182,6 +192,7 @@ function MobileNav() {
           <Dialog.Title className="sr-only">Navigation</Dialog.Title>
           <nav aria-label="Main" className="flex min-h-0 flex-1 flex-col">
             <NavContent
+              links={links}
               collapsed={false}
               // Following a link closes the drawer.
               onNavigate={() => setOpen(false)}
@@ -198,9 +209,15 @@ function MobileNav() {
   );
 }
 
+/** The customer portal's layout, with the live VM status stream every screen's lists follow. */
 export function Shell({ children }: { children?: ReactNode }) {
-  const [collapsed, setCollapsed] = useState(readCollapsed);
   useLiveVmStatus();
+  return <ShellLayout links={LINKS}>{children}</ShellLayout>;
+}
+
+/** Skip link, sidebar (or drawer) with the given links, and the page. */
+export function ShellLayout({ links, children }: { links: readonly NavLink[]; children?: ReactNode }) {
+  const [collapsed, setCollapsed] = useState(readCollapsed);
   const toggle = () => {
     const next = !collapsed;
     localStorage.setItem(SIDEBAR_STORAGE_KEY, String(next));
@@ -215,13 +232,14 @@ export function Shell({ children }: { children?: ReactNode }) {
       >
         {TEXT.skipToContent}
       </a>
-      <MobileNav />
+      <MobileNav links={links} />
       <nav
         aria-label="Main"
         className="hidden shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200 md:flex"
         style={{ width: collapsed ? SIDEBAR_WIDTH_COLLAPSED : SIDEBAR_WIDTH_EXPANDED }}
       >
         <NavContent
+          links={links}
           collapsed={collapsed}
           header={
             <button

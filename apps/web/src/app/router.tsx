@@ -1,6 +1,6 @@
 /** The route table of SPEC point 2. Public screens stand alone; protected ones sit behind the auth check. */
 import type { ComponentType } from 'react';
-import { createBrowserRouter } from 'react-router';
+import { createBrowserRouter, Navigate } from 'react-router';
 import { portalConfig } from '../lib/config.ts';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { ErrorPage } from './ErrorPage.tsx';
@@ -44,6 +44,27 @@ export function createRouter() {
               {
                 path: '/virtualMachineConsole/:virtualMachineId',
                 lazy: page(() => import('../features/virtual-machines/routes/VmConsolePage.tsx'), 'VmConsolePage'),
+              },
+              {
+                // The reseller area (issue 13): staff only; its own navigation.
+                path: '/reseller',
+                lazy: page(() => import('./ResellerShell.tsx'), 'ResellerShell'),
+                errorElement: <ErrorPage />,
+                children: [
+                  {
+                    errorElement: <ErrorPage />,
+                    children: [
+                      { index: true, element: <Navigate to="/reseller/companies" replace /> },
+                      {
+                        path: 'companies',
+                        lazy: page(
+                          () => import('../features/reseller-companies/routes/CompaniesPage.tsx'),
+                          'CompaniesPage',
+                        ),
+                      },
+                    ],
+                  },
+                ],
               },
               {
                 // The shell (navigation, drawer, dialogs) loads with the first protected screen, not with /login.

@@ -8,7 +8,7 @@ import { mfaChallenges, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
-import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from '../../lib/errors.ts';
+import { BadRequestError, ForbiddenError, ServiceUnavailableError, UnauthorizedError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { dummyPasswordHash, hashNewPassword, verifyPassword } from '../../lib/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -58,6 +58,7 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
     resellerEmail: u.resellerEmail,
     logoUrl: u.logoUrl,
     tabLogoUrl: u.tabLogoUrl,
+    staffRole: u.staffRole,
     companyName: u.companyName,
     isCompanyAdmin: u.isCompanyAdmin,
   };
@@ -164,6 +165,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       const user = await identity.byEmail(input.email);
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
       if (!user || !user.passwordHash || !ok) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
+      // Said only to someone who knows the password: a suspended company's users learn why they cannot go on.
+      if (user.companySuspendedAt) throw new ForbiddenError(API_MESSAGES.companySuspended);
 
       if (input.previousSessionId) await sessions.destroy(input.previousSessionId);
       const session = await sessions.create({

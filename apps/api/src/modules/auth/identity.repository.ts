@@ -1,5 +1,6 @@
 /** Reads a user with the branding of their reseller (falling back to the distributor). */
 import { eq, sql } from 'drizzle-orm';
+import type { StaffRole } from '@portal/contract/permissions';
 import type { Db } from '../../db/client.ts';
 import { companies, distributors, resellers, users } from '../../db/schema.ts';
 
@@ -11,6 +12,8 @@ export interface UserWithBrand {
   lastName: string;
   passwordHash: string | null;
   isCompanyAdmin: boolean;
+  staffRole: StaffRole | null;
+  companySuspendedAt: Date | null;
   forcePasswordReset: boolean;
   emailConfirmedAt: Date | null;
   createdAt: Date;
@@ -33,6 +36,8 @@ export function createIdentityRepository(db: Db) {
         lastName: users.lastName,
         passwordHash: users.passwordHash,
         isCompanyAdmin: users.isCompanyAdmin,
+        staffRole: users.staffRole,
+        companySuspendedAt: companies.suspendedAt,
         forcePasswordReset: users.forcePasswordReset,
         emailConfirmedAt: users.emailConfirmedAt,
         createdAt: users.createdAt,

@@ -1,8 +1,8 @@
 /** Server-side sessions. The cookie holds a random token; the table holds only its keyed hash. */
-import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import { MFA_PENDING_TTL_MS, REMEMBER_ME_TTL_MS, SESSION_TTL_MS } from '@portal/contract/constants';
 import type { Db } from '../../db/client.ts';
-import { sessions, users } from '../../db/schema.ts';
+import { companies, sessions, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, type Random } from '../../lib/crypto.ts';
@@ -58,11 +58,21 @@ export function createSessionStore(deps: {
       companyId: users.companyId,
       email: users.email,
       isCompanyAdmin: users.isCompanyAdmin,
+      staffRole: users.staffRole,
+      resellerId: companies.resellerId,
       mustResetPassword: users.forcePasswordReset,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sql.placeholder('id')), gt(sessions.expiresAt, sql.placeholder('now'))))
+    .innerJoin(companies, eq(companies.id, users.companyId))
+    // A suspended company's sessions answer as signed out (suspending also deletes them; this closes the race).
+    .where(
+      and(
+        eq(sessions.id, sql.placeholder('id')),
+        gt(sessions.expiresAt, sql.placeholder('now')),
+        isNull(companies.suspendedAt),
+      ),
+    )
     .limit(1)
     .prepare('session_resolve');
 
@@ -95,6 +105,8 @@ export function createSessionStore(deps: {
         companyId: row.companyId,
         email: row.email,
         isCompanyAdmin: row.isCompanyAdmin,
+        resellerId: row.resellerId,
+        staffRole: row.staffRole,
         mustResetPassword: row.mustResetPassword,
       };
       // Served from memory until the session expires or its next touch is due, whichever comes first.
