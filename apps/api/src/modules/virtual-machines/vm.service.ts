@@ -254,7 +254,8 @@ export function createVmService(deps: Deps) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
       const provider = await repo.provider(vm.providerId);
-      const driver = deps.registry.driverFor(provider!);
+      // The machine's own host: with several hosts the provider's default URI may be another machine entirely.
+      const driver = deps.registry.driverFor(provider!, await repo.host(vm.hostId));
       let stream: Duplex;
       try {
         const open = (await driver.consoleChannels?.(vm.providerRef))?.[kind];

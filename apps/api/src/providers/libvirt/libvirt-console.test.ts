@@ -10,7 +10,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { routes } from '@portal/contract/routes';
-import { configurations, providerOfferings, providers, regions } from '../../db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { configurations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import { createHostsService } from '../../modules/hosts/hosts.service.ts';
+import { createProviderRegistry } from '../registry.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
 import { REF_RE } from './names.ts';
@@ -35,8 +38,10 @@ beforeAll(async () => {
   origin = `ws://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   admin = await signIn(t);
 
+  // The provider's default URI leads nowhere: the guest runs on a registered host, and the console must find it
+  // there (it once asked the provider's default and so could not open a console on any other host).
   const settings = {
-    uri: daemon.socketUri,
+    uri: 'qemu+unix:///system?socket=/nonexistent/libvirt-sock',
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
     network: { name: NETWORK, bridge: 'irontestc0', cidr: '10.231.79.0/24' },
     maxCpus: 1,
@@ -52,6 +57,15 @@ beforeAll(async () => {
   await t.db
     .insert(providerOfferings)
     .values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
+  await createHostsService({ db: t.db, registry: createProviderRegistry() }).add({
+    name: 'console-host',
+    uri: daemon.socketUri,
+    provider: provider!.id,
+    region: region!.id,
+    cpus: 8,
+    ramGb: 32,
+    diskGb: 400,
+  });
   const created = await admin.call(routes.vms.create, {
     body: {
       regionId: region!.id,
@@ -71,6 +85,8 @@ beforeAll(async () => {
       throw new Error(`VM ${vmId}: ${res.data?.status} ${res.data?.errorReason ?? ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+  const [placed] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
+  expect(placed!.hostId).not.toBeNull();
   password = (await admin.call(routes.vms.getPassword, { params: { id: vmId } })).data.sshPassword;
 }, 900_000);
 
