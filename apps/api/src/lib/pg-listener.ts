@@ -2,6 +2,10 @@
  * One dedicated PostgreSQL connection LISTENing on a channel, made again with jittered exponential backoff
  * when lost. Shared by the VM event relay and the session cache's invalidation: both need to know when
  * they are deaf (`onDown`) and when they hear again (`onUp`), since NOTIFYs sent in between are gone.
+ *
+ * A connection can go deaf without closing: a partitioned network or a frozen server sends no FIN, and TCP
+ * keepalive notices only after minutes. So the listener asks `select 1` every `heartbeatMs` and counts a
+ * connection that does not answer within `heartbeatMs` as lost: deafness is noticed within two heartbeats.
  */
 import pg from 'pg';
 
@@ -30,6 +34,8 @@ export function createPgListener(opts: {
   onUp?: () => void;
   onDown?: () => void;
   reconnectMs?: { initial: number; max: number };
+  /** How often the connection must prove it still answers (default 2 s). */
+  heartbeatMs?: number;
 }): PgListener {
   const { log, channel, label } = opts;
   const backoff = opts.reconnectMs ?? { initial: 500, max: 30_000 };
@@ -38,6 +44,33 @@ export function createPgListener(opts: {
   let retry: NodeJS.Timeout | null = null;
   let failures = 0;
   let stopped = false;
+  const heartbeatMs = opts.heartbeatMs ?? 2_000;
+  let heartbeat: NodeJS.Timeout | null = null;
+
+  function stopHeartbeat() {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = null;
+  }
+
+  function startHeartbeat(c: pg.Client) {
+    stopHeartbeat();
+    let inFlight = false;
+    heartbeat = setInterval(() => {
+      if (inFlight || client !== c) return;
+      inFlight = true;
+      let timer: NodeJS.Timeout | undefined;
+      const silent = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer to a heartbeat within ${heartbeatMs} ms`)), heartbeatMs);
+      });
+      Promise.race([c.query('select 1'), silent])
+        .catch((err: Error) => lost(c, err))
+        .finally(() => {
+          clearTimeout(timer);
+          inFlight = false;
+        });
+    }, heartbeatMs);
+    heartbeat.unref();
+  }
 
   function scheduleReconnect() {
     if (stopped || retry) return;
@@ -56,6 +89,7 @@ export function createPgListener(opts: {
   function lost(c: pg.Client, err: Error) {
     if (client !== c) return; // a connection we already gave up on
     client = null;
+    stopHeartbeat();
     opts.onDown?.();
     log.warn({ err }, `${label}: listening connection lost; reconnecting`);
     c.end().catch(() => {});
@@ -85,6 +119,7 @@ export function createPgListener(opts: {
           return;
         }
         client = c;
+        startHeartbeat(c);
         opts.onUp?.();
         if (failures > 0) log.info({ channel }, `${label}: listening again`);
         failures = 0;
@@ -106,6 +141,7 @@ export function createPgListener(opts: {
     start: () => connect(),
     async stop() {
       stopped = true;
+      stopHeartbeat();
       if (retry) clearTimeout(retry);
       retry = null;
       await connecting;

@@ -4,7 +4,6 @@
  * real: the app reaches the cluster through a TCP relay that the test cuts (existing connections are
  * dropped, new ones refused) and restores. PostgreSQL only (PGlite runs in-process).
  */
-import { createServer, Socket, type Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,47 +15,9 @@ import { openDatabase, type Database } from '../db/client.ts';
 import { seedDemoTenant, seedReferenceData } from '../seed/seed.ts';
 import { ADMIN, TestClient } from '../../test/harness.ts';
 import { startSmtpCatcher, codeFrom, type SmtpCatcher } from '../../test/smtp-catcher.ts';
+import { startRelay, type Relay } from '../../test/tcp-relay.ts';
 
 const pgUrl = inject('pgUrl');
-
-interface Relay {
-  port: number;
-  down: boolean;
-  cut(): void;
-  close(): Promise<void>;
-}
-
-function startRelay(target: URL): Promise<Relay> {
-  const sockets = new Set<Socket>();
-  const relay: Relay = {
-    port: 0,
-    down: false,
-    cut() {
-      relay.down = true;
-      for (const s of sockets) s.destroy();
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-  const server: Server = createServer((client) => {
-    if (relay.down) return void client.destroy();
-    const upstream = new Socket();
-    upstream.connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      relay.port = (server.address() as { port: number }).port;
-      resolve(relay);
-    }),
-  );
-}
 
 describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
   let relay: Relay;
