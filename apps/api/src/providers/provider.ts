@@ -19,6 +19,8 @@ export interface MachineSpec {
   publicKey: string;
   /** Password for the default user. */
   password: string;
+  /** The public address the portal allocated from the region's pool (drivers that can, give it to the guest). */
+  publicIp?: string | null;
 }
 
 export interface CreatedMachine {

@@ -2,10 +2,11 @@
  * The libvirt driver against a real libvirtd started by the test (apps/api/test/libvirt-daemon.ts), one
  * guest booted from the Irontech image under TCG and reused through every step: create → SSH with the key
  * and with the password → resize → reset → forceStop → start over qemu+tcp (a second "host" on loopback)
- * sees the new size → ACPI stop → delete leaves no domain, volume, seed or lease.
+ * sees the new size → ACPI stop → delete leaves no domain, volume, seed or lease. The guest also has a public
+ * address on a routed public network (as a host with a routed public block has) and answers SSH on it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,11 +15,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
 import type { MachineSpec } from '../provider.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
-import { macForKey, refForKey, REF_RE } from './names.ts';
+import { macForKey, publicMacForKey, refForKey, REF_RE } from './names.ts';
 
 const execFileP = promisify(execFile);
 const POOL = 'irontest';
 const NETWORK = 'irontest';
+/** A routed network over a documentation block (TEST-NET-3), as an operator defines for a routed public /24. */
+const PUBLIC_NETWORK = 'irontest-pub';
+const PUBLIC_IP = '203.0.113.10';
 
 let daemon: LibvirtDaemon;
 let local: LibvirtDriver;
@@ -33,6 +37,7 @@ function settings(uri: string): LibvirtSettings {
     uri,
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, 'pool') },
     network: { name: NETWORK, bridge: 'irontest0', cidr: '10.231.77.0/24' },
+    publicNetwork: { name: PUBLIC_NETWORK },
     maxCpus: 2,
     maxRamMb: 384,
     maxDiskGb: 3,
@@ -49,6 +54,17 @@ beforeAll(async () => {
   keyDir = await mkdtemp(path.join(os.tmpdir(), 'libvirt-key-'));
   privateKey = path.join(keyDir, 'id');
   await execFileP('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'portal', '-f', privateKey]);
+  const publicXml = path.join(keyDir, 'public-network.xml');
+  await writeFile(
+    publicXml,
+    `<network><name>${PUBLIC_NETWORK}</name><forward mode='route'/><bridge name='irontestp0' stp='off'/>
+      <ip address='203.0.113.1' netmask='255.255.255.0'><dhcp><range start='203.0.113.200' end='203.0.113.250'/></dhcp></ip>
+    </network>`,
+  );
+  await daemon.virsh(daemon.socketUri, ['net-define', publicXml]);
+  await daemon.virsh(daemon.socketUri, ['net-start', PUBLIC_NETWORK]).catch((e: Error) => {
+    if (!/already active/.test(e.message)) throw e;
+  });
   // The host's pool, network and base image are made before the clock for boot-to-SSH starts.
   await local.health();
   spec = {
@@ -62,11 +78,12 @@ beforeAll(async () => {
     username: 'root',
     publicKey: (await readFile(`${privateKey}.pub`, 'utf8')).trim(),
     password: `-it's a "secret" $(x) 9`,
+    publicIp: PUBLIC_IP,
   };
 }, 900_000);
 
 afterAll(async () => {
-  await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL] });
+  await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK, PUBLIC_NETWORK], pools: [POOL] });
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
   await rm(path.join(LIBVIRT_TEST_DIR, 'pool'), { recursive: true, force: true });
   console.log(`libvirt.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -144,6 +161,7 @@ it(
     ref = created.ref;
     expect(ref).toBe(refForKey(spec.key));
     expect(created.privateIp).toMatch(/^10\.231\.77\.\d+$/);
+    expect(created.publicIp).toBe(PUBLIC_IP);
     ip = created.privateIp!;
     const leaseAfter = (Date.now() - t0) / 1000;
     const bootToSsh = await waitForSsh(ip, t0);
@@ -160,12 +178,20 @@ it(
     ).rejects.toThrow();
 
     // A retried create returns the same machine.
-    expect(await local.create(spec)).toEqual({ ref, publicIp: null, privateIp: ip });
+    expect(await local.create(spec)).toEqual({ ref, publicIp: PUBLIC_IP, privateIp: ip });
     expect(await local.status(ref)).toBe('running');
     expect(await local.privateIp(ref)).toBe(ip);
     // A static DHCP entry holds the address for this machine while it exists.
     expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).toContain(
       `<host mac='${macForKey(spec.key)}' name='${ref}' ip='${ip}'/>`,
+    );
+    // The public address: reserved on the public network, configured in the guest, reachable over the route.
+    expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', PUBLIC_NETWORK])).toContain(
+      `<host mac='${publicMacForKey(spec.key)}' name='${ref}' ip='${PUBLIC_IP}'/>`,
+    );
+    await waitForSsh(PUBLIC_IP);
+    expect(await ssh(PUBLIC_IP, 'hostname; ip -4 -o addr show dev eth1')).toMatch(
+      new RegExp(`^web-01\\n.*inet ${PUBLIC_IP.replace(/\./g, '\\.')}/24`),
     );
     const list = await daemon.virsh(daemon.socketUri, ['list', '--name']);
     expect(list.split('\n').filter((n) => n.trim() === ref)).toHaveLength(1);
@@ -256,6 +282,7 @@ it('deletes the domain, its disk, its seed and its lease', { timeout: 120_000 },
   expect(leases).not.toContain(macForKey(spec.key));
   // Its static DHCP entry is gone too: the address may go to another machine now.
   expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).not.toContain(macForKey(spec.key));
+  expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', PUBLIC_NETWORK])).not.toContain(PUBLIC_IP);
   await expect(local.console(ref)).rejects.toThrow(/does not exist/);
   // Deleting again is a no-op (a retried delete succeeds).
   await local.delete(ref);

@@ -26,7 +26,7 @@ import {
 } from '../provider.ts';
 import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
-import { REF_RE, guestHostname, macForKey, refForKey, uuidForKey, volumes } from './names.ts';
+import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
 import { createVirsh, isNotFound } from './virsh.ts';
 import {
@@ -61,6 +61,13 @@ export const libvirtSettingsSchema = z.object({
       cidr: z.string().default('10.231.0.0/24'),
     })
     .default({ name: 'irontech', bridge: 'irontech0', cidr: '10.231.0.0/24' }),
+  /**
+   * The host's public network (docs/virtual-machines.md, "Public addresses"): a libvirt network the operator
+   * defined over the public block, routed (`<forward mode='route'/>`) or bridged to the uplink, with libvirt's DHCP.
+   * A VM given a public address gets a second NIC on it and a static DHCP entry for the address. Unset: public
+   * addresses are recorded and shown only (1:1 NAT by the operator).
+   */
+  publicNetwork: z.object({ name }).optional(),
   /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
   images: z.record(z.string(), name).default({}),
   /** The catalog's image names the built guest image serves (when uploaded) on this host. */
@@ -228,6 +235,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       seedPath: path.posix.join(h.poolPath, v.seed),
       serialLogPath: path.posix.join(h.poolPath, v.log),
       network: s.network.name,
+      publicNic:
+        meta.publicIp && s.publicNetwork ? { network: s.publicNetwork.name, mac: publicMacForKey(meta.key) } : null,
     });
   }
 
@@ -280,56 +289,62 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
    * never hands that address to another machine while this one exists, and delete removes the entry. The
    * address is the lowest one of the DHCP range that no entry and no current lease holds.
    */
-  async function reserveAddress(ref: string, mac: string): Promise<string> {
-    return withLock(`network:${s.network.name}`, async () => {
-      const xml = await virsh.run(['net-dumpxml', '--inactive', s.network.name]);
-      const own = staticHosts(xml).find((h) => h.mac === mac);
-      if (own) return own.ip;
-      const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
-      if (!range) throw new Error(`network ${s.network.name} on ${s.uri} has no DHCP range`);
-      const leases = await virsh.run(['net-dhcp-leases', s.network.name]);
-      const taken = new Set([
-        ...staticHosts(xml).map((h) => h.ip),
-        ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!),
-      ]);
-      const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
-      for (let n = from; n <= to; n++) {
-        const ip = numberToIp(n);
-        if (taken.has(ip)) continue;
-        const entry = `<host mac='${mac}' name='${ref}' ip='${ip}'/>`;
-        const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
-        await virsh.run([
-          'net-update',
-          s.network.name,
-          'add-last',
-          'ip-dhcp-host',
-          entry,
-          '--config',
-          ...(active ? ['--live'] : []),
-        ]);
-        return ip;
-      }
-      throw new Error(`network ${s.network.name} on ${s.uri} has no free address left`);
-    });
+  function reserveAddress(ref: string, mac: string): Promise<string> {
+    return addStaticHost(s.network.name, ref, mac, null);
   }
 
-  /** Removes the machine's static DHCP entry (found by its name, the ref) after its domain is gone. */
-  async function releaseAddress(ref: string): Promise<void> {
-    await withLock(`network:${s.network.name}`, async () => {
-      const xml = await virsh.maybe(['net-dumpxml', '--inactive', s.network.name]);
-      const own = xml && staticHosts(xml).find((h) => h.name === ref);
-      if (!own) return;
-      const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', s.network.name]));
+  /** `ip` given: that address (the public one the portal allocated); null: the lowest free one of the range. */
+  async function addStaticHost(network: string, ref: string, mac: string, ip: string | null): Promise<string> {
+    return withLock(`network:${network}`, async () => {
+      const xml = await virsh.run(['net-dumpxml', '--inactive', network]);
+      const own = staticHosts(xml).find((h) => h.mac === mac);
+      if (own) return own.ip;
+      let address = ip;
+      if (!address) {
+        const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
+        if (!range) throw new Error(`network ${network} on ${s.uri} has no DHCP range`);
+        const leases = await virsh.run(['net-dhcp-leases', network]);
+        const taken = new Set([
+          ...staticHosts(xml).map((h) => h.ip),
+          ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!),
+        ]);
+        const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
+        for (let n = from; n <= to && !address; n++) if (!taken.has(numberToIp(n))) address = numberToIp(n);
+        if (!address) throw new Error(`network ${network} on ${s.uri} has no free address left`);
+      }
+      const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', network]));
       await virsh.run([
         'net-update',
-        s.network.name,
-        'delete',
+        network,
+        'add-last',
         'ip-dhcp-host',
-        `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`,
+        `<host mac='${mac}' name='${ref}' ip='${address}'/>`,
         '--config',
         ...(active ? ['--live'] : []),
       ]);
+      return address;
     });
+  }
+
+  /** Removes the machine's static DHCP entries (found by its name, the ref) after its domain is gone. */
+  async function releaseAddresses(ref: string): Promise<void> {
+    for (const network of [s.network.name, ...(s.publicNetwork ? [s.publicNetwork.name] : [])]) {
+      await withLock(`network:${network}`, async () => {
+        const xml = await virsh.maybe(['net-dumpxml', '--inactive', network]);
+        const own = xml && staticHosts(xml).find((h) => h.name === ref);
+        if (!own) return;
+        const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', network]));
+        await virsh.run([
+          'net-update',
+          network,
+          'delete',
+          'ip-dhcp-host',
+          `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`,
+          '--config',
+          ...(active ? ['--live'] : []),
+        ]);
+      });
+    }
   }
 
   async function waitForLease(ref: string): Promise<string> {
@@ -442,6 +457,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           cpu: spec.cpu,
           ramGb: spec.ramGb,
           diskGb: spec.diskGb,
+          publicIp: s.publicNetwork ? (spec.publicIp ?? null) : null,
         };
         // Each step is skipped when a previous attempt already did it, so a retried create ends in one machine.
         if ((await virsh.maybe(['dumpxml', '--inactive', ref])) === null) {
@@ -478,11 +494,13 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
         }
         await reserveAddress(ref, macForKey(spec.key));
+        if (meta.publicIp && s.publicNetwork)
+          await addStaticHost(s.publicNetwork.name, ref, publicMacForKey(spec.key), meta.publicIp);
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
         else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
         const privateIp = await waitForLease(ref);
-        return { ref, publicIp: null, privateIp };
+        return { ref, publicIp: meta.publicIp ?? null, privateIp };
       });
     },
 
@@ -542,7 +560,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           });
         }
         const v = volumes(ref);
-        await releaseAddress(ref);
+        await releaseAddresses(ref);
         await virsh.run(['pool-refresh', pool]);
         for (const vol of [v.disk, v.seed, v.log]) await virsh.maybe(['vol-delete', '--pool', pool, vol]);
         cpuSamples.delete(ref);

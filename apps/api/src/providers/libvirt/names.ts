@@ -14,6 +14,12 @@ export function macForKey(key: string): string {
   return `52:54:00:${h.slice(0, 2)}:${h.slice(2, 4)}:${h.slice(4, 6)}`;
 }
 
+/** The MAC of the machine's NIC on the public network. */
+export function publicMacForKey(key: string): string {
+  const h = digest(`public-mac:${key}`);
+  return `52:54:00:${h.slice(0, 2)}:${h.slice(2, 4)}:${h.slice(4, 6)}`;
+}
+
 export function uuidForKey(key: string): string {
   const h = digest(`uuid:${key}`);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;

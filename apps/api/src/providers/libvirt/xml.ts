@@ -15,6 +15,8 @@ export interface MachineMeta {
   cpu: number;
   ramGb: number;
   diskGb: number;
+  /** The public address reserved for it on the host's public network (settings.publicNetwork), if any. */
+  publicIp?: string | null;
 }
 
 export interface DomainParams {
@@ -31,6 +33,8 @@ export interface DomainParams {
   seedPath: string;
   serialLogPath: string;
   network: string;
+  /** A second NIC on the host's public network (routed or bridged public addresses). */
+  publicNic?: { network: string; mac: string } | null;
 }
 
 export function domainXml(p: DomainParams): string {
@@ -71,7 +75,16 @@ export function domainXml(p: DomainParams): string {
       <source network='${xmlEscape(p.network)}'/>
       <mac address='${p.mac}'/>
       <model type='virtio'/>
-    </interface>
+    </interface>${
+      p.publicNic
+        ? `
+    <interface type='network'>
+      <source network='${xmlEscape(p.publicNic.network)}'/>
+      <mac address='${p.publicNic.mac}'/>
+      <model type='virtio'/>
+    </interface>`
+        : ''
+    }
     <serial type='pty'>
       <log file='${xmlEscape(p.serialLogPath)}' append='on'/>
       <target port='0'/>

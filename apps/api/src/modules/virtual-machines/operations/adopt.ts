@@ -27,6 +27,7 @@ export function specOf({ vm, config, region }: StoredMachine): MachineSpec {
     username: vm.sshUsername,
     publicKey: vm.publicKey ?? '',
     password: '',
+    publicIp: vm.publicIp,
   };
 }
 

@@ -22,7 +22,7 @@ import { TransientProviderError, type MachineState, type ProviderDriver } from '
 import type { ProviderRegistry } from '../../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
-import { adoptIfMissing } from './adopt.ts';
+import { adoptIfMissing, specOf } from './adopt.ts';
 import {
   createOperationsRepository,
   parseOperation,
@@ -75,15 +75,7 @@ function createSteps(repo: OperationsRepository, secrets: SecretBox, clock: Cloc
   return {
     async create({ driver, target: { vm, config, region } }) {
       const made = await driver.create({
-        key: `vm-${vm.id}`,
-        name: vm.name,
-        image: vm.image,
-        cpu: config.cpu,
-        ramGb: config.ram,
-        diskGb: config.disk,
-        region,
-        username: vm.sshUsername,
-        publicKey: vm.publicKey ?? '',
+        ...specOf({ vm, config, region }),
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
       });
       // The address of the region's public pool (allocated at create) wins over one the driver made up.
