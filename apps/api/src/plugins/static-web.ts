@@ -87,7 +87,13 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
     const path = req.url.split('?')[0] ?? '';
     // Unknown API paths and missing files are 404s, not the portal's page.
     if (path.startsWith(`${opts.apiBasePath}/`) || /\.[a-z0-9]+$/i.test(path)) return reply.callNotFound();
-    const brand = opts.brandOf ? await opts.brandOf(req.host) : null;
+    // The page must load even when the brand cannot be read (database down): then with the build's defaults.
+    const brand = opts.brandOf
+      ? await opts.brandOf(req.host).catch((err: unknown) => {
+          req.log.warn({ err }, 'brand of host unavailable; serving the default page');
+          return null;
+        })
+      : null;
     return reply
       .type('text/html')
       .header('cache-control', 'no-cache')
