@@ -116,11 +116,7 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
     app,
     passwordRoutes.forgotPassword,
     async ({ body, request }) => {
-      auth.forgotPassword(
-        body.email,
-        (err) => request.log.error({ err }, 'forgot-password mail failed'),
-        request.host,
-      );
+      auth.forgotPassword(body.email, (err) => request.log.error({ err }, 'forgot-password mail failed'), request.host);
       return { message: API_MESSAGES.forgotPasswordAccepted, data: null };
     },
     limit(byIp),

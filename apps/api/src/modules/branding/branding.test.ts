@@ -36,7 +36,8 @@ async function staffOf(resellerId: number, email: string, role: 'owner' | 'suppo
 const brandAt = (host: string) => t.client().call(r.publicBrand, { headers: { host } });
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // The session cache on (it runs on PostgreSQL): a brand edit must not leave a stale profile in it.
+  t = await createTestApp({ env: { SESSION_CACHE: 'true' } });
   const [northwind] = await t.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
   northwindId = northwind!.id;
   await staffOf(northwindId, 'owner@northwind.example', 'owner');
@@ -99,6 +100,10 @@ describe('staff edit the branding', () => {
       email: 'Hello@Acme.example',
       supportEmail: 'help@acme.example',
     };
+    // The customer's profile (with the old brand) is in the session cache now.
+    expect((await customer.call(routes.auth.check)).data).toMatchObject({
+      user: { resellerName: 'Northwind Hosting' },
+    });
     expect((await support.call(r.update, { body })).message).toBe(API_MESSAGES.staffReadOnly);
     expect((await customer.call(r.update, { body })).status).toBe(403);
     expect((await customer.call(r.get)).message).toBe(API_MESSAGES.staffOnly);
