@@ -35,7 +35,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPortal(opts: { env?: Record<string, string>; basePath?: string } = {}): Promise<Portal> {
+export async function startPortal(
+  opts: {
+    env?: Record<string, string>;
+    basePath?: string;
+    /** Extra Chromium switches (e.g. --host-resolver-rules to open the portal on a custom domain). */
+    browserArgs?: string[];
+  } = {},
+): Promise<Portal> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   const port = await freePort();
   const basePath = opts.basePath ?? '/';
@@ -54,6 +61,7 @@ export async function startPortal(opts: { env?: Record<string, string>; basePath
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.browserArgs ?? []),
     ],
   });
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -27,6 +27,8 @@ import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
+import { registerBrandingModule } from './modules/branding/branding.module.ts';
+import { createResellerHosts } from './modules/branding/reseller-hosts.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
@@ -70,6 +72,7 @@ const MODULES: RegisterModule[] = [
   registerUsersModule,
   registerVirtualMachinesModule,
   registerPlatformModule,
+  registerBrandingModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -179,6 +182,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const identity = createIdentityRepository(db);
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
 
+  const resellerHosts = createResellerHosts({ db, clock });
+
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
   const moduleDeps: ModuleDeps = {
@@ -201,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     cookieSecure,
     portalUrl: publicUrl(config),
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
+    resellerHosts,
     log: app.log,
   };
   const workers: Worker[] = [];
@@ -221,6 +227,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     basePath: config.BASE_PATH,
     apiBasePath: config.API_BASE_PATH,
     serveSourceMaps: config.SERVE_SOURCE_MAPS,
+    // The tab is the reseller's before any script runs (issue 13, custom domains).
+    brandOf: (host) => resellerHosts.resolve(host),
   });
 
   return {

@@ -14,15 +14,20 @@ function layout(brand: string, paragraphs: string[]): string {
 <h2 style="margin:0 0 16px">${escape(brand)}</h2>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</body></html>`;
 }
 
-export function mfaCodeMail(brand: string, code: string): Rendered {
+/** `portalRoot`: the portal the code is for, named so a user can tell a code asked for on a look-alike site. */
+export function mfaCodeMail(brand: string, code: string, portalRoot?: string): Rendered {
   const minutes = Math.round(MFA_CODE_TTL_MS / 60000);
+  const where = portalRoot ? `\n\nThis code is for signing in at ${portalRoot} only.` : '';
   return {
     subject: `${brand} verification code: ${code}`,
-    text: `Your verification code is ${code}\n\nIt expires in ${minutes} minutes and works once. If you did not try to sign in, change your password.`,
+    text: `Your verification code is ${code}\n\nIt expires in ${minutes} minutes and works once. If you did not try to sign in, change your password.${where}`,
     html: layout(brand, [
       'Your verification code is',
       `<strong style="font-size:28px;letter-spacing:4px">${code}</strong>`,
       `It expires in ${minutes} minutes and works once. If you did not try to sign in, change your password.`,
+      ...(portalRoot
+        ? [`This code is for signing in at <a href="${escape(portalRoot)}">${escape(portalRoot)}</a> only.`]
+        : []),
     ]),
   };
 }

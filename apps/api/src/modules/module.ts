@@ -17,6 +17,7 @@ import type { SessionCache } from './auth/session-cache.ts';
 import type { SessionStore } from './auth/session-store.ts';
 import type { IdentityRepository } from './auth/identity.repository.ts';
 import type { Metrics } from './platform/metrics.ts';
+import type { ResellerHosts } from './branding/reseller-hosts.ts';
 
 export { scopeOf } from '../lib/auth-context.ts';
 
@@ -43,6 +44,8 @@ export interface ModuleDeps {
   cookieSecure: boolean;
   /** Portal root URL for mailed links. */
   portalUrl: string;
+  /** Which reseller a request's host (a custom domain) belongs to, with its public brand (issue 13). */
+  resellerHosts: ResellerHosts;
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;

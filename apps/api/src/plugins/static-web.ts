@@ -13,6 +13,11 @@ export interface StaticWebOptions {
   apiBasePath: string;
   /** Serve the build's *.map files (off by default: they publish the portal's source). */
   serveSourceMaps?: boolean;
+  /**
+   * The brand of the portal at a host (a reseller's custom domain), put into index.html's title and icon so the
+   * tab is right before any script runs; null keeps the build's defaults (SPEC point 1).
+   */
+  brandOf?: (host: string) => Promise<{ resellerName: string | null; tabLogoUrl: string | null } | null>;
 }
 
 const escapeAttr = (s: string) =>
@@ -25,6 +30,24 @@ export function renderIndexHtml(template: string, opts: { basePath: string; apiB
     '<!--PORTAL_CONFIG-->',
     `<base href="${escapeAttr(base)}"><meta name="portal-config" content='${escapeAttr(config)}'>`,
   );
+}
+
+const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** index.html with a reseller's tab title and icon in place of the defaults (same length of work either way). */
+export function brandIndexHtml(
+  html: string,
+  brand: { resellerName: string | null; tabLogoUrl: string | null },
+): string {
+  let out = html;
+  // Replacer functions: a `$` in a name or URL is text, not a replacement pattern.
+  const { resellerName, tabLogoUrl } = brand;
+  if (resellerName) out = out.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(resellerName)}</title>`);
+  if (tabLogoUrl)
+    out = out.replace(/(<link\s+rel="icon"[^>]*?\shref=")[^"]*(")/, (_m, open: string, close: string) => {
+      return `${open}${escapeAttr(tabLogoUrl)}${close}`;
+    });
+  return out;
 }
 
 export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOptions): Promise<boolean> {
@@ -60,11 +83,21 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
       );
     },
   });
-  const sendIndex = (req: FastifyRequest, reply: FastifyReply) => {
+  const sendIndex = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0] ?? '';
     // Unknown API paths and missing files are 404s, not the portal's page.
     if (path.startsWith(`${opts.apiBasePath}/`) || /\.[a-z0-9]+$/i.test(path)) return reply.callNotFound();
-    return reply.type('text/html').header('cache-control', 'no-cache').send(html);
+    // The page must load even when the brand cannot be read (database down): then with the build's defaults.
+    const brand = opts.brandOf
+      ? await opts.brandOf(req.host).catch((err: unknown) => {
+          req.log.warn({ err }, 'brand of host unavailable; serving the default page');
+          return null;
+        })
+      : null;
+    return reply
+      .type('text/html')
+      .header('cache-control', 'no-cache')
+      .send(brand ? brandIndexHtml(html, brand) : html);
   };
   app.get(prefix, sendIndex);
   app.get(`${prefix}*`, sendIndex);

@@ -1,10 +1,9 @@
-/** Applies the brand of the known user to every screen (tab title and icon). */
+/** Applies the brand to every screen (tab title and icon): the known user's, else the address's (custom domains). */
 import { Outlet } from 'react-router';
-import { useAuth } from '../lib/auth-context.tsx';
+import { useBrand } from '../lib/public-brand.ts';
 import { useBranding } from './branding.ts';
 
 export function BrandedRoot() {
-  const { user } = useAuth();
-  useBranding(user);
+  useBranding(useBrand());
   return <Outlet />;
 }

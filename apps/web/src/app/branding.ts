@@ -6,10 +6,15 @@ import { DEFAULT_BRAND } from '@portal/contract/constants';
 export const DEFAULT_TAB_ICON =
   'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAzMiAzMiI+PGNpcmNsZSBjeD0iMTYiIGN5PSIxNiIgcj0iMTQiIGZpbGw9IiNmZmYiIHN0cm9rZT0iI2QxZDVkYiIgc3Ryb2tlLXdpZHRoPSIxIi8+PC9zdmc+';
 
-export function useBranding(brand: { resellerName?: string | null; tabLogoUrl?: string | null } | undefined): void {
+/** `null`: the brand is not known yet, so the tab keeps what the server put into index.html (no flash of defaults). */
+export function useBranding(
+  brand: { resellerName?: string | null; tabLogoUrl?: string | null } | null | undefined,
+): void {
+  const pending = brand === null;
   const title = brand?.resellerName || DEFAULT_BRAND.acronymTitle;
   const icon = brand?.tabLogoUrl || DEFAULT_TAB_ICON;
   useEffect(() => {
+    if (pending) return;
     document.title = title;
     let link = document.querySelector<HTMLLinkElement>('link[rel~="icon"]');
     if (!link) {
@@ -18,5 +23,5 @@ export function useBranding(brand: { resellerName?: string | null; tabLogoUrl?: 
       document.head.appendChild(link);
     }
     link.href = icon;
-  }, [title, icon]);
+  }, [pending, title, icon]);
 }

@@ -62,6 +62,13 @@ export function createRouter() {
                           'CompaniesPage',
                         ),
                       },
+                      {
+                        path: 'branding',
+                        lazy: page(
+                          () => import('../features/reseller-branding/routes/BrandingPage.tsx'),
+                          'BrandingPage',
+                        ),
+                      },
                     ],
                   },
                 ],

@@ -63,6 +63,7 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
         rememberMe: body.rememberMe ?? false,
         ...(request.auth ? { previousSessionId: request.auth.sessionId } : {}),
         client: client(request),
+        host: request.host,
       });
       // The code-pending cookie is short-lived either way; remember-me applies once the code is accepted.
       setSessionCookie(reply, session, false);
@@ -115,7 +116,7 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
     app,
     passwordRoutes.forgotPassword,
     async ({ body, request }) => {
-      auth.forgotPassword(body.email, (err) => request.log.error({ err }, 'forgot-password mail failed'));
+      auth.forgotPassword(body.email, (err) => request.log.error({ err }, 'forgot-password mail failed'), request.host);
       return { message: API_MESSAGES.forgotPasswordAccepted, data: null };
     },
     limit(byIp),

@@ -12,7 +12,9 @@ import { BadRequestError, ForbiddenError, ServiceUnavailableError, UnauthorizedE
 import { iso } from '../../lib/http.ts';
 import { dummyPasswordHash, hashNewPassword, verifyPassword } from '../../lib/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { portalLink, portalRootFor } from '../../mail/portal-links.ts';
 import { mfaCodeMail, resetPasswordMail, wrongCodesMail } from '../../mail/templates.ts';
+import type { ResellerHosts } from '../branding/reseller-hosts.ts';
 import type { IdentityRepository, UserWithBrand } from './identity.repository.ts';
 import type { OneTimeTokens } from './one-time-tokens.ts';
 import type { SessionCache } from './session-cache.ts';
@@ -31,6 +33,8 @@ export interface AuthServiceDeps {
   portalUrl: string;
   /** Fallback sender when the reseller has no address. */
   defaultFrom: string;
+  /** Which reseller a custom domain belongs to: its users alone sign in there (docs/custom-domains.md). */
+  hosts?: Pick<ResellerHosts, 'resolve'>;
   /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
 }
@@ -91,8 +95,6 @@ export function codeBackoffMs(failures: number): number {
 export function createAuthService(deps: AuthServiceDeps) {
   const { db, identity, sessions, tokens, mailer, clock } = deps;
   const codeHash = (sessionId: string, code: string) => keyedHash(deps.secret, `mfa:${sessionId}:${code}`);
-  const link = (path: string, query: Record<string, string | number>) =>
-    `${deps.portalUrl.replace(/\/$/, '')}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}`;
 
   async function mustFind(userId: number): Promise<UserWithBrand> {
     const user = await identity.byId(userId);
@@ -132,6 +134,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     return backoff;
   }
 
+  /**
+   * Whether the user may sign in on the host the request came to: a reseller's custom domain is for that
+   * reseller's users; a host without a domain row (the platform's own address) is open to all.
+   */
+  async function belongsOnHost(user: UserWithBrand, host: string | undefined): Promise<boolean> {
+    if (!host || !deps.hosts) return true;
+    const owner = await deps.hosts.resolve(host);
+    return owner === null || owner.resellerId === user.resellerId;
+  }
+
   /** Work answered before it is done (forgotPassword), awaited at shutdown. */
   const inFlight = new Set<Promise<void>>();
   function inBackground(work: () => Promise<void>, onError: (err: unknown) => void): void {
@@ -161,10 +173,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       rememberMe: boolean;
       previousSessionId?: string;
       client: ClientInfo;
+      /** The host the sign-in came to (another reseller's custom domain refuses it). */
+      host?: string;
     }): Promise<{ session: NewSession; user: PendingUser }> {
       const user = await identity.byEmail(input.email);
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
       if (!user || !user.passwordHash || !ok) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
+      // Another reseller's portal answers exactly as for a wrong password: it must not tell that the account
+      // exists elsewhere (checked after the password, so both refusals take the same time).
+      if (!(await belongsOnHost(user, input.host))) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
       // Said only to someone who knows the password: a suspended company's users learn why they cannot go on.
       if (user.companySuspendedAt) throw new ForbiddenError(API_MESSAGES.companySuspended);
 
@@ -182,7 +199,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         codeHash: codeHash(session.sessionId, code),
         expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
       });
-      const mail = mfaCodeMail(user.resellerName ?? 'Portal', code);
+      const mail = mfaCodeMail(user.resellerName ?? 'Portal', code, portalRootFor(deps.portalUrl, user.portalHost));
       // Sent now, not queued: a code that arrives late is useless, and the MFA screen must not say a
       // code was sent when it was not. A failed send ends this attempt; signing in again retries.
       if ((await mailer.deliverNow({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail })) === 'failed') {
@@ -269,14 +286,14 @@ export function createAuthService(deps: AuthServiceDeps) {
      * Mails a reset link when the account exists; the caller's answer is the same either way, and so is
      * its timing: the lookup and the mail happen after the answer (issue 9 item 10: 9.6 vs 4.6 ms before).
      */
-    forgotPassword(email: string, onError: (err: unknown) => void): void {
+    forgotPassword(email: string, onError: (err: unknown) => void, host?: string): void {
       inBackground(async () => {
         const user = await identity.byEmail(email);
-        if (!user || !user.passwordHash) return;
+        if (!user || !user.passwordHash || !(await belongsOnHost(user, host))) return;
         const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
         const mail = resetPasswordMail(
           user.resellerName ?? 'Portal',
-          link('/resetPassword', { token: key, id: user.id }),
+          portalLink(deps.portalUrl, user.portalHost, '/resetPassword', { token: key, id: user.id }),
         );
         await mailer.enqueue({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
       }, onError);

@@ -3,12 +3,13 @@
  * administration, and an invitation mailed to them (the same link a colleague's invitation carries).
  * Used by the company import (`adminEmail`) and by `npm run operator -- company-admin invite`.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { INVITE_TOKEN_TTL_MS } from '@portal/contract/constants';
 import type { Db, Tx } from '../../db/client.ts';
-import { companies, resellers, users } from '../../db/schema.ts';
+import { companies, resellerDomains, resellers, users } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { portalLink } from '../../mail/portal-links.ts';
 import { inviteMail } from '../../mail/templates.ts';
 import type { OneTimeTokens } from '../auth/one-time-tokens.ts';
 
@@ -39,9 +40,15 @@ export async function inviteCompanyAdmin(
     .where(eq(users.email, email));
   if (existing) return { outcome: 'exists', userId: existing.id, companyId: existing.companyId };
   const [brand] = await db
-    .select({ company: companies.name, reseller: resellers.name, from: resellers.email })
+    .select({
+      company: companies.name,
+      reseller: resellers.name,
+      from: resellers.email,
+      portalHost: resellerDomains.host,
+    })
     .from(companies)
     .innerJoin(resellers, eq(resellers.id, companies.resellerId))
+    .leftJoin(resellerDomains, and(eq(resellerDomains.resellerId, resellers.id), eq(resellerDomains.isPrimary, true)))
     .where(eq(companies.id, companyId));
   if (!brand) throw new Error(`No company #${companyId}`);
   const [user] = await db.insert(users).values({ companyId, email, isCompanyAdmin: true }).returning({ id: users.id });
@@ -57,7 +64,7 @@ export async function inviteCompanyAdmin(
     },
     db as Tx,
   );
-  const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user!.id) }).toString()}`;
+  const link = portalLink(deps.portalUrl, brand.portalHost, '/confirmNewUser', { token: key, id: user!.id });
   const from = brand.from ? `"${brand.reseller.replace(/"/g, '')}" <${brand.from}>` : deps.defaultFrom;
   const mail = { to: email, from, ...inviteMail(brand.reseller, 'Your provider', brand.company, link) };
   // Not inside the caller's transaction: the outbox row must not outlive a rolled-back user, and PGlite's

@@ -4,6 +4,7 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
+import { portalLink } from '../../mail/portal-links.ts';
 import { alreadyRegisteredMail, inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
 import { senderOf } from '../auth/auth.service.ts';
@@ -141,7 +142,8 @@ export function createUsersService(deps: Deps) {
         );
         return { user: created, key: inviteKey };
       });
-      const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user.id) }).toString()}`;
+      // The invitee joins the inviter's company, so the inviter's reseller's domain is theirs too.
+      const link = portalLink(deps.portalUrl, inviter.portalHost, '/confirmNewUser', { token: key, id: user.id });
       const inviterName = `${inviter.firstName} ${inviter.lastName}`.trim() || inviter.email;
       const mail = inviteMail(inviter.resellerName ?? 'Portal', inviterName, inviter.companyName, link);
       await deps.mailer.enqueue({ to: email, from: senderOf(inviter, deps.defaultFrom), ...mail });

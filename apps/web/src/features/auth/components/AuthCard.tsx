@@ -1,10 +1,10 @@
-/** The centred card every public auth screen sits in, with the brand's logo when known. */
+/** The centred card every public auth screen sits in, with the brand's logo (the user's, else the address's). */
 import type { ReactNode } from 'react';
 import { TEXT } from '@portal/contract/messages';
-import { useAuth } from '../../../lib/auth-context.tsx';
+import { useBrand } from '../../../lib/public-brand.ts';
 
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
-  const { user } = useAuth();
+  const brand = useBrand();
   return (
     // The sign-in screens are pages of their own: a main landmark holds the card.
     <main
@@ -12,7 +12,7 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
       className="flex min-h-full items-center justify-center bg-gradient-to-br from-slate-100 dark:from-slate-950 to-brand-50 dark:to-slate-900 px-4 py-12"
     >
       <div className="w-full max-w-md rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-lg sm:p-8">
-        {user?.logoUrl && <img src={user.logoUrl} alt={TEXT.companyLogoAlt} className="mb-6 h-10" />}
+        {brand?.logoUrl && <img src={brand.logoUrl} alt={TEXT.companyLogoAlt} className="mb-6 h-10" />}
         <h1 className="text-2xl font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
         {subtitle && <div className="mt-1 text-sm text-slate-500 dark:text-slate-400">{subtitle}</div>}
         <div className="mt-6">{children}</div>

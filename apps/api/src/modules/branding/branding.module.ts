@@ -1,0 +1,38 @@
+/** Reseller branding and custom domains (issue 13): the public brand of a host, and the staff's branding screen. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BRANDING_TEXT, resellerBrandingRoutes as r } from '@portal/contract/reseller-branding';
+import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
+import type { ModuleDeps, Worker } from '../module.ts';
+import { createBrandingRepository } from './branding.repository.ts';
+import { createBrandingService, type BrandingCtx } from './branding.service.ts';
+
+const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): BrandingCtx => ({
+  scope: staffScopeOf(auth),
+  companyId: auth.companyId,
+  requestId: request.id,
+});
+
+export async function registerBrandingModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const branding = createBrandingService({ ...deps, repo: createBrandingRepository(deps.db) });
+
+  // Public: one cached lookup per host (reseller-hosts.ts), so it needs no limit of its own.
+  registerRoute(api, r.publicBrand, async ({ request }) => ({ data: await branding.publicBrand(request.host) }));
+  registerRoute(api, r.get, async ({ auth, request }) => ({ data: await branding.page(ctxOf(auth, request)) }));
+  registerRoute(api, r.update, async ({ auth, request, body }) => ({
+    message: BRANDING_TEXT.saved,
+    data: await branding.update(ctxOf(auth, request), body),
+  }));
+  registerRoute(api, r.addDomain, async ({ auth, request, body }) => ({
+    message: BRANDING_TEXT.domainAdded,
+    data: await branding.addDomain(ctxOf(auth, request), body.host, body.isPrimary ?? false),
+  }));
+  registerRoute(api, r.removeDomain, async ({ auth, request, params }) => ({
+    message: BRANDING_TEXT.domainRemoved,
+    data: await branding.removeDomain(ctxOf(auth, request), params.host),
+  }));
+  registerRoute(api, r.setPrimaryDomain, async ({ auth, request, params }) => ({
+    message: BRANDING_TEXT.primarySet,
+    data: await branding.setPrimary(ctxOf(auth, request), params.host),
+  }));
+  return [];
+}

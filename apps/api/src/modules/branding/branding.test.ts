@@ -1,0 +1,199 @@
+/**
+ * Reseller branding and custom domains (issue 13): the brand a host shows before sign-in, staff edits (owner
+ * writes, support reads, another reseller's staff reach nothing), domain conflicts, mailed links on the primary
+ * domain, and sign-in refused on another reseller's domain.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '@portal/contract/routes';
+import { API_MESSAGES, VALIDATION } from '@portal/contract/messages';
+import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
+import { auditLog, companies, distributors, resellers } from '../../db/schema.ts';
+import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createUser, PASSWORD } from '../../../test/fixtures.ts';
+import { brandIndexHtml } from '../../plugins/static-web.ts';
+
+const r = routes.resellerBranding;
+const ACME = 'acme.example.test';
+let t: TestApp;
+let northwindId: number;
+let owner: TestClient;
+let support: TestClient;
+let otherOwner: TestClient;
+let customer: TestClient;
+
+/** A reseller's staff company with one member of `role`. */
+async function staffOf(resellerId: number, email: string, role: 'owner' | 'support') {
+  let [company] = await t.db
+    .select()
+    .from(companies)
+    .where(eq(companies.resellerId, resellerId))
+    .then((rows) => rows.filter((c) => c.kind === 'staff'));
+  company ??= (await t.db.insert(companies).values({ resellerId, name: 'Staff', kind: 'staff' }).returning())[0]!;
+  return createUser(t, company.id, email, { staffRole: role });
+}
+
+const brandAt = (host: string) => t.client().call(r.publicBrand, { headers: { host } });
+
+beforeAll(async () => {
+  // The session cache on (it runs on PostgreSQL): a brand edit must not leave a stale profile in it.
+  t = await createTestApp({ env: { SESSION_CACHE: 'true' } });
+  const [northwind] = await t.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
+  northwindId = northwind!.id;
+  await staffOf(northwindId, 'owner@northwind.example', 'owner');
+  await staffOf(northwindId, 'support@northwind.example', 'support');
+  const [d] = await t.db.insert(distributors).values({ name: 'Other Distributor' }).returning();
+  const [other] = await t.db
+    .insert(resellers)
+    .values({ distributorId: d!.id, name: 'Globex Cloud', email: 'no-reply@globex.example' })
+    .returning();
+  const [globexCustomer] = await t.db
+    .insert(companies)
+    .values({ resellerId: other!.id, name: 'Globex Customer' })
+    .returning();
+  await createUser(t, globexCustomer!.id, 'user@globex.example');
+  await staffOf(other!.id, 'owner@globex.example', 'owner');
+  [owner, support, otherOwner, customer] = await Promise.all([
+    signIn(t, 'owner@northwind.example', PASSWORD),
+    signIn(t, 'support@northwind.example', PASSWORD),
+    signIn(t, 'owner@globex.example', PASSWORD),
+    signIn(t),
+  ]);
+});
+afterAll(async () => t?.close());
+
+describe('brand by host', () => {
+  it('answers the defaults for an unknown host, the reseller brand for its domain (any case, any port)', async () => {
+    expect((await brandAt('portal.test')).data).toEqual({ resellerName: null, logoUrl: null, tabLogoUrl: null });
+
+    const added = await owner.call(r.addDomain, { body: { host: ' Acme.Example.TEST ' } });
+    expect(added.status).toBe(200);
+    // The first domain becomes the primary one.
+    expect(added.data.domains).toEqual([{ host: ACME, isPrimary: true }]);
+
+    for (const host of [ACME, 'ACME.example.test:8443', `${ACME}.`]) {
+      const res = await brandAt(host);
+      expect(res.status).toBe(200);
+      expect(res.data.resellerName).toBe('Northwind Hosting');
+      expect(res.data).not.toHaveProperty('email');
+    }
+    expect((await brandAt('other.example.test')).data.resellerName).toBeNull();
+    // Without TRUST_PROXY a client cannot choose a brand with X-Forwarded-Host.
+    const forged = await t.client().call(r.publicBrand, { headers: { host: 'portal.test', 'x-forwarded-host': ACME } });
+    expect(forged.data.resellerName).toBeNull();
+  });
+
+  it('puts the title and icon of the host into index.html', () => {
+    const html = '<head><link rel="icon" href="data:default" /><title>VMP</title></head>';
+    const out = brandIndexHtml(html, { resellerName: 'A & B $& <x>', tabLogoUrl: 'https://cdn.example/i.png?a="1"' });
+    expect(out).toContain('<title>A &amp; B $&amp; &lt;x&gt;</title>');
+    expect(out).toContain('href="https://cdn.example/i.png?a=&quot;1&quot;"');
+  });
+});
+
+describe('staff edit the branding', () => {
+  it('owner saves; the brand shows on the host and in the customer profile; support and customers are refused', async () => {
+    const body = {
+      name: 'Acme Cloud',
+      logoUrl: 'https://cdn.example.com/acme.svg',
+      tabLogoUrl: '',
+      email: 'Hello@Acme.example',
+      supportEmail: 'help@acme.example',
+    };
+    // The customer's profile (with the old brand) is in the session cache now.
+    expect((await customer.call(routes.auth.check)).data).toMatchObject({
+      user: { resellerName: 'Northwind Hosting' },
+    });
+    expect((await support.call(r.update, { body })).message).toBe(API_MESSAGES.staffReadOnly);
+    expect((await customer.call(r.update, { body })).status).toBe(403);
+    expect((await customer.call(r.get)).message).toBe(API_MESSAGES.staffOnly);
+
+    const bad = await owner.call(r.update, { body: { ...body, logoUrl: 'javascript:alert(1)', email: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(bad.message).toMatch(VALIDATION.brandUrl);
+
+    const saved = await owner.call(r.update, { body });
+    expect(saved.status).toBe(200);
+    expect(saved.data.branding).toEqual({ ...body, tabLogoUrl: null, email: 'hello@acme.example' });
+    // Support reads the same.
+    expect((await support.call(r.get)).data.branding.name).toBe('Acme Cloud');
+
+    expect((await brandAt(ACME)).data).toEqual({
+      resellerName: 'Acme Cloud',
+      logoUrl: body.logoUrl,
+      tabLogoUrl: null,
+    });
+    const me = await customer.call(routes.auth.check);
+    expect(me.data).toMatchObject({ authed: true, user: { resellerName: 'Acme Cloud', logoUrl: body.logoUrl } });
+
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, 'reseller.branding.update'));
+    expect(entry).toMatchObject({ targetType: 'reseller', targetId: String(northwindId) });
+  });
+
+  it("keeps resellers apart: another reseller's staff cannot see, take or remove a domain", async () => {
+    const theirs = await otherOwner.call(r.get);
+    expect(theirs.data).toMatchObject({ branding: { name: 'Globex Cloud' }, domains: [] });
+
+    const taken = await otherOwner.call(r.addDomain, { body: { host: ACME } });
+    expect(taken.status).toBe(409);
+    expect(taken.message).toBe(BRANDING_TEXT.hostTaken);
+    expect((await owner.call(r.addDomain, { body: { host: ACME } })).message).toBe(BRANDING_TEXT.hostExists);
+    expect((await otherOwner.call(r.removeDomain, { params: { host: ACME } })).status).toBe(404);
+    expect((await otherOwner.call(r.setPrimaryDomain, { params: { host: ACME } })).status).toBe(404);
+    expect((await otherOwner.call(r.addDomain, { body: { host: 'https://x.example/' } })).status).toBe(400);
+    expect((await support.call(r.removeDomain, { params: { host: ACME } })).status).toBe(403);
+
+    // Primary moves; removing the primary hands it to the remaining domain.
+    await owner.call(r.addDomain, { body: { host: 'portal.acme.example.test' } });
+    const moved = await owner.call(r.setPrimaryDomain, { params: { host: 'portal.acme.example.test' } });
+    expect(moved.data.domains).toEqual([
+      { host: 'portal.acme.example.test', isPrimary: true },
+      { host: ACME, isPrimary: false },
+    ]);
+    const removed = await owner.call(r.removeDomain, { params: { host: 'portal.acme.example.test' } });
+    expect(removed.data.domains).toEqual([{ host: ACME, isPrimary: true }]);
+  });
+});
+
+describe('mail and sign-in on a custom domain', () => {
+  it('links in mails use the primary domain; codes name it', async () => {
+    const before = t.smtp.messages.length;
+    await t.client().call(routes.password.forgotPassword, { body: { email: ADMIN.email } });
+    const reset = await t.smtp.waitFor(
+      ADMIN.email,
+      (m) => t.smtp.messages.indexOf(m) >= before && /reset/.test(m.subject),
+    );
+    expect(reset.from).toContain('hello@acme.example');
+    expect(reset.subject).toContain('Acme Cloud');
+    expect(reset.text).toMatch(new RegExp(`https://${ACME.replace(/\./g, '\\.')}/resetPassword\\?token=`));
+
+    const login = await t
+      .client()
+      .call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password }, headers: { host: ACME } });
+    expect(login.status).toBe(200);
+    const code = await t.smtp.waitFor(
+      ADMIN.email,
+      (m) => /verification code/.test(m.subject) && m.subject.includes('Acme'),
+    );
+    expect(code.text).toContain(`https://${ACME}`);
+  });
+
+  it("refuses another reseller's user on a custom domain exactly like a wrong password", async () => {
+    const wrong = await t.client().call(routes.auth.login, {
+      body: { email: ADMIN.email, password: 'Wrong-Password-1!' },
+      headers: { host: ACME },
+    });
+    const elsewhere = await t
+      .client()
+      .call(routes.auth.login, { body: { email: 'user@globex.example', password: PASSWORD }, headers: { host: ACME } });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.message).toBe(wrong.message);
+    expect(elsewhere.message).toBe(API_MESSAGES.invalidCredentials);
+    // The platform's own address stays open to every reseller's users.
+    const platform = await t.client().call(routes.auth.login, {
+      body: { email: 'user@globex.example', password: PASSWORD },
+      headers: { host: 'portal.test' },
+    });
+    expect(platform.status).toBe(200);
+  });
+});
