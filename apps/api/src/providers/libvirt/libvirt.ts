@@ -312,18 +312,27 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         for (let n = from; n <= to && !address; n++) if (!taken.has(numberToIp(n))) address = numberToIp(n);
         if (!address) throw new Error(`network ${network} on ${s.uri} has no free address left`);
       }
-      const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', network]));
-      await virsh.run([
-        'net-update',
-        network,
-        'add-last',
-        'ip-dhcp-host',
-        `<host mac='${mac}' name='${ref}' ip='${address}'/>`,
-        '--config',
-        ...(active ? ['--live'] : []),
-      ]);
+      await updateStaticHost(network, 'add-last', { mac, name: ref, ip: address });
       return address;
     });
+  }
+
+  /** Adds or deletes a static DHCP entry in the network's definition, and in the running network when it is up. */
+  async function updateStaticHost(
+    network: string,
+    op: 'add-last' | 'delete',
+    entry: { mac: string; name: string; ip: string },
+  ): Promise<void> {
+    const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', network]));
+    await virsh.run([
+      'net-update',
+      network,
+      op,
+      'ip-dhcp-host',
+      `<host mac='${entry.mac}' name='${entry.name}' ip='${entry.ip}'/>`,
+      '--config',
+      ...(active ? ['--live'] : []),
+    ]);
   }
 
   /** Removes the machine's static DHCP entries (found by its name, the ref) after its domain is gone. */
@@ -333,16 +342,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         const xml = await virsh.maybe(['net-dumpxml', '--inactive', network]);
         const own = xml && staticHosts(xml).find((h) => h.name === ref);
         if (!own) return;
-        const active = /^Active:\s+yes/m.test(await virsh.run(['net-info', network]));
-        await virsh.run([
-          'net-update',
-          network,
-          'delete',
-          'ip-dhcp-host',
-          `<host mac='${own.mac}' name='${ref}' ip='${own.ip}'/>`,
-          '--config',
-          ...(active ? ['--live'] : []),
-        ]);
+        await updateStaticHost(network, 'delete', { mac: own.mac, name: ref, ip: own.ip });
       });
     }
   }
