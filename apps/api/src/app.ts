@@ -26,6 +26,7 @@ import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
+import { registerBillingModule } from './modules/billing/billing.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
@@ -70,6 +71,7 @@ const MODULES: RegisterModule[] = [
   registerUsersModule,
   registerVirtualMachinesModule,
   registerPlatformModule,
+  registerBillingModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;

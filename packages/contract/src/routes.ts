@@ -1,6 +1,7 @@
 /** The route table: every call of SPEC point 7, declared once. */
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
+import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
@@ -14,6 +15,7 @@ export const routes = {
   permissions: permissionsRoutes,
   vms: vmRoutes,
   platform: platformRoutes,
+  billing: billingRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {
