@@ -34,7 +34,9 @@ export const WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 2
 
 const MONTH_PATTERN = /^(19|20|21)\d\d-(0[1-9]|1[0-2])$/;
 /** A calendar month in UTC, 'YYYY-MM'. */
-export const monthSchema = z.string({ error: BILLING_MESSAGES.monthFormat }).regex(MONTH_PATTERN, BILLING_MESSAGES.monthFormat);
+export const monthSchema = z
+  .string({ error: BILLING_MESSAGES.monthFormat })
+  .regex(MONTH_PATTERN, BILLING_MESSAGES.monthFormat);
 
 export const usageQuerySchema = z.object({ month: monthSchema });
 export const usageCsvQuerySchema = z.object({ month: monthSchema, companyId: idSchema.optional() });
@@ -197,7 +199,7 @@ export const billingRoutes = {
     ...base,
     method: 'POST',
     path: `${P}/billing/sendNow`,
-    summary: "Queue usage.month deliveries of a month now: one per company (or the one company given) (owner)",
+    summary: 'Queue usage.month deliveries of a month now: one per company (or the one company given) (owner)',
     body: z.object({ month: monthSchema, companyId: idSchema.optional() }).strict(),
     data: z.object({ queued: z.number().int() }),
   }),

@@ -5,7 +5,14 @@
  */
 import { and, asc, eq, isNull, lt, or, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { companies, configurationPrices, configurations, resellers, virtualMachines, vmSizePeriods } from '../../db/schema.ts';
+import {
+  companies,
+  configurationPrices,
+  configurations,
+  resellers,
+  virtualMachines,
+  vmSizePeriods,
+} from '../../db/schema.ts';
 
 export interface UsageWindow {
   resellerId: number;

@@ -67,7 +67,12 @@ export function createUsageService(deps: { repo: UsageRepository; clock: Clock }
     if (companyId !== undefined && companies.length === 0) throw new NotFoundError(BILLING_MESSAGES.companyNotFound);
     const lines: Line[] =
       until > from ? await repo.lines({ resellerId, from, until, ...(companyId ? { companyId } : {}) }) : [];
-    return { reseller, companies, lines, head: { month, from: from.toISOString(), to: to.toISOString(), currency: reseller.currency } };
+    return {
+      reseller,
+      companies,
+      lines,
+      head: { month, from: from.toISOString(), to: to.toISOString(), currency: reseller.currency },
+    };
   }
 
   function strip({ companyId: _c, ...line }: Line): UsageLine {

@@ -11,13 +11,7 @@ export function signatureHeader(secret: string, body: string, at: Date): string 
 }
 
 /** The receiver's check (used by the tests, and the sample in the docs): signature right and not older than `toleranceS`. */
-export function verifySignature(
-  secret: string,
-  body: string,
-  header: string,
-  now: Date,
-  toleranceS = 300,
-): boolean {
+export function verifySignature(secret: string, body: string, header: string, now: Date, toleranceS = 300): boolean {
   const parts = new Map(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = Number(parts.get('t'));
   const v1 = parts.get('v1') ?? '';

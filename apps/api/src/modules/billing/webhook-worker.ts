@@ -72,7 +72,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): Worker & { tick
       else if (!res.ok) error = `HTTP ${res.status}`;
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
-      error = e.name === 'TimeoutError' ? `No answer within ${timeoutMs} ms` : `${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ''}`;
+      error =
+        e.name === 'TimeoutError'
+          ? `No answer within ${timeoutMs} ms`
+          : `${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ''}`;
     }
     const attempts = delivery.attempts + 1;
     const delay = WEBHOOK_RETRY_DELAYS_MS[attempts - 1];
