@@ -62,6 +62,14 @@ export function createRouter() {
                           'CompaniesPage',
                         ),
                       },
+                      {
+                        path: 'usage',
+                        lazy: page(() => import('../features/billing/routes/UsagePage.tsx'), 'UsagePage'),
+                      },
+                      {
+                        path: 'billing',
+                        lazy: page(() => import('../features/billing/routes/BillingPage.tsx'), 'BillingPage'),
+                      },
                     ],
                   },
                 ],
