@@ -148,7 +148,7 @@ export function createUsageService(deps: { repo: UsageRepository; clock: Clock }
             createdAt,
             reseller: { id: reseller.id, externalId: reseller.externalId },
             company: { id: c.id, externalId: c.externalId, name: c.name },
-            period: { month, from: head.from, to: head.to },
+            period: { month, from: head.from, to: head.to, closed: clock.now() >= monthRange(month).to },
             currency: head.currency,
             lines: mine.map(strip),
             totals: { vmCount: new Set(mine.map((l) => l.vmId)).size, ...totals(mine) },
