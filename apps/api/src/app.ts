@@ -26,6 +26,7 @@ import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
+import { registerBillingModule } from './modules/billing/billing.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { registerBrandingModule } from './modules/branding/branding.module.ts';
 import { createResellerHosts } from './modules/branding/reseller-hosts.ts';
@@ -73,6 +74,7 @@ const MODULES: RegisterModule[] = [
   registerVirtualMachinesModule,
   registerPlatformModule,
   registerBrandingModule,
+  registerBillingModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;

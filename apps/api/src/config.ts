@@ -115,6 +115,10 @@ export const configSchema = z.object({
   METRICS_PUBLIC: bool.default(false),
   /** Serve the portal build's source maps (*.map); off so a public portal does not publish its source. */
   SERVE_SOURCE_MAPS: bool.default(false),
+  /** Billing webhooks may use plain http:// URLs (a local receiver in development and tests); otherwise https only. */
+  BILLING_WEBHOOK_ALLOW_HTTP: bool.default(false),
+  /** How often the billing webhook worker pushes closed months and due deliveries. */
+  BILLING_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   /** Allow POST /users/register (off: accounts come by invitation). */
 });
 

@@ -1,6 +1,7 @@
 /** The route table: every call of SPEC point 7, declared once. */
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
+import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
@@ -16,6 +17,7 @@ export const routes = {
   vms: vmRoutes,
   platform: platformRoutes,
   resellerBranding: resellerBrandingRoutes,
+  billing: billingRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -589,6 +589,11 @@ export const webhookDeliveries = pgTable(
       .notNull()
       .references(() => resellers.id, { onDelete: 'cascade' }),
     event: text('event').notNull(),
+    /** The customer company and UTC month ('YYYY-MM') a usage.month delivery reports (the delivery log shows them). */
+    companyId: integer('company_id').references(() => companies.id),
+    month: text('month'),
+    /** 'schedule' (the worker, after the month closed: at most one per company-month) or 'manual' (send now). */
+    trigger: text('trigger').notNull().default('manual'),
     payload: jsonb('payload').notNull(),
     status: webhookDeliveryStatusEnum('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
@@ -604,6 +609,10 @@ export const webhookDeliveries = pgTable(
       .on(t.nextAttemptAt)
       .where(sql`status = 'pending'`),
     index('webhook_deliveries_reseller_idx').on(t.resellerId, t.createdAt),
+    /** The month-close push happens once per company-month, however many instances run the worker. */
+    uniqueIndex('webhook_deliveries_scheduled_once')
+      .on(t.resellerId, t.event, t.companyId, t.month)
+      .where(sql`trigger = 'schedule'`),
   ],
 );
 

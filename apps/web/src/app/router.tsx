@@ -69,6 +69,14 @@ export function createRouter() {
                           'BrandingPage',
                         ),
                       },
+                      {
+                        path: 'usage',
+                        lazy: page(() => import('../features/billing/routes/UsagePage.tsx'), 'UsagePage'),
+                      },
+                      {
+                        path: 'billing',
+                        lazy: page(() => import('../features/billing/routes/BillingPage.tsx'), 'BillingPage'),
+                      },
                     ],
                   },
                 ],

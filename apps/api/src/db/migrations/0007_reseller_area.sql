@@ -73,4 +73,9 @@ CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("
 CREATE INDEX "webhook_deliveries_reseller_idx" ON "webhook_deliveries" USING btree ("reseller_id","created_at");--> statement-breakpoint
 ALTER TABLE "providers" ADD CONSTRAINT "providers_reseller_id_resellers_id_fk" FOREIGN KEY ("reseller_id") REFERENCES "public"."resellers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "companies_reseller_idx" ON "companies" USING btree ("reseller_id","kind","name");--> statement-breakpoint
-CREATE UNIQUE INDEX "companies_one_staff_per_reseller" ON "companies" USING btree ("reseller_id") WHERE kind = 'staff';
+CREATE UNIQUE INDEX "companies_one_staff_per_reseller" ON "companies" USING btree ("reseller_id") WHERE kind = 'staff';--> statement-breakpoint
+-- Hand-written backfill (billing, issue 13): every VM whose machine was made gets one size period, from its creation
+-- to its deletion (open while it lives), at its current configuration. Earlier resizes are not known.
+INSERT INTO "vm_size_periods" ("vm_id", "company_id", "configuration_id", "started_at", "ended_at")
+SELECT "id", "company_id", "configuration_id", "created_at", "deleted_at" FROM "virtual_machines"
+WHERE "provider_ref" IS NOT NULL;

@@ -16,6 +16,7 @@ import {
   virtualMachines,
 } from '../../../db/schema.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import { recordSizePeriod } from './size-periods.ts';
 
 export type OperationRow = typeof operations.$inferSelect;
 export type VmPatch = Partial<typeof virtualMachines.$inferInsert>;
@@ -106,7 +107,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
 
     /**
      * Writes the outcome only if this very claim still holds the operation, together with the VM's new state
-     * in one transaction, so an operation never reads finished while its VM misses the result. Answers the
+     * in one transaction (and its billing size period), so an operation never reads finished while its VM misses the result. Answers the
      * VM as written (null when the claim was lost, or when there was no VM change).
      */
     async finish(
@@ -123,6 +124,8 @@ export function createOperationsRepository(db: Db, clock: Clock) {
           .set({ ...vmPatch, updatedAt: clock.now() })
           .where(eq(virtualMachines.id, claim.op.vmId))
           .returning();
+        // The billing periods follow the VM as written, in this same transaction (size-periods.ts).
+        if (vm) await recordSizePeriod(tx, vm, clock.now());
         return { done: true, vm: vm ?? null };
       });
     },

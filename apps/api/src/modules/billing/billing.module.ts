@@ -1,0 +1,42 @@
+/** Usage for billing (issue 13): usage per company and month, its CSV, and the signed billing webhook with its worker. */
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps, Worker } from '../module.ts';
+import { registerBillingRoutes } from './billing.routes.ts';
+import { createUsageRepository } from './usage.repository.ts';
+import { createUsageService } from './usage.service.ts';
+import { createWebhookWorker } from './webhook-worker.ts';
+import { createWebhooksRepository } from './webhooks.repository.ts';
+import { createWebhooksService } from './webhooks.service.ts';
+
+export async function registerBillingModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const usage = createUsageService({ repo: createUsageRepository(deps.db), clock: deps.clock });
+  const repo = createWebhooksRepository(deps.db, deps.clock);
+  const worker = createWebhookWorker({
+    repo,
+    usage,
+    clock: deps.clock,
+    log: deps.log,
+    pollMs: deps.config.BILLING_WEBHOOK_POLL_MS,
+  });
+  let started = false;
+  const webhooks = createWebhooksService({
+    repo,
+    usage,
+    random: deps.random,
+    allowHttp: deps.config.BILLING_WEBHOOK_ALLOW_HTTP,
+    kick: () => started && void worker.tick(),
+  });
+  registerBillingRoutes(api, { usage, webhooks });
+  return [
+    {
+      start() {
+        started = true;
+        worker.start();
+      },
+      async stop() {
+        started = false;
+        await worker.stop();
+      },
+    },
+  ];
+}

@@ -1,0 +1,107 @@
+/**
+ * The billing webhook's rules: owners set it (support staff only read), the secret is generated here and shown
+ * once, the URL is https (http only when BILLING_WEBHOOK_ALLOW_HTTP), deliveries are queued and retried.
+ */
+import { BILLING_MESSAGES, type BillingWebhook, type Delivery } from '@portal/contract/billing';
+import { API_MESSAGES } from '@portal/contract/messages';
+import { staffMayWrite } from '@portal/contract/permissions';
+import type { StaffScope } from '../../lib/auth-context.ts';
+import type { Random } from '../../lib/crypto.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { iso, totalPages } from '../../lib/http.ts';
+import type { UsageService } from './usage.service.ts';
+import type { DeliveryRow, WebhooksRepository } from './webhooks.repository.ts';
+
+function requireOwner(scope: StaffScope): void {
+  if (!staffMayWrite(scope.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
+}
+
+function toWebhook(row: { url: string; enabled: boolean; createdAt: Date; updatedAt: Date }): BillingWebhook {
+  return { url: row.url, enabled: row.enabled, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+}
+
+function toDelivery({ d, companyName }: { d: DeliveryRow; companyName: string | null }): Delivery {
+  return {
+    id: d.id,
+    event: d.event,
+    companyId: d.companyId,
+    companyName,
+    month: d.month,
+    trigger: d.trigger,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    deliveredAt: d.deliveredAt ? iso(d.deliveredAt) : null,
+    createdAt: iso(d.createdAt),
+  };
+}
+
+export function createWebhooksService(deps: {
+  repo: WebhooksRepository;
+  usage: UsageService;
+  random: Random;
+  allowHttp: boolean;
+  /** Wakes the worker (send now, retry now); a no-op until workers run. */
+  kick: () => void;
+}) {
+  const { repo, usage, random } = deps;
+  const newSecret = () => `whsec_${random.token(32)}`;
+
+  function checkUrl(raw: string): string {
+    const url = new URL(raw);
+    if (url.username || url.password) throw new BadRequestError(BILLING_MESSAGES.webhookUrlCredentials);
+    if (url.protocol === 'https:' || (url.protocol === 'http:' && deps.allowHttp)) return url.toString();
+    throw new BadRequestError(deps.allowHttp ? BILLING_MESSAGES.webhookUrlHttpAllowed : BILLING_MESSAGES.webhookUrl);
+  }
+
+  return {
+    async get(scope: StaffScope): Promise<BillingWebhook | null> {
+      const row = await repo.webhook(scope.resellerId);
+      return row ? toWebhook(row) : null;
+    },
+
+    async save(scope: StaffScope, body: { url: string; enabled: boolean }) {
+      requireOwner(scope);
+      const url = checkUrl(body.url);
+      const existing = await repo.webhook(scope.resellerId);
+      const secret = existing ? null : newSecret();
+      const row = await repo.saveWebhook(scope.resellerId, { url, enabled: body.enabled }, secret ?? existing!.secret);
+      return { webhook: toWebhook(row), secret };
+    },
+
+    async rotateSecret(scope: StaffScope) {
+      requireOwner(scope);
+      const secret = newSecret();
+      if (!(await repo.setSecret(scope.resellerId, secret))) throw new ConflictError(BILLING_MESSAGES.noWebhook);
+      return { secret };
+    },
+
+    async sendNow(scope: StaffScope, month: string, companyId?: number) {
+      requireOwner(scope);
+      if (!(await repo.webhook(scope.resellerId))) throw new ConflictError(BILLING_MESSAGES.noWebhook);
+      const payloads = await usage.monthPayloads(scope.resellerId, month, companyId);
+      const queued = await repo.enqueue(
+        scope.resellerId,
+        'manual',
+        payloads.map((p) => ({ ...p, month })),
+      );
+      deps.kick();
+      return { queued };
+    },
+
+    async deliveries(scope: StaffScope, page: number, rowsPerPage: number) {
+      const { rows, total } = await repo.page(scope.resellerId, page, rowsPerPage);
+      return { data: rows.map(toDelivery), totalPages: totalPages(total, rowsPerPage) };
+    },
+
+    async retry(scope: StaffScope, id: number): Promise<Delivery> {
+      requireOwner(scope);
+      if (!(await repo.delivery(scope.resellerId, id))) throw new NotFoundError(BILLING_MESSAGES.deliveryNotFound);
+      if (!(await repo.retryFailed(scope.resellerId, id))) throw new ConflictError(BILLING_MESSAGES.retryOnlyFailed);
+      deps.kick();
+      return toDelivery((await repo.delivery(scope.resellerId, id))!);
+    },
+  };
+}
