@@ -42,4 +42,6 @@ export interface StaffScope {
   userId: number;
   resellerId: number;
   role: StaffRole;
+  /** The reseller's staff company: the audit log's company for what staff do to the reseller itself. */
+  staffCompanyId: number;
 }

@@ -118,7 +118,7 @@ export function enforceStaffAccess(auth: AuthContext | undefined | null): assert
 }
 
 export function staffScopeOf(auth: StaffAuthContext): StaffScope {
-  return { userId: auth.userId, resellerId: auth.resellerId, role: auth.staffRole };
+  return { userId: auth.userId, resellerId: auth.resellerId, role: auth.staffRole, staffCompanyId: auth.companyId };
 }
 
 /**

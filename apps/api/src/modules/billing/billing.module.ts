@@ -23,6 +23,7 @@ export async function registerBillingModule(api: FastifyInstance, deps: ModuleDe
     repo,
     usage,
     random: deps.random,
+    audit: deps.audit,
     allowHttp: deps.config.BILLING_WEBHOOK_ALLOW_HTTP,
     kick: () => started && void worker.tick(),
   });

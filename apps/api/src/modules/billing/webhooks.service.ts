@@ -7,6 +7,7 @@ import { API_MESSAGES } from '@portal/contract/messages';
 import { staffMayWrite } from '@portal/contract/permissions';
 import type { StaffScope } from '../../lib/auth-context.ts';
 import type { Random } from '../../lib/crypto.ts';
+import type { Audit } from '../../lib/audit.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { UsageService } from './usage.service.ts';
@@ -42,12 +43,23 @@ export function createWebhooksService(deps: {
   repo: WebhooksRepository;
   usage: UsageService;
   random: Random;
+  audit: Audit;
   allowHttp: boolean;
   /** Wakes the worker (send now, retry now); a no-op until workers run. */
   kick: () => void;
 }) {
   const { repo, usage, random } = deps;
   const newSecret = () => `whsec_${random.token(32)}`;
+  /** Webhook changes are audited as the reseller's (never with the secret). */
+  const record = (scope: StaffScope, action: string, after: unknown) =>
+    deps.audit.record({
+      companyId: scope.staffCompanyId,
+      actorUserId: scope.userId,
+      action,
+      targetType: 'billing_webhook',
+      targetId: scope.resellerId,
+      after,
+    });
 
   function checkUrl(raw: string): string {
     const url = new URL(raw);
@@ -68,6 +80,7 @@ export function createWebhooksService(deps: {
       const existing = await repo.webhook(scope.resellerId);
       const secret = existing ? null : newSecret();
       const row = await repo.saveWebhook(scope.resellerId, { url, enabled: body.enabled }, secret ?? existing!.secret);
+      await record(scope, 'billing.webhook.save', { url, enabled: body.enabled, secretIssued: secret !== null });
       return { webhook: toWebhook(row), secret };
     },
 
@@ -75,6 +88,7 @@ export function createWebhooksService(deps: {
       requireOwner(scope);
       const secret = newSecret();
       if (!(await repo.setSecret(scope.resellerId, secret))) throw new ConflictError(BILLING_MESSAGES.noWebhook);
+      await record(scope, 'billing.webhook.rotateSecret', null);
       return { secret };
     },
 
@@ -87,6 +101,7 @@ export function createWebhooksService(deps: {
         'manual',
         payloads.map((p) => ({ ...p, month })),
       );
+      await record(scope, 'billing.webhook.sendNow', { month, companyId: companyId ?? null, queued });
       deps.kick();
       return { queued };
     },
@@ -100,6 +115,7 @@ export function createWebhooksService(deps: {
       requireOwner(scope);
       if (!(await repo.delivery(scope.resellerId, id))) throw new NotFoundError(BILLING_MESSAGES.deliveryNotFound);
       if (!(await repo.retryFailed(scope.resellerId, id))) throw new ConflictError(BILLING_MESSAGES.retryOnlyFailed);
+      await record(scope, 'billing.webhook.retry', { deliveryId: id });
       deps.kick();
       return toDelivery((await repo.delivery(scope.resellerId, id))!);
     },
