@@ -1,4 +1,5 @@
 /** The route table: every call of SPEC point 7, declared once. */
+import { activityRoutes, companyAdminRoutes } from './activity.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { platformRoutes } from './platform.ts';
@@ -14,6 +15,8 @@ export const routes = {
   permissions: permissionsRoutes,
   vms: vmRoutes,
   platform: platformRoutes,
+  companyAdmin: companyAdminRoutes,
+  activity: activityRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -19,6 +19,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     portalUrl: deps.portalUrl,
     defaultFrom: deps.defaultFrom,
     profiles: deps.sessionCache,
+    audit: deps.audit,
   });
   registerAuthRoutes(api, {
     auth,

@@ -5,6 +5,7 @@ import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS 
 import { API_MESSAGES } from '@portal/contract/messages';
 import type { Db } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
+import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
@@ -33,6 +34,8 @@ export interface AuthServiceDeps {
   defaultFrom: string;
   /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
+  /** Records completed sign-ins in the activity log. */
+  audit?: Audit;
 }
 
 export interface ClientInfo {
@@ -235,6 +238,13 @@ export function createAuthService(deps: AuthServiceDeps) {
         ...client,
       });
       const user = await mustFind(auth.userId);
+      await deps.audit?.record({
+        companyId: user.companyId,
+        actorUserId: user.id,
+        action: 'user.signIn',
+        targetType: 'user',
+        targetId: user.id,
+      });
       const resetKey = user.forcePasswordReset
         ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS)
         : null;

@@ -83,7 +83,8 @@ export function createVmService(deps: Deps) {
             action: `vm.${operation.kind}`,
             targetType: 'vm',
             targetId: vm.id,
-            before: { status: vm.status },
+            // The name too, so the activity log still names a deleted VM.
+            before: { status: vm.status, name: vm.name },
             after: operation.payload,
             requestId: ctx.requestId,
           },
