@@ -23,8 +23,35 @@ export const ACTIVITY_TEXT = {
   operator: 'Operator',
   system: 'System',
   companyAdmin: 'Company administrator',
+  companyAdminInfo: 'Company administrators manage every team and user of the company and see its activity.',
+  isCompanyAdmin: (name: string) => `${name} is a company administrator.`,
+  isNotCompanyAdmin: (name: string) => `${name} is not a company administrator.`,
+  grantButton: 'Make company administrator',
+  revokeButton: 'Revoke company administration',
+  grantTitle: 'Grant company administration?',
+  revokeTitle: 'Revoke company administration?',
+  grantBody: (name: string) =>
+    `${name} will manage every team and user of the company, including other administrators.`,
+  revokeBody: (name: string) => `${name} will no longer manage the company's teams and users.`,
+  revokeSelfBody:
+    'You will no longer be a company administrator, from now on. Another administrator can make you one again.',
+  grantConfirm: 'Grant',
+  revokeConfirm: 'Revoke',
+  grantError: 'Error changing company administration',
   adminBadge: 'Admin',
+  activityTitle: 'Activity',
+  activityMessage: 'Who did what, and when',
+  resellerActivityMessage: 'Who did what in your companies and your staff, and when',
+  fetchActivity: 'Error fetching activity',
+  allUsers: 'All users',
+  allActions: 'All actions',
+  allCompanies: 'All companies',
+  clearFilters: 'Clear filters',
+  deletedUser: 'Deleted user',
 } as const;
+
+/** Rows per page of the activity screens. */
+export const ACTIVITY_PAGE_SIZE = 20;
 
 const VM_OPERATION_LABELS: Record<OperationKind, string> = {
   create: 'VM created',
@@ -99,7 +126,7 @@ const companyRefSchema = z.object({ id: z.number().int(), name: z.string() });
 
 export const activityEntrySchema = z.object({
   id: z.number().int(),
-  at: timestampSchema,
+  createdAt: timestampSchema,
   /** The acting user; null for the operator's command line and imports ('operator') or the platform ('system'). */
   actor: personSchema.nullable(),
   actorKind: z.enum(['user', 'operator', 'system']),

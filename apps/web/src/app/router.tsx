@@ -62,6 +62,13 @@ export function createRouter() {
                           'CompaniesPage',
                         ),
                       },
+                      {
+                        path: 'activity',
+                        lazy: page(
+                          () => import('../features/activity/routes/ResellerActivityPage.tsx'),
+                          'ResellerActivityPage',
+                        ),
+                      },
                     ],
                   },
                 ],
@@ -125,6 +132,10 @@ export function createRouter() {
                         lazy: page(() => import('../features/users/routes/UsersPage.tsx'), 'UsersPage'),
                       },
                       { path: '/user', lazy: page(() => import('../features/users/routes/UserPage.tsx'), 'UserPage') },
+                      {
+                        path: '/activity',
+                        lazy: page(() => import('../features/activity/routes/ActivityPage.tsx'), 'ActivityPage'),
+                      },
                     ],
                   },
                 ],

@@ -24,14 +24,14 @@ function toEntry(r: Row): ActivityEntry {
   const actorKind = r.actorUserId !== null ? 'user' : r.byOperator ? 'operator' : 'system';
   return {
     id: r.id,
-    at: iso(r.at),
+    createdAt: iso(r.at),
     // A deleted actor still reads as a user (by id): their name went with them.
     actor:
       r.actorUserId === null
         ? null
         : {
             id: r.actorUserId,
-            name: r.actorName || r.actorEmail || `User #${r.actorUserId}`,
+            name: r.actorName || r.actorEmail || ACTIVITY_TEXT.deletedUser,
             email: r.actorEmail ?? '',
           },
     actorKind,

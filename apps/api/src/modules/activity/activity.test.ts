@@ -100,7 +100,7 @@ describe('activity log', () => {
     const rows = res.data.data;
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.every((r) => r.company?.id === 1)).toBe(true);
-    expect(rows.map((r) => r.at)).toEqual([...rows.map((r) => r.at)].sort().reverse());
+    expect(rows.map((r) => r.createdAt)).toEqual([...rows.map((r) => r.createdAt)].sort().reverse());
     const grant = rows.find((r) => r.action === 'user.companyAdmin.grant' && r.targetId === String(ids.deputy));
     expect(grant).toMatchObject({
       actor: { id: ids.admin, email: 'admin@example.com' },
