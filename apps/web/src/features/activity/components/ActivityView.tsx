@@ -68,7 +68,7 @@ function FilterSelect({
   onChange: (value: string | undefined) => void;
 }) {
   return (
-    <label className="block min-w-[10rem] text-sm font-medium text-slate-700 dark:text-slate-300">
+    <label className="block min-w-[10rem] max-w-[16rem] text-sm font-medium text-slate-700 dark:text-slate-300">
       {label}
       <select value={value} onChange={(e) => onChange(e.target.value || undefined)} className={fieldClass}>
         <option value="">{allLabel}</option>
@@ -149,26 +149,28 @@ export function ActivityView({ url, message, withCompany, choices, list, errorTe
           options={actions.map((a) => ({ value: a, label: activityActionLabel(a) }))}
           onChange={(v) => url.setFilter('action', v)}
         />
-        <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
-          From
-          <input
-            type="date"
-            value={filters.from ?? ''}
-            max={filters.to}
-            onChange={(e) => url.setFilter('from', e.target.value || undefined)}
-            className={fieldClass}
-          />
-        </label>
-        <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
-          To
-          <input
-            type="date"
-            value={filters.to ?? ''}
-            min={filters.from}
-            onChange={(e) => url.setFilter('to', e.target.value || undefined)}
-            className={fieldClass}
-          />
-        </label>
+        <div className="flex gap-3">
+          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            From
+            <input
+              type="date"
+              value={filters.from ?? ''}
+              max={filters.to}
+              onChange={(e) => url.setFilter('from', e.target.value || undefined)}
+              className={fieldClass}
+            />
+          </label>
+          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            To
+            <input
+              type="date"
+              value={filters.to ?? ''}
+              min={filters.from}
+              onChange={(e) => url.setFilter('to', e.target.value || undefined)}
+              className={fieldClass}
+            />
+          </label>
+        </div>
         <Button variant="ghost" onClick={url.clear} disabled={!url.active}>
           {ACTIVITY_TEXT.clearFilters}
         </Button>
