@@ -84,6 +84,8 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'team.member.remove': 'Team member removed',
   'team.member.role': 'Team role changed',
   'vm.rename': 'VM renamed',
+  'vm.password.view': 'VM password viewed',
+  'vm.accessKey.download': 'VM private key downloaded',
   'vm.console.open': 'VM console opened',
   'vm.console.close': 'VM console closed',
   ...Object.fromEntries(Object.entries(VM_OPERATION_LABELS).map(([kind, label]) => [`vm.${kind}`, label])),
