@@ -69,6 +69,8 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
  */
 export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'user.signIn': 'Signed in',
+  'user.password.reset': 'Password changed by reset',
+  'user.confirmEmail': 'Invitation accepted',
   'user.invite': 'User invited',
   'user.invite.existingAccount': 'Invitation to an existing account',
   'user.invite.companyAdmin': 'Company administrator invited',
