@@ -68,7 +68,7 @@ function FilterSelect({
   onChange: (value: string | undefined) => void;
 }) {
   return (
-    <label className="block min-w-[10rem] max-w-[16rem] text-sm font-medium text-slate-700 dark:text-slate-300">
+    <label className="block min-w-[10rem] max-w-[18rem] text-sm font-medium text-slate-700 dark:text-slate-300">
       {label}
       <select value={value} onChange={(e) => onChange(e.target.value || undefined)} className={fieldClass}>
         <option value="">{allLabel}</option>
