@@ -12,6 +12,7 @@ import type { Database } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { cryptoRandom, type Random } from './lib/crypto.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { registerActivityModule } from './modules/activity/activity.module.ts';
 import { registerAuthModule } from './modules/auth/auth.module.ts';
 import { createIdentityRepository } from './modules/auth/identity.repository.ts';
 import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
@@ -75,6 +76,7 @@ const MODULES: RegisterModule[] = [
   registerPlatformModule,
   registerBrandingModule,
   registerBillingModule,
+  registerActivityModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;

@@ -1,4 +1,5 @@
 /** The route table: every call of SPEC point 7, declared once. */
+import { activityRoutes, companyAdminRoutes } from './activity.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
@@ -18,6 +19,8 @@ export const routes = {
   platform: platformRoutes,
   resellerBranding: resellerBrandingRoutes,
   billing: billingRoutes,
+  companyAdmin: companyAdminRoutes,
+  activity: activityRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -25,6 +25,7 @@ import { cryptoRandom } from '../lib/crypto.ts';
 import { createMailer } from '../mail/mailer.ts';
 import { createOneTimeTokens } from '../modules/auth/one-time-tokens.ts';
 import { inviteCompanyAdmin } from '../modules/operator/first-admin.ts';
+import { setCompanyAdmin } from '../modules/users/company-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts';
 
@@ -144,42 +145,27 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
   }
   if (area === 'company-admin' && (verb === 'grant' || verb === 'revoke') && arg) {
     const grant = verb === 'grant';
-    const audit = createAudit(database.db);
-    const email = arg.toLowerCase();
-    // Awaited here, inside the caller's try: returning the bare promise let `finally` close the pool
-    // under the pending transaction, which on PostgreSQL never ran and left the process to exit 0, silent.
-    return await database.db.transaction(async (tx): Promise<OperatorResult> => {
-      const [current] = await tx.select().from(users).where(eq(users.email, email)).for('update');
-      if (!current) return unchanged(`No user ${arg}.`);
-      if (current.isCompanyAdmin === grant) {
-        return unchanged(
-          grant
-            ? `${current.email} is already an administrator of company #${current.companyId}; nothing changed.`
-            : `${current.email} is not a company administrator; nothing changed.`,
-        );
-      }
-      const [user] = await tx
-        .update(users)
-        .set({ isCompanyAdmin: grant, updatedAt: new Date() })
-        .where(eq(users.id, current.id))
-        .returning();
-      await audit.record(
-        {
-          companyId: user!.companyId,
-          actorUserId: null,
-          action: grant ? 'user.companyAdmin.grant' : 'user.companyAdmin.revoke',
-          targetType: 'user',
-          targetId: user!.id,
-          after: { isCompanyAdmin: grant, by: 'operator command' },
-        },
-        tx,
-      );
-      return done(
-        grant
-          ? `${user!.email} is now an administrator of company #${user!.companyId}.`
-          : `${user!.email} is no longer a company administrator.`,
-      );
+    // The rule lives once (modules/users/company-admin.ts), shared with the portal's Users screens.
+    const result = await setCompanyAdmin(database.db, createAudit(database.db), {
+      target: { email: arg },
+      grant,
+      actor: null,
+      now: new Date(),
     });
+    if (result.outcome === 'notFound') return unchanged(`No user ${arg}.`);
+    const { user } = result;
+    if (result.outcome === 'unchanged') {
+      return unchanged(
+        grant
+          ? `${user.email} is already an administrator of company #${user.companyId}; nothing changed.`
+          : `${user.email} is not a company administrator; nothing changed.`,
+      );
+    }
+    return done(
+      grant
+        ? `${user.email} is now an administrator of company #${user.companyId}.`
+        : `${user.email} is no longer a company administrator.`,
+    );
   }
   if (area === 'company-admin' && verb === 'list') {
     const rows = await database.db

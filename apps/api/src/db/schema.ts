@@ -271,7 +271,12 @@ export const auditLog = pgTable(
     requestId: text('request_id'),
     createdAt: createdAt(),
   },
-  (t) => [index('audit_log_company_idx').on(t.companyId, t.createdAt)],
+  (t) => [
+    index('audit_log_company_idx').on(t.companyId, t.createdAt),
+    // The activity screens' filters (issue 13): by acting user, by action, newest first within a company.
+    index('audit_log_actor_idx').on(t.companyId, t.actorUserId, t.createdAt),
+    index('audit_log_action_idx').on(t.companyId, t.action, t.createdAt),
+  ],
 );
 
 // ---- VM catalog ----

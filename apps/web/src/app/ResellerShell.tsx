@@ -6,6 +6,7 @@ import Building2 from 'lucide-react/icons/building-2';
 import Palette from 'lucide-react/icons/palette';
 import ChartColumn from 'lucide-react/icons/chart-column';
 import Receipt from 'lucide-react/icons/receipt';
+import History from 'lucide-react/icons/history';
 import { ShellLayout, type NavLink } from './Shell.tsx';
 
 /** Each section of the reseller area adds its entry here and its route under `/reseller` in router.tsx. */
@@ -14,6 +15,7 @@ const RESELLER_LINKS: readonly NavLink[] = [
   { to: '/reseller/branding', label: 'Branding', icon: Palette, also: [] },
   { to: '/reseller/usage', label: 'Usage', icon: ChartColumn, also: [] },
   { to: '/reseller/billing', label: 'Billing', icon: Receipt, also: [] },
+  { to: '/reseller/activity', label: 'Activity', icon: History, also: [] },
 ];
 
 export function ResellerShell() {

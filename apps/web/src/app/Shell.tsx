@@ -8,6 +8,7 @@ import * as Dialog from '@radix-ui/react-dialog';
 import ChevronsLeft from 'lucide-react/icons/chevrons-left';
 import ChevronsRight from 'lucide-react/icons/chevrons-right';
 import HelpCircle from 'lucide-react/icons/help-circle';
+import History from 'lucide-react/icons/history';
 import LayoutDashboard from 'lucide-react/icons/layout-dashboard';
 import LogOut from 'lucide-react/icons/log-out';
 import Menu from 'lucide-react/icons/menu';
@@ -36,6 +37,8 @@ export interface NavLink {
   label: string;
   icon: ComponentType<{ className?: string; 'aria-hidden'?: boolean }>;
   also: readonly string[];
+  /** Shown to company administrators only (the screen's calls are theirs only too). */
+  adminOnly?: boolean;
 }
 
 /** The customer portal's navigation (SPEC point 2). The reseller area has its own (ResellerShell.tsx). */
@@ -50,6 +53,8 @@ const LINKS: readonly NavLink[] = [
   { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
   { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
+  // Issue 13: the company's activity log.
+  { to: '/activity', label: 'Activity', icon: History, also: [], adminOnly: true },
 ];
 
 /** Route matching is case-insensitive (React Router's default), so the highlight is too. */
@@ -212,7 +217,9 @@ function MobileNav({ links }: { links: readonly NavLink[] }) {
 /** The customer portal's layout, with the live VM status stream every screen's lists follow. */
 export function Shell({ children }: { children?: ReactNode }) {
   useLiveVmStatus();
-  return <ShellLayout links={LINKS}>{children}</ShellLayout>;
+  const { user } = useAuth();
+  const links = user?.isCompanyAdmin ? LINKS : LINKS.filter((l) => !l.adminOnly);
+  return <ShellLayout links={links}>{children}</ShellLayout>;
 }
 
 /** Skip link, sidebar (or drawer) with the given links, and the page. */

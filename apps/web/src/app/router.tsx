@@ -77,6 +77,13 @@ export function createRouter() {
                         path: 'billing',
                         lazy: page(() => import('../features/billing/routes/BillingPage.tsx'), 'BillingPage'),
                       },
+                      {
+                        path: 'activity',
+                        lazy: page(
+                          () => import('../features/activity/routes/ResellerActivityPage.tsx'),
+                          'ResellerActivityPage',
+                        ),
+                      },
                     ],
                   },
                 ],
@@ -140,6 +147,10 @@ export function createRouter() {
                         lazy: page(() => import('../features/users/routes/UsersPage.tsx'), 'UsersPage'),
                       },
                       { path: '/user', lazy: page(() => import('../features/users/routes/UserPage.tsx'), 'UserPage') },
+                      {
+                        path: '/activity',
+                        lazy: page(() => import('../features/activity/routes/ActivityPage.tsx'), 'ActivityPage'),
+                      },
                     ],
                   },
                 ],

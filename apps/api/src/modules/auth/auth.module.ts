@@ -20,6 +20,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     defaultFrom: deps.defaultFrom,
     profiles: deps.sessionCache,
     hosts: deps.resellerHosts,
+    audit: deps.audit,
   });
   registerAuthRoutes(api, {
     auth,

@@ -3,8 +3,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
-import type { Db } from '../../db/client.ts';
+import type { Db, Tx } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
+import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
@@ -37,6 +38,8 @@ export interface AuthServiceDeps {
   hosts?: Pick<ResellerHosts, 'resolve'>;
   /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
+  /** Records completed sign-ins in the activity log. */
+  audit?: Audit;
 }
 
 export interface ClientInfo {
@@ -155,6 +158,14 @@ export function createAuthService(deps: AuthServiceDeps) {
     inFlight.add(p);
   }
 
+  /** An entry of the activity log about the user's own account (they are actor and target). */
+  async function recordSelf(user: { id: number; companyId: number }, action: string, tx?: Tx): Promise<void> {
+    await deps.audit?.record(
+      { companyId: user.companyId, actorUserId: user.id, action, targetType: 'user', targetId: user.id },
+      tx,
+    );
+  }
+
   return {
     /** Waits for work answered before it was done (shutdown, tests). */
     async settle(): Promise<void> {
@@ -252,6 +263,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         ...client,
       });
       const user = await mustFind(auth.userId);
+      await recordSelf(user, 'user.signIn');
       const resetKey = user.forcePasswordReset
         ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS)
         : null;
@@ -305,7 +317,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       password: string;
       keepSessionId?: string;
     }): Promise<void> {
-      const passwordHash = await hashNewPassword(input.password, [(await identity.byId(input.userId))?.email ?? '']);
+      const owner = await identity.byId(input.userId);
+      const passwordHash = await hashNewPassword(input.password, [owner?.email ?? '']);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'reset_password', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
@@ -313,6 +326,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           .update(users)
           .set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() })
           .where(eq(users.id, input.userId));
+        if (owner) await recordSelf(owner, 'user.password.reset', tx);
       });
       await sessions.destroyAllFor(input.userId, input.keepSessionId);
     },
@@ -324,11 +338,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       firstName: string;
       lastName: string;
     }): Promise<void> {
-      const passwordHash = await hashNewPassword(input.password, [
-        input.firstName,
-        input.lastName,
-        (await identity.byId(input.userId))?.email ?? '',
-      ]);
+      const owner = await identity.byId(input.userId);
+      const passwordHash = await hashNewPassword(input.password, [input.firstName, input.lastName, owner?.email ?? '']);
       await db.transaction(async (tx) => {
         const ok = await tokens.consume(input.userId, 'confirm_email', input.resetKey, tx);
         if (!ok) throw new BadRequestError(API_MESSAGES.invalidResetToken);
@@ -343,6 +354,7 @@ export function createAuthService(deps: AuthServiceDeps) {
             updatedAt: clock.now(),
           })
           .where(eq(users.id, input.userId));
+        if (owner) await recordSelf(owner, 'user.confirmEmail', tx);
       });
     },
 

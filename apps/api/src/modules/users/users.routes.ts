@@ -1,5 +1,6 @@
 /** Users routes: parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ACTIVITY_TEXT, companyAdminRoutes } from '@portal/contract/activity';
 import { usersRoutes } from '@portal/contract/teams';
 import { VALIDATION } from '@portal/contract/messages';
 import type { AuthContext } from '../../lib/auth-context.ts';
@@ -29,6 +30,13 @@ export function registerUsersRoutes(app: FastifyInstance, s: { users: UsersServi
   registerRoute(app, usersRoutes.teams, async ({ auth, params, query }) => ({
     data: await s.users.memberships(scopeOf(auth), params.userId, query),
   }));
+  registerRoute(app, companyAdminRoutes.set, async ({ auth, params, body, request }) => {
+    const user = await s.users.setCompanyAdmin(ctxOf(auth, request), params.id, body.isCompanyAdmin);
+    return {
+      message: body.isCompanyAdmin ? ACTIVITY_TEXT.granted(user.name) : ACTIVITY_TEXT.revoked(user.name),
+      data: user,
+    };
+  });
   registerRoute(app, usersRoutes.delete, async ({ auth, params, request }) => {
     await s.users.remove(ctxOf(auth, request), params.id);
     return { message: 'User deleted', data: null };

@@ -11,10 +11,11 @@ import { senderOf } from '../auth/auth.service.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from '../teams/teams.repository.ts';
 import type { UsersRepository, userColumns } from './users.repository.ts';
+import { setCompanyAdmin } from './company-admin.ts';
 
 type Deps = Pick<
   ModuleDeps,
-  'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom'
+  'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom' | 'clock'
 > & {
   teams: TeamsRepository;
   users: UsersRepository;
@@ -148,6 +149,19 @@ export function createUsersService(deps: Deps) {
       const mail = inviteMail(inviter.resellerName ?? 'Portal', inviterName, inviter.companyName, link);
       await deps.mailer.enqueue({ to: email, from: senderOf(inviter, deps.defaultFrom), ...mail });
       return { id: user.id, email: user.email };
+    },
+
+    /** Grants or revokes company administration of a user of the caller's company (company-admin.ts holds the rule). */
+    async setCompanyAdmin(ctx: Ctx, id: number, grant: boolean) {
+      access.requireCompanyAdmin(ctx.scope);
+      const result = await setCompanyAdmin(db, audit, {
+        target: { companyId: ctx.scope.companyId, userId: id },
+        grant,
+        actor: { userId: ctx.scope.userId, requestId: ctx.requestId },
+        now: deps.clock.now(),
+      });
+      if (result.outcome === 'notFound') throw new NotFoundError('User not found');
+      return toUserDto(result.user);
     },
 
     /**

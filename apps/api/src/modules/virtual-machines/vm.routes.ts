@@ -49,11 +49,11 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     data: await vms.details(scopeOf(auth), params.id),
   }));
   registerRoute(app, vmRoutes.dashboard, async ({ auth }) => ({ data: await vms.dashboard(scopeOf(auth)) }));
-  registerRoute(app, vmRoutes.getPassword, async ({ auth, params }) => ({
-    data: await vms.password(scopeOf(auth), params.id),
+  registerRoute(app, vmRoutes.getPassword, async ({ auth, params, request }) => ({
+    data: await vms.password(scopeOf(auth), params.id, request.id),
   }));
-  registerRoute(app, vmRoutes.getAccessKey, async ({ auth, params }) => ({
-    data: await vms.privateKey(scopeOf(auth), params.id),
+  registerRoute(app, vmRoutes.getAccessKey, async ({ auth, params, request }) => ({
+    data: await vms.privateKey(scopeOf(auth), params.id, request.id),
   }));
   registerRoute(app, vmRoutes.getAccess, async ({ auth, params }) => ({
     data: await vms.access(scopeOf(auth), params.id),

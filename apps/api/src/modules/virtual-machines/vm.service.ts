@@ -68,6 +68,19 @@ export function createVmService(deps: Deps) {
     return effectivePermissions(roleId, scope.isCompanyAdmin || owner).filter((p) => p.startsWith('vm.'));
   }
 
+  /** Who read a VM's credentials (the activity log): a read that hands out a secret is worth knowing. */
+  async function recordSecretRead(scope: TenantScope, vm: VmRow, action: string, requestId?: string) {
+    await audit.record({
+      companyId: scope.companyId,
+      actorUserId: scope.userId,
+      action,
+      targetType: 'vm',
+      targetId: vm.id,
+      after: { name: vm.name },
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
   /** Records an operation and the VM's in-progress status in one transaction; one operation per VM. */
   async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation) {
     if (await deps.operations.active(vm.id)) throw new ConflictError(BUSY_MESSAGE);
@@ -83,7 +96,8 @@ export function createVmService(deps: Deps) {
             action: `vm.${operation.kind}`,
             targetType: 'vm',
             targetId: vm.id,
-            before: { status: vm.status },
+            // The name too, so the activity log still names a deleted VM.
+            before: { status: vm.status, name: vm.name },
             after: operation.payload,
             requestId: ctx.requestId,
           },
@@ -208,13 +222,15 @@ export function createVmService(deps: Deps) {
       return { currentMonth: counts(current), previousMonth: counts(previous), ytd: counts(ytd) };
     },
 
-    async password(scope: TenantScope, id: number) {
+    async password(scope: TenantScope, id: number, requestId?: string) {
       const vm = await loadVisible(scope, id, 'vm.operate');
+      if (vm.sshPassword) await recordSecretRead(scope, vm, 'vm.password.view', requestId);
       return { sshPassword: vm.sshPassword ? deps.secrets.open(vm.sshPassword) : '' };
     },
-    async privateKey(scope: TenantScope, id: number) {
+    async privateKey(scope: TenantScope, id: number, requestId?: string) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (!vm.privateKey) throw new NotFoundError('This virtual machine has no key');
+      await recordSecretRead(scope, vm, 'vm.accessKey.download', requestId);
       return { privateKey: asOpenSshPrivateKey(deps.secrets.open(vm.privateKey), vm.name.replace(/[^\w.@-]/g, '_')) };
     },
     async access(scope: TenantScope, id: number) {

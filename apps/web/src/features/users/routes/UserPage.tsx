@@ -23,6 +23,7 @@ import { formatDate } from '../../../lib/dates.ts';
 import { isAdminRole, useRoles } from '../../../lib/roles.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
 import { useMemberships, useTeamPermissions, useUser, useUserWrite } from '../api/users.ts';
+import { CompanyAdminCard } from '../components/CompanyAdminCard.tsx';
 
 type EditForm = z.input<typeof userEditFormSchema>;
 
@@ -115,6 +116,8 @@ export function UserPage() {
               </Button>
             </span>
           </form>
+          {/* Granting and revoking company administration: company administrators only (the server checks too). */}
+          {loaded && me?.isCompanyAdmin && <CompanyAdminCard user={loaded} isSelf={me.id === loaded.id} />}
           <MembershipsTable userId={userId} userName={loaded?.name ?? ''} />
         </div>
       )}

@@ -4,6 +4,7 @@ import Users from 'lucide-react/icons/users';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { toast } from 'react-toastify';
+import { ACTIVITY_TEXT } from '@portal/contract/activity';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
@@ -59,6 +60,14 @@ export function UsersPage() {
             render: (u) => (
               <span className="font-medium text-slate-900 dark:text-slate-100">
                 {u.name}
+                {u.isCompanyAdmin && (
+                  <span
+                    className="ml-2 rounded bg-brand-100 dark:bg-brand-700/40 px-1.5 py-0.5 text-xs font-medium text-brand-700 dark:text-brand-100"
+                    title={ACTIVITY_TEXT.companyAdmin}
+                  >
+                    {ACTIVITY_TEXT.adminBadge}
+                  </span>
+                )}
                 {!u.confirmed && (
                   <span className="ml-2 rounded bg-amber-100 dark:bg-amber-900/50 px-1.5 py-0.5 text-xs font-medium text-amber-800 dark:text-amber-200">
                     Invited

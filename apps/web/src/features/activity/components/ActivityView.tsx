@@ -1,0 +1,200 @@
+/**
+ * The activity log as a table with its filters (user, action, dates, and for staff the company): the same on
+ * the customer portal's /activity and the reseller area's /reseller/activity.
+ */
+import History from 'lucide-react/icons/history';
+import type { ReactNode } from 'react';
+import {
+  ACTIVITY_TEXT,
+  activityActionLabel,
+  type ActivityEntry,
+  type ActivityFilters,
+} from '@portal/contract/activity';
+import { Button } from '../../../components/ui/Button.tsx';
+import { DataTable, type Column } from '../../../components/ui/DataTable.tsx';
+import type { Revived } from '../../../lib/dates.ts';
+import type { useActivityUrl } from './use-activity-url.ts';
+
+type Entry = Revived<ActivityEntry>;
+
+function formatWhen(date: Date): string {
+  return date.toLocaleString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}
+
+const muted = 'block text-xs text-slate-500 dark:text-slate-400';
+
+function who(e: Entry): ReactNode {
+  if (!e.actor) return e.actorKind === 'operator' ? ACTIVITY_TEXT.operator : ACTIVITY_TEXT.system;
+  return (
+    <>
+      <span className="font-medium text-slate-900 dark:text-slate-100">{e.actor.name}</span>
+      {e.actor.email && e.actor.email !== e.actor.name && <span className={muted}>{e.actor.email}</span>}
+    </>
+  );
+}
+
+function target(e: Entry): ReactNode {
+  const ref = `${e.targetType}${e.targetId ? ` #${e.targetId}` : ''}`;
+  return e.targetName ? (
+    <>
+      <span>{e.targetName}</span>
+      <span className={muted}>{ref}</span>
+    </>
+  ) : (
+    ref
+  );
+}
+
+const fieldClass =
+  'mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900';
+
+function FilterSelect({
+  label,
+  value,
+  allLabel,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  allLabel: string;
+  options: { value: string; label: string }[];
+  onChange: (value: string | undefined) => void;
+}) {
+  return (
+    <label className="block min-w-[10rem] max-w-[18rem] text-sm font-medium text-slate-700 dark:text-slate-300">
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value || undefined)} className={fieldClass}>
+        <option value="">{allLabel}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export interface ActivityViewProps {
+  url: ReturnType<typeof useActivityUrl>;
+  message: string;
+  withCompany: boolean;
+  choices: ActivityFilters | undefined;
+  list: {
+    data: { data: Entry[]; totalPages: number } | undefined;
+    isPending: boolean;
+    error: unknown;
+    refetch: () => Promise<unknown>;
+  };
+  /** The list's error text ("Error fetching activity: …"). */
+  errorText: string | null;
+}
+
+export function ActivityView({ url, message, withCompany, choices, list, errorText }: ActivityViewProps) {
+  const { filters } = url;
+  // The chosen action stays offered even when the scope no longer has it (a shared link).
+  const actions = [...new Set([...(choices?.actions ?? []), ...(filters.action ? [filters.action] : [])])];
+  const columns: Column<Entry>[] = [
+    {
+      key: 'when',
+      header: 'When',
+      render: (e) => <span className="whitespace-nowrap">{formatWhen(e.createdAt)}</span>,
+    },
+    { key: 'who', header: 'Who', render: who },
+    { key: 'action', header: 'Action', render: (e) => activityActionLabel(e.action) },
+    { key: 'target', header: 'Target', render: target },
+    ...(withCompany
+      ? [{ key: 'company', header: 'Company', render: (e: Entry) => e.company?.name ?? '—', hideOnSmall: true }]
+      : []),
+  ];
+
+  return (
+    <div className="space-y-4">
+      <form
+        role="search"
+        aria-label="Filter activity"
+        onSubmit={(e) => e.preventDefault()}
+        className="flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-700 dark:bg-slate-900"
+      >
+        {withCompany && (
+          <FilterSelect
+            label="Company"
+            value={String(filters.companyId ?? '')}
+            allLabel={ACTIVITY_TEXT.allCompanies}
+            options={(choices?.companies ?? []).map((c) => ({ value: String(c.id), label: c.name }))}
+            onChange={(v) => url.setFilter('companyId', v)}
+          />
+        )}
+        <FilterSelect
+          label="User"
+          value={String(filters.userId ?? '')}
+          allLabel={ACTIVITY_TEXT.allUsers}
+          options={(choices?.users ?? []).map((u) => ({
+            value: String(u.id),
+            label: u.name === u.email ? u.email : `${u.name} (${u.email})`,
+          }))}
+          onChange={(v) => url.setFilter('userId', v)}
+        />
+        <FilterSelect
+          label="Action"
+          value={filters.action ?? ''}
+          allLabel={ACTIVITY_TEXT.allActions}
+          options={actions.map((a) => ({ value: a, label: activityActionLabel(a) }))}
+          onChange={(v) => url.setFilter('action', v)}
+        />
+        <div className="flex gap-3">
+          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            From
+            <input
+              type="date"
+              value={filters.from ?? ''}
+              max={filters.to}
+              onChange={(e) => url.setFilter('from', e.target.value || undefined)}
+              className={fieldClass}
+            />
+          </label>
+          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            To
+            <input
+              type="date"
+              value={filters.to ?? ''}
+              min={filters.from}
+              onChange={(e) => url.setFilter('to', e.target.value || undefined)}
+              className={fieldClass}
+            />
+          </label>
+        </div>
+        <Button variant="ghost" onClick={url.clear} disabled={!url.active}>
+          {ACTIVITY_TEXT.clearFilters}
+        </Button>
+        {url.datesInvalid && (
+          <p role="alert" className="w-full text-sm text-red-600 dark:text-red-400">
+            {ACTIVITY_TEXT.datesOrder}
+          </p>
+        )}
+      </form>
+      <DataTable
+        title={ACTIVITY_TEXT.activityTitle}
+        message={message}
+        icon={<History className="h-5 w-5" />}
+        columns={columns}
+        rows={url.datesInvalid || list.error ? [] : list.data?.data}
+        rowKey={(e) => e.id}
+        loading={list.isPending && !url.datesInvalid}
+        error={url.datesInvalid ? null : errorText}
+        noDataMessage={ACTIVITY_TEXT.noActivity}
+        onRefresh={() => list.refetch()}
+        page={url.page}
+        totalPages={url.datesInvalid ? 0 : (list.data?.totalPages ?? 0)}
+        onPageChange={url.setPage}
+      />
+    </div>
+  );
+}
