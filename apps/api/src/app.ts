@@ -26,6 +26,7 @@ import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
+import { registerResellerCompaniesModule } from './modules/reseller-companies/reseller-companies.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
@@ -70,6 +71,7 @@ const MODULES: RegisterModule[] = [
   registerUsersModule,
   registerVirtualMachinesModule,
   registerPlatformModule,
+  registerResellerCompaniesModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -202,6 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     portalUrl: publicUrl(config),
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     log: app.log,
+    vmControl: { current: null },
   };
   const workers: Worker[] = [];
   await app.register(
