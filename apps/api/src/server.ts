@@ -70,11 +70,7 @@ async function main(): Promise<void> {
       `  Sign in:   ${admin.email}`,
       `  Password:  ${admin.generated ? admin.password : '(from SEED_ADMIN_PASSWORD)'}`,
     );
-    if (staff)
-      lines.push(
-        `  Reseller:  ${staff.email} (reseller area, owner staff)`,
-        `  Password:  ${staff.password}`,
-      );
+    if (staff) lines.push(`  Reseller:  ${staff.email} (reseller area, owner staff)`, `  Password:  ${staff.password}`);
   } else if (!config.SEED_DEMO) {
     lines.push(
       "  Tenants:   none seeded (SEED_DEMO=false): import them and invite each company's first administrator (docs/operations.md)",

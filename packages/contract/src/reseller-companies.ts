@@ -25,7 +25,7 @@ export const COMPANIES_TEXT = {
   resume: 'Resume',
   suspendTitle: (name: string) => `Suspend ${name}?`,
   suspendBody:
-    "Its users are signed out and cannot sign in, and its running virtual machines are stopped. They see: \"Your company's account is suspended. Contact your provider.\"",
+    'Its users are signed out and cannot sign in, and its running virtual machines are stopped. They see: "Your company\'s account is suspended. Contact your provider."',
   resumeTitle: (name: string) => `Resume ${name}?`,
   resumeBody: 'Its users may sign in again. Its virtual machines stay stopped until they start them.',
   suspended: 'Company suspended',
@@ -95,7 +95,9 @@ export const companyDetailSchema = z.object({
       createdAt: timestampSchema,
     }),
   ),
-  teams: z.array(z.object({ id: z.number().int(), name: z.string(), userCount: z.number().int(), vmCount: z.number().int() })),
+  teams: z.array(
+    z.object({ id: z.number().int(), name: z.string(), userCount: z.number().int(), vmCount: z.number().int() }),
+  ),
   vms: z.array(
     z.object({
       id: z.number().int(),

@@ -32,6 +32,8 @@ export function createCompaniesRepository(db: Db) {
 
   /** Columns of a list row; the counts are small correlated subqueries on indexed company ids. */
   const rowColumns = (now: Date) => {
+    // Qualified by hand: inside a subquery drizzle's bare column names would bind to the inner table.
+    const companyId = sql.raw('"companies"."id"');
     const from = sql`${monthStartOf(now).toISOString()}::timestamptz`;
     const to = sql`${now.toISOString()}::timestamptz`;
     return {
@@ -40,16 +42,19 @@ export function createCompaniesRepository(db: Db) {
       suspendedAt: companies.suspendedAt,
       suspendedReason: companies.suspendedReason,
       createdAt: companies.createdAt,
-      userCount: sql<number>`(select count(*)::int from ${users} where ${users.companyId} = ${companies.id})`,
-      vmCount: sql<number>`(select count(*)::int from ${virtualMachines} where ${virtualMachines.companyId} = ${companies.id} and ${virtualMachines.deletedAt} is null)`,
+      userCount: sql<number>`(select count(*)::int from ${users} u where u.company_id = ${companyId})`,
+      vmCount: sql<number>`(select count(*)::int from ${virtualMachines} v where v.company_id = ${companyId} and v.deleted_at is null)`,
       // Each size period clamped to [start of month, now]; periods outside the month add nothing.
-      vmHoursThisMonth: sql<number>`(select coalesce(sum(extract(epoch from (least(coalesce(${vmSizePeriods.endedAt}, ${to}), ${to}) - greatest(${vmSizePeriods.startedAt}, ${from})))), 0)::float8 / 3600 from ${vmSizePeriods} where ${vmSizePeriods.companyId} = ${companies.id} and ${vmSizePeriods.startedAt} < ${to} and (${vmSizePeriods.endedAt} is null or ${vmSizePeriods.endedAt} > ${from}))`,
+      vmHoursThisMonth: sql<number>`(select coalesce(sum(extract(epoch from (least(coalesce(p.ended_at, ${to}), ${to}) - greatest(p.started_at, ${from})))), 0)::float8 / 3600 from ${vmSizePeriods} p where p.company_id = ${companyId} and p.started_at < ${to} and (p.ended_at is null or p.ended_at > ${from}))`,
     };
   };
 
   return {
     async list(resellerId: number, q: CompanyListQuery, now: Date) {
-      const where = and(ofReseller(resellerId), q.search ? ilike(companies.name, containsPattern(q.search)) : undefined);
+      const where = and(
+        ofReseller(resellerId),
+        q.search ? ilike(companies.name, containsPattern(q.search)) : undefined,
+      );
       const { limit, offset } = pageWindow(q.page, q.rowsPerPage);
       const rows = await db
         .select(rowColumns(now))
@@ -116,8 +121,8 @@ export function createCompaniesRepository(db: Db) {
         .select({
           id: teams.id,
           name: teams.name,
-          userCount: sql<number>`(select count(*)::int from ${teamMembers} where ${teamMembers.teamId} = ${teams.id})`,
-          vmCount: sql<number>`(select count(*)::int from ${virtualMachines} where ${virtualMachines.teamId} = ${teams.id} and ${virtualMachines.deletedAt} is null)`,
+          userCount: sql<number>`(select count(*)::int from ${teamMembers} m where m.team_id = "teams"."id")`,
+          vmCount: sql<number>`(select count(*)::int from ${virtualMachines} v where v.team_id = "teams"."id" and v.deleted_at is null)`,
         })
         .from(teams)
         .where(eq(teams.companyId, companyId))

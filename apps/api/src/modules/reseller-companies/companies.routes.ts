@@ -15,7 +15,11 @@ export function registerCompaniesRoutes(app: FastifyInstance, companies: Compani
   }));
   registerRoute(app, r.suspend, async ({ auth, params, body, request }) => ({
     message: COMPANIES_TEXT.suspended,
-    data: await companies.suspend({ staff: staffScopeOf(auth), requestId: request.id }, params.id, body?.reason ?? null),
+    data: await companies.suspend(
+      { staff: staffScopeOf(auth), requestId: request.id },
+      params.id,
+      body?.reason ?? null,
+    ),
   }));
   registerRoute(app, r.resume, async ({ auth, params, request }) => {
     await companies.resume({ staff: staffScopeOf(auth), requestId: request.id }, params.id);

@@ -99,7 +99,13 @@ export function createCompaniesService(deps: Deps) {
           const id = await repo.insert(tx, ctx.staff.resellerId, input.name);
           const invited = await inviteCompanyAdmin(
             tx,
-            { tokens: deps.tokens, mailer: deps.mailer, audit, portalUrl: deps.portalUrl, defaultFrom: deps.defaultFrom },
+            {
+              tokens: deps.tokens,
+              mailer: deps.mailer,
+              audit,
+              portalUrl: deps.portalUrl,
+              defaultFrom: deps.defaultFrom,
+            },
             id,
             input.adminEmail,
           );
@@ -140,7 +146,9 @@ export function createCompaniesService(deps: Deps) {
       await repo.setSuspension(db, ctx.staff.resellerId, id, clock.now(), reason || null);
       for (const userId of await repo.userIdsOf(id)) await deps.sessions.destroyAllFor(userId);
       const control = deps.vmControl.current;
-      const stoppedVms = control ? await control.stopRunningVms(id, { userId: ctx.staff.userId, requestId: ctx.requestId }) : 0;
+      const stoppedVms = control
+        ? await control.stopRunningVms(id, { userId: ctx.staff.userId, requestId: ctx.requestId })
+        : 0;
       await record(ctx, id, 'company.suspend', { reason: reason || null, stoppedVms });
       return { stoppedVms };
     },

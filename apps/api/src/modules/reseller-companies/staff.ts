@@ -51,10 +51,7 @@ export async function inviteStaffMember(
     .select({ name: resellers.name, from: resellers.email })
     .from(resellers)
     .where(eq(resellers.id, input.resellerId));
-  const [user] = await db
-    .insert(users)
-    .values({ companyId, email, staffRole: input.role })
-    .returning({ id: users.id });
+  const [user] = await db.insert(users).values({ companyId, email, staffRole: input.role }).returning({ id: users.id });
   const key = await deps.tokens.issue(user!.id, 'confirm_email', INVITE_TOKEN_TTL_MS, db as Tx);
   await deps.audit.record(
     {
