@@ -62,6 +62,13 @@ export function createRouter() {
                           'CompaniesPage',
                         ),
                       },
+                      {
+                        path: 'company',
+                        lazy: page(
+                          () => import('../features/reseller-companies/routes/CompanyPage.tsx'),
+                          'CompanyPage',
+                        ),
+                      },
                     ],
                   },
                 ],
