@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { idParamsSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
+import { staffRoleSchema } from './permissions.ts';
 import { firstNameSchema, lastNameSchema, loginEmailSchema, SINGLE_LINE_PATTERN } from './validation.ts';
 
 /** The texts of the companies screens and answers, typed once. */
@@ -160,6 +161,74 @@ export const resellerCompaniesRoutes = {
     access: 'staff',
     params: idParamsSchema,
     body: z.object({}).strict().optional(),
+    data: z.null(),
+  }),
+} as const;
+
+/** The reseller area's Staff screen: owners invite staff and change or remove them; support sees the list. */
+export const STAFF_TEXT = {
+  title: 'Staff',
+  message: "The people who run this reseller's business in the portal",
+  invite: 'Invite Staff',
+  inviteTitle: 'Invite a staff member',
+  inviteSubmit: 'Send Invite Email',
+  invited: (email: string) => `An invitation was sent to ${email}.`,
+  emailTaken: 'This email address already has an account.',
+  notFound: 'Staff member not found',
+  notYourself: 'You cannot change or remove your own staff account.',
+  roleChanged: 'Staff role changed',
+  removed: 'Staff member removed',
+  removeTitle: (email: string) => `Remove ${email}?`,
+  removeBody: 'They are signed out and can no longer sign in to the reseller area.',
+} as const;
+
+export const inviteStaffFormSchema = z.object({ email: loginEmailSchema, role: staffRoleSchema });
+export type InviteStaffForm = z.infer<typeof inviteStaffFormSchema>;
+
+export const staffMemberSchema = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: staffRoleSchema,
+  confirmed: z.boolean(),
+});
+
+export const resellerStaffRoutes = {
+  list: route({
+    method: 'GET',
+    path: '/reseller/staff',
+    summary: "The reseller's staff members (any staff)",
+    tag: 'Reseller',
+    access: 'staff',
+    data: z.array(staffMemberSchema),
+  }),
+  invite: route({
+    method: 'POST',
+    path: '/reseller/staff',
+    summary: 'Invite a staff member with a role (owner staff)',
+    tag: 'Reseller',
+    access: 'staff',
+    body: inviteStaffFormSchema.strict(),
+    data: z.object({ id: z.number().int() }),
+  }),
+  changeRole: route({
+    method: 'POST',
+    path: '/reseller/staff/:id/role',
+    summary: "Change a staff member's role (owner staff; not their own)",
+    tag: 'Reseller',
+    access: 'staff',
+    params: idParamsSchema,
+    body: z.object({ role: staffRoleSchema }).strict(),
+    data: z.null(),
+  }),
+  remove: route({
+    method: 'DELETE',
+    path: '/reseller/staff/:id',
+    summary: 'Remove a staff member (owner staff; not themselves)',
+    tag: 'Reseller',
+    access: 'staff',
+    params: idParamsSchema,
     data: z.null(),
   }),
 } as const;

@@ -2,7 +2,7 @@
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { platformRoutes } from './platform.ts';
-import { resellerCompaniesRoutes } from './reseller-companies.ts';
+import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -16,6 +16,7 @@ export const routes = {
   vms: vmRoutes,
   platform: platformRoutes,
   resellerCompanies: resellerCompaniesRoutes,
+  resellerStaff: resellerStaffRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

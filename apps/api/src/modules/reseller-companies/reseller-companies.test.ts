@@ -220,3 +220,33 @@ describe('companies', () => {
     expect((await back.call(routes.vms.details, { params: { id: vmId } })).data.status).toBe('Stopped');
   });
 });
+
+describe('staff', () => {
+  const s = routes.resellerStaff;
+  it('lists staff to any staff member; owners invite, change roles and remove, never themselves nor another reseller’s', async () => {
+    expect((await support.call(s.list)).data.map((m) => [m.email, m.role])).toEqual([
+      ['owner@northwind.example', 'owner'],
+      ['support@northwind.example', 'support'],
+    ]);
+    const denied = await support.call(s.invite, { body: { email: 'x@northwind.example', role: 'support' } });
+    expect([denied.status, denied.message]).toEqual([403, API_MESSAGES.staffReadOnly]);
+
+    const invited = await owner.call(s.invite, { body: { email: 'New.Staff@northwind.example', role: 'support' } });
+    expect(invited.status).toBe(200);
+    const mail = await t.smtp.waitFor('new.staff@northwind.example', (m) => /invited/i.test(m.subject));
+    expect(linkFrom(mail).pathname).toBe('/confirmNewUser');
+    expect((await owner.call(s.invite, { body: { email: ADMIN.email, role: 'owner' } })).status).toBe(409);
+
+    const id = invited.data.id;
+    expect((await otherOwner.call(s.changeRole, { params: { id }, body: { role: 'owner' } })).status).toBe(404);
+    expect((await owner.call(s.changeRole, { params: { id }, body: { role: 'owner' } })).status).toBe(200);
+    const me = (await owner.call(s.list)).data.find((m) => m.email === 'owner@northwind.example')!;
+    expect((await owner.call(s.remove, { params: { id: me.id } })).status).toBe(409);
+    expect((await otherOwner.call(s.remove, { params: { id } })).status).toBe(404);
+    expect((await owner.call(s.remove, { params: { id } })).status).toBe(200);
+    expect((await owner.call(s.list)).data.map((m) => m.email)).toEqual([
+      'owner@northwind.example',
+      'support@northwind.example',
+    ]);
+  });
+});

@@ -76,6 +76,8 @@ export async function listStaff(db: Db, resellerId: number) {
     .select({
       id: users.id,
       email: users.email,
+      firstName: users.firstName,
+      lastName: users.lastName,
       role: users.staffRole,
       confirmedAt: users.emailConfirmedAt,
     })
