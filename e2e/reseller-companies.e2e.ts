@@ -1,7 +1,7 @@
 /**
  * The reseller area's companies in Chromium (issue 13): owner staff sign in at the same screens and land on
  * /reseller/companies; create a company with its first administrator, who follows the mailed invitation; suspend
- * the company, and its administrator's sign-in shows the suspended message.
+ * the company, and its administrator's sign-in shows the suspended message; the Staff screen lists the owner.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
@@ -66,6 +66,11 @@ describe('reseller companies', () => {
     await confirm.getByRole('button', { name: COMPANIES_TEXT.suspend }).click();
     await expect.poll(() => page.getByText(COMPANIES_TEXT.suspended).first().isVisible()).toBe(true);
     await expect.poll(() => page.getByRole('button', { name: COMPANIES_TEXT.resume }).isVisible()).toBe(true);
+    // The Staff screen lists the owner (who cannot change their own role).
+    await page.getByRole('link', { name: 'Staff' }).click();
+    await page.waitForURL(/\/reseller\/staff/);
+    await expect.poll(() => page.getByRole('cell', { name: 'owner@northwind.example' }).isVisible()).toBe(true);
+    await screenshot(page, 'reseller-staff');
     await context.close();
 
     // The new administrator's sign-in is refused with the reseller's message.

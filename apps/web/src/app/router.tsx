@@ -69,6 +69,10 @@ export function createRouter() {
                           'CompanyPage',
                         ),
                       },
+                      {
+                        path: 'staff',
+                        lazy: page(() => import('../features/reseller-companies/routes/StaffPage.tsx'), 'StaffPage'),
+                      },
                     ],
                   },
                 ],
