@@ -119,7 +119,10 @@ export function createVmService(deps: Deps) {
      * alone. Answers how many stops were enqueued.
      */
     async stopRunningVmsOfCompany(companyId: number, actor: { userId: number; requestId: string }): Promise<number> {
-      const ctx: Ctx = { scope: { userId: actor.userId, companyId, isCompanyAdmin: false }, requestId: actor.requestId };
+      const ctx: Ctx = {
+        scope: { userId: actor.userId, companyId, isCompanyAdmin: false },
+        requestId: actor.requestId,
+      };
       let stopped = 0;
       for (const vm of await repo.ofCompanyInStatus(companyId, 'Running')) {
         if (actionUnavailableReason('stop', vm.status)) continue;
