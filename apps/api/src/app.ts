@@ -28,6 +28,7 @@ import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { registerBillingModule } from './modules/billing/billing.module.ts';
+import { registerResellerCompaniesModule } from './modules/reseller-companies/reseller-companies.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { registerBrandingModule } from './modules/branding/branding.module.ts';
 import { createResellerHosts } from './modules/branding/reseller-hosts.ts';
@@ -77,6 +78,7 @@ const MODULES: RegisterModule[] = [
   registerBrandingModule,
   registerBillingModule,
   registerActivityModule,
+  registerResellerCompaniesModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -212,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     resellerHosts,
     log: app.log,
+    vmControl: { current: null },
   };
   const workers: Worker[] = [];
   await app.register(

@@ -82,6 +82,10 @@ describe.skipIf(inject('pgUrl'))('start-up', () => {
       const ok = await start({ DATA_DIR: dataDir, PORT: '0' });
       expect(ok.stdout).toMatch(/Sign in: {3}admin@example\.com/);
       expect(ok.stdout).toMatch(/Password: {2}Demo-\S+/);
+      // The demo reseller's owner staff member (issue 13), printed beside it.
+      expect(ok.stdout).toMatch(
+        /Reseller: {2}owner@northwind\.example \(reseller area, owner staff\)\n {2}Password: {2}Staff-\S+/,
+      );
     },
   );
 });

@@ -9,7 +9,7 @@ import { secureDataDir } from './db/data-dir.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { buildApp } from './app.ts';
 import { loadOrCreateSecret } from './lib/secret.ts';
-import { seedDemoTenant, seedReferenceData } from './seed/seed.ts';
+import { seedDemoStaff, seedDemoTenant, seedReferenceData } from './seed/seed.ts';
 import { StartupError, checkDataDirWritable, describeDatabaseError, describeListenError } from './startup.ts';
 
 async function main(): Promise<void> {
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
         demoData: true,
       })
     : null;
+  // The demo reseller's owner staff member, made with the demo tenant (first start only).
+  const staff = admin ? await seedDemoStaff(database.db) : null;
   portal.startWorkers();
   const mail = await portal.mailer.check();
 
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
       `  Sign in:   ${admin.email}`,
       `  Password:  ${admin.generated ? admin.password : '(from SEED_ADMIN_PASSWORD)'}`,
     );
+    if (staff) lines.push(`  Reseller:  ${staff.email} (reseller area, owner staff)`, `  Password:  ${staff.password}`);
   } else if (!config.SEED_DEMO) {
     lines.push(
       "  Tenants:   none seeded (SEED_DEMO=false): import them and invite each company's first administrator (docs/operations.md)",

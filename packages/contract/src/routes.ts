@@ -5,6 +5,7 @@ import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
+import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -21,6 +22,8 @@ export const routes = {
   billing: billingRoutes,
   companyAdmin: companyAdminRoutes,
   activity: activityRoutes,
+  resellerCompanies: resellerCompaniesRoutes,
+  resellerStaff: resellerStaffRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

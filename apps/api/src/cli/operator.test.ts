@@ -143,3 +143,40 @@ describe('operator company-admin invite', () => {
     });
   });
 });
+
+describe('operator reseller-staff', () => {
+  it('adds (staff company made, invitation mailed), lists and removes a reseller staff member', async () => {
+    const args = ['--reseller', 'demo-reseller', '--email', 'Helper@Northwind.example', '--role', 'support'];
+    expect(await runOperator(['reseller-staff', 'add', ...args], scratch.env)).toEqual({
+      exitCode: 0,
+      output:
+        'Invited helper@northwind.example as support staff of Northwind Hosting (#1); the invitation is in the outbox (no SMTP_URL).',
+    });
+    expect(await runOperator(['reseller-staff', 'list', '--reseller', '1'], scratch.env)).toEqual({
+      exitCode: 0,
+      output: 'helper@northwind.example\tsupport\tinvited',
+    });
+    const database = await scratch.open();
+    try {
+      const [user] = await database.db.select().from(users).where(eq(users.email, 'helper@northwind.example'));
+      expect(user).toMatchObject({ staffRole: 'support', isCompanyAdmin: false, passwordHash: null });
+      const mails = await database.db
+        .select()
+        .from(mailOutbox)
+        .where(eq(mailOutbox.toAddress, 'helper@northwind.example'));
+      expect(mails[0]!.textBody).toMatch(/confirmNewUser\?token=/);
+    } finally {
+      await database.close();
+    }
+    expect(await runOperator(['reseller-staff', 'remove', '--email', 'helper@northwind.example'], scratch.env)).toEqual(
+      {
+        exitCode: 0,
+        output: 'Removed staff member helper@northwind.example.',
+      },
+    );
+    // A customer's user is not staff: nothing removed.
+    expect(
+      (await runOperator(['reseller-staff', 'remove', '--email', 'owner@example.com'], scratch.env)).exitCode,
+    ).toBe(1);
+  });
+});

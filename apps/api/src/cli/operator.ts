@@ -9,6 +9,7 @@
  *   npm run operator -- company-admin invite <company> <email>   a company's first administrator: creates
  *        the user with company administration and mails the invitation (<company>: externalId or #id)
  *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
+ *   npm run operator -- reseller-staff add|list|remove ...   a reseller's staff accounts (cli/staff-commands.ts)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
  * Stop a PGlite-backed server first: the embedded database allows one process at a time.
  */
@@ -28,6 +29,7 @@ import { inviteCompanyAdmin } from '../modules/operator/first-admin.ts';
 import { setCompanyAdmin } from '../modules/users/company-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts';
+import { STAFF_USAGE, runStaffCommand } from './staff-commands.ts';
 
 export interface OperatorResult {
   /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
@@ -40,7 +42,9 @@ const unchanged = (output: string): OperatorResult => ({ exitCode: 1, output });
 
 export const OPERATOR_USAGE =
   'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email> | ' +
-  HOST_USAGE;
+  HOST_USAGE +
+  ' | ' +
+  STAFF_USAGE;
 
 async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
@@ -50,6 +54,8 @@ async function execute(database: Database, config: Config, argv: string[]): Prom
   try {
     const hostOutput = await runHostCommand(argv, database.db);
     if (hostOutput !== null) return done(hostOutput);
+    const staffOutput = await runStaffCommand(argv, database, config, secret);
+    if (staffOutput !== null) return done(staffOutput);
   } catch (err) {
     if (err instanceof NothingChanged) return unchanged(err.message);
     throw err;

@@ -49,6 +49,14 @@ export interface ModuleDeps {
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;
+  /** The VM module's operations other modules may ask for; set when the VM module registers. */
+  vmControl: { current: VmControl | null };
+}
+
+/** What another module may ask of the VM module: recorded as operations the runner carries out. */
+export interface VmControl {
+  /** Enqueues a stop of every running VM of the company (as the portal's Stop); answers how many. */
+  stopRunningVms(companyId: number, actor: { userId: number; requestId: string }): Promise<number>;
 }
 
 /** A module's background work (runners, reconcilers, sweepers), started by server.ts and stopped on close. */

@@ -11,6 +11,7 @@ import { hashPassword } from '../lib/passwords.ts';
 import { BUILT_IN_ROLES } from './roles.ts';
 import { seedCatalog } from './catalog.ts';
 import { seedDemoTeams } from './demo-teams.ts';
+import { seedStaffOwner } from '../modules/reseller-companies/staff.ts';
 
 export const DEMO = {
   distributor: 'Irontech Cloud',
@@ -19,6 +20,8 @@ export const DEMO = {
   supportEmail: 'support@northwind.example',
   company: 'Demo Company',
   adminEmail: 'admin@example.com',
+  /** The demo reseller's owner staff member (issue 13): signs in to the reseller area. */
+  staffEmail: 'owner@northwind.example',
 } as const;
 
 const svg = (body: string, w = 160, h = 40) =>
@@ -114,4 +117,24 @@ export async function seedDemoTenant(
     if (opts.demoData) await seedDemoTeams(tx, { companyId: company!.id, adminUserId: admin!.id });
   });
   return { email, password, generated };
+}
+
+/**
+ * The demo reseller's owner staff member (issue 13), on the first start only (right after seedDemoTenant made the
+ * demo reseller): signs in at the same screens and lands in the reseller area. Returns the sign-in, else null.
+ */
+export async function seedDemoStaff(db: Db, opts: { password?: string } = {}): Promise<SeededAdmin | null> {
+  const [reseller] = await db
+    .select({ id: resellers.id })
+    .from(resellers)
+    .where(sql`${resellers.externalId} = 'demo-reseller'`);
+  if (!reseller) return null;
+  const generated = !opts.password;
+  const password = opts.password ?? `Staff-${cryptoRandom.token(9)}9a!`;
+  const made = await seedStaffOwner(db, {
+    resellerId: reseller.id,
+    email: DEMO.staffEmail,
+    passwordHash: await hashPassword(password),
+  });
+  return made ? { email: DEMO.staffEmail, password, generated } : null;
 }

@@ -7,6 +7,7 @@ import Palette from 'lucide-react/icons/palette';
 import ChartColumn from 'lucide-react/icons/chart-column';
 import Receipt from 'lucide-react/icons/receipt';
 import History from 'lucide-react/icons/history';
+import UserCog from 'lucide-react/icons/user-cog';
 import { ShellLayout, type NavLink } from './Shell.tsx';
 
 /** Each section of the reseller area adds its entry here and its route under `/reseller` in router.tsx. */
@@ -16,6 +17,7 @@ const RESELLER_LINKS: readonly NavLink[] = [
   { to: '/reseller/usage', label: 'Usage', icon: ChartColumn, also: [] },
   { to: '/reseller/billing', label: 'Billing', icon: Receipt, also: [] },
   { to: '/reseller/activity', label: 'Activity', icon: History, also: [] },
+  { to: '/reseller/staff', label: 'Staff', icon: UserCog, also: [] },
 ];
 
 export function ResellerShell() {

@@ -84,6 +84,17 @@ export function createRouter() {
                           'ResellerActivityPage',
                         ),
                       },
+                      {
+                        path: 'company',
+                        lazy: page(
+                          () => import('../features/reseller-companies/routes/CompanyPage.tsx'),
+                          'CompanyPage',
+                        ),
+                      },
+                      {
+                        path: 'staff',
+                        lazy: page(() => import('../features/reseller-companies/routes/StaffPage.tsx'), 'StaffPage'),
+                      },
                     ],
                   },
                 ],

@@ -77,6 +77,8 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     secrets,
     kick: () => started && void runner.tick(),
   });
+  // Other modules' requests of the VM module (the reseller area's suspension stops a company's VMs).
+  deps.vmControl.current = { stopRunningVms: (companyId, actor) => vms.stopRunningVmsOfCompany(companyId, actor) };
   registerVmRoutes(api, {
     vms,
     events,

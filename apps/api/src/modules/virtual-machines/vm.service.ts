@@ -127,6 +127,29 @@ export function createVmService(deps: Deps) {
   }
 
   return {
+    /**
+     * Suspension (issue 13): a stop of each running VM of the company, recorded as the portal's Stop records it
+     * (operation, status, audit), so the runner does the work. A VM that is busy with another operation is left
+     * alone. Answers how many stops were enqueued.
+     */
+    async stopRunningVmsOfCompany(companyId: number, actor: { userId: number; requestId: string }): Promise<number> {
+      const ctx: Ctx = {
+        scope: { userId: actor.userId, companyId, isCompanyAdmin: false },
+        requestId: actor.requestId,
+      };
+      let stopped = 0;
+      for (const vm of await repo.ofCompanyInStatus(companyId, 'Running')) {
+        if (actionUnavailableReason('stop', vm.status)) continue;
+        try {
+          await enqueue(ctx, vm, { kind: VM_ACTIONS.stop.operation, payload: {} });
+          stopped += 1;
+        } catch (err) {
+          if (!(err instanceof ConflictError)) throw err;
+        }
+      }
+      return stopped;
+    },
+
     // ---- catalog ----
     countries: () => repo.countries(),
     regions: (countryId: number) => repo.regions(countryId),

@@ -1,0 +1,111 @@
+/**
+ * The reseller area's Staff screen: any staff member sees the list; owners invite, change roles and remove, never
+ * their own account (so a reseller is not left without an owner by accident). Scoped by the caller's reseller.
+ */
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { API_MESSAGES } from '@portal/contract/messages';
+import { staffMayWrite, type StaffRole } from '@portal/contract/permissions';
+import { STAFF_TEXT, type InviteStaffForm } from '@portal/contract/reseller-companies';
+import { companies, users } from '../../db/schema.ts';
+import type { StaffScope } from '../../lib/auth-context.ts';
+import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
+import type { ModuleDeps } from '../module.ts';
+import type { StaffCtx } from './companies.service.ts';
+import { inviteStaffMember, listStaff } from './staff.ts';
+
+type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'tokens' | 'mailer' | 'portalUrl' | 'defaultFrom'>;
+
+class EmailTaken extends Error {}
+
+export function createStaffService(deps: Deps) {
+  const { db, audit } = deps;
+  const requireOwner = (staff: StaffScope) => {
+    if (!staffMayWrite(staff.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
+  };
+  /** A staff member of the caller's reseller other than the caller. */
+  const loadOther = async (staff: StaffScope, id: number) => {
+    const [row] = await db
+      .select({ id: users.id, email: users.email, role: users.staffRole, companyId: users.companyId })
+      .from(users)
+      .innerJoin(companies, eq(companies.id, users.companyId))
+      .where(
+        and(
+          eq(users.id, id),
+          eq(companies.resellerId, staff.resellerId),
+          eq(companies.kind, 'staff'),
+          isNotNull(users.staffRole),
+        ),
+      );
+    if (!row) throw new NotFoundError(STAFF_TEXT.notFound);
+    if (row.id === staff.userId) throw new ConflictError(STAFF_TEXT.notYourself);
+    return row;
+  };
+  const record = (ctx: StaffCtx, companyId: number, action: string, targetId: number, after: unknown) =>
+    audit.record({
+      companyId,
+      actorUserId: ctx.staff.userId,
+      action,
+      targetType: 'user',
+      targetId,
+      after,
+      requestId: ctx.requestId,
+    });
+
+  return {
+    async list(staff: StaffScope) {
+      return (await listStaff(db, staff.resellerId)).map((r) => ({
+        id: r.id,
+        email: r.email,
+        firstName: r.firstName,
+        lastName: r.lastName,
+        role: r.role as StaffRole,
+        confirmed: r.confirmedAt !== null,
+      }));
+    },
+
+    async invite(ctx: StaffCtx, input: InviteStaffForm) {
+      requireOwner(ctx.staff);
+      let invited: { userId: number; send: () => Promise<void> };
+      try {
+        invited = await db.transaction(async (tx) => {
+          const result = await inviteStaffMember(
+            tx,
+            {
+              tokens: deps.tokens,
+              mailer: deps.mailer,
+              audit,
+              portalUrl: deps.portalUrl,
+              defaultFrom: deps.defaultFrom,
+            },
+            { resellerId: ctx.staff.resellerId, email: input.email, role: input.role },
+          );
+          if (result.outcome !== 'invited') throw new EmailTaken();
+          return result;
+        });
+      } catch (err) {
+        if (err instanceof EmailTaken || databaseErrorOf(err)?.code === SQLSTATE.uniqueViolation)
+          throw new ConflictError(STAFF_TEXT.emailTaken);
+        throw err;
+      }
+      await invited.send();
+      return { id: invited.userId };
+    },
+
+    async changeRole(ctx: StaffCtx, id: number, role: StaffRole) {
+      requireOwner(ctx.staff);
+      const member = await loadOther(ctx.staff, id);
+      await db.update(users).set({ staffRole: role, updatedAt: new Date() }).where(eq(users.id, member.id));
+      await record(ctx, member.companyId, 'staff.role', member.id, { before: member.role, role });
+    },
+
+    async remove(ctx: StaffCtx, id: number) {
+      requireOwner(ctx.staff);
+      const member = await loadOther(ctx.staff, id);
+      // Their sessions, codes and keys go with the row (cascades).
+      await db.delete(users).where(eq(users.id, member.id));
+      await record(ctx, member.companyId, 'staff.remove', member.id, { email: member.email });
+    },
+  };
+}
+
+export type StaffService = ReturnType<typeof createStaffService>;
