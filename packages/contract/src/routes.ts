@@ -2,6 +2,7 @@
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { platformRoutes } from './platform.ts';
+import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -14,6 +15,7 @@ export const routes = {
   permissions: permissionsRoutes,
   vms: vmRoutes,
   platform: platformRoutes,
+  resellerCatalog: resellerCatalogRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {
