@@ -25,6 +25,7 @@ import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
+import { registerCatalogModule } from './modules/catalog/catalog.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { createMetrics } from './modules/platform/metrics.ts';
 import { createAudit } from './lib/audit.ts';
@@ -70,6 +71,7 @@ const MODULES: RegisterModule[] = [
   registerUsersModule,
   registerVirtualMachinesModule,
   registerPlatformModule,
+  registerCatalogModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
