@@ -32,7 +32,13 @@ export const CATALOG_TEXT = {
 } as const;
 
 /** Limits shared by the server's checks and the portal's forms. */
-export const HOST_LIMITS = { overcommitMin: 0.1, overcommitMax: 64, cpusMax: 100_000, ramGbMax: 1_000_000, diskGbMax: 100_000_000 };
+export const HOST_LIMITS = {
+  overcommitMin: 0.1,
+  overcommitMax: 64,
+  cpusMax: 100_000,
+  ramGbMax: 1_000_000,
+  diskGbMax: 100_000_000,
+};
 
 /** Money as a decimal string (never a float): numeric(12,2) monthly, numeric(12,5) hourly; at most 10 integer digits. */
 const price = (scale: number, message: string) =>

@@ -62,6 +62,14 @@ export function createRouter() {
                           'CompaniesPage',
                         ),
                       },
+                      {
+                        path: 'catalog',
+                        lazy: page(() => import('../features/reseller-catalog/routes/CatalogPage.tsx'), 'CatalogPage'),
+                      },
+                      {
+                        path: 'hosts',
+                        lazy: page(() => import('../features/reseller-catalog/routes/HostsPage.tsx'), 'HostsPage'),
+                      },
                     ],
                   },
                 ],

@@ -54,7 +54,10 @@ export function createCatalogRepository(db: Db) {
 
   return {
     async currency(resellerId: number): Promise<string> {
-      const [row] = await db.select({ currency: resellers.currency }).from(resellers).where(eq(resellers.id, resellerId));
+      const [row] = await db
+        .select({ currency: resellers.currency })
+        .from(resellers)
+        .where(eq(resellers.id, resellerId));
       return row?.currency ?? 'USD';
     },
 
@@ -109,7 +112,11 @@ export function createCatalogRepository(db: Db) {
     },
 
     async hasOwnProviders(resellerId: number): Promise<boolean> {
-      const [row] = await db.select({ id: providers.id }).from(providers).where(eq(providers.resellerId, resellerId)).limit(1);
+      const [row] = await db
+        .select({ id: providers.id })
+        .from(providers)
+        .where(eq(providers.resellerId, resellerId))
+        .limit(1);
       return !!row;
     },
 

@@ -42,7 +42,14 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
   function requireWrite(ctx: StaffCtx) {
     if (!staffMayWrite(ctx.scope.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
   }
-  function record(ctx: StaffCtx, action: string, targetType: string, targetId: number, before: unknown, after: unknown) {
+  function record(
+    ctx: StaffCtx,
+    action: string,
+    targetType: string,
+    targetId: number,
+    before: unknown,
+    after: unknown,
+  ) {
     return audit.record({
       companyId: ctx.companyId,
       actorUserId: ctx.scope.userId,
@@ -54,7 +61,11 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
       requestId: ctx.requestId,
     });
   }
-  function toSize(size: { id: number; key: string; name: string; cpu: number; ram: number; disk: number }, price: PriceRow | null, pricesSet: boolean): ResellerSize {
+  function toSize(
+    size: { id: number; key: string; name: string; cpu: number; ram: number; disk: number },
+    price: PriceRow | null,
+    pricesSet: boolean,
+  ): ResellerSize {
     return {
       id: size.id,
       key: size.key,
@@ -127,7 +138,11 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
             action: 'catalog.size.save',
             targetType: 'configuration',
             targetId: configurationId,
-            before: before && { monthlyPrice: before.monthlyPrice, hourlyPrice: before.hourlyPrice, offered: before.offered },
+            before: before && {
+              monthlyPrice: before.monthlyPrice,
+              hourlyPrice: before.hourlyPrice,
+              offered: before.offered,
+            },
             after: { monthlyPrice: saved.monthlyPrice, hourlyPrice: saved.hourlyPrice, offered: saved.offered },
             requestId: ctx.requestId,
           },
@@ -144,9 +159,19 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
         repo.hasOwnProviders(scope.resellerId),
         repo.hostCounts(scope.resellerId),
       ]);
-      const byId = new Map<number, { id: number; name: string; country: string; providers: string[]; images: string[]; hosts: number }>();
+      const byId = new Map<
+        number,
+        { id: number; name: string; country: string; providers: string[]; images: string[]; hosts: number }
+      >();
       for (const r of rows) {
-        const region = byId.get(r.id) ?? { id: r.id, name: r.name, country: r.country, providers: [], images: [], hosts: 0 };
+        const region = byId.get(r.id) ?? {
+          id: r.id,
+          name: r.name,
+          country: r.country,
+          providers: [],
+          images: [],
+          hosts: 0,
+        };
         region.providers.push(r.provider);
         byId.set(r.id, region);
       }

@@ -243,7 +243,12 @@ describe('hosts', () => {
     const res = await supportA.call(c.listRegions);
     expect(res.data.ownProviders).toBe(true);
     expect(res.data.regions).toEqual([
-      expect.objectContaining({ name: 'US East', providers: ['A cloud'], hosts: 3, images: expect.arrayContaining(['Debian 12']) }),
+      expect.objectContaining({
+        name: 'US East',
+        providers: ['A cloud'],
+        hosts: 3,
+        images: expect.arrayContaining(['Debian 12']),
+      }),
     ]);
   });
 });

@@ -380,7 +380,8 @@ export function createVmService(deps: Deps) {
       if (!target) throw new NotFoundError('Configuration not found');
       if (target.cpu <= current!.cpu)
         throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
-      if (!(await repo.sizeOffered(ctx.resellerId, configurationId))) throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
+      if (!(await repo.sizeOffered(ctx.resellerId, configurationId)))
+        throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
       if (!(await repo.offers(ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
         throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
