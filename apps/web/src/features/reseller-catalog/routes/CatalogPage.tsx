@@ -80,7 +80,9 @@ export function CatalogPage() {
         ) : regions.error ? (
           <ErrorText error={regions.error} className="p-4 text-sm text-red-600" />
         ) : regions.data.regions.length === 0 ? (
-          <p className="p-6 text-center text-sm text-slate-500">No regions served yet</p>
+          <p className="p-6 text-center text-sm text-slate-500">
+            Your providers serve no region yet (their offerings are set by the platform operator)
+          </p>
         ) : (
           <ul className="divide-y divide-slate-100 dark:divide-slate-800">
             {regions.data.regions.map((r) => (

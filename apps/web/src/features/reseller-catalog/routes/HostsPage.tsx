@@ -78,13 +78,13 @@ export function HostsPage() {
                     <div className="font-medium text-slate-900 dark:text-slate-100">{h.name}</div>
                     <div className="text-xs text-slate-500 dark:text-slate-400">{h.provider}</div>
                   </td>
-                  <td className="px-4 py-2.5">{h.region}</td>
-                  <td className="px-4 py-2.5 tabular-nums">
+                  <td className="whitespace-nowrap px-4 py-2.5">{h.region}</td>
+                  <td className="whitespace-nowrap px-4 py-2.5 tabular-nums">
                     <div>{`${h.cpus} CPUs × ${h.cpuOvercommit}`}</div>
                     <div>{`${h.ramGb} GB RAM × ${h.ramOvercommit}`}</div>
                     <div>{`${h.diskGb} GB disk × ${h.diskOvercommit}`}</div>
                   </td>
-                  <td className="px-4 py-2.5 tabular-nums">
+                  <td className="whitespace-nowrap px-4 py-2.5 tabular-nums">
                     <div>{`${h.used.vms} VM${h.used.vms === 1 ? '' : 's'}`}</div>
                     <div>{`${h.used.cpu} vCPUs (${pct(h.used.cpu, h.cpus * h.cpuOvercommit)}%)`}</div>
                     <div>{`${h.used.ram} GB RAM (${pct(h.used.ram, h.ramGb * h.ramOvercommit)}%)`}</div>
@@ -97,7 +97,7 @@ export function HostsPage() {
                   </td>
                   <td className="px-4 py-2.5">
                     {mayEdit && (
-                      <div className="flex flex-wrap justify-end gap-2">
+                      <div className="flex justify-end gap-2">
                         <Button variant="secondary" onClick={() => setEditing(h)}>
                           Edit
                         </Button>
