@@ -59,6 +59,27 @@ afterAll(async () => {
 
 const offer = (monthlyPrice: string, hourlyPrice: string, offered = true) => ({ monthlyPrice, hourlyPrice, offered });
 
+it('tenant matrix: customers get 403 on every call, support on every write', async () => {
+  const calls = [
+    [c.listSizes, {}],
+    [c.listRegions, {}],
+    [c.listHosts, {}],
+    [c.saveSize, { params: { id: catalog.micro.id }, body: offer('1', '0.1') }],
+    [c.registerHost, { body: { name: 'x', uri: 'qemu:///system', providerId: 1, regionId: 1 } }],
+    [c.updateHost, { params: { id: 1 }, body: { draining: true } }],
+  ] as const;
+  for (const [route, input] of calls) {
+    for (const customer of [customerA, customerB]) {
+      const res = await customer.call(route, input);
+      expect([route.path, res.status, res.message]).toEqual([route.path, 403, API_MESSAGES.staffOnly]);
+    }
+    const support = await supportA.call(route, input);
+    if (route.method === 'GET') expect([route.path, support.status]).toEqual([route.path, 200]);
+    else expect([route.path, support.status, support.message]).toEqual([route.path, 403, API_MESSAGES.staffReadOnly]);
+  }
+  expect((await t.client().call(c.listSizes)).status).toBe(401);
+});
+
 describe('sizes and prices', () => {
   it('customers are refused; support reads but may not change', async () => {
     const customer = await customerA.call(c.listSizes);
