@@ -184,3 +184,4 @@ export function createCatalogRepository(db: Db) {
   };
 }
 export type CatalogRepository = ReturnType<typeof createCatalogRepository>;
+export type HostListRow = Awaited<ReturnType<CatalogRepository['hosts']>>[number];

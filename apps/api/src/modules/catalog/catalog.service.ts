@@ -21,7 +21,7 @@ import type { StaffScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
-import type { CatalogRepository, HostRow, PriceRow } from './catalog.repository.ts';
+import type { CatalogRepository, HostListRow, HostRow, PriceRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
 export interface StaffCtx {
@@ -81,6 +81,9 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
   async function hostView(resellerId: number, id: number): Promise<ResellerHost> {
     const row = await repo.host(resellerId, id);
     if (!row) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+    return toHost(row);
+  }
+  function toHost(row: HostListRow): ResellerHost {
     const h = row.host;
     return {
       id: h.id,
@@ -189,8 +192,7 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
         repo.libvirtProviders(scope.resellerId),
         repo.allRegions(),
       ]);
-      const hosts = await Promise.all(rows.map((r) => hostView(scope.resellerId, r.host.id)));
-      return { hosts, providers, regions };
+      return { hosts: rows.map(toHost), providers, regions };
     },
 
     async registerHost(ctx: StaffCtx, input: HostRegistration): Promise<ResellerHost> {
