@@ -26,6 +26,7 @@ import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
+import { registerCatalogModule } from './modules/catalog/catalog.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { registerBillingModule } from './modules/billing/billing.module.ts';
 import { registerResellerCompaniesModule } from './modules/reseller-companies/reseller-companies.module.ts';
@@ -79,6 +80,7 @@ const MODULES: RegisterModule[] = [
   registerBillingModule,
   registerActivityModule,
   registerResellerCompaniesModule,
+  registerCatalogModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;

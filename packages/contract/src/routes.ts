@@ -6,6 +6,7 @@ import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
+import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -24,6 +25,7 @@ export const routes = {
   activity: activityRoutes,
   resellerCompanies: resellerCompaniesRoutes,
   resellerStaff: resellerStaffRoutes,
+  resellerCatalog: resellerCatalogRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

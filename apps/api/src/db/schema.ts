@@ -403,6 +403,11 @@ export const configurationPrices = pgTable(
       .references(() => configurations.id),
     monthlyPrice: numeric('monthly_price', { precision: 12, scale: 2 }).notNull(),
     hourlyPrice: numeric('hourly_price', { precision: 12, scale: 5 }).notNull(),
+    /**
+     * Whether new VMs of this size may be created (docs/decisions/0012). A withdrawn size keeps its row, so the
+     * VMs already running keep being billed at its price.
+     */
+    offered: boolean('offered').notNull().default(true),
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.resellerId, t.configurationId] })],

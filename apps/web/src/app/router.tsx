@@ -95,6 +95,14 @@ export function createRouter() {
                         path: 'staff',
                         lazy: page(() => import('../features/reseller-companies/routes/StaffPage.tsx'), 'StaffPage'),
                       },
+                      {
+                        path: 'catalog',
+                        lazy: page(() => import('../features/reseller-catalog/routes/CatalogPage.tsx'), 'CatalogPage'),
+                      },
+                      {
+                        path: 'hosts',
+                        lazy: page(() => import('../features/reseller-catalog/routes/HostsPage.tsx'), 'HostsPage'),
+                      },
                     ],
                   },
                 ],

@@ -38,6 +38,13 @@ export const hostInputSchema = z
   .strict();
 export type HostInput = z.input<typeof hostInputSchema>;
 
+/** A change to a registered host (the reseller area, and whatever else edits one): only the fields given change. */
+export const hostPatchSchema = hostInputSchema
+  .pick({ cpus: true, ramGb: true, diskGb: true, cpuOvercommit: true, ramOvercommit: true, diskOvercommit: true })
+  .extend({ enabled: z.boolean().optional(), draining: z.boolean().optional() })
+  .strict();
+export type HostPatch = z.input<typeof hostPatchSchema>;
+
 export function createHostsService(deps: { db: Db; registry: ProviderRegistry }) {
   const { db, registry } = deps;
 
@@ -158,6 +165,16 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
         .innerJoin(providers, eq(providers.id, hosts.providerId))
         .leftJoin(used, eq(used.hostId, hosts.id))
         .orderBy(asc(hosts.name));
+    },
+
+    /** Changes a host's capacity, overcommit, enabled or draining; null when there is no such host. */
+    async update(id: number, patch: HostPatch): Promise<{ before: HostRow; after: HostRow } | null> {
+      const data = hostPatchSchema.parse(patch);
+      const [before] = await db.select().from(hosts).where(eq(hosts.id, id));
+      if (!before) return null;
+      if (Object.keys(data).length === 0) return { before, after: before };
+      const [after] = await db.update(hosts).set(data).where(eq(hosts.id, id)).returning();
+      return { before, after: after! };
     },
 
     async setDraining(name: string, draining: boolean): Promise<Change> {

@@ -17,6 +17,7 @@ import {
 } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
+import { providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
 
 /** Live VMs the caller may see, by the one visibility rule (access/vm-visibility.ts). */
@@ -97,18 +98,20 @@ export function createVmRepository(db: Db) {
   }
 
   return {
-    // ---- catalog ----
-    countries: () =>
+    // ---- catalog (what the caller's reseller offers: access/catalog-visibility.ts) ----
+    countries: (resellerId: number) =>
       db
         .select({ id: countries.id, name: countries.name })
         .from(countries)
-        .where(sql`exists (select 1 from regions r where r.country_id = "countries"."id")`)
+        .where(
+          sql`exists (select 1 from regions r where r.country_id = "countries"."id" and ${regionServed(resellerId, sql`r.id`)})`,
+        )
         .orderBy(asc(countries.name)),
-    regions: (countryId: number) =>
+    regions: (countryId: number, resellerId: number) =>
       db
         .select({ id: regions.id, name: regions.name })
         .from(regions)
-        .where(eq(regions.countryId, countryId))
+        .where(and(eq(regions.countryId, countryId), regionServed(resellerId, regions.id)))
         .orderBy(asc(regions.name)),
     cities: (regionId: number) =>
       db
@@ -133,13 +136,27 @@ export function createVmRepository(db: Db) {
         .limit(1);
       return row;
     },
-    configurations: () => db.select().from(configurations).orderBy(asc(configurations.cpu), asc(configurations.id)),
+    /** Every size, or (given a reseller) those it offers to its customers. */
+    configurations: (resellerId?: number) =>
+      db
+        .select()
+        .from(configurations)
+        .where(resellerId === undefined ? undefined : sizeOffered(resellerId, configurations.id))
+        .orderBy(asc(configurations.cpu), asc(configurations.id)),
+    async sizeOffered(resellerId: number, configurationId: number): Promise<boolean> {
+      const [row] = await db
+        .select({ id: configurations.id })
+        .from(configurations)
+        .where(and(eq(configurations.id, configurationId), sizeOffered(resellerId, configurations.id)))
+        .limit(1);
+      return !!row;
+    },
     async configuration(id: number) {
       const [row] = await db.select().from(configurations).where(eq(configurations.id, id)).limit(1);
       return row;
     },
     /** Providers that can run a configuration (or anything) in a region. */
-    providersFor: (regionId: number, configurationId?: number) =>
+    providersFor: (resellerId: number, regionId: number, configurationId?: number) =>
       db
         .selectDistinct({ id: providers.id, name: providers.name })
         .from(providers)
@@ -148,11 +165,13 @@ export function createVmRepository(db: Db) {
           and(
             eq(providerOfferings.regionId, regionId),
             eq(providers.enabled, true),
+            providerServes(resellerId, providers.resellerId),
             configurationId ? eq(providerOfferings.configurationId, configurationId) : undefined,
           ),
         )
         .orderBy(asc(providers.name)),
-    async offers(providerId: number, regionId: number, configurationId: number): Promise<boolean> {
+    /** Whether the provider, serving the reseller's customers, runs the size in the region. */
+    async offers(resellerId: number, providerId: number, regionId: number, configurationId: number): Promise<boolean> {
       const [row] = await db
         .select({ p: providerOfferings.providerId })
         .from(providerOfferings)
@@ -163,6 +182,7 @@ export function createVmRepository(db: Db) {
             eq(providerOfferings.regionId, regionId),
             eq(providerOfferings.configurationId, configurationId),
             eq(providers.enabled, true),
+            providerServes(resellerId, providers.resellerId),
           ),
         )
         .limit(1);

@@ -16,7 +16,11 @@ import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { VmEvents } from './vm-events.ts';
 import type { VmOperationAction, VmService } from './vm.service.ts';
 
-const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
+const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({
+  scope: scopeOf(auth),
+  requestId: request.id,
+  resellerId: auth.resellerId,
+});
 
 export interface VmRoutesDeps {
   vms: VmService;
@@ -31,17 +35,22 @@ export interface VmRoutesDeps {
 
 export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   const { vms } = d;
-  registerRoute(app, vmRoutes.listCountries, async () => ({ data: await vms.countries() }));
-  registerRoute(app, vmRoutes.listConfigurations, async () => ({ data: await vms.configurations() }));
-  registerRoute(app, vmRoutes.listRegions, async ({ params }) => ({ data: await vms.regions(params.id) }));
+  // The catalog is what the caller's reseller offers (docs/decisions/0014-reseller-catalog.md).
+  registerRoute(app, vmRoutes.listCountries, async ({ auth }) => ({ data: await vms.countries(auth.resellerId) }));
+  registerRoute(app, vmRoutes.listConfigurations, async ({ auth }) => ({
+    data: await vms.configurations(auth.resellerId),
+  }));
+  registerRoute(app, vmRoutes.listRegions, async ({ params, auth }) => ({
+    data: await vms.regions(params.id, auth.resellerId),
+  }));
   registerRoute(app, vmRoutes.listCities, async ({ params }) => ({ data: await vms.cities(params.id) }));
   registerRoute(app, vmRoutes.listImages, async ({ params }) => ({ data: await vms.images(params.id) }));
   registerRoute(app, vmRoutes.getRegion, async ({ params }) => ({ data: await vms.region(params.id) }));
-  registerRoute(app, vmRoutes.listProviders, async ({ params, query }) => ({
-    data: await vms.providers(params.regionId, query.configurationId),
+  registerRoute(app, vmRoutes.listProviders, async ({ params, query, auth }) => ({
+    data: await vms.providers(params.regionId, auth.resellerId, query.configurationId),
   }));
-  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params }) => ({
-    data: await vms.regionConfigurations(params.regionId),
+  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params, auth }) => ({
+    data: await vms.regionConfigurations(params.regionId, auth.resellerId),
   }));
 
   registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));

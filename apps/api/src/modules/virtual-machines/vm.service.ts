@@ -1,6 +1,7 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
 import { type vmActionRoutes } from '@portal/contract/virtual-machines';
+import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import {
   actionUnavailableReason,
   OPERATIONS,
@@ -31,7 +32,8 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
   /** Tells the runner there is work (it also polls). */
   kick: () => void;
 };
-type Ctx = { scope: TenantScope; requestId: string };
+/** The caller: tenant scope, request id, and the reseller whose catalog applies (docs/decisions/0012). */
+type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
 /** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
 export type VmOperationAction = keyof typeof vmActionRoutes;
 
@@ -151,8 +153,8 @@ export function createVmService(deps: Deps) {
     },
 
     // ---- catalog ----
-    countries: () => repo.countries(),
-    regions: (countryId: number) => repo.regions(countryId),
+    countries: (resellerId: number) => repo.countries(resellerId),
+    regions: (countryId: number, resellerId: number) => repo.regions(countryId, resellerId),
     cities: (regionId: number) => repo.cities(regionId),
     images: (regionId: number) => repo.images(regionId),
     async region(id: number) {
@@ -160,13 +162,15 @@ export function createVmService(deps: Deps) {
       if (!region) throw new NotFoundError('Region not found');
       return region;
     },
-    configurations: async () => (await repo.configurations()).map(toConfiguration),
-    /** Every size is listed for a region; one that no provider offers there is answered by an empty provider list. */
-    regionConfigurations: async (regionId: number) => {
+    /** The sizes the caller's reseller offers (all while it has priced none). */
+    configurations: async (resellerId: number) => (await repo.configurations(resellerId)).map(toConfiguration),
+    /** Every offered size is listed for a region; one that no provider offers there is answered by an empty provider list. */
+    regionConfigurations: async (regionId: number, resellerId: number) => {
       if (!(await repo.region(regionId))) throw new NotFoundError('Region not found');
-      return (await repo.configurations()).map(toConfiguration);
+      return (await repo.configurations(resellerId)).map(toConfiguration);
     },
-    providers: (regionId: number, configurationId?: number) => repo.providersFor(regionId, configurationId),
+    providers: (regionId: number, resellerId: number, configurationId?: number) =>
+      repo.providersFor(resellerId, regionId, configurationId),
 
     // ---- reads ----
     async list(
@@ -336,7 +340,9 @@ export function createVmService(deps: Deps) {
       if (!(await repo.imageOffered(input.regionId, input.image)))
         throw new BadRequestError('The image is not offered in this region');
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
-      if (!(await repo.offers(input.providerId, input.regionId, input.configurationId)))
+      if (!(await repo.sizeOffered(ctx.resellerId, input.configurationId)))
+        throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
+      if (!(await repo.offers(ctx.resellerId, input.providerId, input.regionId, input.configurationId)))
         throw new BadRequestError('Chosen configuration has no possible provider');
       const names =
         input.numberOfInstances === 1
@@ -414,7 +420,9 @@ export function createVmService(deps: Deps) {
       if (!target) throw new NotFoundError('Configuration not found');
       if (target.cpu <= current!.cpu)
         throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
-      if (!(await repo.offers(vm.providerId, vm.regionId, configurationId)))
+      if (!(await repo.sizeOffered(ctx.resellerId, configurationId)))
+        throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
+      if (!(await repo.offers(ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
         throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
       await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } });

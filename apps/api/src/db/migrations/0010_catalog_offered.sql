@@ -1,0 +1,1 @@
+ALTER TABLE "configuration_prices" ADD COLUMN "offered" boolean DEFAULT true NOT NULL;

@@ -1,0 +1,29 @@
+/** The reseller area's catalog and hosts calls: parse, call the service, answer. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CATALOG_TEXT, resellerCatalogRoutes as r } from '@portal/contract/reseller-catalog';
+import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
+import type { CatalogService, StaffCtx } from './catalog.service.ts';
+
+const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): StaffCtx => ({
+  scope: staffScopeOf(auth),
+  companyId: auth.companyId,
+  requestId: request.id,
+});
+
+export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogService): void {
+  registerRoute(app, r.listSizes, async ({ auth }) => ({ data: await catalog.sizes(staffScopeOf(auth)) }));
+  registerRoute(app, r.saveSize, async ({ auth, request, params, body }) => ({
+    message: CATALOG_TEXT.sizeSaved,
+    data: await catalog.saveSize(ctxOf(auth, request), params.id, body),
+  }));
+  registerRoute(app, r.listRegions, async ({ auth }) => ({ data: await catalog.regions(staffScopeOf(auth)) }));
+  registerRoute(app, r.listHosts, async ({ auth }) => ({ data: await catalog.hosts(staffScopeOf(auth)) }));
+  registerRoute(app, r.registerHost, async ({ auth, request, body }) => ({
+    message: CATALOG_TEXT.hostRegistered,
+    data: await catalog.registerHost(ctxOf(auth, request), body),
+  }));
+  registerRoute(app, r.updateHost, async ({ auth, request, params, body }) => ({
+    message: CATALOG_TEXT.hostSaved,
+    data: await catalog.updateHost(ctxOf(auth, request), params.id, body),
+  }));
+}

@@ -1,0 +1,235 @@
+/**
+ * The reseller area's catalog and hosts (docs/decisions/0014-reseller-catalog.md): a reseller prices and offers
+ * platform sizes, sees the regions and images its providers serve, and runs the hosts of its own providers.
+ * Support staff read; owners change; every change is audited. Hosts are registered and edited through the
+ * same hosts service as the operator's CLI and imports, so a host is validated one way.
+ */
+import { API_MESSAGES } from '@portal/contract/messages';
+import { staffMayWrite } from '@portal/contract/permissions';
+import {
+  CATALOG_TEXT,
+  type HostHealth,
+  type HostRegistration,
+  type HostUpdate,
+  type ResellerHost,
+  type ResellerSize,
+  type SizeOffer,
+} from '@portal/contract/reseller-catalog';
+import type { Db } from '../../db/client.ts';
+import type { Audit } from '../../lib/audit.ts';
+import type { StaffScope } from '../../lib/auth-context.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { iso } from '../../lib/http.ts';
+import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
+import type { CatalogRepository, HostListRow, HostRow, PriceRow } from './catalog.repository.ts';
+
+/** The staff member acting, the staff company their audit entries belong to, and the request. */
+export interface StaffCtx {
+  scope: StaffScope;
+  companyId: number;
+  requestId: string;
+}
+
+export function healthOf(host: Pick<HostRow, 'lastSeenAt' | 'lastError'>): HostHealth {
+  if (host.lastError) return 'unreachable';
+  if (!host.lastSeenAt) return 'not seen';
+  return 'healthy';
+}
+
+export function createCatalogService(deps: { db: Db; repo: CatalogRepository; hosts: HostsService; audit: Audit }) {
+  const { db, repo, audit } = deps;
+
+  function requireWrite(ctx: StaffCtx) {
+    if (!staffMayWrite(ctx.scope.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
+  }
+  function record(
+    ctx: StaffCtx,
+    action: string,
+    targetType: string,
+    targetId: number,
+    before: unknown,
+    after: unknown,
+  ) {
+    return audit.record({
+      companyId: ctx.companyId,
+      actorUserId: ctx.scope.userId,
+      action,
+      targetType,
+      targetId,
+      before,
+      after,
+      requestId: ctx.requestId,
+    });
+  }
+  function toSize(
+    size: { id: number; key: string; name: string; cpu: number; ram: number; disk: number },
+    price: PriceRow | null,
+    pricesSet: boolean,
+  ): ResellerSize {
+    return {
+      id: size.id,
+      key: size.key,
+      name: size.name,
+      cpu: size.cpu,
+      ram: size.ram,
+      disk: size.disk,
+      offered: pricesSet ? (price?.offered ?? false) : true,
+      monthlyPrice: price?.monthlyPrice ?? null,
+      hourlyPrice: price?.hourlyPrice ?? null,
+    };
+  }
+  async function hostView(resellerId: number, id: number): Promise<ResellerHost> {
+    const row = await repo.host(resellerId, id);
+    if (!row) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+    return toHost(row);
+  }
+  function toHost(row: HostListRow): ResellerHost {
+    const h = row.host;
+    return {
+      id: h.id,
+      name: h.name,
+      uri: h.uri,
+      provider: row.provider,
+      providerId: h.providerId,
+      region: row.region,
+      regionId: h.regionId,
+      cpus: h.cpus,
+      ramGb: h.ramGb,
+      diskGb: h.diskGb,
+      cpuOvercommit: h.cpuOvercommit,
+      ramOvercommit: h.ramOvercommit,
+      diskOvercommit: h.diskOvercommit,
+      used: { vms: row.vms, cpu: row.cpu, ram: row.ram, disk: row.disk },
+      enabled: h.enabled,
+      draining: h.draining,
+      health: healthOf(h),
+      lastSeenAt: h.lastSeenAt ? iso(h.lastSeenAt) : null,
+      lastError: h.lastError,
+    };
+  }
+  /** The hosts service's own refusals (unreadable host, bad values) are the caller's bad input. */
+  async function asBadRequest<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof HostInputError) throw new BadRequestError(err.message);
+      if (err instanceof Error && err.name === 'ZodError') throw new BadRequestError(API_MESSAGES.invalidRequest);
+      throw err;
+    }
+  }
+
+  return {
+    async sizes(scope: StaffScope) {
+      const [rows, currency] = await Promise.all([repo.sizes(scope.resellerId), repo.currency(scope.resellerId)]);
+      const pricesSet = rows.some((r) => r.price !== null);
+      return { currency, pricesSet, sizes: rows.map((r) => toSize(r.size, r.price, pricesSet)) };
+    },
+
+    /** Prices a size and offers or withdraws it; the price row stays when withdrawn, for the VMs already billed at it. */
+    async saveSize(ctx: StaffCtx, configurationId: number, offer: SizeOffer): Promise<ResellerSize> {
+      requireWrite(ctx);
+      const size = await repo.size(configurationId);
+      if (!size) throw new NotFoundError(CATALOG_TEXT.sizeNotFound);
+      const resellerId = ctx.scope.resellerId;
+      const saved = await db.transaction(async (tx) => {
+        const before = await repo.price(tx, resellerId, configurationId);
+        const saved = await repo.savePrice(tx, { resellerId, configurationId, ...offer });
+        await audit.record(
+          {
+            companyId: ctx.companyId,
+            actorUserId: ctx.scope.userId,
+            action: 'catalog.size.save',
+            targetType: 'configuration',
+            targetId: configurationId,
+            before: before && {
+              monthlyPrice: before.monthlyPrice,
+              hourlyPrice: before.hourlyPrice,
+              offered: before.offered,
+            },
+            after: { monthlyPrice: saved.monthlyPrice, hourlyPrice: saved.hourlyPrice, offered: saved.offered },
+            requestId: ctx.requestId,
+          },
+          tx,
+        );
+        return saved;
+      });
+      return toSize(size, saved, true);
+    },
+
+    async regions(scope: StaffScope) {
+      const [rows, ownProviders, counts] = await Promise.all([
+        repo.servedRegions(scope.resellerId),
+        repo.hasOwnProviders(scope.resellerId),
+        repo.hostCounts(scope.resellerId),
+      ]);
+      const byId = new Map<
+        number,
+        { id: number; name: string; country: string; providers: string[]; images: string[]; hosts: number }
+      >();
+      for (const r of rows) {
+        const region = byId.get(r.id) ?? {
+          id: r.id,
+          name: r.name,
+          country: r.country,
+          providers: [],
+          images: [],
+          hosts: 0,
+        };
+        region.providers.push(r.provider);
+        byId.set(r.id, region);
+      }
+      for (const image of await repo.imagesOf([...byId.keys()])) byId.get(image.regionId)?.images.push(image.name);
+      for (const c of counts) {
+        const region = byId.get(c.regionId);
+        if (region) region.hosts = c.n;
+      }
+      return { ownProviders, regions: [...byId.values()] };
+    },
+
+    async hosts(scope: StaffScope) {
+      const [rows, providers, regions] = await Promise.all([
+        repo.hosts(scope.resellerId),
+        repo.libvirtProviders(scope.resellerId),
+        repo.allRegions(),
+      ]);
+      return { hosts: rows.map(toHost), providers, regions };
+    },
+
+    async registerHost(ctx: StaffCtx, input: HostRegistration): Promise<ResellerHost> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      // Another reseller's provider is not found, like anything else of theirs.
+      if (!(await repo.provider(resellerId, input.providerId))) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+      if (!(await repo.region(input.regionId))) throw new NotFoundError(CATALOG_TEXT.regionNotFound);
+      // The hosts service updates a host of the same name; only the reseller's own may be updated that way.
+      const existing = await repo.hostByName(input.name);
+      if (existing && existing.resellerId !== resellerId) throw new ConflictError(CATALOG_TEXT.hostNameTaken);
+      const { providerId, regionId, ...rest } = input;
+      const result = await asBadRequest(() => deps.hosts.add({ ...rest, provider: providerId, region: regionId }));
+      await record(ctx, existing ? 'host.update' : 'host.register', 'host', result.host.id, null, {
+        name: result.host.name,
+        uri: result.host.uri,
+        providerId,
+        regionId,
+        cpus: result.host.cpus,
+        ramGb: result.host.ramGb,
+        diskGb: result.host.diskGb,
+      });
+      return hostView(resellerId, result.host.id);
+    },
+
+    async updateHost(ctx: StaffCtx, id: number, patch: HostUpdate): Promise<ResellerHost> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      if (!(await repo.host(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+      if (Object.keys(patch).length === 0) throw new BadRequestError(CATALOG_TEXT.noChange);
+      const result = await asBadRequest(() => deps.hosts.update(id, patch));
+      if (!result) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+      const keys = Object.keys(patch) as (keyof HostUpdate)[];
+      const pick = (h: HostRow) => Object.fromEntries(keys.map((k) => [k, h[k]]));
+      await record(ctx, 'host.update', 'host', id, pick(result.before), pick(result.after));
+      return hostView(resellerId, id);
+    },
+  };
+}
+export type CatalogService = ReturnType<typeof createCatalogService>;

@@ -1,0 +1,56 @@
+/** The reseller area's catalog and hosts in Chromium: an owner prices and offers a size, then drains a host. */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companies, hosts, providers, regions, users } from '../apps/api/src/db/schema.ts';
+import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { ADMIN, screenshot, startPortal, type Portal } from './support/portal.ts';
+
+let portal: Portal;
+beforeAll(async () => {
+  portal = await startPortal();
+  const [admin] = await portal.db.select().from(users).where(eq(users.email, ADMIN.email));
+  const [company] = await portal.db.select().from(companies).where(eq(companies.id, admin!.companyId));
+  const resellerId = company!.resellerId;
+  const [staff] = await portal.db.insert(companies).values({ resellerId, name: 'Staff', kind: 'staff' }).returning();
+  await createUser(portal, staff!.id, 'owner@northwind.example', { staffRole: 'owner' });
+  const [provider] = await portal.db
+    .insert(providers)
+    .values({ name: 'Northwind libvirt', driver: 'libvirt', resellerId })
+    .returning();
+  const [east] = await portal.db.select().from(regions).where(eq(regions.name, 'US East'));
+  const base = { providerId: provider!.id, regionId: east!.id, cpus: 32, ramGb: 128, diskGb: 2000 };
+  await portal.db.insert(hosts).values([
+    { ...base, name: 'nw-east-1', uri: 'qemu+ssh://root@10.0.0.11/system', lastSeenAt: new Date() },
+    { ...base, name: 'nw-east-2', uri: 'qemu+ssh://root@10.0.0.12/system', lastError: 'Connection refused' },
+  ]);
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+describe('reseller catalog and hosts', () => {
+  it('an owner offers a size at a price and drains a host', async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page, 'owner@northwind.example', PASSWORD);
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    const micro = page.locator('tr[data-size="micro"]');
+    await micro.getByRole('button', { name: 'Edit prices' }).click();
+    await micro.getByLabel('Micro monthly price').fill('12.5');
+    await micro.getByLabel('Micro hourly price').fill('0.0171');
+    await micro.getByRole('button', { name: 'Save and offer' }).click();
+    await expect.poll(() => micro.textContent()).toContain('12.50 USD');
+    expect(await page.locator('[data-offered="true"]').count()).toBe(1);
+    await screenshot(page, 'reseller-catalog');
+
+    await page.getByRole('link', { name: 'Hosts' }).click();
+    const host = page.locator('tr[data-host="nw-east-1"]');
+    await host.getByRole('button', { name: 'Drain' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Drain' }).click();
+    await expect.poll(() => host.textContent()).toContain('Draining');
+    expect(await page.locator('tr[data-host="nw-east-2"]').textContent()).toContain('Connection refused');
+    await screenshot(page, 'reseller-hosts');
+    await host.getByRole('button', { name: 'Edit' }).click();
+    await screenshot(page, 'reseller-host-edit');
+    await context.close();
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * The reseller area's catalog and hosts (issue 13, docs/decisions/0014-reseller-catalog.md): the sizes a reseller
+ * offers and at what price, the regions and images its providers serve, and its providers' libvirt hosts.
+ * Staff only; owners change, support reads.
+ */
+import './zod-setup.ts';
+import { z } from 'zod';
+import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
+import { VALIDATION } from './messages.ts';
+import { SINGLE_LINE_PATTERN } from './validation.ts';
+
+export const CATALOG_TEXT = {
+  sizeSaved: 'Size saved',
+  sizeNotFound: 'Size not found',
+  hostNotFound: 'Host not found',
+  providerNotFound: 'Provider not found',
+  regionNotFound: 'Region not found',
+  hostSaved: 'Host saved',
+  hostRegistered: 'Host registered',
+  hostNameTaken: 'A host of that name is already registered',
+  noChange: 'Nothing to change',
+  monthlyPrice: 'The monthly price must be a positive amount with at most 2 decimals (e.g. 12.50)',
+  hourlyPrice: 'The hourly price must be a positive amount with at most 5 decimals (e.g. 0.01712)',
+  overcommit: `Overcommit must be between 0.1 and 64`,
+  cpus: 'CPUs must be a whole number from 1 to 100000',
+  ramGb: 'RAM must be a positive number of GB (at most 1000000)',
+  diskGb: 'Disk must be a positive number of GB (at most 100000000)',
+  hostName: 'The host name may hold letters, digits, dot, dash and underscore (at most 63)',
+  hostUri: 'A libvirt URI such as qemu+ssh://root@host/system',
+  /** The customer portal: a size the reseller does not offer (any more). */
+  sizeNotOffered: 'This size is not offered',
+} as const;
+
+/** Limits shared by the server's checks and the portal's forms. */
+export const HOST_LIMITS = {
+  overcommitMin: 0.1,
+  overcommitMax: 64,
+  cpusMax: 100_000,
+  ramGbMax: 1_000_000,
+  diskGbMax: 100_000_000,
+};
+
+/** Money as a decimal string (never a float): numeric(12,2) monthly, numeric(12,5) hourly; at most 10 integer digits. */
+const price = (scale: number, message: string) =>
+  z
+    .string({ error: message })
+    .trim()
+    .regex(new RegExp(`^\\d{1,10}(\\.\\d{1,${scale}})?$`), message)
+    .refine((v) => Number(v) > 0, message);
+export const monthlyPriceSchema = price(2, CATALOG_TEXT.monthlyPrice);
+export const hourlyPriceSchema = price(5, CATALOG_TEXT.hourlyPrice);
+
+export const sizeOfferSchema = z
+  .object({ monthlyPrice: monthlyPriceSchema, hourlyPrice: hourlyPriceSchema, offered: z.boolean() })
+  .strict();
+export type SizeOffer = z.infer<typeof sizeOfferSchema>;
+
+export const resellerSizeSchema = z.object({
+  id: z.number().int(),
+  key: z.string(),
+  name: z.string(),
+  cpu: z.number().int(),
+  ram: z.number().int(),
+  disk: z.number().int(),
+  /** Whether customers may create VMs of this size (every size while the reseller has set no prices). */
+  offered: z.boolean(),
+  monthlyPrice: z.string().nullable(),
+  hourlyPrice: z.string().nullable(),
+});
+export type ResellerSize = z.infer<typeof resellerSizeSchema>;
+export const resellerSizesSchema = z.object({
+  currency: z.string(),
+  /** False while the reseller has priced no size: its customers then see every size (the fallback of 0012). */
+  pricesSet: z.boolean(),
+  sizes: z.array(resellerSizeSchema),
+});
+
+export const resellerRegionSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  country: z.string(),
+  /** The providers serving it for this reseller (its own, or the platform's while it has none). */
+  providers: z.array(z.string()),
+  images: z.array(z.string()),
+  hosts: z.number().int(),
+});
+export const resellerRegionsSchema = z.object({
+  /** Whether the reseller runs its own providers; if not, its customers use the platform's. */
+  ownProviders: z.boolean(),
+  regions: z.array(resellerRegionSchema),
+});
+
+export const hostHealthSchema = z.enum(['healthy', 'unreachable', 'not seen']);
+export type HostHealth = z.infer<typeof hostHealthSchema>;
+
+export const resellerHostSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  uri: z.string(),
+  provider: z.string(),
+  providerId: z.number().int(),
+  region: z.string(),
+  regionId: z.number().int(),
+  cpus: z.number().int(),
+  ramGb: z.number(),
+  diskGb: z.number(),
+  cpuOvercommit: z.number(),
+  ramOvercommit: z.number(),
+  diskOvercommit: z.number(),
+  /** What the live VMs placed on it take. */
+  used: z.object({ vms: z.number().int(), cpu: z.number().int(), ram: z.number().int(), disk: z.number().int() }),
+  enabled: z.boolean(),
+  draining: z.boolean(),
+  health: hostHealthSchema,
+  lastSeenAt: timestampSchema.nullable(),
+  lastError: z.string().nullable(),
+});
+export type ResellerHost = z.infer<typeof resellerHostSchema>;
+export const resellerHostsSchema = z.object({
+  hosts: z.array(resellerHostSchema),
+  /** What a new host may be registered under: the reseller's libvirt providers, and the regions. */
+  providers: z.array(z.object({ id: z.number().int(), name: z.string() })),
+  regions: z.array(z.object({ id: z.number().int(), name: z.string() })),
+});
+
+const overcommit = z
+  .number({ error: CATALOG_TEXT.overcommit })
+  .min(HOST_LIMITS.overcommitMin, CATALOG_TEXT.overcommit)
+  .max(HOST_LIMITS.overcommitMax, CATALOG_TEXT.overcommit);
+const capacityFields = {
+  cpus: z
+    .number({ error: CATALOG_TEXT.cpus })
+    .int(CATALOG_TEXT.cpus)
+    .min(1, CATALOG_TEXT.cpus)
+    .max(HOST_LIMITS.cpusMax, CATALOG_TEXT.cpus),
+  ramGb: z
+    .number({ error: CATALOG_TEXT.ramGb })
+    .positive(CATALOG_TEXT.ramGb)
+    .max(HOST_LIMITS.ramGbMax, CATALOG_TEXT.ramGb),
+  diskGb: z
+    .number({ error: CATALOG_TEXT.diskGb })
+    .positive(CATALOG_TEXT.diskGb)
+    .max(HOST_LIMITS.diskGbMax, CATALOG_TEXT.diskGb),
+  cpuOvercommit: overcommit,
+  ramOvercommit: overcommit,
+  diskOvercommit: overcommit,
+};
+
+/** A change to a host: capacity, overcommit, whether it takes new VMs. Only the fields given change. */
+export const hostUpdateSchema = z
+  .object({
+    ...capacityFields,
+    enabled: z.boolean(),
+    draining: z.boolean(),
+  })
+  .partial()
+  .strict();
+export type HostUpdate = z.infer<typeof hostUpdateSchema>;
+
+/** A new host of one of the reseller's libvirt providers; capacity not given is read from the host. */
+export const hostRegistrationSchema = z
+  .object({
+    name: z.string({ error: CATALOG_TEXT.hostName }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, CATALOG_TEXT.hostName),
+    uri: z
+      .string({ error: CATALOG_TEXT.hostUri })
+      .max(500, CATALOG_TEXT.hostUri)
+      .regex(/^[a-z0-9+]+:\/\/[^\s]*$/, CATALOG_TEXT.hostUri)
+      .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+    providerId: idSchema,
+    regionId: idSchema,
+    cpus: capacityFields.cpus.optional(),
+    ramGb: capacityFields.ramGb.optional(),
+    diskGb: capacityFields.diskGb.optional(),
+    cpuOvercommit: overcommit.optional(),
+    ramOvercommit: overcommit.optional(),
+    diskOvercommit: overcommit.optional(),
+  })
+  .strict();
+export type HostRegistration = z.infer<typeof hostRegistrationSchema>;
+
+const base = { tag: 'Reseller catalog', access: 'staff' } as const;
+const P = '/reseller';
+
+export const resellerCatalogRoutes = {
+  listSizes: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/catalog/sizes`,
+    summary: "Every platform size with the reseller's prices and whether it is offered",
+    data: resellerSizesSchema,
+  }),
+  saveSize: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/catalog/sizes/:id`,
+    summary: 'Sets the prices of a size and whether it is offered (false withdraws it; the price stays for billing)',
+    params: idParamsSchema,
+    body: sizeOfferSchema,
+    data: resellerSizeSchema,
+  }),
+  listRegions: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/catalog/regions`,
+    summary: "The regions the reseller's providers serve, with their images",
+    data: resellerRegionsSchema,
+  }),
+  listHosts: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/hosts`,
+    summary: "The hosts of the reseller's providers: capacity, allocation, health",
+    data: resellerHostsSchema,
+  }),
+  registerHost: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/hosts`,
+    summary: "Registers a libvirt host of one of the reseller's providers",
+    body: hostRegistrationSchema,
+    data: resellerHostSchema,
+  }),
+  updateHost: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/hosts/:id`,
+    summary: "Changes a host's capacity, overcommit, enabled or draining",
+    params: idParamsSchema,
+    body: hostUpdateSchema,
+    data: resellerHostSchema,
+  }),
+} as const;
