@@ -56,7 +56,7 @@ export interface ModuleDeps {
 /** What another module may ask of the VM module: recorded as operations the runner carries out. */
 export interface VmControl {
   /** Enqueues a stop of every running VM of the company (as the portal's Stop); answers how many. */
-  stopRunningVms(companyId: number, actor: { userId: number; requestId: string }): Promise<number>;
+  stopRunningVms(companyId: number, actor: { userId: number; resellerId: number; requestId: string }): Promise<number>;
 }
 
 /** A module's background work (runners, reconcilers, sweepers), started by server.ts and stopped on close. */

@@ -147,7 +147,11 @@ export function createCompaniesService(deps: Deps) {
       for (const userId of await repo.userIdsOf(id)) await deps.sessions.destroyAllFor(userId);
       const control = deps.vmControl.current;
       const stoppedVms = control
-        ? await control.stopRunningVms(id, { userId: ctx.staff.userId, requestId: ctx.requestId })
+        ? await control.stopRunningVms(id, {
+            userId: ctx.staff.userId,
+            resellerId: ctx.staff.resellerId,
+            requestId: ctx.requestId,
+          })
         : 0;
       await record(ctx, id, 'company.suspend', { reason: reason || null, stoppedVms });
       return { stoppedVms };

@@ -134,10 +134,14 @@ export function createVmService(deps: Deps) {
      * (operation, status, audit), so the runner does the work. A VM that is busy with another operation is left
      * alone. Answers how many stops were enqueued.
      */
-    async stopRunningVmsOfCompany(companyId: number, actor: { userId: number; requestId: string }): Promise<number> {
+    async stopRunningVmsOfCompany(
+      companyId: number,
+      actor: { userId: number; resellerId: number; requestId: string },
+    ): Promise<number> {
       const ctx: Ctx = {
         scope: { userId: actor.userId, companyId, isCompanyAdmin: false },
         requestId: actor.requestId,
+        resellerId: actor.resellerId,
       };
       let stopped = 0;
       for (const vm of await repo.ofCompanyInStatus(companyId, 'Running')) {
