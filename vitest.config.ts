@@ -25,7 +25,12 @@ export default defineConfig({
         test: {
           name: 'api-pglite',
           include: ['apps/api/src/**/*.test.ts'],
-          exclude: ['apps/api/src/**/*.unit.test.ts'],
+          // What only PostgreSQL has (a network to cut, LISTEN connections) is tested in api-postgres alone.
+          exclude: [
+            'apps/api/src/**/*.unit.test.ts',
+            'apps/api/src/lib/pg-listener.test.ts',
+            'apps/api/src/plugins/database-outage.test.ts',
+          ],
           provide: { pgUrl: null },
         },
       },
@@ -34,8 +39,12 @@ export default defineConfig({
         test: {
           name: 'api-postgres',
           include: ['apps/api/src/**/*.test.ts'],
-          // The libvirt driver test uses no database: once (in api-pglite) is enough.
-          exclude: ['apps/api/src/**/*.unit.test.ts', 'apps/api/src/providers/libvirt/libvirt.test.ts'],
+          // The libvirt driver test uses no database, and server-start tests the embedded PGlite start: once is enough.
+          exclude: [
+            'apps/api/src/**/*.unit.test.ts',
+            'apps/api/src/providers/libvirt/libvirt.test.ts',
+            'apps/api/src/server-start.test.ts',
+          ],
           globalSetup: ['apps/api/test/global-postgres.ts'],
         },
       },
