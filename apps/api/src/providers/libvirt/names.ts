@@ -8,17 +8,17 @@ export const REF_RE = /^irontech-[0-9a-f]{20}$/;
 /** The domain name and the machine's ref. */
 export const refForKey = (key: string) => `irontech-${digest(key).slice(0, 20)}`;
 
-/** A locally administered MAC in QEMU's range, stable for the key. */
-export function macForKey(key: string): string {
-  const h = digest(`mac:${key}`);
+/** A MAC in QEMU's locally administered range (52:54:00), stable for what it is derived from. */
+function qemuMac(seed: string): string {
+  const h = digest(seed);
   return `52:54:00:${h.slice(0, 2)}:${h.slice(2, 4)}:${h.slice(4, 6)}`;
 }
 
+/** The MAC of the machine's NIC on its private network. */
+export const macForKey = (key: string) => qemuMac(`mac:${key}`);
+
 /** The MAC of the machine's NIC on the public network. */
-export function publicMacForKey(key: string): string {
-  const h = digest(`public-mac:${key}`);
-  return `52:54:00:${h.slice(0, 2)}:${h.slice(2, 4)}:${h.slice(4, 6)}`;
-}
+export const publicMacForKey = (key: string) => qemuMac(`public-mac:${key}`);
 
 export function uuidForKey(key: string): string {
   const h = digest(`uuid:${key}`);
