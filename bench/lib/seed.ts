@@ -46,7 +46,7 @@ export async function seedOnce(url: string, size: SeedSize): Promise<number> {
     );
     await client.query(`
       insert into virtual_machines (company_id, team_id, name, status, configuration_id, region_id, image, provider_id, created_at)
-      select 1 + (g % ${c}), null, 'vm-' || g, (array['Running','Stopped','Error'])[1 + g % 3], 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
+      select 1 + (g % ${c}), null, 'vm-' || g, (array['Running','Stopped','Error'])[1 + g % 3]::vm_status, 1 + g % 6, 1, 'Debian 12', 1, now() - (g % 300) * interval '1 day'
       from generate_series(1, ${v}) g`);
     await client.query('vacuum analyze');
     await client.query('insert into bench_seed (size) values ($1)', [key]);

@@ -32,11 +32,4 @@ export function allRoutes(): RouteDef[] {
   return Object.values(routes).flatMap((group) => Object.values(group) as RouteDef[]);
 }
 
-/** Fills `:name` path parameters. */
-export function buildPath(path: string, params: Record<string, string | number> = {}): string {
-  return path.replace(/:(\w+)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`Missing path parameter ${name} for ${path}`);
-    return encodeURIComponent(String(value));
-  });
-}
+export { buildPath } from './paths.ts';

@@ -1,5 +1,4 @@
 /** /login — Welcome, email, password, Remember me, Forgot Password, Login. */
-import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
@@ -7,17 +6,21 @@ import { Link, useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { ERRORS } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
-import { loginFormSchema } from '@portal/contract/validation';
+import type { loginFormSchema } from '@portal/contract/validation';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { callApi } from '../../../lib/api.ts';
+import { lazyResolver } from '../../../lib/lazy-resolver.ts';
 import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
 import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type LoginForm = z.input<typeof loginFormSchema>;
+
+// zod and the schema load on the form's first focus, not with the page: the screen paints without them.
+const validation = lazyResolver(() => import('../validation/login-resolver.ts').then((m) => m.loginResolver));
 
 export function LoginPage() {
   const navigate = useNavigate();
@@ -25,7 +28,7 @@ export function LoginPage() {
   const { clear } = useAuth();
   const loginMutation = useRouteMutation(routes.auth.login, { suppress401: true });
   const form = useForm<LoginForm>({
-    resolver: zodResolver(loginFormSchema),
+    resolver: validation.resolver,
     defaultValues: { email: '', password: '', rememberMe: false },
   });
 
@@ -67,7 +70,12 @@ export function LoginPage() {
   return (
     <AuthCard title="Welcome" subtitle="Sign in to manage your virtual machines and teams.">
       <FormProvider {...form}>
-        <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <form
+          onSubmit={onSubmit}
+          onFocus={() => void validation.preload().catch(() => {})}
+          className="space-y-4"
+          noValidate
+        >
           <TextField<LoginForm>
             name="email"
             label="Email"

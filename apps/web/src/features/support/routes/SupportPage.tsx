@@ -8,6 +8,7 @@ import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import { LIMITS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
+import { supportMessageBody } from '@portal/contract/platform';
 import { routes } from '@portal/contract/routes';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
@@ -87,7 +88,7 @@ export function SupportPage() {
   );
 }
 
-const supportMessageSchema = routes.platform.sendSupportEmail.body;
+const supportMessageSchema = supportMessageBody;
 type SupportMessageForm = z.input<typeof supportMessageSchema>;
 
 function GetInTouch() {

@@ -1,0 +1,10 @@
+/** Path helpers without schemas: the portal's first load imports them without zod (apps/web/route-table.ts). */
+
+/** Fills `:name` path parameters. */
+export function buildPath(path: string, params: Record<string, string | number> = {}): string {
+  return path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`Missing path parameter ${name} for ${path}`);
+    return encodeURIComponent(String(value));
+  });
+}
