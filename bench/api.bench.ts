@@ -137,10 +137,9 @@ try {
         return res.json() as Promise<{ data: unknown }>;
       }),
     );
-    if (JSON.stringify(bodies[1]!.data) !== JSON.stringify(bodies[2]!.data)) {
-      console.warn(
-        `${scenario}: the limit and the portal answer differently:\n  limit  ${JSON.stringify(bodies[1]!.data).slice(0, 300)}\n  portal ${JSON.stringify(bodies[2]!.data).slice(0, 300)}`,
-      );
+    const diffs = differences(bodies[1]!.data, bodies[2]!.data);
+    if (diffs.length) {
+      console.warn(`${scenario}: the limit and the portal answer differently (limit vs portal):\n  ${diffs.slice(0, 12).join('\n  ')}`);
     }
   }
 
@@ -274,4 +273,15 @@ try {
   }
   await new Promise((r) => setTimeout(r, 500));
   cluster.stop();
+}
+
+/** Paths where two JSON answers differ, with both values (the limit must answer exactly what the portal does). */
+function differences(a: unknown, b: unknown, path = '$'): string[] {
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].flatMap((k) =>
+      differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
+    );
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${path}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`];
 }

@@ -16,7 +16,7 @@ const pool = new pg.Pool({
 
 const SESSION = {
   name: 'limit_session',
-  text: `select "sessions"."state", "sessions"."remember_me", "sessions"."last_seen_at", "users"."id", "users"."company_id", "users"."email", "users"."is_company_admin", "users"."force_password_reset" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where ("sessions"."id" = $1 and "sessions"."expires_at" > $2) limit 1`,
+  text: `select "sessions"."state", "sessions"."remember_me", "sessions"."last_seen_at", "users"."id", "users"."company_id", "users"."email", "users"."is_company_admin", "users"."force_password_reset", "companies"."reseller_id" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" inner join "companies" on "companies"."id" = "users"."company_id" where ("sessions"."id" = $1 and "sessions"."expires_at" > $2 and "companies"."suspended_at" is null) limit 1`,
 };
 const LIST = {
   name: 'limit_list',
@@ -24,7 +24,7 @@ const LIST = {
 };
 const USER = {
   name: 'limit_user',
-  text: `select u.id, u.email, u.first_name, u.last_name, u.created_at, u.force_password_reset, u.is_company_admin, c.name as company_name,
+  text: `select u.id, u.email, u.first_name, u.last_name, u.created_at, u.force_password_reset, u.is_company_admin, u.staff_role, c.name as company_name,
     coalesce(r.name, d.name) as reseller_name, coalesce(r.email, d.email) as reseller_email, coalesce(r.logo_url, d.logo_url) as logo_url, coalesce(r.tab_logo_url, d.tab_logo_url) as tab_logo_url
     from users u join companies c on c.id = u.company_id join resellers r on r.id = c.reseller_id join distributors d on d.id = r.distributor_id where u.id = $1 limit 1`,
 };
@@ -42,7 +42,12 @@ interface SessionRow {
   state: string;
   id: number;
   company_id: number;
+  is_company_admin: boolean;
 }
+
+// What a company admin may do on any of the company's VMs (the bench signs in as one); a member's would need
+// the team's role, which the portal reads with the VM.
+const ADMIN_VM_PERMISSIONS = ['vm.view', 'vm.create', 'vm.operate', 'vm.modify', 'vm.delete'];
 
 function sessionToken(cookie: string | undefined): string | undefined {
   for (const part of (cookie ?? '').split(';')) {
@@ -110,6 +115,7 @@ app.get('/auth/check', async (request, reply) => {
         tabLogoUrl: u.tab_logo_url,
         companyName: u.company_name,
         isCompanyAdmin: u.is_company_admin,
+        staffRole: u.staff_role,
       },
     },
   };
@@ -148,6 +154,7 @@ app.get('/vm/:id', async (request, reply) => {
       usage: { cpuUsage: 0, ramUsage: 0 },
       errorReason: vm.error_reason,
       pendingOperation: vm.pending_operation,
+      permissions: s.is_company_admin ? ADMIN_VM_PERMISSIONS : [],
     },
   };
 });
