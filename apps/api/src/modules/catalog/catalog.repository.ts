@@ -1,5 +1,5 @@
 /** SQL of the reseller area's catalog and hosts; every query takes the staff member's reseller id. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   configurationPrices,
@@ -11,8 +11,8 @@ import {
   providers,
   regions,
   resellers,
-  virtualMachines,
 } from '../../db/schema.ts';
+import { hostUsageQuery } from '../../db/host-usage.ts';
 import { providerServes } from '../access/catalog-visibility.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
@@ -21,19 +21,7 @@ export type PriceRow = typeof configurationPrices.$inferSelect;
 export function createCatalogRepository(db: Db) {
   /** The reseller's hosts (of its own providers), with what their live VMs take. */
   function hostsQuery(resellerId: number, hostId?: number) {
-    const used = db
-      .select({
-        hostId: virtualMachines.hostId,
-        vms: sql<number>`count(*)::int`.as('vms'),
-        cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`.as('cpu'),
-        ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`.as('ram'),
-        disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int`.as('disk'),
-      })
-      .from(virtualMachines)
-      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-      .where(isNull(virtualMachines.deletedAt))
-      .groupBy(virtualMachines.hostId)
-      .as('used');
+    const used = hostUsageQuery(db).as('used');
     return db
       .select({
         host: hosts,

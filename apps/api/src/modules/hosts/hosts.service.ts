@@ -6,6 +6,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import { hostUsageQuery } from '../../db/host-usage.ts';
 import { hosts, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 
@@ -147,12 +148,7 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
     },
 
     async list() {
-      const used = db
-        .select({ hostId: virtualMachines.hostId, vms: sql<number>`count(*)::int`.as('vms') })
-        .from(virtualMachines)
-        .where(isNull(virtualMachines.deletedAt))
-        .groupBy(virtualMachines.hostId)
-        .as('used');
+      const used = hostUsageQuery(db).as('used');
       return db
         .select({
           host: hosts,

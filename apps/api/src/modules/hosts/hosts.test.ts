@@ -5,7 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { hosts, providerOfferings, providers, publicAddresses, regions } from '../../db/schema.ts';
+import { hosts, providerOfferings, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
+import { hostLoads } from '../virtual-machines/placement.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
@@ -97,6 +98,38 @@ it('registers hosts and public addresses through the imports API, row by row', a
   expect(refused.message).toMatch(
     /^No host in this region can take this virtual machine now \(lab-1: (not seen yet|unreachable)\)$/,
   );
+
+  // (Company 1 is the signed-in admin's.) Seen and healthy, but its 4 CPUs are taken by two live Micro VMs (a deleted one no longer counts): full.
+  await t.db
+    .update(hosts)
+    .set({ lastSeenAt: new Date(), lastError: null, cpus: 4, cpuOvercommit: 1 })
+    .where(eq(hosts.id, lab1!.id));
+  const vm = (name: string, deletedAt: Date | null = null) => ({
+    companyId: 1,
+    name,
+    status: 'Running' as const,
+    configurationId,
+    regionId,
+    image: 'Debian 12',
+    providerId: libvirt!.id,
+    hostId: lab1!.id,
+    deletedAt,
+  });
+  await t.db.insert(virtualMachines).values([vm('taken-1'), vm('taken-2'), vm('gone', new Date())]);
+  const loads = await t.db.transaction((tx) => hostLoads(tx, libvirt!.id, regionId));
+  expect(loads.map((l) => [l.host.name, l.used])).toEqual([['lab-1', { cpu: 4, ram: 8, disk: 160 }]]);
+  const full = await admin.call(routes.vms.create, {
+    body: {
+      regionId,
+      image: 'Debian 12',
+      configurationId,
+      providerId: libvirt!.id,
+      name: 'no-room',
+      numberOfInstances: 1,
+    },
+  });
+  expect(full.status).toBe(400);
+  expect(full.message).toBe('No host in this region can take this virtual machine now (lab-1: full)');
 
   const addresses = await t.client().call(routes.platform.importPublicAddresses, {
     headers: bearer(),

@@ -8,9 +8,10 @@
  * locked (FOR UPDATE) for the transaction, so two creates at once do not both take the last room.
  * A provider with no hosts places nothing (its settings name the one libvirt URI, or it is the simulator).
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { configurations, hosts, virtualMachines } from '../../db/schema.ts';
+import { hostUsageOf } from '../../db/host-usage.ts';
+import { hosts } from '../../db/schema.ts';
 import { BadRequestError } from '../../lib/errors.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
@@ -64,20 +65,14 @@ export async function hostLoads(tx: Tx, providerId: number, regionId: number): P
     .orderBy(hosts.id)
     .for('update');
   if (rows.length === 0) return [];
-  const used = await tx
-    .select({
-      hostId: virtualMachines.hostId,
-      cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`,
-      ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`,
-      disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int`,
-    })
-    .from(virtualMachines)
-    .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-    .innerJoin(hosts, eq(hosts.id, virtualMachines.hostId))
-    .where(and(isNull(virtualMachines.deletedAt), eq(hosts.providerId, providerId), eq(hosts.regionId, regionId)))
-    .groupBy(virtualMachines.hostId);
-  const byHost = new Map(used.map((u) => [u.hostId, { cpu: Number(u.cpu), ram: Number(u.ram), disk: Number(u.disk) }]));
-  return rows.map((host) => ({ host, used: byHost.get(host.id) ?? { cpu: 0, ram: 0, disk: 0 } }));
+  const byHost = await hostUsageOf(
+    tx,
+    rows.map((h) => h.id),
+  );
+  return rows.map((host) => {
+    const { cpu, ram, disk } = byHost.get(host.id)!;
+    return { host, used: { cpu, ram, disk } };
+  });
 }
 
 /**
