@@ -26,12 +26,16 @@ export interface FirstAdminDeps {
   defaultFrom: string;
 }
 
-/** Invites `email` as an administrator of `companyId`; an address that already has an account is left alone. */
+/**
+ * Invites `email` as an administrator of `companyId`; an address that already has an account is left alone.
+ * `actorUserId`: the reseller staff member who asked (their company screen); null for the operator.
+ */
 export async function inviteCompanyAdmin(
   db: Db | Tx,
   deps: FirstAdminDeps,
   companyId: number,
   rawEmail: string,
+  actorUserId: number | null = null,
 ): Promise<FirstAdminOutcome> {
   const email = rawEmail.trim().toLowerCase();
   const [existing] = await db
@@ -56,11 +60,11 @@ export async function inviteCompanyAdmin(
   await deps.audit.record(
     {
       companyId,
-      actorUserId: null,
+      actorUserId,
       action: 'user.invite.companyAdmin',
       targetType: 'user',
       targetId: user!.id,
-      after: { email, by: 'operator' },
+      after: actorUserId === null ? { email, by: 'operator' } : { email },
     },
     db as Tx,
   );

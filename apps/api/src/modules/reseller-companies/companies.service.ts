@@ -108,6 +108,7 @@ export function createCompaniesService(deps: Deps) {
             },
             id,
             input.adminEmail,
+            ctx.staff.userId,
           );
           if (invited.outcome === 'exists') throw new EmailTaken();
           await repo.setUserNames(tx, invited.userId, input.adminFirstName, input.adminLastName);

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { COMPANIES_TEXT } from '@portal/contract/reseller-companies';
-import { companies, virtualMachines, vmSizePeriods } from '../../db/schema.ts';
+import { auditLog, companies, users, virtualMachines, vmSizePeriods } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { linkFrom } from '../../../test/smtp-catcher.ts';
@@ -166,6 +166,18 @@ describe('companies', () => {
     });
     const detail = await owner.call(r.detail, { params: { id: res.data.id } });
     expect(detail.data.users).toEqual([expect.objectContaining({ email: 'boss@acme.example', confirmed: true })]);
+    // The invitation is recorded as the owner's, not the operator's.
+    const [ownerRow] = await t.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, 'owner@northwind.example'));
+    const invites = await t.db
+      .select({ actorUserId: auditLog.actorUserId, after: auditLog.after })
+      .from(auditLog)
+      .where(eq(auditLog.targetId, String(res.data.adminUserId)));
+    expect(invites.filter((a) => (a.after as { email?: string } | null)?.email === 'boss@acme.example')).toEqual([
+      { actorUserId: ownerRow!.id, after: { email: 'boss@acme.example' } },
+    ]);
   });
 
   it("suspends: its users' sessions end, sign-in is refused with the message, running VMs stop; resume lets them in", async () => {
