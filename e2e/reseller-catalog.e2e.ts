@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companies, hosts, providers, regions, users } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { ADMIN, screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -50,7 +51,31 @@ describe('reseller catalog and hosts', () => {
     expect(await page.locator('tr[data-host="nw-east-2"]').textContent()).toContain('Connection refused');
     await screenshot(page, 'reseller-hosts');
     await host.getByRole('button', { name: 'Edit' }).click();
+    // The contract's own checks, with the field's message, before anything is sent; then the change is saved.
+    const edit = page.getByRole('dialog');
+    await edit.getByLabel('CPUs', { exact: true }).fill('0');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.getByText(CATALOG_TEXT.cpus).waitFor();
     await screenshot(page, 'reseller-host-edit');
+    await edit.getByLabel('CPUs', { exact: true }).fill('48');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => host.textContent()).toContain('48 CPUs × ');
+
+    await page.getByRole('button', { name: 'Register host' }).click();
+    const registration = page.getByRole('dialog');
+    await registration.getByRole('button', { name: 'Register' }).click();
+    await registration.getByText(CATALOG_TEXT.hostName).waitFor();
+    await registration.getByLabel('Name', { exact: true }).fill('nw-east-3');
+    // Nothing listens there: with its capacity given, it is registered as not answering yet.
+    await registration.getByLabel('libvirt URI').fill('qemu+tcp://127.0.0.1:1/system');
+    await registration.getByLabel('CPUs', { exact: true }).fill('8');
+    await registration.getByLabel('RAM (GB)').fill('16');
+    await registration.getByLabel('Disk (GB)').fill('100');
+    await screenshot(page, 'reseller-host-register');
+    await registration.getByRole('button', { name: 'Register' }).click();
+    const added = page.locator('tr[data-host="nw-east-3"]');
+    await expect.poll(() => added.count()).toBe(1);
+    expect(await added.textContent()).toContain('8 CPUs × ');
     await context.close();
   });
 });

@@ -11,6 +11,7 @@ import {
   type Path,
   type UseFormRegister,
   type FieldErrors,
+  type RegisterOptions,
   get,
 } from 'react-hook-form';
 
@@ -24,10 +25,12 @@ interface Props<T extends FieldValues> extends Omit<
   required?: boolean;
   register?: UseFormRegister<T>;
   errors?: FieldErrors<T>;
+  /** How the typed text becomes the form's value (e.g. `setValueAs` for numbers). */
+  registerOptions?: RegisterOptions<T, Path<T>>;
   rows?: number;
 }
 
-const inputClass =
+export const inputClass =
   'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-500';
 
 export function TextField<T extends FieldValues>({
@@ -37,6 +40,7 @@ export function TextField<T extends FieldValues>({
   required,
   register,
   errors,
+  registerOptions,
   rows = 4,
   className = '',
   ...rest
@@ -47,7 +51,7 @@ export function TextField<T extends FieldValues>({
   const errs = errors ?? context?.formState.errors;
   const error = get(errs, name) as { message?: string } | undefined;
   const [shown, setShown] = useState(false);
-  const registered = reg ? reg(name) : { name };
+  const registered = reg ? reg(name, registerOptions) : { name };
   const describedBy = error?.message ? `${id}-error` : undefined;
 
   return (

@@ -1,13 +1,24 @@
-/** The hosts screen's dialogs: edit a host's capacity and overcommit, and register a new host. */
-import { useState } from 'react';
+/**
+ * The hosts screen's dialogs: edit a host's capacity and overcommit, and register a new host. Both are
+ * react-hook-form forms validated by the contract's schemas (the server's own), with each field's message.
+ */
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useId } from 'react';
+import { FormProvider, useForm, type FieldValues, type Path } from 'react-hook-form';
 import { toast } from 'react-toastify';
+import type { z } from 'zod';
+import {
+  hostRegistrationSchema,
+  hostUpdateSchema,
+  type HostRegistration,
+  type HostUpdate,
+} from '@portal/contract/reseller-catalog';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
+import { SelectField } from '../../../components/ui/SelectField.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
 import { useRegisterHost, useUpdateHost, type HostView } from '../api/catalog.ts';
-
-const inputClass =
-  'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
 
 const CAPACITY = [
   ['cpus', 'CPUs'],
@@ -17,66 +28,79 @@ const CAPACITY = [
   ['ramOvercommit', 'RAM overcommit'],
   ['diskOvercommit', 'Disk overcommit'],
 ] as const;
-type CapacityKey = (typeof CAPACITY)[number][0];
-type Values = Record<CapacityKey, string>;
 
-function Field({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+/** Typed text to a number; an empty field is left out (the server keeps the value, or reads it from the host). */
+const asNumber = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : Number(v));
+
+function CapacityFields<T extends FieldValues>() {
   return (
-    <label className="block text-sm">
-      <span className="mb-1 block font-medium text-slate-700 dark:text-slate-300">{label}</span>
-      <input className={inputClass} value={value} inputMode="decimal" onChange={(e) => onChange(e.target.value)} />
-    </label>
+    <>
+      {CAPACITY.map(([name, label]) => (
+        <TextField<T>
+          key={name}
+          name={name as Path<T>}
+          label={label}
+          inputMode="decimal"
+          registerOptions={{ setValueAs: asNumber }}
+        />
+      ))}
+    </>
   );
 }
 
-/** Numbers typed in; empty fields are left out (the server keeps or reads them). */
-function numbers(values: Partial<Values>): Partial<Record<CapacityKey, number>> {
-  return Object.fromEntries(
-    Object.entries(values)
-      .filter(([, v]) => v !== undefined && v.trim() !== '')
-      .map(([k, v]) => [k, Number(v)]),
+function FormFooter({
+  formId,
+  label,
+  pending,
+  onClose,
+}: {
+  formId: string;
+  label: string;
+  pending: boolean;
+  onClose: () => void;
+}) {
+  return (
+    <>
+      <Button variant="secondary" onClick={onClose}>
+        Cancel
+      </Button>
+      <Button type="submit" form={formId} disabled={pending}>
+        {label}
+      </Button>
+    </>
   );
 }
 
 export function EditCapacityDialog({ host, onClose }: { host: HostView; onClose: () => void }) {
+  const formId = useId();
   const update = useUpdateHost();
-  const [values, setValues] = useState<Values>(
-    Object.fromEntries(CAPACITY.map(([k]) => [k, String(host[k])])) as Values,
+  const form = useForm<z.input<typeof hostUpdateSchema>, unknown, HostUpdate>({
+    resolver: zodResolver(hostUpdateSchema),
+    defaultValues: Object.fromEntries(CAPACITY.map(([k]) => [k, host[k]])),
+  });
+  const onSubmit = form.handleSubmit((body) =>
+    update.mutate(
+      { params: { id: host.id }, body },
+      {
+        onSuccess: () => {
+          toast.success(`${host.name} saved`);
+          onClose();
+        },
+      },
+    ),
   );
   return (
     <Modal
       open
       title={`Edit ${host.name}`}
       onClose={onClose}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            disabled={update.isPending}
-            onClick={() =>
-              update.mutate(
-                { params: { id: host.id }, body: numbers(values) },
-                {
-                  onSuccess: () => {
-                    toast.success(`${host.name} saved`);
-                    onClose();
-                  },
-                },
-              )
-            }
-          >
-            Save
-          </Button>
-        </>
-      }
+      footer={<FormFooter formId={formId} label="Save" pending={update.isPending} onClose={onClose} />}
     >
-      <div className="grid grid-cols-2 gap-3">
-        {CAPACITY.map(([k, label]) => (
-          <Field key={k} label={label} value={values[k]} onChange={(v) => setValues({ ...values, [k]: v })} />
-        ))}
-      </div>
+      <FormProvider {...form}>
+        <form id={formId} onSubmit={onSubmit} noValidate className="grid grid-cols-2 gap-3">
+          <CapacityFields<z.input<typeof hostUpdateSchema>> />
+        </form>
+      </FormProvider>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
         A host takes new VMs while they fit within capacity × overcommit.
       </p>
@@ -94,68 +118,57 @@ export function RegisterHostDialog({
   regions: { id: number; name: string }[];
   onClose: () => void;
 }) {
+  const formId = useId();
   const register = useRegisterHost();
-  const [name, setName] = useState('');
-  const [uri, setUri] = useState('');
-  const [providerId, setProviderId] = useState(providers[0]?.id ?? 0);
-  const [regionId, setRegionId] = useState(regions[0]?.id ?? 0);
-  const [values, setValues] = useState<Partial<Values>>({});
+  const form = useForm<z.input<typeof hostRegistrationSchema>, unknown, HostRegistration>({
+    resolver: zodResolver(hostRegistrationSchema),
+    defaultValues: { name: '', uri: '', providerId: providers[0]?.id, regionId: regions[0]?.id },
+  });
+  const onSubmit = form.handleSubmit((body) =>
+    register.mutate(
+      { body },
+      {
+        onSuccess: (res) => {
+          toast.success(`${res.data.name} registered`);
+          onClose();
+        },
+      },
+    ),
+  );
+  type Form = z.input<typeof hostRegistrationSchema>;
   return (
     <Modal
       open
       title="Register host"
       onClose={onClose}
       footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            disabled={register.isPending || providers.length === 0}
-            onClick={() =>
-              register.mutate(
-                { body: { name, uri, providerId, regionId, ...numbers(values) } },
-                {
-                  onSuccess: (res) => {
-                    toast.success(`${res.data.name} registered`);
-                    onClose();
-                  },
-                },
-              )
-            }
-          >
-            Register
-          </Button>
-        </>
+        <FormFooter
+          formId={formId}
+          label="Register"
+          pending={register.isPending || providers.length === 0}
+          onClose={onClose}
+        />
       }
     >
-      <div className="grid grid-cols-2 gap-3">
-        <Field label="Name" value={name} onChange={setName} />
-        <Field label="libvirt URI" value={uri} onChange={setUri} />
-        <label className="block text-sm">
-          <span className="mb-1 block font-medium text-slate-700 dark:text-slate-300">Provider</span>
-          <select className={inputClass} value={providerId} onChange={(e) => setProviderId(Number(e.target.value))}>
-            {providers.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="block text-sm">
-          <span className="mb-1 block font-medium text-slate-700 dark:text-slate-300">Region</span>
-          <select className={inputClass} value={regionId} onChange={(e) => setRegionId(Number(e.target.value))}>
-            {regions.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {CAPACITY.map(([k, label]) => (
-          <Field key={k} label={label} value={values[k] ?? ''} onChange={(v) => setValues({ ...values, [k]: v })} />
-        ))}
-      </div>
+      <FormProvider {...form}>
+        <form id={formId} onSubmit={onSubmit} noValidate className="grid grid-cols-2 gap-3">
+          <TextField<Form> name="name" label="Name" required />
+          <TextField<Form> name="uri" label="libvirt URI" required />
+          <SelectField<Form>
+            name="providerId"
+            label="Provider"
+            options={providers.map((p) => ({ value: p.id, label: p.name }))}
+            registerOptions={{ valueAsNumber: true }}
+          />
+          <SelectField<Form>
+            name="regionId"
+            label="Region"
+            options={regions.map((r) => ({ value: r.id, label: r.name }))}
+            registerOptions={{ valueAsNumber: true }}
+          />
+          <CapacityFields<Form> />
+        </form>
+      </FormProvider>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
         Capacity left empty is read from the host, which must then answer.
       </p>
