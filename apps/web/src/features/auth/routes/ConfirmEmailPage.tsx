@@ -1,6 +1,6 @@
 /** /confirmNewUser?token=…&id=… — an invited user sets names and password. */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { FormProvider, useForm } from 'react-hook-form';
+import { FormProvider, useForm, useWatch } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
@@ -25,7 +25,7 @@ export function ConfirmEmailPage() {
     resolver: zodResolver(confirmEmailFormSchema),
     defaultValues: { firstName: '', lastName: '', password: '', confirmPassword: '' },
   });
-  const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
+  const [password, confirmPassword] = useWatch({ control: form.control, name: ['password', 'confirmPassword'] });
   const linkBroken = !token || !Number.isInteger(userId) || userId <= 0;
 
   const onSubmit = form.handleSubmit((values) => {

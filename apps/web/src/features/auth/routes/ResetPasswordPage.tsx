@@ -4,7 +4,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
-import { FormProvider, useForm } from 'react-hook-form';
+import { FormProvider, useForm, useWatch } from 'react-hook-form';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
@@ -42,7 +42,7 @@ export function ResetPasswordPage() {
     resolver: zodResolver(resetPasswordFormSchema),
     defaultValues: { password: '', confirmPassword: '' },
   });
-  const [password, confirmPassword] = form.watch(['password', 'confirmPassword']);
+  const [password, confirmPassword] = useWatch({ control: form.control, name: ['password', 'confirmPassword'] });
 
   const onSubmit = form.handleSubmit((values) => {
     if (!resetKey || userId === null) {

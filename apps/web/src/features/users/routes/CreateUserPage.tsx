@@ -2,7 +2,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
@@ -39,7 +39,7 @@ export function CreateUserPage() {
     resolver: zodResolver(addUserFormSchema),
     defaultValues: { email: '', teamIds: [] },
   });
-  const roleId = form.watch('roleId');
+  const roleId = useWatch({ control: form.control, name: 'roleId' });
   // SPEC point 6: the dropdown offers every role except those named Admin.
   const assignable = (roles.data ?? []).filter((r) => !isAdminRole(r));
   const role = assignable.find((r) => r.id === roleId);

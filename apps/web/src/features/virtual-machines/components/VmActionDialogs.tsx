@@ -4,7 +4,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, useWatch } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import { ERRORS, TEXT } from '@portal/contract/messages';
@@ -125,7 +125,7 @@ export function UpgradeDialog({
   const form = useForm<z.input<typeof upgradeFormSchema>, unknown, UpgradeForm>({
     resolver: zodResolver(upgradeFormSchema),
   });
-  const choice = form.watch('configurationId');
+  const choice = useWatch({ control: form.control, name: 'configurationId' });
   const [done, setDone] = useState(false);
   // A failed fetch must not read as "already the largest": the error is shown instead.
   const bigger = configs.error ? [] : (configs.data ?? []).filter((c) => c.cpu > currentCpu);

@@ -6,7 +6,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useEffect, useId, type ReactNode } from 'react';
-import { useForm, type FieldPath, type Resolver } from 'react-hook-form';
+import { useForm, useWatch, type FieldPath, type Resolver } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import { z } from 'zod';
 import { idSchema } from '@portal/contract/common';
@@ -121,7 +121,9 @@ export function CreateVirtualMachinePage() {
     mode: 'onSubmit',
     reValidateMode: 'onSubmit',
   });
-  const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId } = form.watch();
+  const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId } = useWatch({
+    control: form.control,
+  });
   const errors = form.formState.errors;
   const resetCreate = create.reset;
 
@@ -151,11 +153,13 @@ export function CreateVirtualMachinePage() {
 
   // Messages of a failed submit go away as soon as the user changes something.
   useEffect(() => {
-    const subscription = form.watch(() => {
-      form.clearErrors();
-      resetCreate();
+    return form.subscribe({
+      formState: { values: true },
+      callback: () => {
+        form.clearErrors();
+        resetCreate();
+      },
     });
-    return () => subscription.unsubscribe();
   }, [form, resetCreate]);
 
   /** Sets one list of the chain (country to configuration) and clears every field below it. */
@@ -201,7 +205,7 @@ export function CreateVirtualMachinePage() {
               <select
                 id={id}
                 className={selectClass}
-                disabled={!name.trim()}
+                disabled={!name?.trim()}
                 value={countryId}
                 onChange={(e) => choose('countryId', e.target.value)}
               >
