@@ -4,7 +4,8 @@
  * SPEC: "Loading console...", then the console frame with a close button, or "Failed to load console. Please
  * try again." with Close. The frame has two tabs, Graphical (noVNC) and Serial (xterm.js), each a websocket to
  * the API (docs/decisions/0009-browser-console.md). Every connection, and every reconnect, asks `getConsole`
- * for a fresh single-use link first.
+ * for a fresh single-use link first. noVNC and xterm.js are not in this page's chunk: each tab loads its library
+ * when it is shown ("Loading console..." in the frame meanwhile).
  */
 import { Maximize, Minimize, X } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -103,12 +104,17 @@ export function VmConsolePage() {
     if (!everConnected.current && link?.kind === 'vnc' && link.attempt === 1) return void connect('serial');
     setStatus(everConnected.current ? 'lost' : 'unreachable');
   }, [link, connect]);
+  // The tab's library (noVNC or xterm.js, each its own chunk) did not load: the page's failure text.
+  const onLoadFailed = useCallback((err: unknown) => {
+    console.error(err);
+    setFailed(true);
+  }, []);
 
   const kind = link?.kind ?? 'vnc';
   const typeText = () => {
     if (!paste) return;
     if (kind === 'vnc') vnc.current?.typeText(paste);
-    else serial.current?.send(paste.replace(/\r?\n/g, '\r'));
+    else serial.current?.typeText(paste);
     setPaste('');
   };
   const special = (k: (typeof SPECIAL_KEYS)[number]) => {
@@ -220,6 +226,7 @@ export function VmConsolePage() {
                 scale={scale}
                 onConnected={onConnected}
                 onDisconnected={onDisconnected}
+                onLoadFailed={onLoadFailed}
               />
             ) : (
               <SerialConsole
@@ -228,6 +235,7 @@ export function VmConsolePage() {
                 url={link.url}
                 onConnected={onConnected}
                 onDisconnected={onDisconnected}
+                onLoadFailed={onLoadFailed}
               />
             )}
             {(status === 'lost' || status === 'unreachable') && (

@@ -1,12 +1,8 @@
 /** The graphical console: noVNC on the VM's display through the API's websocket. */
-import RFBModule from '@novnc/novnc/lib/rfb';
-import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from 'react';
+import { ConsoleLoading } from './ConsoleLoading.tsx';
 import { keysymOf, needsShift, XK_CONTROL_L, XK_SHIFT_L } from './console-socket.ts';
-
-// noVNC's npm package is CommonJS (`exports.default = RFB`): depending on the bundler's interop the default
-// import is the class or the exports object holding it.
-const RFB: typeof RFBModule = (RFBModule as unknown as { default?: typeof RFBModule }).default ?? RFBModule;
-type RFB = RFBModule;
+import type { RfbClient } from './novnc.ts';
 
 export interface VncHandle {
   typeText(text: string): void;
@@ -20,42 +16,55 @@ interface Props {
   scale: boolean;
   onConnected(): void;
   onDisconnected(clean: boolean): void;
+  /** noVNC's chunk could not be loaded. */
+  onLoadFailed(err: unknown): void;
 }
 
 export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole(
-  { url, scale, onConnected, onDisconnected },
+  { url, scale, onConnected, onDisconnected, onLoadFailed },
   ref,
 ) {
   const screen = useRef<HTMLDivElement>(null);
-  const rfb = useRef<RFB | null>(null);
-  const handlers = useRef({ onConnected, onDisconnected });
-  handlers.current = { onConnected, onDisconnected };
+  const rfb = useRef<RfbClient | null>(null);
+  const [loaded, setLoaded] = useState(false);
+  const handlers = useRef({ onConnected, onDisconnected, onLoadFailed, scale });
+  handlers.current = { onConnected, onDisconnected, onLoadFailed, scale };
 
   useEffect(() => {
-    const client = new RFB(screen.current!, url, { shared: true });
-    client.scaleViewport = scale;
-    client.background = '#020617';
-    client.addEventListener('connect', () => handlers.current.onConnected());
-    client.addEventListener('disconnect', (e) =>
-      handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)),
+    let client: RfbClient | null = null;
+    let gone = false;
+    import('./novnc.ts').then(
+      ({ RFB }) => {
+        if (gone) return;
+        setLoaded(true);
+        client = new RFB(screen.current!, url, { shared: true });
+        client.scaleViewport = handlers.current.scale;
+        client.background = '#020617';
+        client.addEventListener('connect', () => handlers.current.onConnected());
+        client.addEventListener('disconnect', (e) =>
+          handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)),
+        );
+        rfb.current = client;
+      },
+      (err: unknown) => !gone && handlers.current.onLoadFailed(err),
     );
-    rfb.current = client;
     return () => {
+      gone = true;
       rfb.current = null;
       try {
-        client.disconnect();
+        client?.disconnect();
       } catch {
         // already closed
       }
     };
-    // `scale` is applied by the effect below without reconnecting.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [url]);
 
   useEffect(() => {
     if (rfb.current) rfb.current.scaleViewport = scale;
   }, [scale]);
 
+  // Pasted text goes out as fast as noVNC sends it: QEMU queues VNC key events and paces them itself
+  // (`key-delay-ms`), unlike the serial line (paced-writer.ts).
   useImperativeHandle(ref, () => ({
     typeText(text) {
       const c = rfb.current;
@@ -85,5 +94,10 @@ export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole(
     focus: () => rfb.current?.focus(),
   }));
 
-  return <div ref={screen} data-testid="vnc-screen" className="h-full w-full overflow-hidden bg-slate-950" />;
+  return (
+    <>
+      <div ref={screen} data-testid="vnc-screen" className="h-full w-full overflow-hidden bg-slate-950" />
+      {!loaded && <ConsoleLoading />}
+    </>
+  );
 });
