@@ -3,7 +3,7 @@
  * size, priced with the reseller's configuration_prices. Rounding and the monthly cap are done here, in numeric,
  * so the JSON, the CSV and the webhook carry the very same figures (rules in docs/billing-webhook.md).
  */
-import { and, asc, eq, isNull, lt, or, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import {
   companies,
@@ -13,6 +13,7 @@ import {
   virtualMachines,
   vmSizePeriods,
 } from '../../db/schema.ts';
+import { sizePeriodWindow } from '../../db/size-period-window.ts';
 
 export interface UsageWindow {
   resellerId: number;
@@ -24,8 +25,6 @@ export interface UsageWindow {
 }
 
 export function createUsageRepository(db: Db) {
-  const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
-
   return {
     async reseller(resellerId: number) {
       const [row] = await db
@@ -52,7 +51,8 @@ export function createUsageRepository(db: Db) {
 
     /** One line per company × VM × size with time in the window; seconds are whole (floored). */
     lines(w: UsageWindow) {
-      const seconds = sql<string>`floor(sum(extract(epoch from (least(coalesce(${vmSizePeriods.endedAt}, ${at(w.until)}), ${at(w.until)}) - greatest(${vmSizePeriods.startedAt}, ${at(w.from)})))))`;
+      const period = sizePeriodWindow(w.from, w.until);
+      const seconds = sql<string>`floor(sum(${period.seconds}))`;
       return db
         .select({
           companyId: vmSizePeriods.companyId,
@@ -85,8 +85,7 @@ export function createUsageRepository(db: Db) {
             eq(companies.resellerId, w.resellerId),
             eq(companies.kind, 'customer'),
             w.companyId === undefined ? undefined : eq(vmSizePeriods.companyId, w.companyId),
-            lt(vmSizePeriods.startedAt, w.until),
-            or(isNull(vmSizePeriods.endedAt), gt(vmSizePeriods.endedAt, w.from)),
+            period.overlaps,
           ),
         )
         .groupBy(

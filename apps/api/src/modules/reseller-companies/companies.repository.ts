@@ -14,6 +14,7 @@ import {
   virtualMachines,
   vmSizePeriods,
 } from '../../db/schema.ts';
+import { sizePeriodWindow } from '../../db/size-period-window.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 
 export interface CompanyListQuery {
@@ -34,8 +35,7 @@ export function createCompaniesRepository(db: Db) {
   const rowColumns = (now: Date) => {
     // Qualified by hand: inside a subquery drizzle's bare column names would bind to the inner table.
     const companyId = sql.raw('"companies"."id"');
-    const from = sql`${monthStartOf(now).toISOString()}::timestamptz`;
-    const to = sql`${now.toISOString()}::timestamptz`;
+    const month = sizePeriodWindow(monthStartOf(now), now);
     return {
       id: companies.id,
       name: companies.name,
@@ -44,8 +44,8 @@ export function createCompaniesRepository(db: Db) {
       createdAt: companies.createdAt,
       userCount: sql<number>`(select count(*)::int from ${users} u where u.company_id = ${companyId})`,
       vmCount: sql<number>`(select count(*)::int from ${virtualMachines} v where v.company_id = ${companyId} and v.deleted_at is null)`,
-      // Each size period clamped to [start of month, now]; periods outside the month add nothing.
-      vmHoursThisMonth: sql<number>`(select coalesce(sum(extract(epoch from (least(coalesce(p.ended_at, ${to}), ${to}) - greatest(p.started_at, ${from})))), 0)::float8 / 3600 from ${vmSizePeriods} p where p.company_id = ${companyId} and p.started_at < ${to} and (p.ended_at is null or p.ended_at > ${from}))`,
+      // Billing's rule: each size period clamped to [start of month, now]; periods outside the month add nothing.
+      vmHoursThisMonth: sql<number>`(select coalesce(sum(${month.seconds}), 0)::float8 / 3600 from ${vmSizePeriods} where ${and(eq(vmSizePeriods.companyId, companyId), month.overlaps)})`,
     };
   };
 

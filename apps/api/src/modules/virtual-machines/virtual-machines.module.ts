@@ -49,6 +49,10 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     pollMs: env.VM_RUNNER_POLL_MS,
     leaseMs: env.VM_OPERATION_LEASE_MS,
   });
+  let started = false;
+  /** Tells the runner there is work (it also polls). */
+  const kick = () => started && void runner.tick();
+  // Its pass also stops suspended companies' VMs that are running (operations/reconciler.ts).
   const reconciler = createReconciler({
     db: deps.db,
     registry,
@@ -56,6 +60,8 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     log: deps.log,
     clock: deps.clock,
     intervalMs: env.VM_RECONCILE_INTERVAL_MS,
+    audit: deps.audit,
+    onQueued: kick,
   });
   // Engine events (a guest powered itself off) make the reconciler look at once rather than at its next round.
   const hostMonitor = createHostMonitor({
@@ -67,7 +73,6 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     intervalMs: env.VM_HOST_CHECK_INTERVAL_MS,
     onMachineEvent: () => reconciler.kick(),
   });
-  let started = false;
   const vms = createVmService({
     ...deps,
     repo,
@@ -75,7 +80,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     registry,
     events,
     secrets,
-    kick: () => started && void runner.tick(),
+    kick,
   });
   // Other modules' requests of the VM module (the reseller area's suspension stops a company's VMs).
   deps.vmControl.current = { stopRunningVms: (companyId, actor) => vms.stopRunningVmsOfCompany(companyId, actor) };

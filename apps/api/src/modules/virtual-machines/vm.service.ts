@@ -10,7 +10,14 @@ import {
   type VmActionName,
 } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
+import { API_MESSAGES } from '@portal/contract/messages';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ProviderUnavailableError,
+} from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Duplex } from 'node:stream';
@@ -18,6 +25,7 @@ import type { ConsoleKind } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
+import { createEnqueue, SUSPENSION_CAUSE } from './operations/enqueue.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
 import { placeVm } from './placement.ts';
@@ -48,13 +56,9 @@ export interface ConsoleVm {
 
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
-
 export function createVmService(deps: Deps) {
   const { db, access, audit, repo } = deps;
+  const queue = createEnqueue(deps);
 
   async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
     const vm = await repo.byId(id);
@@ -83,34 +87,11 @@ export function createVmService(deps: Deps) {
     });
   }
 
-  /** Records an operation and the VM's in-progress status in one transaction; one operation per VM. */
+  /** Records an operation and the VM's in-progress status in one transaction (operations/enqueue.ts). */
   async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation) {
-    if (await deps.operations.active(vm.id)) throw new ConflictError(BUSY_MESSAGE);
-    const status = OPERATIONS[operation.kind].runningStatus;
-    try {
-      await db.transaction(async (tx) => {
-        await deps.operations.insert(tx, { vmId: vm.id, requestedByUserId: ctx.scope.userId, ...operation });
-        await repo.setStatus(tx, vm.id, { status });
-        await audit.record(
-          {
-            companyId: ctx.scope.companyId,
-            actorUserId: ctx.scope.userId,
-            action: `vm.${operation.kind}`,
-            targetType: 'vm',
-            targetId: vm.id,
-            // The name too, so the activity log still names a deleted VM.
-            before: { status: vm.status, name: vm.name },
-            after: operation.payload,
-            requestId: ctx.requestId,
-          },
-          tx,
-        );
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(BUSY_MESSAGE);
-      throw err;
-    }
-    publishVm(deps.events, { ...vm, status });
+    const outcome = await queue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId });
+    if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
+    if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
     deps.kick();
   }
 
@@ -132,27 +113,20 @@ export function createVmService(deps: Deps) {
     /**
      * Suspension (issue 13): a stop of each running VM of the company, recorded as the portal's Stop records it
      * (operation, status, audit), so the runner does the work. A VM that is busy with another operation is left
-     * alone. Answers how many stops were enqueued.
+     * alone here: the reconciler's sweep stops it once it is Running and idle. Answers how many stops were enqueued.
      */
     async stopRunningVmsOfCompany(
       companyId: number,
       actor: { userId: number; resellerId: number; requestId: string },
     ): Promise<number> {
-      const ctx: Ctx = {
-        scope: { userId: actor.userId, companyId, isCompanyAdmin: false },
-        requestId: actor.requestId,
-        resellerId: actor.resellerId,
-      };
       let stopped = 0;
       for (const vm of await repo.ofCompanyInStatus(companyId, 'Running')) {
         if (actionUnavailableReason('stop', vm.status)) continue;
-        try {
-          await enqueue(ctx, vm, { kind: VM_ACTIONS.stop.operation, payload: {} });
-          stopped += 1;
-        } catch (err) {
-          if (!(err instanceof ConflictError)) throw err;
-        }
+        const stop = { kind: VM_ACTIONS.stop.operation, payload: {} };
+        const by = { userId: actor.userId, requestId: actor.requestId, cause: SUSPENSION_CAUSE };
+        if ((await queue(vm, stop, by)) === 'queued') stopped += 1;
       }
+      if (stopped) deps.kick();
       return stopped;
     },
 
@@ -336,6 +310,9 @@ export function createVmService(deps: Deps) {
         teamId?: number | null | undefined;
       },
     ) {
+      // A suspended company makes no machines, as it starts none (operations/enqueue.ts).
+      if (await deps.operations.companySuspended(ctx.scope.companyId))
+        throw new ForbiddenError(API_MESSAGES.companySuspended);
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
       // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.

@@ -3,10 +3,11 @@
  * everything an operation needs (VM, configuration, region, provider). Time comes from the injected
  * clock, never from SQL `now()`, so tests drive leases and backoff without sleeping.
  */
-import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
 import {
+  companies,
   configurations,
   hosts,
   operations,
@@ -29,6 +30,8 @@ export interface Claim {
 
 /** Unfinished operation statuses; the partial unique index allows one per VM. */
 const ACTIVE = ['pending', 'running'] as const;
+/** The VM has no unfinished operation. */
+const noActiveOperation = sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running'))`;
 
 /** A stored row as the typed `{ kind, payload }` union; a row that does not fit is a permanent failure. */
 export function parseOperation(row: Pick<OperationRow, 'kind' | 'payload'>): Operation {
@@ -47,12 +50,43 @@ export function createOperationsRepository(db: Db, clock: Clock) {
 
   return {
     /** Records an operation, due now. */
-    async insert(tx: Tx, values: { vmId: number; requestedByUserId: number } & Operation) {
+    async insert(tx: Tx, values: { vmId: number; requestedByUserId: number | null } & Operation) {
       const [row] = await tx
         .insert(operations)
         .values({ ...values, runAfter: clock.now() })
         .returning();
       return row!;
+    },
+
+    /** The status a VM shows while its newly recorded operation waits and runs. */
+    async setStatus(tx: Tx, vmId: number, status: VmStatus) {
+      await tx.update(virtualMachines).set({ status, updatedAt: clock.now() }).where(eq(virtualMachines.id, vmId));
+    },
+
+    async companySuspended(companyId: number): Promise<boolean> {
+      const [row] = await db
+        .select({ suspendedAt: companies.suspendedAt })
+        .from(companies)
+        .where(eq(companies.id, companyId));
+      return (row?.suspendedAt ?? null) !== null;
+    },
+
+    /** Running VMs of suspended companies with no operation under way (the reconciler's suspension sweep). */
+    async runningOfSuspendedCompanies() {
+      const rows = await db
+        .select({ vm: virtualMachines })
+        .from(virtualMachines)
+        .innerJoin(companies, eq(companies.id, virtualMachines.companyId))
+        .where(
+          and(
+            isNotNull(companies.suspendedAt),
+            isNull(virtualMachines.deletedAt),
+            eq(virtualMachines.status, 'Running'),
+            noActiveOperation,
+          ),
+        )
+        .orderBy(asc(virtualMachines.id));
+      return rows.map((r) => r.vm);
     },
 
     async active(vmId: number) {
@@ -157,7 +191,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
             isNull(virtualMachines.deletedAt),
             isNotNull(virtualMachines.providerRef),
             inArray(virtualMachines.status, [...statuses]),
-            sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running'))`,
+            noActiveOperation,
           ),
         ),
 

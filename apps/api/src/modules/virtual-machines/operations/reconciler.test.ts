@@ -1,14 +1,23 @@
-/** The reconciler follows what the provider reports for idle VMs: powered off outside the portal, started outside, gone. */
+/**
+ * The reconciler follows what the provider reports for idle VMs: powered off outside the portal, started outside,
+ * gone; and its pass stops the running VMs of suspended companies.
+ */
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { API_MESSAGES } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { providers, virtualMachines } from '../../../db/schema.ts';
+import { createAudit } from '../../../lib/audit.ts';
+import { systemClock } from '../../../lib/clock.ts';
 import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts';
+import { createUser, PASSWORD } from '../../../../test/fixtures.ts';
 import { seededCatalog } from '../../../../test/vm-catalog.ts';
+import { ensureStaffCompany } from '../../reseller-companies/staff.ts';
 import { createProviderRegistry } from '../../../providers/registry.ts';
 import { createVmEvents, type VmEvent } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
+import { createEnqueue } from './enqueue.ts';
 import { createReconciler } from './reconciler.ts';
 import { createOperationRunner } from './runner.ts';
 
@@ -63,4 +72,54 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   const strict = createProviderRegistry({ simulator: () => ({ ...driver, adopt: undefined }) });
   await createReconciler({ db: t.db, registry: strict, events, log }).reconcileOnce();
   expect(await vm()).toMatchObject({ status: 'Error', errorReason: 'The machine no longer exists at the provider' });
+});
+
+it("stops a VM that was starting when its company was suspended once it runs; the company's VM actions are refused", async () => {
+  await createUser(t, (await ensureStaffCompany(t.db, 1))!, 'owner@northwind.example', { staffRole: 'owner' });
+  const [admin, owner] = [await signIn(t), await signIn(t, 'owner@northwind.example', PASSWORD)];
+  const { createBody } = await seededCatalog(admin);
+  const vmId = (await admin.call(routes.vms.create, { body: createBody('late-starter') })).data.ids[0]!;
+  const registry = createProviderRegistry({}, { simulatorStepMs: 5 });
+  const events = createVmEvents();
+  const log = pino({ level: 'silent' });
+  const secrets = createSecretBox('test-secret-that-is-long-enough-0123456789');
+  const runner = createOperationRunner({ db: t.db, registry, events, secrets, log });
+  const reconciler = createReconciler({ db: t.db, registry, events, log });
+  const settle = async () => {
+    await runner.tick();
+    await runner.idle();
+  };
+  const vm = async () => (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId)))[0]!;
+  await settle();
+  expect((await admin.call(routes.vms.stop, { params: { id: vmId } })).status).toBe(200);
+  await settle();
+  expect((await admin.call(routes.vms.start, { params: { id: vmId } })).status).toBe(200);
+  expect(await vm()).toMatchObject({ status: 'Starting' });
+
+  // Suspended while Starting: the suspension's own stops pass it by, and so does the sweep while its start is under way.
+  const suspended = await owner.call(routes.resellerCompanies.suspend, { params: { id: 1 }, body: {} });
+  expect([suspended.status, suspended.data]).toEqual([200, { stoppedVms: 0 }]);
+  expect(await reconciler.reconcileOnce()).toBe(0);
+  expect(await vm()).toMatchObject({ status: 'Starting' });
+
+  await settle();
+  expect(await vm()).toMatchObject({ status: 'Running' });
+  // The next pass queues its stop, which the runner carries out.
+  expect(await reconciler.reconcileOnce()).toBe(1);
+  expect(await vm()).toMatchObject({ status: 'Stopping' });
+  await settle();
+  expect(await vm()).toMatchObject({ status: 'Stopped' });
+  expect(await reconciler.reconcileOnce()).toBe(0);
+  const activity = await owner.call(routes.activity.resellerList, { query: { action: 'vm.stop', companyId: 1 } });
+  expect(activity.data.data[0]).toMatchObject({ actorKind: 'system', targetName: 'late-starter' });
+
+  // Nobody may start it meanwhile: its users are signed out, staff are kept out of the customer portal's calls, and
+  // a request that passed its session check before the suspension is refused where operations are queued.
+  expect((await admin.call(routes.vms.start, { params: { id: vmId } })).status).toBe(401);
+  const byStaff = await owner.call(routes.vms.start, { params: { id: vmId } });
+  expect([byStaff.status, byStaff.message]).toEqual([403, API_MESSAGES.staffUseResellerArea]);
+  const enqueue = createEnqueue({ db: t.db, audit: createAudit(t.db), events, clock: systemClock });
+  for (const kind of ['start', 'reset', 'create'] as const)
+    expect(await enqueue(await vm(), { kind, payload: {} }, { userId: 1 })).toBe('suspended');
+  expect(await vm()).toMatchObject({ status: 'Stopped' });
 });

@@ -1,0 +1,83 @@
+/**
+ * Queues work on an existing VM: the operation, the VM's in-progress status and the audit entry in one transaction,
+ * then the live status event. The one way it is done, whoever asks: the portal's actions (vm.service.ts), the
+ * suspension's stops and the reconciler's suspension sweep. One operation per VM (a race is decided by the
+ * partial unique index). The caller tells the runner there is work (it also polls).
+ *
+ * A suspended company's VMs take only operations that leave the machine off (stop, power off, delete). Its users
+ * have no session, so this refuses what could still slip through (a request past its session check when the
+ * suspension landed, another instance's session cache not told yet) and any path added later (docs/reseller-area.md).
+ */
+import { VM_OFF_STATUSES, OPERATIONS, type Operation, type OperationKind } from '@portal/contract/vm-lifecycle';
+import type { Db } from '../../../db/client.ts';
+import type { virtualMachines } from '../../../db/schema.ts';
+import type { Audit } from '../../../lib/audit.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { publishVm, type VmEvents } from '../vm-events.ts';
+import { createOperationsRepository } from './operations.repository.ts';
+
+/** The audit entry's cause of the stops a suspension queues (at once, and by the reconciler's sweep). */
+export const SUSPENSION_CAUSE = 'company suspended';
+
+/** 'busy': another operation is under way on the VM; 'suspended': refused, its company is suspended. */
+export type EnqueueOutcome = 'queued' | 'busy' | 'suspended';
+
+export interface Requester {
+  /** Null for the platform itself (the suspension sweep): the activity log shows 'System'. */
+  userId: number | null;
+  requestId?: string;
+  /** Why, when it is not the requester's own wish (kept in the audit entry). */
+  cause?: string;
+}
+
+/** Whether an operation leaves the machine powered off (or gone): what a suspended company's VMs may still take. */
+export function leavesMachineOff(kind: OperationKind): boolean {
+  const endsIn: string = OPERATIONS[kind].endsIn;
+  return endsIn === 'deleted' || (VM_OFF_STATUSES as readonly string[]).includes(endsIn);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+export type Enqueue = (
+  vm: typeof virtualMachines.$inferSelect,
+  operation: Operation,
+  by: Requester,
+) => Promise<EnqueueOutcome>;
+
+export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; clock: Clock }): Enqueue {
+  const { db, audit } = deps;
+  const operations = createOperationsRepository(db, deps.clock);
+  return async (vm, operation, by) => {
+    if (!leavesMachineOff(operation.kind) && (await operations.companySuspended(vm.companyId))) return 'suspended';
+    if (await operations.active(vm.id)) return 'busy';
+    const status = OPERATIONS[operation.kind].runningStatus;
+    try {
+      await db.transaction(async (tx) => {
+        await operations.insert(tx, { vmId: vm.id, requestedByUserId: by.userId, ...operation });
+        await operations.setStatus(tx, vm.id, status);
+        await audit.record(
+          {
+            companyId: vm.companyId,
+            actorUserId: by.userId,
+            action: `vm.${operation.kind}`,
+            targetType: 'vm',
+            targetId: vm.id,
+            // The name too, so the activity log still names a deleted VM.
+            before: { status: vm.status, name: vm.name },
+            after: by.cause ? { ...operation.payload, cause: by.cause } : operation.payload,
+            ...(by.requestId ? { requestId: by.requestId } : {}),
+          },
+          tx,
+        );
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return 'busy';
+      throw err;
+    }
+    publishVm(deps.events, { ...vm, status });
+    return 'queued';
+  };
+}
