@@ -25,6 +25,8 @@ const LOCK_FILE = '/tmp/irontech-libvirtd.lock';
 export interface LibvirtDaemon {
   /** The local unix socket. */
   socketUri: string;
+  /** Its path (a `qemu+ssh://…?proxy=netcat&socket=…` URI reaches the daemon through it). */
+  socketPath: string;
   /** The same daemon over TCP on loopback (a second "host"). */
   tcpUri: string;
   dir: string;
@@ -143,7 +145,8 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   await execFileP('/usr/sbin/virtlogd', ['-d', '-f', files.virtlogdConf, '-p', files.virtlogdPid]);
   await execFileP('/usr/sbin/libvirtd', ['-d', '--listen', '-f', files.libvirtdConf, '-p', files.libvirtdPid]);
 
-  const socketUri = `qemu:///system?socket=${path.join(sockDir, 'libvirt-sock')}`;
+  const socketPath = path.join(sockDir, 'libvirt-sock');
+  const socketUri = `qemu:///system?socket=${socketPath}`;
   const tcpUri = `qemu+tcp://127.0.0.1:${port}/system`;
   const virsh = async (uri: string, args: string[]) =>
     (await execFileP('virsh', ['-q', '-c', uri, ...args], { timeout: 120_000 })).stdout;
@@ -162,6 +165,7 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
 
   return {
     socketUri,
+    socketPath,
     tcpUri,
     dir,
     virsh,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { BadRequestError, ForbiddenError, NotFoundError, ProviderUnavailableError } from '../../lib/errors.ts';
 import type { ConsoleKind } from '../../providers/provider.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { Access } from '../access/access.ts';
@@ -73,7 +73,11 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
         const { id, kind } = params.data;
         if (!(await d.consoleTokens.consume(query.data.token, id, auth.sessionId)))
           throw new ForbiddenError('This console link has expired. Open the console again from the portal.');
-        const open = await d.vms.openConsole(scopeOf(auth), id, kind);
+        const open = await d.vms.openConsole(scopeOf(auth), id, kind).catch((err: unknown) => {
+          if (err instanceof ProviderUnavailableError && err.cause)
+            request.log.warn({ err: err.cause, vmId: id, kind }, 'console unavailable');
+          throw err;
+        });
         if (!open)
           throw new NotFoundError(`This virtual machine has no ${kind === 'vnc' ? 'graphical' : 'serial'} console`);
         opened.set(request, { auth, kind, ...open });

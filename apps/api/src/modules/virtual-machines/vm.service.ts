@@ -282,8 +282,9 @@ export function createVmService(deps: Deps) {
         const open = (await driver.consoleChannels?.(vm.providerRef))?.[kind];
         if (!open) return null;
         stream = await open();
-      } catch {
-        throw new ProviderUnavailableError('Console is currently unavailable');
+      } catch (err) {
+        // The reason (e.g. ssh's complaint about a tunnel) stays with the error for the log, not for the browser.
+        throw Object.assign(new ProviderUnavailableError('Console is currently unavailable'), { cause: err });
       }
       return {
         vm: {

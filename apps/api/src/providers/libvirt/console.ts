@@ -3,12 +3,14 @@
  *
  * - VNC: QEMU listens on the host's loopback (xml.ts). `virsh domdisplay` names the display; on a local host
  *   (a `qemu:///…` URI or a URI whose host is loopback) the API connects to it directly. On a `qemu+ssh://` host
- *   it runs `ssh -W 127.0.0.1:<port>` with the same user, host and port as the libvirt URI: the tunnel is that
- *   one child process, living exactly as long as the console. Other transports (tls, tcp to another machine)
- *   have no tunnel and are refused (docs/virtual-machines.md, "Console").
+ *   it runs `ssh -W 127.0.0.1:<port>` as libvirt's own ssh transport would run ssh for that URI (its `command=`,
+ *   user, port, `keyfile=` and `no_verify=`): the tunnel is that one child process, living exactly as long as the
+ *   console. Other transports (tls, tcp to another machine) have no tunnel and are refused (docs/virtual-machines.md,
+ *   "How the console reaches a remote libvirt host").
  * - Serial: `virsh console --force` over the libvirt connection itself, so it works on every transport. virsh
  *   insists on a terminal, so it runs under `script` (util-linux), which gives it a pseudo-terminal; its greeting is
- *   dropped, input is held until virsh's terminal is raw, and Ctrl-] (virsh's escape key) never reaches it.
+ *   dropped, input is held until virsh's terminal is raw, and Ctrl-] (virsh's escape key) never comes from the
+ *   browser: the API sends it to end the console.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -17,21 +19,96 @@ import type { ConsoleChannels } from '../provider.ts';
 import type { Virsh } from './virsh.ts';
 
 const LOOPBACK = new Set(['', 'localhost', '127.0.0.1', '[::1]', '::1']);
+/** How long a VNC tunnel may take to bring QEMU's greeting before the console answers 503. */
+const TUNNEL_TIMEOUT_MS = 20_000;
+/** How long virsh console may take to leave on its escape key before it is signalled. */
+const ESCAPE_GRACE_MS = 2_000;
 
-/** Where the libvirt URI points: local (this machine), over SSH (user, host, port), or elsewhere. */
-export function hostOfUri(
-  uri: string,
-):
-  | { kind: 'local' }
-  | { kind: 'ssh'; user: string | null; host: string; port: number | null }
-  | { kind: 'other'; host: string } {
-  const m = /^([a-z0-9]+)(?:\+([a-z0-9]+))?:\/\/(?:([^@/]*)@)?([^/:?]*|\[[^\]]*\])(?::(\d+))?/i.exec(uri);
+/** A qemu+ssh host and the URI parameters libvirt's ssh transport hands to `ssh`. */
+export interface SshHost {
+  kind: 'ssh';
+  user: string | null;
+  host: string;
+  port: number | null;
+  /** `keyfile=`: ssh -i. */
+  keyfile: string | null;
+  /** `no_verify=1`: ssh -o StrictHostKeyChecking=no (libvirt's meaning: a new or changed host key is accepted). */
+  noVerify: boolean;
+  /** `command=`: the ssh binary. */
+  command: string | null;
+}
+
+/** The query parameters of a libvirt URI, names lower-cased (libvirt compares them case-insensitively). */
+function uriParams(uri: string): Map<string, string> {
+  const query = /\?(.*)$/.exec(uri)?.[1] ?? '';
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const params = new Map<string, string>();
+  for (const pair of query.split('&')) {
+    if (!pair) continue;
+    const at = pair.indexOf('=');
+    const [name, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    params.set(decode(name).toLowerCase(), decode(value));
+  }
+  return params;
+}
+
+/** Where the libvirt URI points: local (this machine), over SSH (user, host, port, ssh parameters), or elsewhere. */
+export function hostOfUri(uri: string): { kind: 'local' } | SshHost | { kind: 'other'; host: string } {
+  const m = /^([a-z0-9]+)(?:\+([a-z0-9]+))?:\/\/(?:([^@/]*)@)?(\[[^\]]*\]|[^/:?]*)(?::(\d+))?/i.exec(uri);
   if (!m) return { kind: 'other', host: uri };
   const [, , transport, user, host = '', port] = m;
   if (LOOPBACK.has(host.toLowerCase())) return { kind: 'local' };
-  if (transport === 'ssh')
-    return { kind: 'ssh', user: user ? decodeURIComponent(user) : null, host, port: port ? Number(port) : null };
-  return { kind: 'other', host };
+  if (transport?.toLowerCase() !== 'ssh') return { kind: 'other', host };
+  const params = uriParams(uri);
+  return {
+    kind: 'ssh',
+    user: user ? decodeURIComponent(user) : null,
+    host: host.replace(/^\[|\]$/g, ''),
+    port: port ? Number(port) : null,
+    keyfile: params.get('keyfile') || null,
+    // libvirt reads it with atoi(): "1" is on, "0" (or a word) is off.
+    noVerify: (Number.parseInt(params.get('no_verify') ?? '', 10) || 0) !== 0,
+    command: params.get('command') || null,
+  };
+}
+
+/**
+ * The ssh command line of a VNC tunnel: the options libvirt's ssh transport gives ssh for the same URI
+ * (virNetSocketNewConnectSSH), so the key and host-key policy that let virsh in let the tunnel in, then `-W` to the
+ * display instead of a remote command.
+ */
+export function sshTunnelCommand(h: SshHost, address: string, port: number): { command: string; args: string[] } {
+  return {
+    command: h.command ?? 'ssh',
+    args: [
+      ...(h.port ? ['-p', String(h.port)] : []),
+      ...(h.user ? ['-l', h.user] : []),
+      ...(h.keyfile ? ['-i', h.keyfile] : []),
+      // No terminal to ask on: a refused key or an unknown host key fails at once instead of waiting for input.
+      ...['-o', 'BatchMode=yes'],
+      ...(h.noVerify ? ['-o', 'StrictHostKeyChecking=no'] : []),
+      // A host that does not answer, or dies while the console is open, ends the tunnel within a minute.
+      ...['-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=15'],
+      ...['-W', `${address.includes(':') ? `[${address}]` : address}:${port}`],
+      // `--`: a host name is never read as an option.
+      ...['--', h.host],
+    ],
+  };
+}
+
+/**
+ * The URI the serial console's virsh uses. It runs on a pseudo-terminal (see above), where libvirt's ssh would ask
+ * for a password or to accept an unknown host key and wait forever: `no_tty=1` makes it fail instead (BatchMode).
+ */
+export function serialConsoleUri(uri: string): string {
+  if (!/^[a-z0-9]+\+ssh:/i.test(uri) || uriParams(uri).has('no_tty')) return uri;
+  return `${uri}${uri.includes('?') ? '&' : '?'}no_tty=1`;
 }
 
 /** `vnc://127.0.0.1:3` → the TCP port (5900 + display) and address QEMU listens on. */
@@ -55,6 +132,46 @@ function childStream(child: ChildProcess): Duplex {
   return stream;
 }
 
+/**
+ * Starts an ssh tunnel and resolves once the first bytes came through it (QEMU's RFB greeting: the VNC server
+ * speaks first). A tunnel that cannot connect (refused key, unknown host key, host down) rejects here, so the
+ * browser gets the 503 of an unreachable host rather than a socket that closes at once; ssh's complaint is the
+ * error's message.
+ */
+function openTunnel(command: string, args: string[], timeoutMs = TUNNEL_TIMEOUT_MS): Promise<Duplex> {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => void (stderr = (stderr + b.toString('utf8')).slice(-2000)));
+  const out = child.stdout!;
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      clearTimeout(timer);
+      out.off('data', first);
+      child.off('close', ended);
+      child.off('error', failed);
+    };
+    const failed = (err: Error) => {
+      settle();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      reject(err);
+    };
+    const ended = (code: number | null) => failed(new Error(`ssh tunnel ended (${code}): ${stderr.trim()}`));
+    const first = (b: Buffer) => {
+      settle();
+      out.pause();
+      out.unshift(b);
+      resolve(childStream(child));
+    };
+    const timer = setTimeout(
+      () => failed(new Error(`ssh tunnel: nothing from the VNC server in ${timeoutMs} ms: ${stderr.trim()}`)),
+      timeoutMs,
+    );
+    out.on('data', first);
+    child.once('close', ended);
+    child.once('error', failed);
+  });
+}
+
 function connectTcp(address: string, port: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: address, port, noDelay: true });
@@ -69,8 +186,6 @@ function connectTcp(address: string, port: number): Promise<Duplex> {
 export interface LibvirtConsoleOptions {
   virsh: Virsh;
   virshBinary: string;
-  /** The ssh client for qemu+ssh hosts. */
-  sshBinary?: string;
 }
 
 export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): ConsoleChannels {
@@ -81,23 +196,15 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       if (!display) throw new Error(`${ref} has no VNC display`);
       if (where.kind === 'local') return connectTcp(display.address, display.port);
       if (where.kind === 'ssh') {
-        const target = where.user ? `${where.user}@${where.host}` : where.host;
-        const args = [
-          '-o',
-          'BatchMode=yes',
-          '-o',
-          'ExitOnForwardFailure=yes',
-          ...(where.port ? ['-p', String(where.port)] : []),
-          '-W',
-          `${display.address}:${display.port}`,
-          target,
-        ];
-        return childStream(spawn(o.sshBinary ?? 'ssh', args, { stdio: ['pipe', 'pipe', 'ignore'] }));
+        const { command, args } = sshTunnelCommand(where, display.address, display.port);
+        return openTunnel(command, args);
       }
       throw new Error(`the VNC display of ${ref} is on ${where.host}, which the portal reaches only over qemu+ssh`);
     },
     async serial() {
-      const command = [o.virshBinary, '-c', o.virsh.uri, 'console', '--force', ref].map(shellQuote).join(' ');
+      const command = [o.virshBinary, '-c', serialConsoleUri(o.virsh.uri), 'console', '--force', ref]
+        .map(shellQuote)
+        .join(' ');
       const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
         stdio: ['pipe', 'pipe', 'ignore'],
         env: { ...process.env, TERM: 'xterm-256color' },
@@ -121,7 +228,12 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
           raw.write(clean, done);
         },
         destroy(err, done) {
-          raw.destroy();
+          // virsh leaves at once on its escape key (and ends its libvirt stream and connection, an ssh on qemu+ssh);
+          // a signal is noticed only when its event loop next wakes, seconds later. The signal stays the fallback.
+          if (ready && !raw.destroyed) {
+            raw.write(Buffer.from([0x1d]));
+            setTimeout(() => raw.destroy(), ESCAPE_GRACE_MS).unref();
+          } else raw.destroy();
           done(err);
         },
       });

@@ -1,23 +1,131 @@
-/** Where the console of a libvirt machine is reached from: the URI's host and the VNC display. */
-import { expect, it } from 'vitest';
-import { hostOfUri, parseVncDisplay } from './console.ts';
+/**
+ * Where the console of a libvirt machine is reached from: the URI's host, the ssh tunnel's command, the VNC display.
+ * The tunnel against a real sshd and QEMU: libvirt-console.test.ts.
+ */
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  hostOfUri,
+  libvirtConsoleChannels,
+  parseVncDisplay,
+  serialConsoleUri,
+  sshTunnelCommand,
+  type SshHost,
+} from './console.ts';
 
 it('treats local and loopback URIs as local, qemu+ssh as a tunnel, anything else as unreachable for VNC', () => {
   expect(hostOfUri('qemu:///system')).toEqual({ kind: 'local' });
   expect(hostOfUri('qemu:///system?socket=/tmp/x/libvirt-sock')).toEqual({ kind: 'local' });
   expect(hostOfUri('qemu+tcp://127.0.0.1:16509/system')).toEqual({ kind: 'local' });
+  expect(hostOfUri('qemu+ssh://root@[::1]:22/system')).toEqual({ kind: 'local' });
+  const ssh = { keyfile: null, noVerify: false, command: null };
   expect(hostOfUri('qemu+ssh://root@kvm1.example.net:2222/system')).toEqual({
     kind: 'ssh',
     user: 'root',
     host: 'kvm1.example.net',
     port: 2222,
+    ...ssh,
   });
-  expect(hostOfUri('qemu+ssh://kvm1/system')).toEqual({ kind: 'ssh', user: null, host: 'kvm1', port: null });
+  expect(hostOfUri('qemu+ssh://kvm1/system')).toEqual({ kind: 'ssh', user: null, host: 'kvm1', port: null, ...ssh });
   expect(hostOfUri('qemu+tls://kvm2.example.net/system')).toEqual({ kind: 'other', host: 'kvm2.example.net' });
+});
+
+it("reads libvirt's ssh parameters from the URI as libvirt does", () => {
+  expect(
+    hostOfUri('qemu+ssh://ops@[fd00::7]/system?KeyFile=/etc/irontech/id%20ed25519&no_verify=1&command=/opt/ssh'),
+  ).toEqual({
+    kind: 'ssh',
+    user: 'ops',
+    host: 'fd00::7',
+    port: null,
+    keyfile: '/etc/irontech/id ed25519',
+    noVerify: true,
+    command: '/opt/ssh',
+  });
+  // atoi(): only a non-zero number turns host key checking off.
+  expect(hostOfUri('qemu+ssh://kvm1/system?no_verify=0')).toMatchObject({ noVerify: false });
+  expect(hostOfUri('qemu+ssh://kvm1/system?no_verify=yes')).toMatchObject({ noVerify: false });
+});
+
+it('builds the tunnel with the key, port, user and host-key policy of the URI, never prompting', () => {
+  const host = hostOfUri('qemu+ssh://root@kvm1:2222/system?keyfile=/k&no_verify=1') as SshHost;
+  expect(sshTunnelCommand(host, '127.0.0.1', 5901)).toEqual({
+    command: 'ssh',
+    args: [
+      ...['-p', '2222', '-l', 'root', '-i', '/k', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no'],
+      ...['-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=15', '-W', '127.0.0.1:5901', '--', 'kvm1'],
+    ],
+  });
+  const plain = sshTunnelCommand(hostOfUri('qemu+ssh://kvm1/system?command=/opt/ssh') as SshHost, '::1', 5900);
+  expect(plain.command).toBe('/opt/ssh');
+  expect(plain.args).not.toContain('StrictHostKeyChecking=no');
+  expect(plain.args.slice(-4)).toEqual(['-W', '[::1]:5900', '--', 'kvm1']);
+});
+
+it("gives the serial console's virsh no_tty=1 on ssh URIs, so ssh never asks on the console's terminal", () => {
+  expect(serialConsoleUri('qemu+ssh://root@kvm1/system')).toBe('qemu+ssh://root@kvm1/system?no_tty=1');
+  expect(serialConsoleUri('qemu+ssh://kvm1/system?keyfile=/k')).toBe('qemu+ssh://kvm1/system?keyfile=/k&no_tty=1');
+  expect(serialConsoleUri('qemu+ssh://kvm1/system?no_tty=0')).toBe('qemu+ssh://kvm1/system?no_tty=0');
+  expect(serialConsoleUri('qemu:///system')).toBe('qemu:///system');
 });
 
 it('reads the VNC port from virsh domdisplay', () => {
   expect(parseVncDisplay('vnc://127.0.0.1:0\n')).toEqual({ address: '127.0.0.1', port: 5900 });
   expect(parseVncDisplay('vnc://[::1]:12')).toEqual({ address: '::1', port: 5912 });
   expect(parseVncDisplay('spice://127.0.0.1:5930')).toBeNull();
+});
+
+describe('the VNC tunnel process', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-tunnel-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** The console of a qemu+ssh host whose `ssh` (the URI's command=) is this shell script. */
+  async function vncWith(script: string): Promise<Duplex> {
+    const ssh = path.join(dir, `ssh-${Math.random().toString(36).slice(2)}`);
+    await writeFile(ssh, `#!/bin/sh\n${script}\n`);
+    await chmod(ssh, 0o755);
+    const uri = `qemu+ssh://root@kvm1/system?command=${ssh}`;
+    const virsh = { uri, run: () => Promise.resolve('vnc://127.0.0.1:0\n'), maybe: () => Promise.resolve(null) };
+    return libvirtConsoleChannels('irontech-x', { virsh, virshBinary: 'virsh' }).vnc!();
+  }
+  const pidAlive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("refuses a tunnel that cannot connect, with ssh's complaint", async () => {
+    await expect(vncWith('echo "root@kvm1: Permission denied (publickey)." >&2; exit 255')).rejects.toThrow(
+      /ssh tunnel ended \(255\): root@kvm1: Permission denied \(publickey\)\./,
+    );
+  });
+
+  it('opens once the VNC server spoke, relays both ways from its first byte, and ends ssh when closed', async () => {
+    const pidFile = path.join(dir, 'pid');
+    // Stands in for ssh -W: records its pid, checks what it was asked for, then is the VNC server (greeting, echo).
+    const stream = await vncWith(
+      `echo $$ > ${pidFile}; [ "$*" = "-l root -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=15 -W 127.0.0.1:5900 -- kvm1" ] || exit 3; printf 'RFB 003.008\\n'; exec cat`,
+    );
+    const received: Buffer[] = [];
+    const errors: string[] = [];
+    stream.on('data', (b: Buffer) => received.push(b));
+    // As the relay does (console-socket.ts): ending the stream reports an AbortError.
+    stream.on('error', (err) => errors.push(err.name));
+    stream.write('ping');
+    await expect.poll(() => Buffer.concat(received).toString()).toBe('RFB 003.008\nping');
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    expect(pidAlive(pid)).toBe(true);
+    stream.destroy();
+    await expect.poll(() => pidAlive(pid)).toBe(false);
+    expect(errors.filter((name) => name !== 'AbortError')).toEqual([]);
+  });
 });

@@ -2,12 +2,17 @@
  * The console websockets against a real guest (one, booted under TCG on a libvirtd this test starts): the VNC
  * socket completes the RFB handshake with QEMU, the serial socket shows the login prompt and takes the portal's
  * password, and the guest's display listens on the host's loopback only.
+ *
+ * Then the same guest's host is registered again as a remote `qemu+ssh://` host: an sshd of the test's own on
+ * 127.0.0.2 in front of the same libvirtd. VNC then goes through the API's `ssh -W` tunnel, serial through libvirt's
+ * ssh transport, and neither leaves an ssh process behind when the browser closes the socket.
  */
 import { execFile } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { routes } from '@portal/contract/routes';
 import { eq } from 'drizzle-orm';
@@ -16,6 +21,7 @@ import { createHostsService } from '../../modules/hosts/hosts.service.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import { startTestSshd, type TestSshd } from '../../../test/test-sshd.ts';
 import { REF_RE } from './names.ts';
 
 const execFileP = promisify(execFile);
@@ -27,7 +33,12 @@ let t: TestApp;
 let admin: TestClient;
 let origin = '';
 let vmId = 0;
+/** The guest's libvirt name. */
+let ref = '';
 let password = '';
+let sshd: TestSshd | undefined;
+/** What registers the guest's host (again, with another URI, for the qemu+ssh tests). */
+let registerHost: (uri: string) => ReturnType<ReturnType<typeof createHostsService>['add']>;
 
 beforeAll(async () => {
   daemon = await startLibvirtDaemon();
@@ -57,15 +68,18 @@ beforeAll(async () => {
   await t.db
     .insert(providerOfferings)
     .values({ providerId: provider!.id, regionId: region!.id, configurationId: micro!.id });
-  await createHostsService({ db: t.db, registry: createProviderRegistry() }).add({
-    name: 'console-host',
-    uri: daemon.socketUri,
-    provider: provider!.id,
-    region: region!.id,
-    cpus: 8,
-    ramGb: 32,
-    diskGb: 400,
-  });
+  const hostsService = createHostsService({ db: t.db, registry: createProviderRegistry() });
+  registerHost = (uri) =>
+    hostsService.add({
+      name: 'console-host',
+      uri,
+      provider: provider!.id,
+      region: region!.id,
+      cpus: 8,
+      ramGb: 32,
+      diskGb: 400,
+    });
+  await registerHost(daemon.socketUri);
   const created = await admin.call(routes.vms.create, {
     body: {
       regionId: region!.id,
@@ -87,11 +101,14 @@ beforeAll(async () => {
   }
   const [placed] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
   expect(placed!.hostId).not.toBeNull();
+  ref = placed!.providerRef!;
   password = (await admin.call(routes.vms.getPassword, { params: { id: vmId } })).data.sshPassword;
 }, 900_000);
 
 afterAll(async () => {
   await t?.close();
+  // After the API: its `virsh event` watch on the qemu+ssh host ends with it.
+  await sshd?.stop();
   await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL] });
   await rm(path.join(LIBVIRT_TEST_DIR, POOL), { recursive: true, force: true });
 }, 120_000);
@@ -127,22 +144,22 @@ async function until(received: Buffer[], re: RegExp, ms = 60_000): Promise<strin
   }
 }
 
-it('completes the RFB handshake with the real QEMU through the API', { timeout: 60_000 }, async () => {
-  const { ws, received } = await open(await socketUrl('vnc'));
+async function rfbHandshake({ ws, received }: { ws: WebSocket; received: Buffer[] }) {
   const greeting = await until(received, /^RFB 003\.00\d\n/, 10_000);
   expect(greeting.slice(0, 12)).toMatch(/^RFB 003\.00[38]\n$/);
   // Go on as noVNC does: same version back, then the server offers its security types (VNC auth "none" is 1).
   ws.send(Buffer.from(greeting.slice(0, 12), 'latin1'));
   // The server's next message: its security types (3.8), e.g. 01 01 for one type, "None".
   expect((await until(received, /[\s\S]/, 10_000)).length).toBeGreaterThan(0);
-  ws.close();
+}
+
+it('completes the RFB handshake with the real QEMU through the API', { timeout: 60_000 }, async () => {
+  const vnc = await open(await socketUrl('vnc'));
+  await rfbHandshake(vnc);
+  vnc.ws.close();
 });
 
 it('listens for VNC on the host loopback only; the browser reaches it only through the API', async () => {
-  const ref = (await daemon.virsh(daemon.socketUri, ['list', '--name']))
-    .split('\n')
-    .map((n) => n.trim())
-    .find((n) => REF_RE.test(n))!;
   const pid = (await readFile(`/run/libvirt/qemu/${ref}.pid`, 'utf8')).trim();
   const { stdout } = await execFileP('ss', ['-Hltnp']);
   const qemuListens = stdout
@@ -153,8 +170,7 @@ it('listens for VNC on the host loopback only; the browser reaches it only throu
   for (const address of qemuListens) expect(address).toMatch(/^(127\.0\.0\.1|\[::1\]):\d+$/);
 });
 
-it('shows the serial login prompt and takes the VM password', { timeout: 120_000 }, async () => {
-  const { ws, received } = await open(await socketUrl('serial'));
+async function serialLogin({ ws, received }: { ws: WebSocket; received: Buffer[] }) {
   ws.send(Buffer.from('\r'));
   await until(received, /login: $/m);
   ws.send(Buffer.from('root\r'));
@@ -164,5 +180,130 @@ it('shows the serial login prompt and takes the VM password', { timeout: 120_000
   ws.send(Buffer.from('echo serial-$((6*7))\r'));
   expect(await until(received, /serial-42\r?\n/)).toContain('serial-42');
   ws.send(Buffer.from('exit\r'));
-  ws.close();
+}
+
+it('shows the serial login prompt and takes the VM password', { timeout: 120_000 }, async () => {
+  const serial = await open(await socketUrl('serial'));
+  await serialLogin(serial);
+  serial.ws.close();
+});
+
+describe('on a qemu+ssh host', () => {
+  interface Proc {
+    pid: number;
+    ppid: number;
+    argv: string[];
+  }
+  /** This machine's processes with their command lines. */
+  async function processes(): Promise<Proc[]> {
+    const found: Proc[] = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const [raw, stat] = await Promise.all([
+        readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => ''),
+        readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''),
+      ]);
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (raw) found.push({ pid: Number(entry), ppid, argv: raw.split('\0').filter(Boolean) });
+    }
+    return found;
+  }
+  /** ssh clients of the test's sshd: libvirt's transport (the driver's virsh calls, the host monitor's among them,
+   * and the serial console's) and the API's VNC tunnels. */
+  const sshClients = async () =>
+    (await processes()).filter(
+      ({ argv }) =>
+        /(^|\/)ssh$/.test(argv[0] ?? '') &&
+        argv.includes(sshd!.address) &&
+        argv[argv.indexOf('-p') + 1] === String(sshd!.port),
+    );
+  const tunnels = async () => (await sshClients()).filter(({ argv }) => argv.includes('-W'));
+  /** The `virsh console` processes of the test's guest. */
+  const virshConsoles = async () =>
+    (await processes()).filter(
+      ({ argv }) => /(^|\/)virsh$/.test(argv[0] ?? '') && argv.includes('console') && argv.includes(ref),
+    );
+  /** Which of these processes still run (a zombie has no command line, so it counts as gone). */
+  const alive = async (procs: Proc[]) => {
+    const now = new Set((await processes()).map((p) => p.pid));
+    return procs.filter((p) => now.has(p.pid)).map((p) => p.argv.join(' '));
+  };
+  async function eventually(check: () => Promise<void>, ms = 10_000) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      try {
+        return await check();
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    sshd = await startTestSshd('127.0.0.2');
+    // libvirt's ssh transport as an operator would write it for a host whose libvirtd listens on another socket
+    // than the default: the key, no host key check (the test's sshd is new each run), nc to that socket.
+    const query = [
+      `keyfile=${sshd.keyfile}`,
+      'no_verify=1',
+      `command=${sshd.command}`,
+      'proxy=netcat',
+      `socket=${daemon.socketPath}`,
+    ].join('&');
+    const registered = await registerHost(`qemu+ssh://root@${sshd.address}:${sshd.port}/system?${query}`);
+    // It answered over ssh (its capacity was read through the new URI).
+    expect(registered.host.lastError).toBeNull();
+  }, 60_000);
+
+  it(
+    'relays VNC through an ssh tunnel the API ends with the console; the host serves no VNC on its address',
+    { timeout: 60_000 },
+    async () => {
+      const vnc = await open(await socketUrl('vnc'));
+      await rfbHandshake(vnc);
+      // The bytes came through `ssh -W <QEMU's loopback address>:<port> -- 127.0.0.2`.
+      const [tunnel, ...more] = await tunnels();
+      expect(more).toEqual([]);
+      const forward = tunnel!.argv[tunnel!.argv.indexOf('-W') + 1]!;
+      expect(forward).toMatch(/^127\.0\.0\.1:59\d\d$/);
+      expect(tunnel!.argv.slice(-2)).toEqual(['--', sshd!.address]);
+      // The host's own address has no VNC listener: only its loopback, reached from the API through ssh.
+      const vncPort = Number(forward.split(':')[1]);
+      await expect(
+        new Promise((resolve, reject) =>
+          net.connect({ host: sshd!.address, port: vncPort }).once('connect', resolve).once('error', reject),
+        ),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+
+      vnc.ws.close();
+      await eventually(async () => {
+        expect(await alive([tunnel!])).toEqual([]);
+        expect(await tunnels()).toEqual([]);
+      });
+    },
+  );
+
+  it(
+    'shows the serial login prompt over the ssh transport and leaves no ssh behind',
+    { timeout: 120_000 },
+    async () => {
+      const serial = await open(await socketUrl('serial'));
+      await serialLogin(serial);
+      // The one virsh console reached the guest through the test's sshd, not the local socket.
+      const [virshConsole, ...more] = await virshConsoles();
+      expect(more).toEqual([]);
+      expect(virshConsole!.argv[virshConsole!.argv.indexOf('-c') + 1]).toMatch(
+        new RegExp(`^qemu\\+ssh://root@${sshd!.address.replace(/\./g, '\\.')}:${sshd!.port}/`),
+      );
+      // Its own ssh to the host (the host monitor's virsh calls have theirs, which come and go on their own).
+      const itsSsh = (await sshClients()).filter((p) => p.ppid === virshConsole!.pid);
+      expect(itsSsh).toHaveLength(1);
+      serial.ws.close();
+      await eventually(async () => {
+        expect(await alive([virshConsole!, ...itsSsh])).toEqual([]);
+        expect(await virshConsoles()).toEqual([]);
+      });
+    },
+  );
 });
