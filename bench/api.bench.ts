@@ -139,7 +139,9 @@ try {
     );
     const diffs = differences(bodies[1]!.data, bodies[2]!.data);
     if (diffs.length) {
-      console.warn(`${scenario}: the limit and the portal answer differently (limit vs portal):\n  ${diffs.slice(0, 12).join('\n  ')}`);
+      console.warn(
+        `${scenario}: the limit and the portal answer differently (limit vs portal):\n  ${diffs.slice(0, 12).join('\n  ')}`,
+      );
     }
   }
 
@@ -283,5 +285,7 @@ function differences(a: unknown, b: unknown, path = '$'): string[] {
       differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
     );
   }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${path}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`];
+  return JSON.stringify(a) === JSON.stringify(b)
+    ? []
+    : [`${path}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`];
 }
