@@ -65,10 +65,11 @@ describe('company administration and activity', () => {
     await portal.signIn(staff.page, 'owner@staff.example', PASSWORD);
     await staff.page.getByRole('link', { name: 'Activity' }).click();
     await staff.page.waitForURL(/\/reseller\/activity$/);
-    // Exact labels: while the lazy Activity screen loads, the companies list stays on screen and its
-    // "Demo Company" row and "Suspend Demo Company" button also contain "Company".
-    await staff.page.getByLabel('Company', { exact: true }).selectOption({ label: demo!.name });
-    await staff.page.getByLabel('Action', { exact: true }).selectOption({ label: 'Company administration granted' });
+    // The filters of the Activity screen itself: while its lazy code loads, the companies list stays on screen,
+    // and its "Demo Company" row and "Suspend Demo Company" button also carry "Company" in their names.
+    const filters = staff.page.getByRole('search', { name: 'Filter activity' });
+    await filters.getByLabel('Company').selectOption({ label: demo!.name });
+    await filters.getByLabel('Action').selectOption({ label: 'Company administration granted' });
     const staffRows = staff.page.getByRole('region', { name: 'Activity' }).locator('tbody tr');
     await expect.poll(() => staffRows.count()).toBe(1);
     expect(await staffRows.first().textContent()).toContain(demo!.name);
