@@ -146,21 +146,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = createMetrics();
   metrics.install(app);
 
-  registerSecurityHeaders(app, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:', 'https:'],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        frameSrc: ["'self'"],
-        frameAncestors: ["'self'"],
-        upgradeInsecureRequests: null,
+  registerSecurityHeaders(
+    app,
+    {
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'https:'],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          scriptSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          frameSrc: ["'self'"],
+          frameAncestors: ["'self'"],
+          upgradeInsecureRequests: null,
+        },
       },
+      strictTransportSecurity: cookieSecure,
     },
-    strictTransportSecurity: cookieSecure,
-  });
+    { apiBasePath: config.API_BASE_PATH },
+  );
   // Answers above 1 KB go out compressed (issue #12). The live event stream is hijacked and never buffered
   // here; static files are sent precompressed by plugins/static-web.ts (already encoded, so skipped).
   await app.register(compress, {

@@ -1,4 +1,7 @@
-/** The security headers, exactly as @fastify/helmet sent them before they were computed once (ADR 0003). */
+/**
+ * The security headers: documents get exactly what @fastify/helmet sent before they were computed once (ADR 0003);
+ * API answers get OWASP's REST set (ADR 0008).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
@@ -19,6 +22,22 @@ const EXPECTED = {
   'x-xss-protection': '0',
 };
 const HSTS = 'max-age=31536000; includeSubDomains';
+const API_EXPECTED = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+/** Helmet's document-only headers, which do nothing on JSON. */
+const DOCUMENT_ONLY = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
 
 const apps: { plain?: App; secure?: App } = {};
 const databases: Database[] = [];
@@ -44,13 +63,21 @@ afterAll(async () => {
 });
 
 describe('security headers', () => {
-  it('sends the same set on every answer, with HSTS only behind https', async () => {
-    for (const url of ['/irontech/api/v1/auth/check', '/irontech/api/v1/no/such/route', '/']) {
+  it("sends helmet's set on documents and OWASP's REST set on API answers, with HSTS only behind https", async () => {
+    for (const url of ['/', '/login', '/irontech/api/v1/docs']) {
       const plain = (await apps.plain!.app.inject({ url })).headers;
       expect(plain, url).toMatchObject(EXPECTED);
       expect(plain['strict-transport-security'], url).toBeUndefined();
     }
-    const secure = (await apps.secure!.app.inject({ url: '/irontech/api/v1/auth/check' })).headers;
-    expect(secure).toMatchObject({ ...EXPECTED, 'strict-transport-security': HSTS });
+    for (const url of ['/irontech/api/v1/auth/check', '/irontech/api/v1/no/such/route']) {
+      const plain = (await apps.plain!.app.inject({ url })).headers;
+      expect(plain, url).toMatchObject(API_EXPECTED);
+      for (const name of [...DOCUMENT_ONLY, 'strict-transport-security'])
+        expect(plain[name], `${url} ${name}`).toBeUndefined();
+    }
+    const secureDocument = (await apps.secure!.app.inject({ url: '/' })).headers;
+    expect(secureDocument).toMatchObject({ ...EXPECTED, 'strict-transport-security': HSTS });
+    const secureApi = (await apps.secure!.app.inject({ url: '/irontech/api/v1/auth/check' })).headers;
+    expect(secureApi).toMatchObject({ ...API_EXPECTED, 'strict-transport-security': HSTS });
   });
 });
