@@ -42,8 +42,25 @@ export function createHostMonitor(opts: {
   const clock = opts.clock ?? systemClock;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
-  /** Event subscriptions by host id (one per host, kept while the monitor runs). */
-  const watching = new Map<number, () => void>();
+  /**
+   * Event subscriptions by host id, with the URI each watches: one per enabled host while the monitor runs, made
+   * again when the host's URI changes and ended when the host is disabled or gone.
+   */
+  const watching = new Map<number, { uri: string; stop: () => void }>();
+  function watch(host: typeof hosts.$inferSelect, driver: ReturnType<typeof registry.driverFor>) {
+    if (!timer || !opts.onMachineEvent || !driver.watch) return;
+    const current = watching.get(host.id);
+    if (current?.uri === host.uri) return;
+    current?.stop();
+    watching.set(host.id, { uri: host.uri, stop: driver.watch(opts.onMachineEvent) });
+  }
+  function unwatchAllBut(hostIds: Set<number>) {
+    for (const [id, { stop }] of watching)
+      if (!hostIds.has(id)) {
+        stop();
+        watching.delete(id);
+      }
+  }
 
   async function markVms(host: typeof hosts.$inferSelect, error: string | null) {
     const live = and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt));
@@ -96,11 +113,11 @@ export function createHostMonitor(opts: {
     let changed = 0;
     const byRegion = new Map<number, { complete: boolean; names: Set<string> }>();
     for (const { host } of rows) byRegion.set(host.regionId, { complete: true, names: new Set() });
+    unwatchAllBut(new Set(rows.map(({ host }) => host.id)));
     await Promise.all(
       rows.map(async ({ host, provider }) => {
         const driver = registry.driverFor(provider, host);
-        if (timer && opts.onMachineEvent && driver.watch && !watching.has(host.id))
-          watching.set(host.id, driver.watch(opts.onMachineEvent));
+        watch(host, driver);
         let error: string | null = null;
         try {
           const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
@@ -150,8 +167,7 @@ export function createHostMonitor(opts: {
       if (timer) clearInterval(timer);
       timer = null;
       await running;
-      for (const stop of watching.values()) stop();
-      watching.clear();
+      unwatchAllBut(new Set());
     },
   };
 }
