@@ -3,7 +3,7 @@
  * client and not a native binding). Every call is a fresh connection of about 50–100 ms; the driver's
  * actions are bounded by guest boots and shutdowns, so that cost does not matter.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { TransientProviderError } from '../provider.ts';
 
 export class VirshError extends Error {
@@ -22,6 +22,9 @@ const NOT_FOUND_RE =
 const UNREACHABLE_RE =
   /failed to connect to the hypervisor|Failed to connect socket|unable to connect to server|Connection refused|End of file while reading data|Cannot recv data|cannot send data|Broken pipe|operation timed out/i;
 
+/** More than this on stdout and stderr together ends the call (as execFile's maxBuffer did). */
+const MAX_OUTPUT = 16 * 1024 * 1024;
+
 export function isNotFound(e: unknown): boolean {
   return e instanceof VirshError && NOT_FOUND_RE.test(e.stderr);
 }
@@ -37,23 +40,46 @@ export interface Virsh {
 export function createVirsh(uri: string, binary = 'virsh', defaultTimeoutMs = 60_000): Virsh {
   function run(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
     return new Promise((resolve, reject) => {
-      execFile(
-        binary,
-        ['-q', '-c', uri, ...args],
-        { timeout: opts.timeoutMs ?? defaultTimeoutMs, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => {
-          if (!err) return resolve(stdout);
-          const e = err as NodeJS.ErrnoException & { killed?: boolean };
-          if (e.code === 'ENOENT')
-            return reject(
-              new Error(`${binary} is not installed (apt-get install --no-install-recommends libvirt-clients)`),
-            );
-          const text = String(stderr).trim() || e.message;
-          const what = `virsh ${args[0] ?? ''} on ${uri}: ${text.slice(0, 500)}`;
-          if (e.killed || UNREACHABLE_RE.test(text)) return reject(new TransientProviderError(what));
-          reject(new VirshError(what, text));
-        },
-      );
+      // In a process group of its own, so a timeout ends virsh's children too: over qemu+ssh virsh runs ssh,
+      // which outlived a virsh killed alone (the host monitor's checks of an unreachable host left them behind).
+      const child = spawn(binary, ['-q', '-c', uri, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let size = 0;
+      let killed = false;
+      const killGroup = () => {
+        killed = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      };
+      const collect = (into: Buffer[]) => (d: Buffer) => {
+        size += d.length;
+        if (size > MAX_OUTPUT) killGroup();
+        else into.push(d);
+      };
+      child.stdout.on('data', collect(out));
+      child.stderr.on('data', collect(err));
+      const timer = setTimeout(killGroup, opts.timeoutMs ?? defaultTimeoutMs);
+      child.once('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(
+          e.code === 'ENOENT'
+            ? new Error(`${binary} is not installed (apt-get install --no-install-recommends libvirt-clients)`)
+            : e,
+        );
+      });
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        const stdout = Buffer.concat(out).toString('utf8');
+        if (code === 0 && !killed) return resolve(stdout);
+        const text = Buffer.concat(err).toString('utf8').trim() || `virsh exited with ${code ?? signal}`;
+        const what = `virsh ${args[0] ?? ''} on ${uri}: ${killed ? 'no answer in time' : text.slice(0, 500)}`;
+        if (killed || UNREACHABLE_RE.test(text)) return reject(new TransientProviderError(what));
+        reject(new VirshError(what, text));
+      });
     });
   }
   return {
