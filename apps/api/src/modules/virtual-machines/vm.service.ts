@@ -25,13 +25,13 @@ import type { ConsoleKind } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { effectivePermissions, type Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
-import { createEnqueue, SUSPENSION_CAUSE } from './operations/enqueue.ts';
+import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
 import { placeVm } from './placement.ts';
 import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from './vm-secrets.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock'> & {
+type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log'> & {
   repo: VmRepository;
   operations: OperationsRepository;
   registry: ProviderRegistry;
@@ -119,13 +119,13 @@ export function createVmService(deps: Deps) {
       companyId: number,
       actor: { userId: number; resellerId: number; requestId: string },
     ): Promise<number> {
-      let stopped = 0;
-      for (const vm of await repo.ofCompanyInStatus(companyId, 'Running')) {
-        if (actionUnavailableReason('stop', vm.status)) continue;
-        const stop = { kind: VM_ACTIONS.stop.operation, payload: {} };
-        const by = { userId: actor.userId, requestId: actor.requestId, cause: SUSPENSION_CAUSE };
-        if ((await queue(vm, stop, by)) === 'queued') stopped += 1;
-      }
+      const by = { userId: actor.userId, requestId: actor.requestId };
+      const stopped = await queueSuspensionStops(
+        queue,
+        await repo.ofCompanyInStatus(companyId, 'Running'),
+        by,
+        (vm, err) => deps.log.warn({ vmId: vm.id, err }, 'could not stop a VM of a suspended company'),
+      );
       if (stopped) deps.kick();
       return stopped;
     },

@@ -8,7 +8,14 @@
  * have no session, so this refuses what could still slip through (a request past its session check when the
  * suspension landed, another instance's session cache not told yet) and any path added later (docs/reseller-area.md).
  */
-import { VM_OFF_STATUSES, OPERATIONS, type Operation, type OperationKind } from '@portal/contract/vm-lifecycle';
+import {
+  actionUnavailableReason,
+  VM_ACTIONS,
+  VM_OFF_STATUSES,
+  OPERATIONS,
+  type Operation,
+  type OperationKind,
+} from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../../db/client.ts';
 import type { virtualMachines } from '../../../db/schema.ts';
 import type { Audit } from '../../../lib/audit.ts';
@@ -80,4 +87,29 @@ export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; cl
     publishVm(deps.events, { ...vm, status });
     return 'queued';
   };
+}
+
+/**
+ * The stops a suspension asks for, whoever notices it: the suspension itself (its staff member acts) and the
+ * reconciler's sweep (the platform acts). Each VM that can be stopped gets a stop with the suspension as its cause;
+ * one busy with another operation is left to the next sweep. A VM that fails is reported and the rest go on.
+ * Answers how many stops were queued.
+ */
+export async function queueSuspensionStops(
+  enqueue: Enqueue,
+  vms: (typeof virtualMachines.$inferSelect)[],
+  by: Omit<Requester, 'cause'>,
+  onError: (vm: typeof virtualMachines.$inferSelect, err: unknown) => void,
+): Promise<number> {
+  let queued = 0;
+  const stop = { kind: VM_ACTIONS.stop.operation, payload: {} };
+  for (const vm of vms) {
+    if (actionUnavailableReason('stop', vm.status)) continue;
+    try {
+      if ((await enqueue(vm, stop, { ...by, cause: SUSPENSION_CAUSE })) === 'queued') queued++;
+    } catch (err) {
+      onError(vm, err);
+    }
+  }
+  return queued;
 }

@@ -53,7 +53,7 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   const { providerId, providerRef } = await vm();
   const [provider] = await t.db.select().from(providers).where(eq(providers.id, providerId));
   const driver = registry.driverFor(provider!);
-  const reconciler = createReconciler({ db: t.db, registry, events, log });
+  const reconciler = createReconciler({ db: t.db, registry, events, log, audit: createAudit(t.db) });
 
   expect(await vm()).toMatchObject({ status: 'Running' });
   expect(await reconciler.reconcileOnce()).toBe(0);
@@ -70,7 +70,7 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   await driver.delete(providerRef!);
   // The simulator adopts machines it forgot; one deleted on purpose is gone only for a driver that cannot adopt.
   const strict = createProviderRegistry({ simulator: () => ({ ...driver, adopt: undefined }) });
-  await createReconciler({ db: t.db, registry: strict, events, log }).reconcileOnce();
+  await createReconciler({ db: t.db, registry: strict, events, log, audit: createAudit(t.db) }).reconcileOnce();
   expect(await vm()).toMatchObject({ status: 'Error', errorReason: 'The machine no longer exists at the provider' });
 });
 
@@ -84,7 +84,7 @@ it("stops a VM that was starting when its company was suspended once it runs; th
   const log = pino({ level: 'silent' });
   const secrets = createSecretBox('test-secret-that-is-long-enough-0123456789');
   const runner = createOperationRunner({ db: t.db, registry, events, secrets, log });
-  const reconciler = createReconciler({ db: t.db, registry, events, log });
+  const reconciler = createReconciler({ db: t.db, registry, events, log, audit: createAudit(t.db) });
   const settle = async () => {
     await runner.tick();
     await runner.idle();

@@ -6,14 +6,14 @@
  * under way gets a stop (one that was starting, or being made, when its company was suspended ends here).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { VM_ACTIONS, VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../../db/client.ts';
 import type { ProviderRegistry } from '../../../providers/registry.ts';
-import { createAudit, type Audit } from '../../../lib/audit.ts';
+import type { Audit } from '../../../lib/audit.ts';
 import { systemClock, type Clock } from '../../../lib/clock.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import { adoptIfMissing } from './adopt.ts';
-import { createEnqueue, SUSPENSION_CAUSE } from './enqueue.ts';
+import { createEnqueue, queueSuspensionStops } from './enqueue.ts';
 import { createOperationsRepository } from './operations.repository.ts';
 
 /** Resting statuses the provider's word may change (an Error VM waits for its user). */
@@ -28,28 +28,26 @@ export function createReconciler(opts: {
   log: FastifyBaseLogger;
   clock?: Clock;
   intervalMs?: number;
-  audit?: Audit;
+  /** Where the sweep's stops are recorded: the app's audit log. */
+  audit: Audit;
   /** Told when the pass queued operations (the runner looks at once rather than at its next poll). */
   onQueued?: () => void;
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const repo = createOperationsRepository(db, clock);
-  const enqueue = createEnqueue({ db, audit: opts.audit ?? createAudit(db), events, clock });
+  const enqueue = createEnqueue({ db, audit: opts.audit, events, clock });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
 
   /** Queues a stop of each Running VM of a suspended company that has no operation under way; answers how many. */
   async function stopSuspended(): Promise<number> {
-    let queued = 0;
-    for (const vm of await repo.runningOfSuspendedCompanies()) {
-      try {
-        const stop = { kind: VM_ACTIONS.stop.operation, payload: {} };
-        if ((await enqueue(vm, stop, { userId: null, cause: SUSPENSION_CAUSE })) === 'queued') queued++;
-      } catch (err) {
-        log.warn({ vmId: vm.id, err }, 'could not stop a VM of a suspended company');
-      }
-    }
+    const queued = await queueSuspensionStops(
+      enqueue,
+      await repo.runningOfSuspendedCompanies(),
+      { userId: null },
+      (vm, err) => log.warn({ vmId: vm.id, err }, 'could not stop a VM of a suspended company'),
+    );
     if (queued) {
       log.info({ vms: queued }, 'stopping running VMs of suspended companies');
       opts.onQueued?.();
