@@ -90,6 +90,11 @@ export const configSchema = z.object({
     .refine((p) => !isGuessablePassword(p), API_MESSAGES.passwordTooCommon)
     .optional(),
   VM_PROVIDER: z.enum(['simulator', 'libvirt']).default('simulator'),
+  /** With VM_PROVIDER=libvirt: the libvirt URI of the demo host the first start registers (this machine's libvirtd). */
+  LIBVIRT_DEMO_URI: z
+    .string()
+    .regex(/^[a-z0-9+]+:\/\/\S*$/, 'a libvirt URI such as qemu:///system')
+    .default('qemu:///system'),
   /** How long one simulated provider action takes. */
   SIMULATOR_STEP_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** How often the operation runner looks for due work (it is also woken on each new operation). */

@@ -88,4 +88,38 @@ describe.skipIf(inject('pgUrl'))('start-up', () => {
       );
     },
   );
+
+  it(
+    'VM_PROVIDER=libvirt on a fresh DATA_DIR seeds libvirt providers, the demo host and only the built image',
+    { timeout: 300_000 },
+    async () => {
+      // Nothing listens at this URI: the rows are what is checked, no libvirtd is contacted (the host stays unseen).
+      const uri = 'qemu+tcp://127.0.0.1:1/system';
+      const dataDir = mkdtempSync(join(tmpdir(), 'start-'));
+      const run = await start({ DATA_DIR: dataDir, PORT: '0', VM_PROVIDER: 'libvirt', LIBVIRT_DEMO_URI: uri });
+      expect(run.stdout).toMatch(/Sign in: {3}admin@example\.com/);
+      const db = await openDatabase({ dataDir });
+      const rows = async (query: ReturnType<typeof sql>) => (await db.db.execute<Record<string, unknown>>(query)).rows;
+      try {
+        expect(await rows(sql`select name, driver, settings->>'uri' as uri from providers order by id`)).toEqual([
+          { name: 'Northwind Cloud', driver: 'libvirt', uri },
+          { name: 'Irontech Metal', driver: 'libvirt', uri },
+        ]);
+        expect(
+          await rows(sql`select h.name, h.uri, r.name as region, p.name as provider from hosts h
+            join regions r on r.id = h.region_id join providers p on p.id = h.provider_id order by h.id`),
+        ).toEqual([
+          { name: 'local', uri, region: 'US East', provider: 'Northwind Cloud' },
+          { name: 'local-metal', uri, region: 'US East', provider: 'Irontech Metal' },
+        ]);
+        // Every region offers the names the built guest serves, and nothing that does not exist.
+        expect(
+          await rows(sql`select r.name as region, string_agg(i.name, ',' order by i.name) as images
+            from regions r join images i on i.region_id = r.id group by r.name order by r.name`),
+        ).toEqual(['Frankfurt', 'Singapore', 'US East', 'US West'].map((region) => ({ region, images: 'Debian 12' })));
+      } finally {
+        await db.close();
+      }
+    },
+  );
 });

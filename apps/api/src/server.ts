@@ -23,7 +23,11 @@ async function main(): Promise<void> {
     throw new StartupError(describeDatabaseError(err, config));
   }
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
-  await seedReferenceData(database.db, { driver: config.VM_PROVIDER, demo: config.SEED_DEMO });
+  await seedReferenceData(database.db, {
+    driver: config.VM_PROVIDER,
+    demo: config.SEED_DEMO,
+    libvirtUri: config.LIBVIRT_DEMO_URI,
+  });
 
   const portal = await buildApp({ config, database, secret });
   try {

@@ -6,9 +6,10 @@
  *   public-ip add <region> <a.b.c.d | a.b.c.d-e | a.b.c.d/nn>... | public-ip list | public-ip remove <address>
  * Each change prints what it changed; a command that changes nothing fails (exit status 1) saying why.
  */
+import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
-import { createHostsService, expandAddresses, type Change } from '../modules/hosts/hosts.service.ts';
+import { HostInputError, createHostsService, expandAddresses, type Change } from '../modules/hosts/hosts.service.ts';
 
 export const HOST_USAGE =
   'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';
@@ -38,7 +39,34 @@ function options(args: string[]): { positional: string[]; flags: Record<string, 
 }
 
 const numberOrName = (v: string) => (/^\d+$/.test(v) ? Number(v) : v);
-const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+
+const HOST_FLAGS = [
+  'provider',
+  'region',
+  'cpus',
+  'ram-gb',
+  'disk-gb',
+  'cpu-overcommit',
+  'ram-overcommit',
+  'disk-overcommit',
+];
+
+/** A numeric flag, refused with its name when it is not a number (rather than zod's words about NaN). */
+function num(flags: Record<string, string>, key: string): number | undefined {
+  const v = flags[key];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new HostInputError(`--${key} needs a number, not "${v}"`);
+  return n;
+}
+
+/** The schema's refusal as one line naming the field (e.g. `name: letters, digits, dot, dash, underscore`). */
+function inputError(err: unknown): unknown {
+  if (!(err instanceof z.ZodError)) return err;
+  return new HostInputError(
+    `Invalid host: ${err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`,
+  );
+}
 
 /** Runs a host or public-ip command; null when argv is not one (operator.ts tries its other commands). */
 export async function runHostCommand(argv: string[], db: Db): Promise<string | null> {
@@ -47,18 +75,24 @@ export async function runHostCommand(argv: string[], db: Db): Promise<string | n
   const service = createHostsService({ db, registry: createProviderRegistry() });
   const { positional, flags } = options(rest);
   if (area === 'host' && verb === 'add' && positional.length === 2 && flags.provider && flags.region) {
-    const res = await service.add({
-      name: positional[0]!,
-      uri: positional[1]!,
-      provider: numberOrName(flags.provider),
-      region: numberOrName(flags.region),
-      cpus: num(flags.cpus),
-      ramGb: num(flags['ram-gb']),
-      diskGb: num(flags['disk-gb']),
-      cpuOvercommit: num(flags['cpu-overcommit']),
-      ramOvercommit: num(flags['ram-overcommit']),
-      diskOvercommit: num(flags['disk-overcommit']),
-    });
+    const unknown = Object.keys(flags).filter((f) => !HOST_FLAGS.includes(f));
+    if (unknown.length) throw new HostInputError(`Unknown option ${unknown.map((f) => `--${f}`).join(', ')}`);
+    const res = await service
+      .add({
+        name: positional[0]!,
+        uri: positional[1]!,
+        provider: numberOrName(flags.provider),
+        region: numberOrName(flags.region),
+        cpus: num(flags, 'cpus'),
+        ramGb: num(flags, 'ram-gb'),
+        diskGb: num(flags, 'disk-gb'),
+        cpuOvercommit: num(flags, 'cpu-overcommit'),
+        ramOvercommit: num(flags, 'ram-overcommit'),
+        diskOvercommit: num(flags, 'disk-overcommit'),
+      })
+      .catch((err: unknown) => {
+        throw inputError(err);
+      });
     return changed(res);
   }
   if (area === 'host' && verb === 'list') {

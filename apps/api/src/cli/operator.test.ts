@@ -7,10 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mailOutbox, oneTimeTokens, users } from '../db/schema.ts';
+import { hosts, mailOutbox, oneTimeTokens, providers, users } from '../db/schema.ts';
 import { seedDemoTenant, seedReferenceData } from '../seed/seed.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../../test/scratch-database.ts';
-import { runOperator } from './operator.ts';
+import { loadConfig } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { runOperator, runOperatorOn, type OperatorResult } from './operator.ts';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('./operator.ts', import.meta.url));
@@ -179,4 +181,113 @@ describe('operator reseller-staff', () => {
       (await runOperator(['reseller-staff', 'remove', '--email', 'owner@example.com'], scratch.env)).exitCode,
     ).toBe(1);
   });
+});
+
+describe('operator host and public-ip', () => {
+  const LAB = 'qemu+tcp://127.0.0.1:1/system'; // nothing listens there: registered with its given capacity
+  /** Runs commands in process on one open database (opening PGlite per command is slow); exit codes as the CLI's. */
+  async function session<T>(fn: (op: (...argv: string[]) => Promise<OperatorResult>, db: Db) => Promise<T>) {
+    const database = await scratch.open();
+    try {
+      await database.db.insert(providers).values({ name: 'Lab libvirt', driver: 'libvirt', settings: {} });
+      const config = loadConfig(scratch.env);
+      return await fn((...argv) => runOperatorOn(database, config, argv), database.db);
+    } finally {
+      await database.close();
+    }
+  }
+
+  // Many commands on one database, and (below) a process start: generous on a loaded 2-core machine.
+  it(
+    'registers, lists, drains, enables and removes a host, and fills and lists a public address pool',
+    { timeout: 120_000 },
+    async () => {
+      await session(async (op, db) => {
+        const add = ['host', 'add', 'lab-1', LAB, '--provider', 'Lab libvirt', '--region', 'US East'];
+        const capacity = ['--cpus', '8', '--ram-gb', '32', '--disk-gb', '400', '--cpu-overcommit', '2'];
+        const added = await op(...add, ...capacity);
+        expect(added.exitCode).toBe(0);
+        expect(added.output).toMatch(
+          /^Added host lab-1 \(qemu\+tcp:\/\/127\.0\.0\.1:1\/system\) in US East for Lab libvirt: 8 CPUs, 32 GB RAM, 400 GB disk; not reachable now: [\s\S]+\.$/,
+        );
+        const [row] = await db.select().from(hosts).where(eq(hosts.name, 'lab-1'));
+        expect(row).toMatchObject({ cpus: 8, ramGb: 32, diskGb: 400, cpuOvercommit: 2, draining: false });
+        expect(await op(...add, ...capacity)).toEqual({
+          exitCode: 1,
+          output: 'Host lab-1 is already registered as given.',
+        });
+
+        const listed = await op('host', 'list');
+        expect(listed.exitCode).toBe(0);
+        expect(listed.output.split('\t').slice(0, 6)).toEqual([
+          'lab-1',
+          LAB,
+          'US East',
+          'Lab libvirt',
+          '8 CPU ×2, 32 GB ×1, 400 GB ×1',
+          '0 VM(s)',
+        ]);
+        expect(listed.output).toMatch(/\tunreachable \([\s\S]+\)\tlast seen never$/);
+
+        expect(await op('host', 'drain', 'lab-1')).toEqual({
+          exitCode: 0,
+          output: 'Host lab-1 is draining: it takes no new VMs; its VMs keep running.',
+        });
+        expect((await op('host', 'list')).output).toContain('\tdraining\t');
+        expect(await op('host', 'drain', 'lab-1')).toEqual({ exitCode: 1, output: 'Host lab-1 is already draining.' });
+        expect(await op('host', 'enable', 'lab-1')).toEqual({ exitCode: 0, output: 'Host lab-1 takes new VMs again.' });
+        expect(await op('host', 'drain', 'lab-9')).toEqual({ exitCode: 1, output: 'No host lab-9.' });
+        expect(await op('host', 'remove', 'lab-1')).toEqual({ exitCode: 0, output: 'Removed host lab-1.' });
+        expect(await op('host', 'list')).toEqual({ exitCode: 0, output: 'No hosts.' });
+
+        expect(await op('public-ip', 'list')).toEqual({ exitCode: 0, output: 'No public addresses.' });
+        expect(await op('public-ip', 'add', 'US East', '203.0.113.8/30', '203.0.113.20-21', '198.51.100.7')).toEqual({
+          exitCode: 0,
+          output: 'Added 5 public address(es) to US East.',
+        });
+        expect(await op('public-ip', 'add', 'US East', '203.0.113.9')).toEqual({
+          exitCode: 1,
+          output: 'Added 0 public address(es) to US East (1 already in a pool).',
+        });
+        expect(await op('public-ip', 'list')).toEqual({
+          exitCode: 0,
+          output: ['203.0.113.9', '203.0.113.10', '203.0.113.20', '203.0.113.21', '198.51.100.7']
+            .map((a) => `US East\t${a}\tfree`)
+            .join('\n'),
+        });
+      });
+    },
+  );
+
+  it(
+    'refuses bad input with a message naming what is wrong (as a process: on stderr, exit status 1)',
+    { timeout: 120_000 },
+    async () => {
+      await session(async (op, db) => {
+        const add = (...args: string[]) => op('host', 'add', ...args);
+        const lab = ['--provider', 'Lab libvirt', '--region', 'US East'];
+        await expect(add('bad name!', LAB, ...lab)).rejects.toThrow(
+          'Invalid host: name: letters, digits, dot, dash, underscore',
+        );
+        await expect(add('lab-2', LAB, ...lab, '--cpus', 'many')).rejects.toThrow('--cpus needs a number, not "many"');
+        await expect(add('lab-2', LAB, ...lab, '--cpu', '4')).rejects.toThrow('Unknown option --cpu');
+        await expect(add('lab-2', LAB, '--provider', 'Northwind Cloud', '--region', 'US East')).rejects.toThrow(
+          'Provider "Northwind Cloud" uses the simulator driver; hosts belong to libvirt providers',
+        );
+        await expect(add('lab-2', LAB, '--provider', 'Lab libvirt', '--region', 'Atlantis')).rejects.toThrow(
+          'No region "Atlantis"',
+        );
+        await expect(add('lab-2', LAB, ...lab)).rejects.toThrow(
+          /^Could not read the capacity of qemu\+tcp:\/\/127\.0\.0\.1:1\/system \([\s\S]+\); give --cpus, --ram-gb and --disk-gb$/,
+        );
+        await expect(op('public-ip', 'add', 'Atlantis', '203.0.113.1')).rejects.toThrow('No region "Atlantis"');
+        await expect(op('host', 'frobnicate')).rejects.toThrow(/^Usage: operator host add <name>/);
+        expect(await db.select().from(hosts)).toEqual([]);
+      });
+      const bad = await run(process.execPath, ['--import', 'tsx', cli, 'public-ip', 'add', 'US West', '192.0.2.300'], {
+        env: { ...process.env, ...scratch.env },
+      }).catch((e: { code: number; stderr: string }) => e);
+      expect(bad).toMatchObject({ code: 1, stderr: 'Not IPv4 addresses: 192.0.2.300\n' });
+    },
+  );
 });

@@ -46,7 +46,8 @@ export const OPERATOR_USAGE =
   ' | ' +
   STAFF_USAGE;
 
-async function execute(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
+/** Runs one command on an open database (runOperator opens and closes it; tests run several on one). */
+export async function runOperatorOn(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const tokens = createOperatorTokens({ db: database.db, secret });
   const [area, verb, arg, extra] = argv;
@@ -190,7 +191,7 @@ export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = proce
   const config = loadConfig(env);
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    return await execute(database, config, argv);
+    return await runOperatorOn(database, config, argv);
   } finally {
     await database.close();
   }

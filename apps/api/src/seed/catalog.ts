@@ -18,17 +18,35 @@ import {
   providers,
   regions,
 } from '../db/schema.ts';
+import { libvirtSettingsSchema } from '../providers/libvirt/libvirt.ts';
 
-const IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
+/** The simulated catalog's images (names only: the simulator boots nothing). */
+const SIMULATED_IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
 
 /**
- * `VM_PROVIDER=libvirt`: both demo providers run on this host's libvirtd (`qemu:///system`, pool and NAT network
- * `irontech`, every image booting the built Irontech guest), capped so a laptop can afford a few machines.
+ * `VM_PROVIDER=libvirt`: both demo providers run on this host's libvirtd (`LIBVIRT_DEMO_URI`, default
+ * `qemu:///system`; pool and NAT network `irontech`), capped so a laptop can afford a few machines.
  */
 const DEMO_LIBVIRT_SETTINGS = { maxCpus: 2, maxRamMb: 512, maxDiskGb: 10 };
 
-/** `driver`: what runs the demo providers' machines (the simulator, or real guests on this host's libvirtd). */
-export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simulator'): Promise<void> {
+/**
+ * The images a libvirt demo region lists: only the names the built Irontech guest serves (`guestImages`), so
+ * the catalog offers nothing that does not exist. The host monitor then keeps US East's list to its pool's.
+ */
+export const DEMO_LIBVIRT_IMAGES = libvirtSettingsSchema.parse(DEMO_LIBVIRT_SETTINGS).guestImages;
+
+/**
+ * `driver`: what runs the demo providers' machines (the simulator, or real guests on a libvirtd, by default this
+ * host's; `libvirtUri` names another).
+ */
+export async function seedCatalog(
+  db: Db,
+  driver: Config['VM_PROVIDER'] = 'simulator',
+  opts: { libvirtUri?: string } = {},
+): Promise<void> {
+  const libvirtUri = opts.libvirtUri ?? 'qemu:///system';
+  const libvirtSettings = { ...DEMO_LIBVIRT_SETTINGS, uri: libvirtUri };
+  const imageNames = driver === 'simulator' ? SIMULATED_IMAGES : DEMO_LIBVIRT_IMAGES;
   const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(configurations);
   if (n > 0) return;
   await db.transaction(async (tx) => {
@@ -43,9 +61,9 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
         {
           name: 'Northwind Cloud',
           driver,
-          settings: driver === 'simulator' ? { site: 'nw-1' } : DEMO_LIBVIRT_SETTINGS,
+          settings: driver === 'simulator' ? { site: 'nw-1' } : libvirtSettings,
         },
-        { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : DEMO_LIBVIRT_SETTINGS },
+        { name: 'Irontech Metal', driver, settings: driver === 'simulator' ? { site: 'it-1' } : libvirtSettings },
       ])
       .returning();
     const [us, de, sg] = await tx
@@ -70,10 +88,12 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
     ]);
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
       await tx.insert(images).values(
-        IMAGES.filter((i) => region !== singapore || !i.startsWith('Windows')).map((name) => ({
-          regionId: region.id,
-          name,
-        })),
+        imageNames
+          .filter((i) => region !== singapore || !i.startsWith('Windows'))
+          .map((name) => ({
+            regionId: region.id,
+            name,
+          })),
       );
     }
     const offerings: { providerId: number; regionId: number; configurationId: number }[] = [];
@@ -87,11 +107,11 @@ export async function seedCatalog(db: Db, driver: Config['VM_PROVIDER'] = 'simul
       offerings.push({ providerId: secondary!.id, regionId: usEast!.id, configurationId: sizeId(key) });
     await tx.insert(providerOfferings).values(offerings);
     if (driver === 'libvirt') {
-      // This machine's libvirtd is the demo host of US East for both providers (other regions reach it through
-      // the providers' settings). Its size is this machine's; the host monitor sees it at start-up (and uploads
-      // the built guest image into its pool), after which creates are placed on it.
+      // This machine's libvirtd (or LIBVIRT_DEMO_URI's) is the demo host of US East for both providers (other
+      // regions reach it through the providers' settings). Its size is this machine's; the host monitor sees it at
+      // start-up (and uploads the built guest image into its pool), after which creates are placed on it.
       const local = {
-        uri: 'qemu:///system',
+        uri: libvirtUri,
         regionId: usEast!.id,
         cpus: os.cpus().length,
         ramGb: Math.floor(os.totalmem() / 1024 ** 3) || 1,

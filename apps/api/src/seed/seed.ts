@@ -42,7 +42,7 @@ export const DEMO_TAB_LOGO = svg(
  */
 export async function seedReferenceData(
   db: Db,
-  opts: { driver?: Config['VM_PROVIDER']; demo?: boolean } = {},
+  opts: { driver?: Config['VM_PROVIDER']; demo?: boolean; libvirtUri?: string } = {},
 ): Promise<void> {
   for (const role of BUILT_IN_ROLES) {
     await db
@@ -51,7 +51,8 @@ export async function seedReferenceData(
       .onConflictDoUpdate({ target: roles.id, set: { name: role.name, info: role.info } });
   }
   const simulated = (opts.driver ?? 'simulator') === 'simulator';
-  if (opts.demo !== false || !simulated) await seedCatalog(db, opts.driver);
+  if (opts.demo !== false || !simulated)
+    await seedCatalog(db, opts.driver, opts.libvirtUri ? { libvirtUri: opts.libvirtUri } : {});
 }
 
 export interface SeededAdmin {

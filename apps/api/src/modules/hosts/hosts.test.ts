@@ -1,12 +1,17 @@
 /**
  * Hosts and public addresses through the operator's imports API, and the public address a VM gets from its
- * region's pool (on the simulator: no libvirt needed) and gives back when it is deleted.
+ * region's pool (on the simulator: no libvirt needed) and gives back when it is deleted. A region's image list
+ * follows its hosts' pools (the host monitor, against stub drivers standing in for libvirt hosts).
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { hosts, providerOfferings, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
+import type { ProviderDriver } from '../../providers/provider.ts';
+import { createProviderRegistry } from '../../providers/registry.ts';
+import { createHostMonitor } from '../virtual-machines/operations/host-monitor.ts';
 import { hostLoads } from '../virtual-machines/placement.ts';
+import { createVmEvents } from '../virtual-machines/vm-events.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
@@ -177,4 +182,64 @@ it("gives a VM a public address from its region's pool, never the same twice, an
   expect(released!.vmId).toBeNull();
   const region = (await t.db.select().from(regions)).find((r) => r.id === regionId)!;
   expect(region.name).toBe('US East');
+});
+
+it("lists in the create form the images its region's hosts have in their pools, after a round where all answered", async () => {
+  const frankfurt = (await t.db.select().from(regions)).find((r) => r.name === 'Frankfurt')!;
+  const listImages = async () =>
+    (await admin.call(routes.vms.listImages, { params: { id: frankfurt.id } })).data as string[];
+  expect(await listImages()).toEqual(['Debian 12', 'Rocky Linux 9', 'Ubuntu 24.04 LTS', 'Windows Server 2022']);
+
+  // Two hosts of a libvirt provider in Frankfurt; a stub driver per host URI reports its pool (or no answer).
+  const [provider] = await t.db
+    .insert(providers)
+    .values({ name: 'Pool libvirt', driver: 'libvirt', settings: {} })
+    .returning();
+  const host = (name: string) => ({
+    name,
+    uri: `qemu+tcp://${name}.invalid/system`,
+    providerId: provider!.id,
+    regionId: frankfurt.id,
+    cpus: 8,
+    ramGb: 32,
+    diskGb: 400,
+  });
+  await t.db.insert(hosts).values([host('pool-1'), host('pool-2')]);
+  const pools = new Map<string, string[] | 'down'>();
+  const notUsed = () => Promise.reject(new Error('not used by the host monitor'));
+  const stub = (settings: unknown): ProviderDriver => {
+    const uri = (settings as { uri: string }).uri;
+    const pool = () => pools.get(uri) ?? [];
+    return {
+      kind: 'libvirt',
+      ...{ create: notUsed, start: notUsed, stop: notUsed, forceStop: notUsed, reset: notUsed, resize: notUsed },
+      ...{ delete: notUsed, status: notUsed, usage: notUsed, console: notUsed },
+      health: async () =>
+        pool() === 'down' ? { healthy: false, detail: { error: 'connection refused' } } : { healthy: true, detail: {} },
+      images: async () => pool() as string[],
+    };
+  };
+  const monitor = createHostMonitor({
+    db: t.db,
+    registry: createProviderRegistry({ libvirt: stub }),
+    events: createVmEvents(),
+    log: t.portal.app.log,
+  });
+  const uri = (name: string) => host(name).uri;
+
+  // Added and removed: the union of both pools replaces the seeded list.
+  pools.set(uri('pool-1'), ['Debian 12', 'Alpine 3.20']).set(uri('pool-2'), ['Debian 12', 'Ubuntu 24.04 LTS']);
+  await monitor.checkOnce();
+  expect(await listImages()).toEqual(['Alpine 3.20', 'Debian 12', 'Ubuntu 24.04 LTS']);
+
+  // pool-2 does not answer: its images cannot be known, so the list stays as it was.
+  pools.set(uri('pool-2'), 'down');
+  await monitor.checkOnce();
+  expect(await listImages()).toEqual(['Alpine 3.20', 'Debian 12', 'Ubuntu 24.04 LTS']);
+
+  // It answers again without Ubuntu, and pool-1 gained an image: the list follows.
+  pools.set(uri('pool-1'), ['Debian 12', 'Alpine 3.20', 'Debian 13']).set(uri('pool-2'), ['Debian 12']);
+  await monitor.checkOnce();
+  expect(await listImages()).toEqual(['Alpine 3.20', 'Debian 12', 'Debian 13']);
+  await monitor.stop();
 });

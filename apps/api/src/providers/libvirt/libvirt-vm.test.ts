@@ -6,7 +6,8 @@
  * poweroff from inside that the live stream shows, a start and a reset. The API restarts (the VMs stay Running
  * and the new instance controls them). host-b is then cut: it is reported,
  * its VM keeps its status with a reason, an action on it waits and completes when it answers again, and
- * creates are refused or go elsewhere. Deletes leave no domain, volume, seed, DHCP entry or address.
+ * creates are refused (host-a draining) or go to host-a (a third guest, booting while host-b comes back).
+ * Deletes leave no domain, volume, seed, DHCP entry or address.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -409,13 +410,32 @@ it(
     );
     expect((await hostsService.setDraining('host-a', false)).changed).toBe(true);
 
+    // host-a takes VMs again while host-b is still cut: a create goes to host-a (its guest boots meanwhile).
+    const elsewhere = await admin.call(routes.vms.create, {
+      body: {
+        regionId: region!.id,
+        image: 'Debian 12',
+        configurationId: micro.id,
+        providerId: provider!.id,
+        name: 'elsewhere',
+        numberOfInstances: 1,
+      },
+    });
+    expect(elsewhere.status).toBe(200);
+    const [id3] = elsewhere.data.ids as [number];
+    expect(await hostOf(id3)).toBe(a.host.id);
+
     // host-b answers again: the waiting stop completes and the reason goes.
     await proxy.open();
     await waitFor(id2, 'Stopped', 120_000);
     expect((await details(id2))?.errorReason).toBeNull();
+    const vm3 = await waitFor(id3, 'Running');
+    expect(vm3.virtualMachine.network.privateIp).toMatch(/^10\.231\.78\.\d+$/);
+    expect((await details(id3))?.errorReason).toBeNull();
 
-    for (const id of [id1, id2]) expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
-    for (const id of [id1, id2]) {
+    for (const id of [id1, id2, id3])
+      expect((await admin.call(routes.vms.delete, { params: { id } })).status).toBe(200);
+    for (const id of [id1, id2, id3]) {
       await until(
         async () => (await admin.call(routes.vms.details, { params: { id } })).status === 404,
         `VM ${id} deleted`,
