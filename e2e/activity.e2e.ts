@@ -1,7 +1,7 @@
 /**
  * Company administration and the activity log in Chromium: a company administrator makes a user an administrator
- * from /user, sees the Admin badge on /users, and finds the change on /activity filtered to that action; reseller
- * staff read their companies' activity on /reseller/activity.
+ * from /user, sees the Admin badge on /users, and finds the change on /activity filtered to that action, then revokes
+ * it and finds the revoke there too; reseller staff read their companies' activity on /reseller/activity.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,21 @@ describe('company administration and activity', () => {
       /admin@example\.com.*Company administration granted.*Grace Hopper/,
     );
     await screenshot(page, 'activity');
+
+    // Revoked again from /user: the revoke is on /activity too.
+    await page.goto(`${portal.url}/user?id=${grace.id}`);
+    await page.getByRole('button', { name: ACTIVITY_TEXT.revokeButton }).click();
+    const revoke = page.getByRole('dialog', { name: ACTIVITY_TEXT.revokeTitle });
+    await revoke.getByRole('button', { name: ACTIVITY_TEXT.revokeConfirm }).click();
+    await expect.poll(() => status.textContent()).toBe(ACTIVITY_TEXT.isNotCompanyAdmin('Grace Hopper'));
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.waitForURL(/\/activity$/);
+    await page.getByLabel('Action').selectOption({ label: 'Company administration revoked' });
+    await page.waitForURL(/action=user.companyAdmin.revoke/);
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toMatch(
+      /admin@example\.com.*Company administration revoked.*Grace Hopper/,
+    );
     // A start date after the end date is said, not asked.
     await page.getByLabel('From').fill('2030-02-01');
     await page.getByLabel('To').fill('2030-01-01');

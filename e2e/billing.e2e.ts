@@ -15,11 +15,13 @@ import {
   vmSizePeriods,
 } from '../apps/api/src/db/schema.ts';
 import { hashPassword } from '../apps/api/src/lib/passwords.ts';
+import { verifySignature } from '../apps/api/src/modules/billing/webhook-signature.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
 let receiver: Server;
-const bodies: string[] = [];
+/** What the test receiver got: the raw body and its X-Portal-Signature header. */
+const bodies: { body: string; signature: string }[] = [];
 const OWNER = { email: 'owner@billing.test', password: 'Staff-Password-1!' };
 
 beforeAll(async () => {
@@ -27,7 +29,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      bodies.push(body);
+      bodies.push({ body, signature: String(req.headers['x-portal-signature'] ?? '') });
       res.writeHead(200).end();
     });
   });
@@ -55,7 +57,9 @@ it('shows last month, downloads its CSV, and sets the webhook that delivers it',
     staffRole: 'owner',
     emailConfirmedAt: new Date(),
   });
-  // Last month: 10 days micro, then 5 days small (a resize), then deleted.
+  // Last month: 10 days micro, then 5 days small (a resize), then deleted. Written directly: the portal runs on
+  // the real clock here, so a closed month (what the worker pushes) cannot be lived through the API; the same
+  // resize driven through the API and the operation runner on an injected clock is billing.test.ts.
   const now = new Date();
   const day = (d: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, d));
   const month = day(1).toISOString().slice(0, 7);
@@ -109,17 +113,28 @@ it('shows last month, downloads its CSV, and sets the webhook that delivers it',
   ]);
   expect(download.suggestedFilename()).toBe(`usage-${month}.csv`);
   const csv = await readFile((await download.path())!, 'utf8');
-  expect(csv.split('\r\n')[1]).toBe(
+  // One line per size of the resized VM: 10 days (240 h) micro, 5 days (120 h) small.
+  expect(csv.split('\r\n').slice(1, 3)).toEqual([
     `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,micro,${micro.name},864000,240.00,0.01000,5.00,2.40,USD`,
-  );
+    `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,small,${small.name},432000,120.00,0.02000,10.00,2.40,USD`,
+  ]);
 
   await page.getByRole('link', { name: 'Billing' }).click();
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   await page.getByLabel('URL').fill(url);
   await page.getByRole('button', { name: 'Save webhook' }).click();
   await expect.poll(() => page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
+  const secret = (await page.getByTestId('webhook-secret').textContent())!.trim();
   // The worker pushes last month (it has closed) for the company; the log shows it delivered.
   await expect.poll(() => bodies.length, { timeout: 10_000 }).toBe(1);
+  // The billing system's check (docs/billing-webhook.md): the HMAC verifies with the secret the page showed,
+  // and not with another secret nor over a changed body.
+  const [pushed] = bodies;
+  expect(pushed!.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  expect(verifySignature(secret, pushed!.body, pushed!.signature, new Date())).toBe(true);
+  expect(verifySignature(`${secret}x`, pushed!.body, pushed!.signature, new Date())).toBe(false);
+  expect(verifySignature(secret, pushed!.body.replace(month, '1999-01'), pushed!.signature, new Date())).toBe(false);
+  expect(JSON.parse(pushed!.body)).toMatchObject({ event: 'usage.month', period: { month } });
   await page.getByRole('button', { name: /refresh/i }).click();
   await expect.poll(() => page.getByRole('cell', { name: 'delivered' }).count()).toBe(1);
   await screenshot(page, 'billing-webhook');

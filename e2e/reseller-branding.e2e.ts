@@ -1,6 +1,6 @@
 /**
  * Reseller branding on a custom domain (issue 13): Chromium resolves acme.example.test to the portal, whose login
- * page, tab and mails then carry that reseller's brand; a staff owner edits the brand with a live preview, and a
+ * page, tab and mails (the sign-in code, an invitation with its link on that domain) then carry that reseller's brand; a staff owner edits the brand with a live preview, and a
  * customer's next page load shows it.
  */
 import { eq } from 'drizzle-orm';
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
 import { companies, resellerDomains, resellers } from '../apps/api/src/db/schema.ts';
-import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
-import { codeFrom, type CaughtMail } from '../apps/api/test/smtp-catcher.ts';
+import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { codeFrom, linkFrom, type CaughtMail } from '../apps/api/test/smtp-catcher.ts';
 import { ADMIN, screenshot, startPortal, type Portal } from './support/portal.ts';
 
 const ACME = 'acme.example.test';
@@ -84,6 +84,22 @@ describe('reseller branding on a custom domain', () => {
     expect(code.text).toContain(`https://${ACME}`);
     await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
     expect(await page.title()).toBe('Acme Cloud');
+
+    // An invitation sent from the custom host carries the brand, and its link stays on the custom domain.
+    await createTeam(portal, 1, 'Acme Crew', [{ userId: 1, roleId: 1 }]);
+    await page.goto(`${acmeUrl}/createUser`);
+    await page.getByLabel('Email').fill('invitee@acme.example');
+    await page.getByLabel('Acme Crew').check();
+    await page.getByLabel('Role').selectOption({ label: 'Viewer' });
+    await page.getByRole('button', { name: 'Send Invite Email' }).click();
+    const invite = await portal.smtp.waitFor('invitee@acme.example', (m) => /invited/i.test(m.subject));
+    expect([invite.subject, invite.from]).toEqual([
+      'You are invited to Acme Cloud',
+      expect.stringContaining('hello@acme.example'),
+    ]);
+    expect(invite.html).toContain('Acme Cloud');
+    const link = linkFrom(invite);
+    expect([link.origin, link.pathname]).toEqual([`https://${ACME}`, '/confirmNewUser']);
 
     // The owner edits the brand: the preview follows the form before anything is saved.
     const staff = await portal.newPage();

@@ -33,6 +33,7 @@ import { registerResellerCompaniesModule } from './modules/reseller-companies/re
 import { createMetrics } from './modules/platform/metrics.ts';
 import { registerBrandingModule } from './modules/branding/branding.module.ts';
 import { createResellerHosts } from './modules/branding/reseller-hosts.ts';
+import { createBrandWriter } from './modules/branding/brand-writer.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
@@ -195,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const tokens = createOneTimeTokens({ db, secret: deps.secret, clock, random });
 
   const resellerHosts = createResellerHosts({ db, clock });
+  const brands = createBrandWriter({ db, resellerHosts, sessionCache: sessionCache.cache });
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
@@ -219,6 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     portalUrl: publicUrl(config),
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     resellerHosts,
+    brands,
     log: app.log,
     vmControl: { current: null },
   };

@@ -18,6 +18,7 @@ import type { SessionStore } from './auth/session-store.ts';
 import type { IdentityRepository } from './auth/identity.repository.ts';
 import type { Metrics } from './platform/metrics.ts';
 import type { ResellerHosts } from './branding/reseller-hosts.ts';
+import type { BrandWriter } from './branding/brand-writer.ts';
 
 export { scopeOf } from '../lib/auth-context.ts';
 
@@ -46,6 +47,8 @@ export interface ModuleDeps {
   portalUrl: string;
   /** Which reseller a request's host (a custom domain) belongs to, with its public brand (issue 13). */
   resellerHosts: ResellerHosts;
+  /** The one save path of a reseller's brand fields (branding screen and reseller import), cache included. */
+  brands: BrandWriter;
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;

@@ -1,36 +1,10 @@
-/** SQL of the branding screen: one reseller's brand fields and domains, always by the staff member's reseller id. */
+/** SQL of the branding screen's domains, always by the staff member's reseller id (brand fields: brand-writer.ts). */
 import { and, asc, desc, eq, ne } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
-import { resellerDomains, resellers } from '../../db/schema.ts';
-
-export interface BrandFields {
-  name: string;
-  logoUrl: string | null;
-  tabLogoUrl: string | null;
-  email: string | null;
-  supportEmail: string | null;
-}
-
-const brandColumns = {
-  name: resellers.name,
-  logoUrl: resellers.logoUrl,
-  tabLogoUrl: resellers.tabLogoUrl,
-  email: resellers.email,
-  supportEmail: resellers.supportEmail,
-};
+import { resellerDomains } from '../../db/schema.ts';
 
 export function createBrandingRepository(db: Db) {
   return {
-    async brand(resellerId: number): Promise<BrandFields | undefined> {
-      const [row] = await db.select(brandColumns).from(resellers).where(eq(resellers.id, resellerId));
-      return row;
-    },
-    async updateBrand(tx: Tx, resellerId: number, fields: BrandFields, now: Date): Promise<void> {
-      await tx
-        .update(resellers)
-        .set({ ...fields, updatedAt: now })
-        .where(eq(resellers.id, resellerId));
-    },
     /** Primary first, then by host. */
     async domains(resellerId: number, tx: Db | Tx = db) {
       return tx

@@ -9,9 +9,9 @@ import { BRANDING_TEXT, type brandingFormSchema, type PublicBrand } from '@porta
 import type { StaffScope } from '../../lib/auth-context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import type { ModuleDeps } from '../module.ts';
-import type { BrandFields, BrandingRepository } from './branding.repository.ts';
+import type { BrandingRepository } from './branding.repository.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'sessionCache'> & {
+type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'brands'> & {
   repo: BrandingRepository;
 };
 /** Who acts: the staff scope, the staff company (the audit log's company) and the request. */
@@ -24,27 +24,18 @@ export interface BrandingCtx {
 /** SPEC point 1's defaults: the tab says VMP with a white circle, no logo. */
 const DEFAULT_PUBLIC_BRAND: PublicBrand = { resellerName: null, logoUrl: null, tabLogoUrl: null };
 
-const blankToNull = (v: string | null | undefined) => (v == null || v.trim() === '' ? null : v.trim());
-
 export function createBrandingService(deps: Deps) {
-  const { db, repo, audit } = deps;
+  const { db, repo, audit, brands } = deps;
 
   function requireOwner(scope: StaffScope): void {
     if (!staffMayWrite(scope.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
   }
 
-  /**
-   * A changed brand or domain must show at once: the cached host answers, and the cached profiles of every
-   * company of the reseller (GET /auth/check). Other instances hear of it from the resellers trigger
-   * (migration 0005, '*') and, for domains, within HOST_CACHE_MS.
-   */
-  function forgetCachedBrands(): void {
-    deps.resellerHosts.forget();
-    deps.sessionCache.clear();
-  }
+  /** A changed brand or domain must show at once (brand-writer.ts). */
+  const forgetCachedBrands = () => brands.forget();
 
   async function page(resellerId: number) {
-    const branding = await repo.brand(resellerId);
+    const branding = await brands.brand(resellerId);
     if (!branding) throw new NotFoundError('Reseller not found');
     return { branding, domains: await repo.domains(resellerId) };
   }
@@ -78,18 +69,10 @@ export function createBrandingService(deps: Deps) {
 
     async update(ctx: BrandingCtx, input: z.output<typeof brandingFormSchema>) {
       requireOwner(ctx.scope);
-      const before = await repo.brand(ctx.scope.resellerId);
-      if (!before) throw new NotFoundError('Reseller not found');
-      const after: BrandFields = {
-        name: input.name.trim(),
-        logoUrl: blankToNull(input.logoUrl),
-        tabLogoUrl: blankToNull(input.tabLogoUrl),
-        email: blankToNull(input.email)?.toLowerCase() ?? null,
-        supportEmail: blankToNull(input.supportEmail)?.toLowerCase() ?? null,
-      };
       await db.transaction(async (tx) => {
-        await repo.updateBrand(tx, ctx.scope.resellerId, after, deps.clock.now());
-        await audit.record(auditEntry(ctx, 'reseller.branding.update', ctx.scope.resellerId, { before, after }), tx);
+        const saved = await brands.save(tx, ctx.scope.resellerId, input, deps.clock.now());
+        if (!saved) throw new NotFoundError('Reseller not found');
+        await audit.record(auditEntry(ctx, 'reseller.branding.update', ctx.scope.resellerId, saved), tx);
       });
       forgetCachedBrands();
       return page(ctx.scope.resellerId);

@@ -12,6 +12,7 @@ import { auditLog, companies, distributors, resellers } from '../../db/schema.ts
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { brandIndexHtml } from '../../plugins/static-web.ts';
+import { createOperatorTokens } from '../operator/operator-tokens.ts';
 
 const r = routes.resellerBranding;
 const ACME = 'acme.example.test';
@@ -152,6 +153,38 @@ describe('staff edit the branding', () => {
     ]);
     const removed = await owner.call(r.removeDomain, { params: { host: 'portal.acme.example.test' } });
     expect(removed.data.domains).toEqual([{ host: ACME, isPrimary: true }]);
+  });
+});
+
+describe('the reseller import', () => {
+  it('saves a brand through the branding path: same rules and normalising, shown on the custom host at once', async () => {
+    const { token } = await createOperatorTokens({
+      db: t.db,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+    }).create('brand-import');
+    const importRow = (row: Record<string, unknown>) =>
+      t.client().call(routes.platform.importResellers, {
+        body: { rows: [{ externalId: 'demo-reseller', distributorExternalId: 'demo-distributor', ...row }] },
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const before = (await owner.call(r.get)).data.branding;
+    expect((await brandAt(ACME)).data.resellerName).toBe(before.name); // cached now
+
+    const res = await importRow({ name: 'Acme Imported', email: 'Billing@Acme.EXAMPLE' });
+    expect(res.data).toMatchObject({ updated: 1, rejected: 0 });
+    expect((await brandAt(ACME)).data).toEqual({
+      resellerName: 'Acme Imported',
+      logoUrl: before.logoUrl,
+      tabLogoUrl: before.tabLogoUrl,
+    });
+    // Fields the row leaves out keep their value; the address is stored as the branding screen stores it.
+    expect((await owner.call(r.get)).data.branding).toEqual({
+      ...before,
+      name: 'Acme Imported',
+      email: 'billing@acme.example',
+    });
+
+    expect((await owner.call(r.update, { body: { ...before, tabLogoUrl: '' } })).status).toBe(200);
   });
 });
 

@@ -15,6 +15,7 @@ import {
 import type { Db, Tx } from '../../db/client.ts';
 import { companies, distributors, resellers } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
+import { BrandInvalid, brandFieldsOf, type BrandWriter } from '../branding/brand-writer.ts';
 import { SQLSTATE, databaseErrorOf, loggableError } from '../../lib/errors.ts';
 import { inviteCompanyAdmin, type FirstAdminDeps } from '../operator/first-admin.ts';
 
@@ -98,7 +99,14 @@ const brandFields = (r: {
   ...(r.supportEmail !== undefined ? { supportEmail: r.supportEmail } : {}),
 });
 
-export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLog; firstAdmin?: FirstAdminDeps }) {
+export function createImportsService(deps: {
+  db: Db;
+  audit: Audit;
+  log: ImportLog;
+  /** Reseller brands go through the branding screen's path (its rules, normalisation and cache). */
+  brands: BrandWriter;
+  firstAdmin?: FirstAdminDeps;
+}) {
   const { db, log } = deps;
   const record = (tx: Tx, action: string, type: string, id: number, after: unknown) =>
     deps.audit.record({ companyId: null, actorUserId: null, action, targetType: type, targetId: id, after }, tx);
@@ -137,17 +145,29 @@ export function createImportsService(deps: { db: Db; audit: Audit; log: ImportLo
           .select({ id: resellers.id })
           .from(resellers)
           .where(eq(resellers.externalId, row.externalId));
+        /** The branding form's rules refuse what the row's own schema let through: a rejected row. */
+        const brandOf = async <T>(save: () => T | Promise<T>): Promise<T> => {
+          try {
+            return await save();
+          } catch (err) {
+            if (err instanceof BrandInvalid) throw new RowRejected(err.message);
+            throw err;
+          }
+        };
         if (existing) {
-          await tx
-            .update(resellers)
-            .set({ ...brandFields(row), distributorId: distributor.id, updatedAt: new Date() })
-            .where(eq(resellers.id, existing.id));
+          await brandOf(() =>
+            deps.brands.save(tx, existing.id, brandFields(row), new Date(), { distributorId: distributor.id }),
+          );
           await record(tx, 'import.reseller.update', 'reseller', existing.id, row);
-          return { id: existing.id, created: false };
+          return { id: existing.id, created: false, afterCommit: async () => deps.brands.forget() };
         }
         const [made] = await tx
           .insert(resellers)
-          .values({ externalId: row.externalId, distributorId: distributor.id, ...brandFields(row) })
+          .values({
+            externalId: row.externalId,
+            distributorId: distributor.id,
+            ...(await brandOf(() => brandFieldsOf(brandFields(row)))),
+          })
           .returning({ id: resellers.id });
         await record(tx, 'import.reseller.create', 'reseller', made!.id, row);
         return { id: made!.id, created: true };

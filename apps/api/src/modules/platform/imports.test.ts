@@ -12,6 +12,10 @@ import { LoggedQueryError } from '../../lib/errors.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
 import { createImportsService, ROW_FAILED } from './imports.service.ts';
+import { createBrandWriter } from '../branding/brand-writer.ts';
+import { createResellerHosts } from '../branding/reseller-hosts.ts';
+import { createSessionCache } from '../auth/session-cache.ts';
+import { systemClock } from '../../lib/clock.ts';
 
 const SECRET = 'secret-mailbox-5512';
 
@@ -88,7 +92,16 @@ describe('a row the database refuses', () => {
   it('is logged server-side with the database code, without the query parameters', async () => {
     const logged: { obj: Record<string, unknown>; msg: string | undefined }[] = [];
     const log = { error: (obj: Record<string, unknown>, msg?: string) => void logged.push({ obj, msg }) };
-    const imports = createImportsService({ db: t.db, audit: createAudit(t.db), log: log as never });
+    const imports = createImportsService({
+      db: t.db,
+      audit: createAudit(t.db),
+      log: log as never,
+      brands: createBrandWriter({
+        db: t.db,
+        resellerHosts: createResellerHosts({ db: t.db, clock: systemClock }),
+        sessionCache: createSessionCache({ clock: systemClock, enabled: false }),
+      }),
+    });
     const report = await imports.distributors([
       { externalId: 'imp-5', name: 'Poison', supportEmail: `${SECRET}@example.com` },
       { externalId: 'imp-6', name: 'Fine' },

@@ -29,6 +29,7 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
     db: deps.db,
     audit: deps.audit,
     log: deps.log,
+    brands: deps.brands,
     firstAdmin: {
       tokens: deps.tokens,
       mailer: deps.mailer,

@@ -3,11 +3,11 @@
  * read-only support, create with the first administrator's invitation, suspend (sessions, sign-in, VMs) and resume.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { COMPANIES_TEXT } from '@portal/contract/reseller-companies';
-import { auditLog, companies, users, virtualMachines, vmSizePeriods } from '../../db/schema.ts';
+import { auditLog, companies, resellerDomains, users, virtualMachines, vmSizePeriods } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { linkFrom } from '../../../test/smtp-catcher.ts';
@@ -103,6 +103,29 @@ describe('companies', () => {
     const other = await otherOwner.call(r.list, { query: {} });
     expect(other.data.data.map((c) => c.id)).toEqual([otherCompanyId]);
     expect((await support.call(r.list, { query: { rowsPerPage: 1 } })).data.totalPages).toBe(1);
+  });
+
+  it('pages: page 2 holds the next rows by name and totalPages counts only this reseller’s customer companies', async () => {
+    const seeded = await t.db
+      .insert(companies)
+      .values(['Paging 4', 'Paging 2', 'Paging 1', 'Paging 3'].map((name) => ({ resellerId: 1, name })))
+      .returning({ id: companies.id });
+    try {
+      // Demo Company + 4: three pages of two (the staff company and the other reseller's are not counted).
+      const page = async (n: number) => (await support.call(r.list, { query: { page: n, rowsPerPage: 2 } })).data;
+      const second = await page(2);
+      expect([second.data.map((c) => c.name), second.totalPages]).toEqual([['Paging 2', 'Paging 3'], 3]);
+      const third = await page(3);
+      expect([third.data.map((c) => c.name), third.totalPages]).toEqual([['Paging 4'], 3]);
+      expect((await page(4)).data).toEqual([]);
+    } finally {
+      await t.db.delete(companies).where(
+        inArray(
+          companies.id,
+          seeded.map((c) => c.id),
+        ),
+      );
+    }
   });
 
   it("answers 404 for another reseller's company and 403 to support staff on every change", async () => {
@@ -243,10 +266,32 @@ describe('staff', () => {
     const denied = await support.call(s.invite, { body: { email: 'x@northwind.example', role: 'support' } });
     expect([denied.status, denied.message]).toEqual([403, API_MESSAGES.staffReadOnly]);
 
+    // The invitation's link uses the reseller's primary custom domain, not the configured public URL.
+    await t.db
+      .insert(resellerDomains)
+      .values({ host: 'portal.northwind.example.test', resellerId: 1, isPrimary: true });
     const invited = await owner.call(s.invite, { body: { email: 'New.Staff@northwind.example', role: 'support' } });
+    await t.db.delete(resellerDomains).where(eq(resellerDomains.host, 'portal.northwind.example.test'));
     expect(invited.status).toBe(200);
     const mail = await t.smtp.waitFor('new.staff@northwind.example', (m) => /invited/i.test(m.subject));
-    expect(linkFrom(mail).pathname).toBe('/confirmNewUser');
+    const link = linkFrom(mail);
+    expect([link.protocol, link.host, link.pathname]).toEqual([
+      'https:',
+      'portal.northwind.example.test',
+      '/confirmNewUser',
+    ]);
+    // Recorded as the owner who invited, not as the operator.
+    const me0 = (await owner.call(s.list)).data.find((m) => m.email === 'owner@northwind.example')!;
+    const audited = await t.db
+      .select({ actorUserId: auditLog.actorUserId, after: auditLog.after })
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'staff.invite'), eq(auditLog.targetId, String(invited.data.id))));
+    expect(audited).toEqual([
+      {
+        actorUserId: me0.id,
+        after: { email: 'new.staff@northwind.example', role: 'support', resellerId: 1 },
+      },
+    ]);
     expect((await owner.call(s.invite, { body: { email: ADMIN.email, role: 'owner' } })).status).toBe(409);
 
     const id = invited.data.id;

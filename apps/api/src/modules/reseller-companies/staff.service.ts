@@ -77,7 +77,13 @@ export function createStaffService(deps: Deps) {
               portalUrl: deps.portalUrl,
               defaultFrom: deps.defaultFrom,
             },
-            { resellerId: ctx.staff.resellerId, email: input.email, role: input.role },
+            {
+              resellerId: ctx.staff.resellerId,
+              email: input.email,
+              role: input.role,
+              actorUserId: ctx.staff.userId,
+              requestId: ctx.requestId,
+            },
           );
           if (result.outcome !== 'invited') throw new EmailTaken();
           return result;

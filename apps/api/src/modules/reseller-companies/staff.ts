@@ -7,7 +7,8 @@ import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { INVITE_TOKEN_TTL_MS } from '@portal/contract/constants';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { Db, Tx } from '../../db/client.ts';
-import { companies, resellers, users } from '../../db/schema.ts';
+import { companies, resellerDomains, resellers, users } from '../../db/schema.ts';
+import { portalLink } from '../../mail/portal-links.ts';
 import { inviteMail } from '../../mail/templates.ts';
 import type { FirstAdminDeps } from '../operator/first-admin.ts';
 
@@ -36,11 +37,15 @@ export type StaffInviteOutcome =
   | { outcome: 'exists'; userId: number }
   | { outcome: 'noReseller' };
 
-/** Creates a staff member of the reseller and returns the invitation to mail once the caller's work committed. */
+/**
+ * Creates a staff member of the reseller and returns the invitation to mail once the caller's work committed.
+ * `actorUserId`: the owner who invited from the Staff screen; null for the operator command line. The link uses
+ * the reseller's primary custom domain when it has one (mail/portal-links.ts), like every other mailed link.
+ */
 export async function inviteStaffMember(
   db: Db | Tx,
-  deps: Omit<FirstAdminDeps, 'audit'> & { audit: FirstAdminDeps['audit'] },
-  input: { resellerId: number; email: string; role: StaffRole },
+  deps: FirstAdminDeps,
+  input: { resellerId: number; email: string; role: StaffRole; actorUserId?: number | null; requestId?: string },
 ): Promise<StaffInviteOutcome> {
   const email = input.email.trim().toLowerCase();
   const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -48,23 +53,27 @@ export async function inviteStaffMember(
   const companyId = await ensureStaffCompany(db, input.resellerId);
   if (!companyId) return { outcome: 'noReseller' };
   const [brand] = await db
-    .select({ name: resellers.name, from: resellers.email })
+    .select({ name: resellers.name, from: resellers.email, portalHost: resellerDomains.host })
     .from(resellers)
+    .leftJoin(resellerDomains, and(eq(resellerDomains.resellerId, resellers.id), eq(resellerDomains.isPrimary, true)))
     .where(eq(resellers.id, input.resellerId));
   const [user] = await db.insert(users).values({ companyId, email, staffRole: input.role }).returning({ id: users.id });
   const key = await deps.tokens.issue(user!.id, 'confirm_email', INVITE_TOKEN_TTL_MS, db as Tx);
+  const actorUserId = input.actorUserId ?? null;
+  const after = { email, role: input.role, resellerId: input.resellerId };
   await deps.audit.record(
     {
       companyId,
-      actorUserId: null,
+      actorUserId,
       action: 'staff.invite',
       targetType: 'user',
       targetId: user!.id,
-      after: { email, role: input.role, resellerId: input.resellerId, by: 'operator' },
+      after: actorUserId === null ? { ...after, by: 'operator' } : after,
+      ...(input.requestId ? { requestId: input.requestId } : {}),
     },
     db as Tx,
   );
-  const link = `${deps.portalUrl.replace(/\/$/, '')}/confirmNewUser?${new URLSearchParams({ token: key, id: String(user!.id) }).toString()}`;
+  const link = portalLink(deps.portalUrl, brand?.portalHost ?? null, '/confirmNewUser', { token: key, id: user!.id });
   const brandName = brand?.name ?? 'the portal';
   const from = brand?.from ? `"${brandName.replace(/"/g, '')}" <${brand.from}>` : deps.defaultFrom;
   const mail = { to: email, from, ...inviteMail(brandName, 'Your provider', `${brandName} (staff)`, link) };
