@@ -4,7 +4,7 @@
  */
 import { useId } from 'react';
 import { useFormContext, get, type FieldValues, type Path, type RegisterOptions } from 'react-hook-form';
-import { inputClass } from './TextField.tsx';
+import { FieldError, inputClass } from './TextField.tsx';
 
 export interface SelectOption {
   value: string | number;
@@ -51,11 +51,7 @@ export function SelectField<T extends FieldValues>({
           </option>
         ))}
       </select>
-      {error?.message && (
-        <p id={`${id}-error`} className="text-sm text-red-600 dark:text-red-400">
-          {error.message}
-        </p>
-      )}
+      <FieldError id={id} message={error?.message} />
     </div>
   );
 }

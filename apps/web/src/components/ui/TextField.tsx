@@ -100,11 +100,17 @@ export function TextField<T extends FieldValues>({
           )}
         </div>
       )}
-      {error?.message && (
-        <p id={`${id}-error`} className="text-sm text-red-600 dark:text-red-400">
-          {error.message}
-        </p>
-      )}
+      <FieldError id={id} message={error?.message} />
     </div>
+  );
+}
+
+/** A field's own message under it, named by the field's `aria-describedby` (`{id}-error`). */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p id={`${id}-error`} className="text-sm text-red-600 dark:text-red-400">
+      {message}
+    </p>
   );
 }
