@@ -16,6 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,8 +24,10 @@ import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../
 import type { MachineSpec } from '../provider.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
 import { macForKey, publicMacForKey, refForKey, REF_RE } from './names.ts';
+import { NAT_NS } from './xml.ts';
 
 const execFileP = promisify(execFile);
+const NAT_HOOK = fileURLToPath(new URL('../../../../../scripts/libvirt-hooks/qemu', import.meta.url));
 const POOL = 'irontest';
 const NETWORK = 'irontest';
 /** A routed network over a documentation block (TEST-NET-3), as an operator defines for a routed public /24. */
@@ -114,19 +117,24 @@ async function rulesNaming(text: string): Promise<string[]> {
   return (await execFileP('iptables-save')).stdout.split('\n').filter((l) => l.startsWith('-A') && l.includes(text));
 }
 
+/** Runs the repository's hook as libvirtd would, for this test's mapping (public address → `privateIp`). */
+function runNatHook(domain: string, op: string, privateIp: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('sh', [NAT_HOOK, domain, op, 'end', '-'], (e) => (e ? reject(e) : resolve()));
+    child.stdin!.end(
+      `<domain><metadata><irontech:nat xmlns:irontech="${NAT_NS}" public="${PUBLIC_IP}" private="${privateIp}"/></metadata></domain>`,
+    );
+  });
+}
+
 afterAll(async () => {
   try {
     await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK, PUBLIC_NETWORK], pools: [POOL] });
   } finally {
     await removeClientNamespace();
-    // The hook removes its rules when the domain stops; a failed run may still leave some.
-    for (const table of ['nat', 'filter']) {
-      const out = await execFileP('iptables-save', ['-t', table]).catch(() => ({ stdout: '' }));
-      for (const line of out.stdout
-        .split('\n')
-        .filter((l) => l.startsWith('-A') && l.includes('irontech-nat irontech-')))
-        await execFileP('sh', ['-c', `iptables -w -t ${table} ${line.replace(/^-A/, '-D')}`]).catch(() => undefined);
-    }
+    // The hook removes its rules when the domain stops; after a failed run its own `release` removes what is left
+    // (iptables-save's form of the FORWARD rule is not accepted back by `iptables -D`).
+    if (spec && ip) await runNatHook(refForKey(spec.key), 'release', ip).catch(() => undefined);
   }
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
   await rm(path.join(LIBVIRT_TEST_DIR, 'pool'), { recursive: true, force: true });
