@@ -8,12 +8,16 @@
  *
  * `stop()` destroys and undefines every machine, network and pool the tests made (names given to it), then
  * ends both daemons. Domains and networks would otherwise outlive libvirtd (QEMU and dnsmasq keep running).
+ *
+ * The repository's 1:1 NAT hook (scripts/libvirt-hooks/qemu) is installed as /etc/libvirt/hooks/qemu.d/irontech-nat
+ * before libvirtd starts (libvirt looks for hooks there, whatever the config, and only at start) and removed after.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
@@ -21,6 +25,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const LIBVIRT_TEST_DIR = '/tmp/irontech-libvirtd';
 const LOCK_FILE = '/tmp/irontech-libvirtd.lock';
+const NAT_HOOK = fileURLToPath(new URL('../../../scripts/libvirt-hooks/qemu', import.meta.url));
+export const NAT_HOOK_INSTALLED = '/etc/libvirt/hooks/qemu.d/irontech-nat';
 
 export interface LibvirtDaemon {
   /** The local unix socket. */
@@ -141,6 +147,9 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       '',
     ].join('\n'),
   );
+  await mkdir(path.dirname(NAT_HOOK_INSTALLED), { recursive: true });
+  await copyFile(NAT_HOOK, NAT_HOOK_INSTALLED);
+  await chmod(NAT_HOOK_INSTALLED, 0o755);
   await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
   await execFileP('/usr/sbin/virtlogd', ['-d', '-f', files.virtlogdConf, '-p', files.virtlogdPid]);
   await execFileP('/usr/sbin/libvirtd', ['-d', '--listen', '-f', files.libvirtdConf, '-p', files.libvirtdPid]);
@@ -188,6 +197,7 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       } finally {
         await killAndWait(files.libvirtdPid);
         await killAndWait(files.virtlogdPid);
+        await rm(NAT_HOOK_INSTALLED, { force: true });
         await rm(LOCK_FILE, { force: true });
       }
     },

@@ -4,11 +4,19 @@
  * and with the password → resize → reset → forceStop → start over qemu+tcp (a second "host" on loopback)
  * sees the new size → ACPI stop → delete leaves no domain, volume, seed or lease. The guest also has a public
  * address on a routed public network (as a host with a routed public block has) and answers SSH on it.
+ *
+ * The qemu+tcp "host" is configured for 1:1 NAT instead (no public network, as a host whose VMs have only private
+ * addresses): its resize rewrites the definition with the NAT mapping, and while the guest runs the repository's
+ * libvirt hook (scripts/libvirt-hooks/qemu, installed by the test daemon) maps the public address to the private
+ * one. A client in its own network namespace, behind a veth pair routed by the host, reaches the guest's SSH on the
+ * public address, and the guest's outbound traffic leaves with it; after a stop and the delete no rule is left.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,13 +24,19 @@ import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../
 import type { MachineSpec } from '../provider.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
 import { macForKey, publicMacForKey, refForKey, REF_RE } from './names.ts';
+import { NAT_NS } from './xml.ts';
 
 const execFileP = promisify(execFile);
+const NAT_HOOK = fileURLToPath(new URL('../../../../../scripts/libvirt-hooks/qemu', import.meta.url));
 const POOL = 'irontest';
 const NETWORK = 'irontest';
 /** A routed network over a documentation block (TEST-NET-3), as an operator defines for a routed public /24. */
 const PUBLIC_NETWORK = 'irontest-pub';
 const PUBLIC_IP = '203.0.113.10';
+/** The NAT client's namespace and veth pair (host side 198.51.100.1, client 198.51.100.2, TEST-NET-2). */
+const CLIENT_NS = 'irontest-natc';
+const VETH_HOST = 'irontest-nh';
+const CLIENT_IP = '198.51.100.2';
 
 let daemon: LibvirtDaemon;
 let local: LibvirtDriver;
@@ -32,12 +46,12 @@ let privateKey = '';
 let spec: MachineSpec;
 const started = Date.now();
 
-function settings(uri: string): LibvirtSettings {
+function settings(uri: string, publicSetup: 'routed' | 'nat'): LibvirtSettings {
   return {
     uri,
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, 'pool') },
     network: { name: NETWORK, bridge: 'irontest0', cidr: '10.231.77.0/24' },
-    publicNetwork: { name: PUBLIC_NETWORK },
+    ...(publicSetup === 'routed' ? { publicNetwork: { name: PUBLIC_NETWORK } } : { publicNat: true }),
     maxCpus: 2,
     maxRamMb: 384,
     maxDiskGb: 3,
@@ -49,8 +63,18 @@ function settings(uri: string): LibvirtSettings {
 
 beforeAll(async () => {
   daemon = await startLibvirtDaemon();
-  local = createLibvirtDriver(settings(daemon.socketUri));
-  remote = createLibvirtDriver(settings(daemon.tcpUri));
+  local = createLibvirtDriver(settings(daemon.socketUri, 'routed'));
+  remote = createLibvirtDriver(settings(daemon.tcpUri, 'nat'));
+  await removeClientNamespace();
+  const ip = (...args: string[]) => execFileP('ip', args);
+  await ip('netns', 'add', CLIENT_NS);
+  await ip('link', 'add', VETH_HOST, 'type', 'veth', 'peer', 'name', 'irontest-nc', 'netns', CLIENT_NS);
+  await ip('addr', 'add', '198.51.100.1/24', 'dev', VETH_HOST);
+  await ip('link', 'set', VETH_HOST, 'up');
+  await ip('-n', CLIENT_NS, 'addr', 'add', `${CLIENT_IP}/24`, 'dev', 'irontest-nc');
+  await ip('-n', CLIENT_NS, 'link', 'set', 'irontest-nc', 'up');
+  await ip('-n', CLIENT_NS, 'link', 'set', 'lo', 'up');
+  await ip('-n', CLIENT_NS, 'route', 'add', 'default', 'via', '198.51.100.1');
   keyDir = await mkdtemp(path.join(os.tmpdir(), 'libvirt-key-'));
   privateKey = path.join(keyDir, 'id');
   await execFileP('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'portal', '-f', privateKey]);
@@ -82,8 +106,36 @@ beforeAll(async () => {
   };
 }, 900_000);
 
+/** Deleting the namespace deletes the veth pair with it. */
+async function removeClientNamespace() {
+  await execFileP('ip', ['netns', 'del', CLIENT_NS]).catch(() => undefined);
+  await execFileP('ip', ['link', 'del', VETH_HOST]).catch(() => undefined);
+}
+
+/** The host's iptables rules (all tables) that name `text`. */
+async function rulesNaming(text: string): Promise<string[]> {
+  return (await execFileP('iptables-save')).stdout.split('\n').filter((l) => l.startsWith('-A') && l.includes(text));
+}
+
+/** Runs the repository's hook as libvirtd would, for this test's mapping (public address → `privateIp`). */
+function runNatHook(domain: string, op: string, privateIp: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('sh', [NAT_HOOK, domain, op, 'end', '-'], (e) => (e ? reject(e) : resolve()));
+    child.stdin!.end(
+      `<domain><metadata><irontech:nat xmlns:irontech="${NAT_NS}" public="${PUBLIC_IP}" private="${privateIp}"/></metadata></domain>`,
+    );
+  });
+}
+
 afterAll(async () => {
-  await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK, PUBLIC_NETWORK], pools: [POOL] });
+  try {
+    await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK, PUBLIC_NETWORK], pools: [POOL] });
+  } finally {
+    await removeClientNamespace();
+    // The hook removes its rules when the domain stops; after a failed run its own `release` removes what is left
+    // (iptables-save's form of the FORWARD rule is not accepted back by `iptables -D`).
+    if (spec && ip) await runNatHook(refForKey(spec.key), 'release', ip).catch(() => undefined);
+  }
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
   await rm(path.join(LIBVIRT_TEST_DIR, 'pool'), { recursive: true, force: true });
   console.log(`libvirt.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -220,13 +272,17 @@ it(
 );
 
 it(
-  'resizes the definition, keeps the running size through a reset, and forces the machine off',
+  'resizes the definition (through the 1:1 NAT host), keeps the running size through a reset, and forces the machine off',
   { timeout: 180_000 },
   async () => {
     const before = Number((await ssh(ip, 'cat /sys/block/vda/size')).trim());
-    await local.resize(ref, { cpu: 4, ramGb: 1, diskGb: 3 });
+    await remote.resize(ref, { cpu: 4, ramGb: 1, diskGb: 3 });
     // The disk grows at once; vCPUs and memory wait for the next power-on.
     expect(Number((await ssh(ip, 'cat /sys/block/vda/size')).trim())).toBeGreaterThan(before);
+    // The new definition has no public NIC but the NAT mapping for the host's hook.
+    const inactive = await daemon.virsh(daemon.socketUri, ['dumpxml', '--inactive', ref]);
+    expect(inactive).toMatch(new RegExp(`<irontech:nat [^>]*public=["']${PUBLIC_IP}["'] private=["']${ip}["']`));
+    expect(inactive).not.toContain(PUBLIC_NETWORK);
 
     const uptimeBefore = Number.parseFloat(await ssh(ip, 'cut -d" " -f1 /proc/uptime'));
     const t0 = Date.now();
@@ -245,7 +301,7 @@ it(
 );
 
 it(
-  'starts the machine through a second host URI (qemu+tcp) with its new size, and stops it over ACPI',
+  'starts the machine through a second host URI (qemu+tcp) with its new size and its public address 1:1 NATed, and stops it over ACPI',
   { timeout: 240_000 },
   async () => {
     expect(await remote.status(ref)).toBe('stopped');
@@ -255,6 +311,42 @@ it(
     await waitForSsh(ip, t0);
     expect(await remote.privateIp(ref)).toBe(ip);
     expect(await ssh(ip, 'nproc', 'password')).toBe('2');
+
+    // 1:1 NAT: the guest holds only its private address; the hook mapped the public one on the host.
+    expect(await ssh(ip, 'ip -4 -o addr show')).not.toContain(PUBLIC_IP);
+    expect(await rulesNaming(`irontech-nat ${ref}`)).toHaveLength(4);
+    const inNs = (cmd: string[], timeout = 20_000) =>
+      execFileP('ip', ['netns', 'exec', CLIENT_NS, ...cmd], { timeout });
+    const viaNat = await inNs([
+      'ssh',
+      ...sshOpts,
+      '-o',
+      'BatchMode=yes',
+      '-i',
+      privateKey,
+      `root@${PUBLIC_IP}`,
+      'hostname; echo $SSH_CLIENT',
+    ]);
+    // The client reaches the guest on the public address, and the guest sees the client's own address.
+    expect(viaNat.stdout).toMatch(new RegExp(`^web-01\\n${CLIENT_IP.replace(/\./g, '\\.')} `));
+    // The guest's outbound traffic leaves with the public address (SNAT): a listener in the namespace sees it.
+    const listener = spawn('ip', [
+      'netns',
+      'exec',
+      CLIENT_NS,
+      process.execPath,
+      '-e',
+      `require('net').createServer((s) => { console.log(s.remoteAddress); s.end(); process.exit(0); })
+        .listen(2222, '${CLIENT_IP}', () => console.log('ready'))`,
+    ]);
+    try {
+      const lines = readline.createInterface({ input: listener.stdout! })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('ready');
+      await ssh(ip, `echo hi | busybox nc ${CLIENT_IP} 2222`);
+      expect((await lines.next()).value).toBe(PUBLIC_IP);
+    } finally {
+      listener.kill();
+    }
     const memMb = Number(/MemTotal:\s+(\d+)/.exec(await ssh(ip, 'cat /proc/meminfo'))![1]) / 1024;
     expect(memMb).toBeGreaterThan(300); // 384 MB (capped from 1 GB) minus the kernel's share; it was ~205 at 256 MB
     expect(Number(await ssh(ip, 'cat /sys/block/vda/size')) * 512).toBe(3 * 1024 ** 3);
@@ -262,6 +354,8 @@ it(
 
     await remote.stop(ref);
     expect(await local.status(ref)).toBe('stopped');
+    // The hook's `stopped` call took the mapping away.
+    expect(await rulesNaming(PUBLIC_IP)).toEqual([]);
     expect(await remote.console(ref)).toContain('irontech-guest: power button pressed');
   },
 );
@@ -269,6 +363,7 @@ it(
 it('deletes the domain, its disk, its seed and its lease', { timeout: 120_000 }, async () => {
   await local.start(ref);
   await waitForSsh(ip);
+  expect(await rulesNaming(`irontech-nat ${ref}`)).toHaveLength(4);
   await local.delete(ref);
   expect(await local.status(ref)).toBe('missing');
   expect(await remote.status(ref)).toBe('missing');
@@ -283,6 +378,8 @@ it('deletes the domain, its disk, its seed and its lease', { timeout: 120_000 },
   // Its static DHCP entry is gone too: the address may go to another machine now.
   expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', NETWORK])).not.toContain(macForKey(spec.key));
   expect(await daemon.virsh(daemon.socketUri, ['net-dumpxml', PUBLIC_NETWORK])).not.toContain(PUBLIC_IP);
+  // The start above mapped the public address again (the definition keeps the NAT mapping); the delete unmapped it.
+  expect(await rulesNaming(PUBLIC_IP)).toEqual([]);
   await expect(local.console(ref)).rejects.toThrow(/does not exist/);
   // Deleting again is a no-op (a retried delete succeeds).
   await local.delete(ref);

@@ -32,6 +32,8 @@ import { createVirsh, isNotFound } from './virsh.ts';
 import {
   dirPoolXml,
   domainXml,
+  domifaddrIps,
+  hasDhcp,
   ipToNumber,
   natNetworkXml,
   numberToIp,
@@ -50,7 +52,11 @@ export const libvirtSettingsSchema = z.object({
   pool: z
     .object({ name: name.default('irontech'), path: z.string().min(1).max(500).default('/var/lib/libvirt/irontech') })
     .default({ name: 'irontech', path: '/var/lib/libvirt/irontech' }),
-  /** The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. */
+  /**
+   * The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. An existing network the
+   * operator defined may be bridged (`<forward mode='bridge'/>`, no <ip>): then the operator's DHCP serves it, the
+   * driver reserves nothing and finds the address in the host's ARP table.
+   */
   network: z
     .object({
       name: name.default('irontech'),
@@ -64,10 +70,16 @@ export const libvirtSettingsSchema = z.object({
   /**
    * The host's public network (docs/virtual-machines.md, "Public addresses"): a libvirt network the operator
    * defined over the public block, routed (`<forward mode='route'/>`) or bridged to the uplink, with libvirt's DHCP.
-   * A VM given a public address gets a second NIC on it and a static DHCP entry for the address. Unset: public
-   * addresses are recorded and shown only (1:1 NAT by the operator).
+   * A VM given a public address gets a second NIC on it and a static DHCP entry for the address (none on a bridged
+   * network: the operator's DHCP or the guest's own configuration gives it). Unset: see `publicNat`.
    */
   publicNetwork: z.object({ name }).optional(),
+  /**
+   * Without `publicNetwork`: a VM's public address is mapped 1:1 to its private one by the host's hook
+   * (scripts/libvirt-hooks/qemu, installed by the operator), from a mapping the driver writes into the domain's
+   * metadata. false: public addresses are recorded and shown only.
+   */
+  publicNat: z.boolean().default(true),
   /** Image name (as the catalog lists it) → base volume in the pool. Images not listed use the built guest. */
   images: z.record(z.string(), name).default({}),
   /** The catalog's image names the built guest image serves (when uploaded) on this host. */
@@ -237,6 +249,10 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
       network: s.network.name,
       publicNic:
         meta.publicIp && s.publicNetwork ? { network: s.publicNetwork.name, mac: publicMacForKey(meta.key) } : null,
+      nat:
+        meta.publicIp && meta.privateIp && !s.publicNetwork && s.publicNat
+          ? { publicIp: meta.publicIp, privateIp: meta.privateIp }
+          : null,
     });
   }
 
@@ -272,31 +288,42 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     await virsh.run(['destroy', ref]).catch((e) => ignoreIf(e, /not running|domain is not running/i));
   }
 
+  let dhcpPromise: Promise<boolean> | null = null;
+  function privateNetworkHasDhcp(): Promise<boolean> {
+    dhcpPromise ??= virsh.run(['net-dumpxml', '--inactive', s.network.name]).then(hasDhcp);
+    dhcpPromise.catch(() => (dhcpPromise = null));
+    return dhcpPromise;
+  }
+
+  /**
+   * The machine's private address: libvirt's DHCP leases, else (a bridged network, whose DHCP is the operator's)
+   * the host's ARP table, which knows the guest once it has sent anything the host sees.
+   */
   async function leaseIp(ref: string): Promise<string | null> {
     const meta = await mustMeta(ref);
     const mac = macForKey(meta.key);
-    const out = await virsh.run(['net-dhcp-leases', s.network.name, '--mac', mac]);
-    const ips = out
-      .split('\n')
-      .filter((l) => l.includes(mac))
-      .map((l) => /ipv4\s+(\d+\.\d+\.\d+\.\d+)\//.exec(l)?.[1])
-      .filter((ip): ip is string => Boolean(ip));
-    return ips.at(-1) ?? null;
+    const leases = domifaddrIps(await virsh.run(['net-dhcp-leases', s.network.name, '--mac', mac]), mac);
+    if (leases.length > 0 || (await privateNetworkHasDhcp())) return leases.at(-1) ?? null;
+    if (!isRunning(await domState(ref))) return null;
+    const arp = await virsh.maybe(['domifaddr', ref, '--source', 'arp']);
+    return (arp && domifaddrIps(arp, mac).at(-1)) ?? null;
   }
 
   /**
    * A static DHCP entry (MAC → address) on the machine's network, made before its first boot: dnsmasq then
    * never hands that address to another machine while this one exists, and delete removes the entry. The
-   * address is the lowest one of the DHCP range that no entry and no current lease holds.
+   * address is the lowest one of the DHCP range that no entry and no current lease holds. Null on a network
+   * without libvirt's DHCP (bridged): its addresses are the operator's DHCP's.
    */
-  function reserveAddress(ref: string, mac: string): Promise<string> {
+  function reserveAddress(ref: string, mac: string): Promise<string | null> {
     return addStaticHost(s.network.name, ref, mac, null);
   }
 
   /** `ip` given: that address (the public one the portal allocated); null: the lowest free one of the range. */
-  async function addStaticHost(network: string, ref: string, mac: string, ip: string | null): Promise<string> {
+  async function addStaticHost(network: string, ref: string, mac: string, ip: string | null): Promise<string | null> {
     return withLock(`network:${network}`, async () => {
       const xml = await virsh.run(['net-dumpxml', '--inactive', network]);
+      if (!hasDhcp(xml)) return ip;
       const own = staticHosts(xml).find((h) => h.mac === mac);
       if (own) return own.ip;
       let address = ip;
@@ -457,7 +484,9 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           cpu: spec.cpu,
           ramGb: spec.ramGb,
           diskGb: spec.diskGb,
-          publicIp: s.publicNetwork ? (spec.publicIp ?? null) : null,
+          publicIp: s.publicNetwork || s.publicNat ? (spec.publicIp ?? null) : null,
+          // Reserved before the first definition so the NAT mapping in it names the address the guest will get.
+          privateIp: await reserveAddress(ref, macForKey(spec.key)),
         };
         // Each step is skipped when a previous attempt already did it, so a retried create ends in one machine.
         if ((await virsh.maybe(['dumpxml', '--inactive', ref])) === null) {
@@ -493,7 +522,6 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
           await uploadVolume(v.seed, iso);
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
         }
-        await reserveAddress(ref, macForKey(spec.key));
         if (meta.publicIp && s.publicNetwork)
           await addStaticHost(s.publicNetwork.name, ref, publicMacForKey(spec.key), meta.publicIp);
         const state = await domState(ref);

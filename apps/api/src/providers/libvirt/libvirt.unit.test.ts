@@ -1,7 +1,9 @@
 /**
  * The pieces of the libvirt driver that need no daemon: names derived from the key, the NAT network's
  * addresses, and the NoCloud seed read back by the guest's own reader (scripts/guest-image/seed.awk, run
- * with the busybox the guest runs) — passwords and keys with quotes, dollars and a leading dash survive.
+ * with the busybox the guest runs) — passwords and keys with quotes, dollars and a leading dash survive — the
+ * 1:1 NAT mapping and the host hook that reads it (run with a recording stand-in for iptables), and how a bridged
+ * network (no libvirt DHCP) is told apart and its address read from `virsh domifaddr --source arp`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +14,11 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { guestHostname, macForKey, refForKey, REF_RE, uuidForKey } from './names.ts';
 import { seedFiles, yamlQuote } from './seed.ts';
-import { domainXml, natNetworkXml, parseMeta } from './xml.ts';
+import { domainXml, domifaddrIps, hasDhcp, natNetworkXml, parseMeta, type DomainParams } from './xml.ts';
 
 const execFileP = promisify(execFile);
 const SEED_AWK = fileURLToPath(new URL('../../../../../scripts/guest-image/seed.awk', import.meta.url));
+const NAT_HOOK = fileURLToPath(new URL('../../../../../scripts/libvirt-hooks/qemu', import.meta.url));
 
 it('derives the ref, MAC and UUID from the key, the same every time', () => {
   expect(refForKey('k1')).toMatch(REF_RE);
@@ -94,4 +97,92 @@ it('writes a seed the guest reads back exactly', async () => {
 it('refuses seed values that would break out of their line', () => {
   expect(yamlQuote("a'b")).toBe("'a''b'");
   expect(() => yamlQuote('a\nb')).toThrow();
+});
+
+const domainParams = (nat: DomainParams['nat']): DomainParams => ({
+  ref: refForKey('k'),
+  uuid: uuidForKey('k'),
+  mac: macForKey('k'),
+  // A name that tries to look like a mapping: it stays escaped text inside the machine element.
+  meta: {
+    key: 'k',
+    name: `x<irontech:nat public="6.6.6.6" private="7.7.7.7"/>`,
+    image: 'i',
+    region: 'r',
+    cpu: 1,
+    ramGb: 1,
+    diskGb: 1,
+  },
+  vcpus: 1,
+  ramMb: 256,
+  domainType: 'qemu',
+  machine: 'q35',
+  diskPath: '/p/d.qcow2',
+  seedPath: '/p/s.iso',
+  serialLogPath: '/p/l.log',
+  network: 'irontech',
+  nat,
+});
+
+/** Runs the hook with `xml` on stdin and a stand-in iptables that records its calls (and has no rules). */
+async function runHook(xml: string, op: string): Promise<{ code: number; calls: string[] }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'nat-hook-'));
+  try {
+    const fake = path.join(dir, 'iptables');
+    await writeFile(fake, `#!/bin/sh\necho "$*" >> ${dir}/calls\ncase " $* " in *" -C "*) exit 1;; esac\n`, {
+      mode: 0o755,
+    });
+    const code = await new Promise<number>((resolve) => {
+      const child = execFile('sh', [NAT_HOOK, 'irontech-x', op, 'begin', '-'], {
+        env: { IRONTECH_IPTABLES: fake },
+      });
+      child.on('exit', (c) => resolve(c ?? -1));
+      child.stdin!.end(xml);
+    });
+    const calls = (await readFile(path.join(dir, 'calls'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    return { code, calls: calls.filter((c) => !/ -C /.test(c)) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+it('writes the 1:1 NAT mapping into the metadata, and the hook turns it into DNAT, SNAT and FORWARD rules', async () => {
+  const xml = domainXml(domainParams({ publicIp: '192.0.2.10', privateIp: '10.231.0.5' }));
+  expect(xml).toContain(
+    "<irontech:nat xmlns:irontech='https://irontech.dev/libvirt/nat/1' public='192.0.2.10' private='10.231.0.5'/>",
+  );
+  expect(domainXml(domainParams(null))).not.toContain('libvirt/nat/1');
+  expect(() => domainXml(domainParams({ publicIp: "1.2.3.4' x='", privateIp: '10.0.0.1' }))).toThrow(/IPv4/);
+
+  const started = await runHook(xml, 'start');
+  expect(started.code).toBe(0);
+  const comment = '-m comment --comment irontech-nat irontech-x';
+  expect(started.calls).toEqual([
+    `-w -t nat -I PREROUTING 1 -d 192.0.2.10/32 -j DNAT --to-destination 10.231.0.5 ${comment}`,
+    `-w -t nat -I OUTPUT 1 -d 192.0.2.10/32 -j DNAT --to-destination 10.231.0.5 ${comment}`,
+    `-w -t nat -I POSTROUTING 1 -s 10.231.0.5/32 -j SNAT --to-source 192.0.2.10 ${comment}`,
+    `-w -t filter -I FORWARD 1 -d 10.231.0.5/32 -m conntrack --ctstate DNAT --ctorigdst 192.0.2.10/32 -j ACCEPT ${comment}`,
+  ]);
+  // libvirt hands the hook its own serialisation (double quotes, one attribute per position as written).
+  const reformatted = xml.replace(/'/g, '"');
+  expect((await runHook(reformatted, 'reconnect')).calls).toHaveLength(4);
+  // Stopping with no rule left to delete deletes nothing and succeeds; other operations and other domains are left alone.
+  expect(await runHook(xml, 'stopped')).toEqual({ code: 0, calls: [] });
+  expect(await runHook(xml, 'migrate')).toEqual({ code: 0, calls: [] });
+  expect(await runHook(domainXml(domainParams(null)), 'start')).toEqual({ code: 0, calls: [] });
+});
+
+it("tells a bridged network (the operator's DHCP) from one libvirt serves, and reads ARP addresses by MAC", () => {
+  expect(hasDhcp(natNetworkXml('n', 'br0', '10.231.77.0/24'))).toBe(true);
+  expect(hasDhcp("<network><name>lan</name><forward mode='bridge'/><bridge name='br0'/></network>")).toBe(false);
+  expect(hasDhcp("<network><forward mode='route'/><ip address='203.0.113.1' netmask='255.255.255.0'/></network>")).toBe(
+    false,
+  );
+  const arp = ` Name       MAC address          Protocol     Address
+-------------------------------------------------------------------------------
+ vnet0      52:54:00:aa:bb:cc    ipv4         192.168.1.50/0
+ vnet1      52:54:00:dd:ee:ff    ipv4         192.168.1.51/0
+`;
+  expect(domifaddrIps(arp, '52:54:00:AA:BB:CC')).toEqual(['192.168.1.50']);
+  expect(domifaddrIps(arp, '52:54:00:00:00:01')).toEqual([]);
 });

@@ -1,6 +1,8 @@
 /** The libvirt XML the driver defines: the machine's domain, the NAT network and the storage pool. */
 
 export const METADATA_NS = 'https://irontech.dev/libvirt/machine/1';
+/** The 1:1 NAT mapping's element, read by the host's hook (scripts/libvirt-hooks/qemu): its own namespace. */
+export const NAT_NS = 'https://irontech.dev/libvirt/nat/1';
 
 export const xmlEscape = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
@@ -17,6 +19,8 @@ export interface MachineMeta {
   diskGb: number;
   /** The public address reserved for it on the host's public network (settings.publicNetwork), if any. */
   publicIp?: string | null;
+  /** The private address reserved for it on its NAT network (null on a bridged network: the operator's DHCP). */
+  privateIp?: string | null;
 }
 
 export interface DomainParams {
@@ -35,6 +39,15 @@ export interface DomainParams {
   network: string;
   /** A second NIC on the host's public network (routed or bridged public addresses). */
   publicNic?: { network: string; mac: string } | null;
+  /** A 1:1 NAT mapping the host's hook applies while the domain runs (public addresses without a public network). */
+  nat?: { publicIp: string; privateIp: string } | null;
+}
+
+const IPV4_RE = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+function ipv4(ip: string): string {
+  if (!IPV4_RE.test(ip)) throw new Error(`"${ip}" is not an IPv4 address`);
+  return ip;
 }
 
 export function domainXml(p: DomainParams): string {
@@ -44,7 +57,12 @@ export function domainXml(p: DomainParams): string {
   <uuid>${p.uuid}</uuid>
   <title>${xmlEscape(p.meta.name)}</title>
   <metadata>
-    <irontech:machine xmlns:irontech='${METADATA_NS}'>${xmlEscape(meta)}</irontech:machine>
+    <irontech:machine xmlns:irontech='${METADATA_NS}'>${xmlEscape(meta)}</irontech:machine>${
+      p.nat
+        ? `
+    <irontech:nat xmlns:irontech='${NAT_NS}' public='${ipv4(p.nat.publicIp)}' private='${ipv4(p.nat.privateIp)}'/>`
+        : ''
+    }
   </metadata>
   <memory unit='MiB'>${p.ramMb}</memory>
   <currentMemory unit='MiB'>${p.ramMb}</currentMemory>
@@ -163,4 +181,21 @@ export function staticHosts(networkXml: string): { mac: string; name: string | n
     const ip = attr('ip');
     return mac && ip ? [{ mac: mac.toLowerCase(), name: attr('name'), ip }] : [];
   });
+}
+
+/**
+ * Whether libvirt serves DHCP on the network: a NAT or routed network with an <ip> and a <dhcp> range. A bridged
+ * network (`<forward mode='bridge'/>`, no <ip>) has none: the operator's DHCP on the bridge hands out addresses.
+ */
+export function hasDhcp(networkXml: string): boolean {
+  return /<ip\b[^>]*>[\s\S]*?<dhcp>/.test(networkXml);
+}
+
+/** The IPv4 addresses `virsh domifaddr --source arp|agent|lease` shows for the NIC with `mac`, in order. */
+export function domifaddrIps(output: string, mac: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => l.toLowerCase().includes(mac.toLowerCase()))
+    .map((l) => /ipv4\s+(\d+\.\d+\.\d+\.\d+)\//.exec(l)?.[1])
+    .filter((ip): ip is string => Boolean(ip));
 }
