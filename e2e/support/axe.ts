@@ -1,0 +1,28 @@
+/**
+ * axe-core's violations on a page as it is now (any impact), as "rule: target" lines for a readable failure.
+ * The same check as ux.e2e.ts's (which keeps its own copy), for screens that suite does not visit.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, so the portal's CSP (no inline scripts) stays as it is.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: object,
+          ) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
