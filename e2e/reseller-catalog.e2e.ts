@@ -62,6 +62,7 @@ describe('reseller catalog and hosts', () => {
     await page.getByRole('button', { name: 'Regions of Northwind libvirt' }).click();
     const served = page.getByRole('dialog', { name: 'Regions of Northwind libvirt' });
     await served.getByLabel('US East').check();
+    await screenshot(page, 'reseller-provider-regions');
     await served.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => provider.textContent()).toContain('US East');
 
