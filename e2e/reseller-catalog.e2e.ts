@@ -1,36 +1,42 @@
-/** The reseller area's catalog and hosts in Chromium: an owner prices and offers a size, then drains a host. */
+/**
+ * The reseller area's catalog and hosts in Chromium: an owner prices and offers a size, creates its provider and
+ * chooses its region, withdraws an image, then registers, edits and drains hosts of that provider.
+ */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companies, hosts, providers, regions, users } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
+import { axeViolations } from './support/axe.ts';
 import { ADMIN, screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
+let resellerId: number;
 beforeAll(async () => {
   portal = await startPortal();
   const [admin] = await portal.db.select().from(users).where(eq(users.email, ADMIN.email));
   const [company] = await portal.db.select().from(companies).where(eq(companies.id, admin!.companyId));
-  const resellerId = company!.resellerId;
+  resellerId = company!.resellerId;
   const [staff] = await portal.db.insert(companies).values({ resellerId, name: 'Staff', kind: 'staff' }).returning();
   await createUser(portal, staff!.id, 'owner@northwind.example', { staffRole: 'owner' });
-  const [provider] = await portal.db
-    .insert(providers)
-    .values({ name: 'Northwind libvirt', driver: 'libvirt', resellerId })
-    .returning();
+});
+
+/** Two hosts of the provider the owner created, one answering and one not (states only the host monitor sets). */
+async function seenHosts() {
+  const [provider] = await portal.db.select().from(providers).where(eq(providers.resellerId, resellerId));
   const [east] = await portal.db.select().from(regions).where(eq(regions.name, 'US East'));
   const base = { providerId: provider!.id, regionId: east!.id, cpus: 32, ramGb: 128, diskGb: 2000 };
   await portal.db.insert(hosts).values([
     { ...base, name: 'nw-east-1', uri: 'qemu+ssh://root@10.0.0.11/system', lastSeenAt: new Date() },
     { ...base, name: 'nw-east-2', uri: 'qemu+ssh://root@10.0.0.12/system', lastError: 'Connection refused' },
   ]);
-});
+}
 afterAll(async () => {
   await portal?.stop();
 });
 
 describe('reseller catalog and hosts', () => {
-  it('an owner offers a size at a price and drains a host', async () => {
+  it('an owner offers a size at a price, creates its provider in a region, withdraws an image, drains a host', async () => {
     const { context, page } = await portal.newPage();
     await portal.signIn(page, 'owner@northwind.example', PASSWORD);
     await page.getByRole('link', { name: 'Catalog' }).click();
@@ -41,8 +47,35 @@ describe('reseller catalog and hosts', () => {
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await expect.poll(() => micro.textContent()).toContain('12.50 USD');
     expect(await page.locator('[data-offered="true"]').count()).toBe(1);
+
+    // Its own provider, validated by the contract's schema, then the region it serves.
+    await page.getByRole('button', { name: 'New provider' }).click();
+    const create = page.getByRole('dialog', { name: 'New provider' });
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.getByText(CATALOG_TEXT.providerName).waitFor();
+    expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
+    await create.getByLabel('Name').fill('Northwind libvirt');
+    await create.getByLabel('Driver').selectOption('libvirt');
+    await create.getByRole('button', { name: 'Create' }).click();
+    const provider = page.locator('li[data-provider="Northwind libvirt"]');
+    await expect.poll(() => provider.textContent()).toContain('Serves no region yet');
+    await page.getByRole('button', { name: 'Regions of Northwind libvirt' }).click();
+    const served = page.getByRole('dialog', { name: 'Regions of Northwind libvirt' });
+    await served.getByLabel('US East').check();
+    await screenshot(page, 'reseller-provider-regions');
+    await served.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => provider.textContent()).toContain('US East');
+
+    // The region's images, each offered until unchecked.
+    const region = page.getByRole('group', { name: 'Images offered in US East' });
+    const debian = region.getByLabel('Debian 12');
+    expect(await debian.isChecked()).toBe(true);
+    await debian.uncheck();
+    await expect.poll(() => debian.isChecked()).toBe(false);
+    expect(await axeViolations(page, 'main')).toEqual([]);
     await screenshot(page, 'reseller-catalog');
 
+    await seenHosts();
     await page.getByRole('link', { name: 'Hosts' }).click();
     const host = page.locator('tr[data-host="nw-east-1"]');
     await host.getByRole('button', { name: 'Drain' }).click();

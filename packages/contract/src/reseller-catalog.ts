@@ -7,7 +7,7 @@ import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
 import { VALIDATION } from './messages.ts';
-import { SINGLE_LINE_PATTERN } from './validation.ts';
+import { formIdSchema, SINGLE_LINE_PATTERN } from './validation.ts';
 
 export const CATALOG_TEXT = {
   sizeSaved: 'Size saved',
@@ -29,7 +29,29 @@ export const CATALOG_TEXT = {
   hostUri: 'A libvirt URI such as qemu+ssh://root@host/system',
   /** The customer portal: a size the reseller does not offer (any more). */
   sizeNotOffered: 'This size is not offered',
+  /** The customer portal: an image not in the region's pools, or one the reseller withdrew there. */
+  imageNotOffered: 'The image is not offered in this region',
+  providerCreated: 'Provider created',
+  providerSaved: 'Provider saved',
+  providerName: 'The provider name must be 1 to 100 characters on one line',
+  providerDriver: 'The driver must be libvirt or simulator',
+  providerNameTaken: 'You already have a provider of that name',
+  driverLocked: 'The driver of a provider with hosts or virtual machines cannot change',
+  regionsSaved: 'Regions saved',
+  regionIds: 'Choose the regions by their ids, each once',
+  imageNotFound: 'Image not found in this region',
+  imageOffered: 'Image offered',
+  imageWithdrawn: 'Image withdrawn',
 } as const;
+
+/** A region a provider should stop serving while VMs still run there on it (409). */
+export const regionInUseText = (region: string, provider: string, vms: number) =>
+  `${region} still has ${vms} virtual machine${vms === 1 ? '' : 's'} on ${provider}: delete ${vms === 1 ? 'it' : 'them'} before ${provider} stops serving ${region}`;
+
+/** The drivers a reseller's provider may run on (keys of the server's driver registry). */
+export const PROVIDER_DRIVERS = ['libvirt', 'simulator'] as const;
+export const providerDriverSchema = z.enum(PROVIDER_DRIVERS, { error: CATALOG_TEXT.providerDriver });
+export type ProviderDriverKind = z.infer<typeof providerDriverSchema>;
 
 /** Limits shared by the server's checks and the portal's forms. */
 export const HOST_LIMITS = {
@@ -81,7 +103,10 @@ export const resellerRegionSchema = z.object({
   country: z.string(),
   /** The providers serving it for this reseller (its own, or the platform's while it has none). */
   providers: z.array(z.string()),
+  /** Every image of the region's pools (platform data). */
   images: z.array(z.string()),
+  /** Those of `images` the reseller withdrew: its customers do not see them. */
+  withdrawnImages: z.array(z.string()),
   hosts: z.number().int(),
 });
 export const resellerRegionsSchema = z.object({
@@ -178,6 +203,62 @@ export const hostRegistrationSchema = z
   .strict();
 export type HostRegistration = z.infer<typeof hostRegistrationSchema>;
 
+/** A reseller's own provider (a "cloud"): its driver, whether it takes new VMs, the regions it serves. */
+export const resellerProviderSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  driver: z.string(),
+  enabled: z.boolean(),
+  regionIds: z.array(z.number().int()),
+  hosts: z.number().int(),
+  /** Its live (not deleted) VMs. */
+  vms: z.number().int(),
+});
+export type ResellerProvider = z.infer<typeof resellerProviderSchema>;
+export const resellerProvidersSchema = z.object({
+  providers: z.array(resellerProviderSchema),
+  /** Every platform region a provider may serve. */
+  regions: z.array(z.object({ id: z.number().int(), name: z.string(), country: z.string() })),
+});
+
+export const providerInputSchema = z
+  .object({
+    name: z
+      .string({ error: CATALOG_TEXT.providerName })
+      .trim()
+      .min(1, CATALOG_TEXT.providerName)
+      .max(100, CATALOG_TEXT.providerName)
+      .regex(SINGLE_LINE_PATTERN, CATALOG_TEXT.providerName),
+    driver: providerDriverSchema,
+    enabled: z.boolean(),
+  })
+  .strict();
+export type ProviderInput = z.infer<typeof providerInputSchema>;
+/** A change to a provider: only the fields given change. */
+export const providerUpdateSchema = providerInputSchema.partial().strict();
+export type ProviderUpdate = z.infer<typeof providerUpdateSchema>;
+
+/** The regions a provider serves, all of them (it then offers every size there). */
+export const providerRegionsSchema = z
+  .object({
+    regionIds: z
+      .array(formIdSchema, { error: CATALOG_TEXT.regionIds })
+      .max(1000, CATALOG_TEXT.regionIds)
+      .refine((ids) => new Set(ids).size === ids.length, CATALOG_TEXT.regionIds),
+  })
+  .strict();
+export type ProviderRegions = z.infer<typeof providerRegionsSchema>;
+
+/** Offers or withdraws one image of a region's pools to the reseller's customers. */
+export const imageOfferSchema = z
+  .object({
+    regionId: formIdSchema,
+    image: z.string().min(1).max(200).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
+    offered: z.boolean(),
+  })
+  .strict();
+export type ImageOffer = z.infer<typeof imageOfferSchema>;
+
 const base = { tag: 'Reseller catalog', access: 'staff' } as const;
 const P = '/reseller';
 
@@ -204,6 +285,47 @@ export const resellerCatalogRoutes = {
     path: `${P}/catalog/regions`,
     summary: "The regions the reseller's providers serve, with their images",
     data: resellerRegionsSchema,
+  }),
+  saveImage: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/catalog/images`,
+    summary: "Offers or withdraws an image of a region's pools to the reseller's customers",
+    body: imageOfferSchema,
+    data: resellerRegionsSchema,
+  }),
+  listProviders: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/providers`,
+    summary: "The reseller's own providers with the regions they serve, and every region",
+    data: resellerProvidersSchema,
+  }),
+  createProvider: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/providers`,
+    summary: 'Creates a provider of the reseller (serving no region yet)',
+    body: providerInputSchema,
+    data: resellerProviderSchema,
+  }),
+  updateProvider: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/providers/:id`,
+    summary: 'Renames a provider, enables or disables it, or changes its driver (while it has no hosts or VMs)',
+    params: idParamsSchema,
+    body: providerUpdateSchema,
+    data: resellerProviderSchema,
+  }),
+  setProviderRegions: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/providers/:id/regions`,
+    summary: 'Sets the regions a provider serves (every size in each); refuses dropping a region with live VMs',
+    params: idParamsSchema,
+    body: providerRegionsSchema,
+    data: resellerProviderSchema,
   }),
   listHosts: route({
     ...base,

@@ -413,6 +413,26 @@ export const configurationPrices = pgTable(
   (t) => [primaryKey({ columns: [t.resellerId, t.configurationId] })],
 );
 
+/**
+ * An image of a region's pools that a reseller does not offer its customers (decision 0014). Keyed by the image's
+ * name, not its row: the host monitor deletes and re-inserts image rows as the pools change, and a withdrawal
+ * outlives an image that disappears and comes back.
+ */
+export const imageWithdrawals = pgTable(
+  'image_withdrawals',
+  {
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
+    image: text('image').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.regionId, t.image] })],
+);
+
 /** Which provider can run which configuration of which image in which region. */
 export const providerOfferings = pgTable(
   'provider_offerings',

@@ -1,21 +1,24 @@
 /** SQL of the reseller area's catalog and hosts; every query takes the staff member's reseller id. */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   configurationPrices,
   configurations,
   countries,
   hosts,
+  imageWithdrawals,
   images,
   providerOfferings,
   providers,
   regions,
   resellers,
+  virtualMachines,
 } from '../../db/schema.ts';
 import { hostUsageQuery } from '../../db/host-usage.ts';
 import { providerServes } from '../access/catalog-visibility.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
+export type ProviderRow = typeof providers.$inferSelect;
 export type PriceRow = typeof configurationPrices.$inferSelect;
 
 export function createCatalogRepository(db: Db) {
@@ -165,6 +168,132 @@ export function createCatalogRepository(db: Db) {
       return row ?? null;
     },
     allRegions: () => db.select({ id: regions.id, name: regions.name }).from(regions).orderBy(asc(regions.name)),
+    regionsWithCountry: () =>
+      db
+        .select({ id: regions.id, name: regions.name, country: countries.name })
+        .from(regions)
+        .innerJoin(countries, eq(countries.id, regions.countryId))
+        .orderBy(asc(countries.name), asc(regions.name)),
+    regionsByIds: (ids: number[], tx: Tx | Db = db) =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : tx.select({ id: regions.id, name: regions.name }).from(regions).where(inArray(regions.id, ids)),
+
+    // ---- the reseller's own providers ----
+    ownProviders: (resellerId: number) =>
+      db.select().from(providers).where(eq(providers.resellerId, resellerId)).orderBy(asc(providers.name)),
+    async providerNamed(resellerId: number, name: string) {
+      const [row] = await db
+        .select({ id: providers.id })
+        .from(providers)
+        .where(and(eq(providers.resellerId, resellerId), sql`lower(${providers.name}) = lower(${name})`))
+        .limit(1);
+      return row ?? null;
+    },
+    /** Per provider of the reseller: the regions it serves, its hosts, its live VMs. */
+    async providerFacts(resellerId: number) {
+      const own = sql`(select id from providers where reseller_id = ${resellerId})`;
+      const [served, hostCounts, vmCounts] = await Promise.all([
+        db
+          .selectDistinct({ providerId: providerOfferings.providerId, regionId: providerOfferings.regionId })
+          .from(providerOfferings)
+          .where(sql`${providerOfferings.providerId} in ${own}`),
+        db
+          .select({ providerId: hosts.providerId, n: sql<number>`count(*)::int`.mapWith(Number) })
+          .from(hosts)
+          .where(sql`${hosts.providerId} in ${own}`)
+          .groupBy(hosts.providerId),
+        db
+          .select({ providerId: virtualMachines.providerId, n: sql<number>`count(*)::int`.mapWith(Number) })
+          .from(virtualMachines)
+          .where(and(sql`${virtualMachines.providerId} in ${own}`, isNull(virtualMachines.deletedAt)))
+          .groupBy(virtualMachines.providerId),
+      ]);
+      return { served, hostCounts, vmCounts };
+    },
+    insertProvider: async (tx: Tx, row: { resellerId: number; name: string; driver: string; enabled: boolean }) =>
+      (await tx.insert(providers).values(row).returning())[0]!,
+    /** Locks the provider row: its driver and regions change one writer at a time. */
+    async lockProvider(tx: Tx, resellerId: number, id: number): Promise<ProviderRow | null> {
+      const [row] = await tx
+        .select()
+        .from(providers)
+        .where(and(eq(providers.id, id), eq(providers.resellerId, resellerId)))
+        .for('update');
+      return row ?? null;
+    },
+    updateProvider: async (tx: Tx, id: number, patch: Partial<Pick<ProviderRow, 'name' | 'driver' | 'enabled'>>) =>
+      (await tx.update(providers).set(patch).where(eq(providers.id, id)).returning())[0]!,
+    async providerInUse(tx: Tx, id: number): Promise<boolean> {
+      const res = await tx.execute<{ used: boolean }>(
+        sql`select exists (select 1 from hosts where provider_id = ${id})
+          or exists (select 1 from virtual_machines where provider_id = ${id} and deleted_at is null) as used`,
+      );
+      return !!res.rows[0]?.used;
+    },
+    servedRegionIds: async (tx: Tx, providerId: number) =>
+      (
+        await tx
+          .selectDistinct({ regionId: providerOfferings.regionId })
+          .from(providerOfferings)
+          .where(eq(providerOfferings.providerId, providerId))
+      ).map((r) => r.regionId),
+    /** Live VMs of a provider in a region (those keep a region served). */
+    async liveVms(tx: Tx, providerId: number, regionId: number): Promise<number> {
+      const [row] = await tx
+        .select({ n: sql<number>`count(*)::int`.mapWith(Number) })
+        .from(virtualMachines)
+        .where(
+          and(
+            eq(virtualMachines.providerId, providerId),
+            eq(virtualMachines.regionId, regionId),
+            isNull(virtualMachines.deletedAt),
+          ),
+        );
+      return row?.n ?? 0;
+    },
+    /** The provider serves exactly these regions, each with every size (sizes added since are added too). */
+    async setOfferings(tx: Tx, providerId: number, regionIds: number[]) {
+      await tx
+        .delete(providerOfferings)
+        .where(
+          and(
+            eq(providerOfferings.providerId, providerId),
+            regionIds.length ? notInArray(providerOfferings.regionId, regionIds) : undefined,
+          ),
+        );
+      if (regionIds.length === 0) return;
+      await tx.execute(
+        sql`insert into provider_offerings (provider_id, region_id, configuration_id)
+          select ${providerId}, r.id, c.id from regions r cross join configurations c where r.id in ${regionIds}
+          on conflict do nothing`,
+      );
+    },
+
+    // ---- images the reseller withdraws ----
+    async image(regionId: number, name: string) {
+      const [row] = await db
+        .select({ id: images.id })
+        .from(images)
+        .where(and(eq(images.regionId, regionId), eq(images.name, name)));
+      return row ?? null;
+    },
+    async setImageWithdrawn(tx: Tx, resellerId: number, regionId: number, image: string, withdrawn: boolean) {
+      const key = and(
+        eq(imageWithdrawals.resellerId, resellerId),
+        eq(imageWithdrawals.regionId, regionId),
+        eq(imageWithdrawals.image, image),
+      );
+      const [before] = await tx.select().from(imageWithdrawals).where(key);
+      if (withdrawn) await tx.insert(imageWithdrawals).values({ resellerId, regionId, image }).onConflictDoNothing();
+      else await tx.delete(imageWithdrawals).where(key);
+      return { wasWithdrawn: !!before };
+    },
+    withdrawnImages: (resellerId: number) =>
+      db
+        .select({ regionId: imageWithdrawals.regionId, image: imageWithdrawals.image })
+        .from(imageWithdrawals)
+        .where(eq(imageWithdrawals.resellerId, resellerId)),
     async region(id: number) {
       const [row] = await db.select({ id: regions.id }).from(regions).where(eq(regions.id, id));
       return row ?? null;

@@ -17,6 +17,23 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
     data: await catalog.saveSize(ctxOf(auth, request), params.id, body),
   }));
   registerRoute(app, r.listRegions, async ({ auth }) => ({ data: await catalog.regions(staffScopeOf(auth)) }));
+  registerRoute(app, r.saveImage, async ({ auth, request, body }) => ({
+    message: body.offered ? CATALOG_TEXT.imageOffered : CATALOG_TEXT.imageWithdrawn,
+    data: await catalog.saveImage(ctxOf(auth, request), body),
+  }));
+  registerRoute(app, r.listProviders, async ({ auth }) => ({ data: await catalog.providers(staffScopeOf(auth)) }));
+  registerRoute(app, r.createProvider, async ({ auth, request, body }) => ({
+    message: CATALOG_TEXT.providerCreated,
+    data: await catalog.createProvider(ctxOf(auth, request), body),
+  }));
+  registerRoute(app, r.updateProvider, async ({ auth, request, params, body }) => ({
+    message: CATALOG_TEXT.providerSaved,
+    data: await catalog.updateProvider(ctxOf(auth, request), params.id, body),
+  }));
+  registerRoute(app, r.setProviderRegions, async ({ auth, request, params, body }) => ({
+    message: CATALOG_TEXT.regionsSaved,
+    data: await catalog.setProviderRegions(ctxOf(auth, request), params.id, body.regionIds),
+  }));
   registerRoute(app, r.listHosts, async ({ auth }) => ({ data: await catalog.hosts(staffScopeOf(auth)) }));
   registerRoute(app, r.registerHost, async ({ auth, request, body }) => ({
     message: CATALOG_TEXT.hostRegistered,

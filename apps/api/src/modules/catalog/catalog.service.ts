@@ -8,10 +8,15 @@ import { API_MESSAGES } from '@portal/contract/messages';
 import { staffMayWrite } from '@portal/contract/permissions';
 import {
   CATALOG_TEXT,
+  regionInUseText,
   type HostHealth,
   type HostRegistration,
   type HostUpdate,
+  type ImageOffer,
+  type ProviderInput,
+  type ProviderUpdate,
   type ResellerHost,
+  type ResellerProvider,
   type ResellerSize,
   type SizeOffer,
 } from '@portal/contract/reseller-catalog';
@@ -21,7 +26,7 @@ import type { StaffScope } from '../../lib/auth-context.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
-import type { CatalogRepository, HostListRow, HostRow, PriceRow } from './catalog.repository.ts';
+import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
 export interface StaffCtx {
@@ -49,17 +54,49 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
     targetId: number,
     before: unknown,
     after: unknown,
+    tx?: Parameters<Audit['record']>[1],
   ) {
-    return audit.record({
-      companyId: ctx.companyId,
-      actorUserId: ctx.scope.userId,
-      action,
-      targetType,
-      targetId,
-      before,
-      after,
-      requestId: ctx.requestId,
-    });
+    return audit.record(
+      {
+        companyId: ctx.companyId,
+        actorUserId: ctx.scope.userId,
+        action,
+        targetType,
+        targetId,
+        before,
+        after,
+        requestId: ctx.requestId,
+      },
+      tx,
+    );
+  }
+  async function providerList(resellerId: number): Promise<ResellerProvider[]> {
+    const [rows, facts] = await Promise.all([repo.ownProviders(resellerId), repo.providerFacts(resellerId)]);
+    const count = (list: { providerId: number; n: number }[], id: number) =>
+      list.find((c) => c.providerId === id)?.n ?? 0;
+    return rows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      driver: p.driver,
+      enabled: p.enabled,
+      regionIds: facts.served
+        .filter((o) => o.providerId === p.id)
+        .map((o) => o.regionId)
+        .sort((a, b) => a - b),
+      hosts: count(facts.hostCounts, p.id),
+      vms: count(facts.vmCounts, p.id),
+    }));
+  }
+  async function providerView(resellerId: number, id: number): Promise<ResellerProvider> {
+    const found = (await providerList(resellerId)).find((p) => p.id === id);
+    if (!found) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+    return found;
+  }
+  const providerFields = (p: ProviderRow) => ({ name: p.name, driver: p.driver, enabled: p.enabled });
+  /** Names are the customer's choice in the create form: one reseller's providers have distinct names. */
+  async function requireFreeName(resellerId: number, name: string, self?: number) {
+    const other = await repo.providerNamed(resellerId, name);
+    if (other && other.id !== self) throw new ConflictError(CATALOG_TEXT.providerNameTaken);
   }
   function toSize(
     size: { id: number; key: string; name: string; cpu: number; ram: number; disk: number },
@@ -157,14 +194,23 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
     },
 
     async regions(scope: StaffScope) {
-      const [rows, ownProviders, counts] = await Promise.all([
+      const [rows, ownProviders, counts, withdrawn] = await Promise.all([
         repo.servedRegions(scope.resellerId),
         repo.hasOwnProviders(scope.resellerId),
         repo.hostCounts(scope.resellerId),
+        repo.withdrawnImages(scope.resellerId),
       ]);
       const byId = new Map<
         number,
-        { id: number; name: string; country: string; providers: string[]; images: string[]; hosts: number }
+        {
+          id: number;
+          name: string;
+          country: string;
+          providers: string[];
+          images: string[];
+          withdrawnImages: string[];
+          hosts: number;
+        }
       >();
       for (const r of rows) {
         const region = byId.get(r.id) ?? {
@@ -173,17 +219,125 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
           country: r.country,
           providers: [],
           images: [],
+          withdrawnImages: [],
           hosts: 0,
         };
         region.providers.push(r.provider);
         byId.set(r.id, region);
       }
       for (const image of await repo.imagesOf([...byId.keys()])) byId.get(image.regionId)?.images.push(image.name);
+      // Only withdrawals of images the pools still hold are shown (one may come back: the row stays).
+      for (const w of withdrawn) {
+        const region = byId.get(w.regionId);
+        if (region?.images.includes(w.image)) region.withdrawnImages.push(w.image);
+      }
       for (const c of counts) {
         const region = byId.get(c.regionId);
         if (region) region.hosts = c.n;
       }
       return { ownProviders, regions: [...byId.values()] };
+    },
+
+    /** Offers or withdraws an image of a region's pools; the answer is the regions list it changes. */
+    async saveImage(ctx: StaffCtx, offer: ImageOffer) {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      if (!(await repo.region(offer.regionId))) throw new NotFoundError(CATALOG_TEXT.regionNotFound);
+      const image = await repo.image(offer.regionId, offer.image);
+      if (!image) throw new NotFoundError(CATALOG_TEXT.imageNotFound);
+      await db.transaction(async (tx) => {
+        const { wasWithdrawn } = await repo.setImageWithdrawn(
+          tx,
+          resellerId,
+          offer.regionId,
+          offer.image,
+          !offer.offered,
+        );
+        const target = { regionId: offer.regionId, image: offer.image };
+        await record(
+          ctx,
+          'catalog.image.save',
+          'image',
+          image.id,
+          { ...target, offered: !wasWithdrawn },
+          { ...target, offered: offer.offered },
+          tx,
+        );
+      });
+      return this.regions(ctx.scope);
+    },
+
+    // ---- the reseller's own providers ("clouds") ----
+    async providers(scope: StaffScope) {
+      const [providers, regions] = await Promise.all([providerList(scope.resellerId), repo.regionsWithCountry()]);
+      return { providers, regions };
+    },
+
+    async createProvider(ctx: StaffCtx, input: ProviderInput): Promise<ResellerProvider> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      await requireFreeName(resellerId, input.name);
+      const created = await db.transaction(async (tx) => {
+        const row = await repo.insertProvider(tx, { resellerId, ...input });
+        await record(ctx, 'provider.create', 'provider', row.id, null, providerFields(row), tx);
+        return row;
+      });
+      return providerView(resellerId, created.id);
+    },
+
+    async updateProvider(ctx: StaffCtx, id: number, patch: ProviderUpdate): Promise<ResellerProvider> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      if (!(await repo.provider(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+      if (Object.keys(patch).length === 0) throw new BadRequestError(CATALOG_TEXT.noChange);
+      if (patch.name !== undefined) await requireFreeName(resellerId, patch.name, id);
+      await db.transaction(async (tx) => {
+        const before = await repo.lockProvider(tx, resellerId, id);
+        if (!before) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+        // Hosts and VMs were made by the old driver: another one would not know them.
+        if (patch.driver !== undefined && patch.driver !== before.driver && (await repo.providerInUse(tx, id)))
+          throw new ConflictError(CATALOG_TEXT.driverLocked);
+        const after = await repo.updateProvider(tx, id, patch);
+        await record(ctx, 'provider.update', 'provider', id, providerFields(before), providerFields(after), tx);
+      });
+      return providerView(resellerId, id);
+    },
+
+    /**
+     * The regions a provider serves: each with every size (provider_offerings), so its customers can create there.
+     * A region that still has live VMs of the provider is not dropped (409): they would lose their place in the
+     * catalog while running.
+     */
+    async setProviderRegions(ctx: StaffCtx, id: number, regionIds: number[]): Promise<ResellerProvider> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      if (!(await repo.provider(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+      const known = await repo.regionsByIds(regionIds);
+      if (known.length !== regionIds.length) throw new NotFoundError(CATALOG_TEXT.regionNotFound);
+      await db.transaction(async (tx) => {
+        const provider = await repo.lockProvider(tx, resellerId, id);
+        if (!provider) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+        const before = await repo.servedRegionIds(tx, id);
+        for (const regionId of before.filter((r) => !regionIds.includes(r))) {
+          const vms = await repo.liveVms(tx, id, regionId);
+          if (vms > 0) {
+            const region = (await repo.regionsByIds([regionId], tx))[0]?.name ?? `Region ${regionId}`;
+            throw new ConflictError(regionInUseText(region, provider.name, vms));
+          }
+        }
+        await repo.setOfferings(tx, id, regionIds);
+        const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+        await record(
+          ctx,
+          'provider.regions',
+          'provider',
+          id,
+          { regionIds: sorted(before) },
+          { regionIds: sorted(regionIds) },
+          tx,
+        );
+      });
+      return providerView(resellerId, id);
     },
 
     async hosts(scope: StaffScope) {

@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_MESSAGES } from '@portal/contract/messages';
-import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
+import { CATALOG_TEXT, regionInUseText } from '@portal/contract/reseller-catalog';
 import { routes } from '@portal/contract/routes';
 import { auditLog, companies, hosts, providerOfferings, providers, users } from '../../db/schema.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
@@ -67,6 +67,11 @@ it('tenant matrix: customers get 403 on every call, support on every write', asy
     [c.saveSize, { params: { id: catalog.micro.id }, body: offer('1', '0.1') }],
     [c.registerHost, { body: { name: 'x', uri: 'qemu:///system', providerId: 1, regionId: 1 } }],
     [c.updateHost, { params: { id: 1 }, body: { draining: true } }],
+    [c.listProviders, {}],
+    [c.createProvider, { body: { name: 'x', driver: 'simulator', enabled: true } }],
+    [c.updateProvider, { params: { id: 1 }, body: { enabled: false } }],
+    [c.setProviderRegions, { params: { id: 1 }, body: { regionIds: [] } }],
+    [c.saveImage, { body: { regionId: 1, image: 'Debian 12', offered: false } }],
   ] as const;
   for (const [route, input] of calls) {
     for (const customer of [customerA, customerB]) {
@@ -270,6 +275,160 @@ describe('hosts', () => {
         hosts: 3,
         images: expect.arrayContaining(['Debian 12']),
       }),
+    ]);
+  });
+});
+
+describe('providers, the regions they serve and the images offered', () => {
+  let west: number;
+  let westName: string;
+  let providerId: number;
+
+  /** The regions a customer of reseller A sees, over every country. */
+  async function customerRegions(client: TestClient) {
+    const names: string[] = [];
+    for (const country of (await client.call(routes.vms.listCountries)).data)
+      names.push(
+        ...(await client.call(routes.vms.listRegions, { params: { id: country.id } })).data.map((r) => r.name),
+      );
+    return names;
+  }
+
+  it('an owner creates a provider, validated, audited; support may not; names are distinct', async () => {
+    const body = { name: 'A west cloud', driver: 'simulator', enabled: true } as const;
+    const support = await supportA.call(c.createProvider, { body });
+    expect([support.status, support.message]).toEqual([403, API_MESSAGES.staffReadOnly]);
+    for (const [bad, message] of [
+      [{ ...body, name: '  ' }, CATALOG_TEXT.providerName],
+      [{ ...body, name: 'x'.repeat(101) }, CATALOG_TEXT.providerName],
+      [{ ...body, driver: 'vmware' }, CATALOG_TEXT.providerDriver],
+      [{ ...body, settings: {} }, ''],
+    ] as const) {
+      const res = await ownerA.call(c.createProvider, { body: bad });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(JSON.stringify(res)).toContain(message);
+    }
+    const created = await ownerA.call(c.createProvider, { body });
+    expect(created.status).toBe(200);
+    expect(created.message).toBe(CATALOG_TEXT.providerCreated);
+    expect(created.data).toMatchObject({ name: 'A west cloud', driver: 'simulator', enabled: true, regionIds: [] });
+    providerId = created.data.id;
+    const taken = await ownerA.call(c.createProvider, { body: { ...body, name: 'a WEST cloud' } });
+    expect([taken.status, taken.message]).toEqual([409, CATALOG_TEXT.providerNameTaken]);
+    // Another reseller may use the same name.
+    expect((await ownerB.call(c.createProvider, { body })).status).toBe(200);
+
+    const list = (await supportA.call(c.listProviders)).data;
+    expect(list.providers.map((p) => p.name)).toEqual(['A cloud', 'A libvirt', 'A west cloud']);
+    expect(list.providers.find((p) => p.name === 'A cloud')).toMatchObject({ hosts: 2, vms: 2 });
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'provider.create'), eq(auditLog.targetId, String(providerId))));
+    expect(entry).toMatchObject({ after: { name: 'A west cloud', driver: 'simulator', enabled: true } });
+    const other = list.regions.find((r) => r.name !== 'US East')!;
+    [west, westName] = [other.id, other.name];
+  });
+
+  it("serving a region puts it in the customers' create form; another reseller's provider is not found", async () => {
+    expect(await customerRegions(customerA)).not.toContain(westName);
+    for (const [regionIds, status, message] of [
+      [[west, west], 400, CATALOG_TEXT.regionIds],
+      [['x'], 400, ''],
+      [[999_999], 404, CATALOG_TEXT.regionNotFound],
+    ] as const) {
+      const res = await ownerA.call(c.setProviderRegions, { params: { id: providerId }, body: { regionIds } });
+      expect(res.status, JSON.stringify(regionIds)).toBe(status);
+      expect(JSON.stringify(res)).toContain(message);
+    }
+    const b = await ownerB.call(c.setProviderRegions, { params: { id: providerId }, body: { regionIds: [west] } });
+    expect([b.status, b.message]).toEqual([404, CATALOG_TEXT.providerNotFound]);
+    expect((await ownerB.call(c.updateProvider, { params: { id: providerId }, body: { enabled: false } })).status).toBe(
+      404,
+    );
+    expect(
+      (await supportA.call(c.setProviderRegions, { params: { id: providerId }, body: { regionIds: [] } })).status,
+    ).toBe(403);
+
+    const served = await ownerA.call(c.setProviderRegions, { params: { id: providerId }, body: { regionIds: [west] } });
+    expect(served.status).toBe(200);
+    expect(served.data.regionIds).toEqual([west]);
+    expect(await customerRegions(customerA)).toContain(westName);
+    const providersThere = await customerA.call(routes.vms.listProviders, {
+      params: { regionId: west },
+      query: { configurationId: catalog.micro.id },
+    });
+    expect(providersThere.data).toEqual([{ id: providerId, name: 'A west cloud' }]);
+    // Reseller B's customers see none of it.
+    expect(await customerRegions(customerB)).not.toContain(westName);
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'provider.regions'), eq(auditLog.targetId, String(providerId))));
+    expect(entry).toMatchObject({ before: { regionIds: [] }, after: { regionIds: [west] } });
+
+    // Disabled, it leaves the create form; its driver may change while it has no hosts nor VMs.
+    const disabled = await ownerA.call(c.updateProvider, {
+      params: { id: providerId },
+      body: { enabled: false, driver: 'libvirt' },
+    });
+    expect(disabled.data).toMatchObject({ enabled: false, driver: 'libvirt' });
+    expect(await customerRegions(customerA)).not.toContain(westName);
+    await ownerA.call(c.updateProvider, { params: { id: providerId }, body: { enabled: true, driver: 'simulator' } });
+    expect(await customerRegions(customerA)).toContain(westName);
+    expect((await ownerA.call(c.updateProvider, { params: { id: providerId }, body: {} })).message).toBe(
+      CATALOG_TEXT.noChange,
+    );
+  });
+
+  it('a region with live VMs of the provider stays served; a provider with VMs keeps its driver', async () => {
+    const aCloud = (await ownerA.call(c.listProviders)).data.providers.find((p) => p.name === 'A cloud')!;
+    const drop = await ownerA.call(c.setProviderRegions, { params: { id: aCloud.id }, body: { regionIds: [] } });
+    expect([drop.status, drop.message]).toEqual([409, regionInUseText('US East', 'A cloud', 2)]);
+    const driver = await ownerA.call(c.updateProvider, { params: { id: aCloud.id }, body: { driver: 'libvirt' } });
+    expect([driver.status, driver.message]).toEqual([409, CATALOG_TEXT.driverLocked]);
+    // Adding a region keeps the one in use.
+    const added = await ownerA.call(c.setProviderRegions, {
+      params: { id: aCloud.id },
+      body: { regionIds: [catalog.east.id, west] },
+    });
+    expect(added.data.regionIds).toEqual([catalog.east.id, west].sort((a, b) => a - b));
+  });
+
+  it("a withdrawn image leaves the customers' image list and is refused at create; others are untouched", async () => {
+    const image = { regionId: catalog.east.id, image: 'Debian 12' };
+    expect((await supportA.call(c.saveImage, { body: { ...image, offered: false } })).status).toBe(403);
+    const missing = await ownerA.call(c.saveImage, { body: { ...image, image: 'Plan 9', offered: false } });
+    expect([missing.status, missing.message]).toEqual([404, CATALOG_TEXT.imageNotFound]);
+
+    const withdrawn = await ownerA.call(c.saveImage, { body: { ...image, offered: false } });
+    expect([withdrawn.status, withdrawn.message]).toEqual([200, CATALOG_TEXT.imageWithdrawn]);
+    expect(withdrawn.data.regions.find((r) => r.id === catalog.east.id)?.withdrawnImages).toEqual(['Debian 12']);
+    const images = (await customerA.call(routes.vms.listImages, { params: { id: catalog.east.id } })).data;
+    expect(images).not.toContain('Debian 12');
+    expect(images.length).toBeGreaterThan(0);
+    const aCloud = (await ownerA.call(c.listProviders)).data.providers.find((p) => p.name === 'A cloud')!;
+    await ownerA.call(c.updateHost, {
+      params: { id: (await ownerA.call(c.listHosts)).data.hosts.find((h) => h.name === 'a-sim-2')!.id },
+      body: { enabled: true },
+    });
+    const body = { ...catalog.createBody('withdrawn-image'), providerId: aCloud.id };
+    const refused = await customerA.call(routes.vms.create, { body });
+    expect([refused.status, refused.message]).toEqual([400, CATALOG_TEXT.imageNotOffered]);
+    expect((await customerB.call(routes.vms.listImages, { params: { id: catalog.east.id } })).data).toContain(
+      'Debian 12',
+    );
+
+    const offered = await ownerA.call(c.saveImage, { body: { ...image, offered: true } });
+    expect(offered.message).toBe(CATALOG_TEXT.imageOffered);
+    expect((await customerA.call(routes.vms.listImages, { params: { id: catalog.east.id } })).data).toContain(
+      'Debian 12',
+    );
+    expect((await customerA.call(routes.vms.create, { body })).status).toBe(200);
+    const entries = await t.db.select().from(auditLog).where(eq(auditLog.action, 'catalog.image.save'));
+    expect(entries.map((e) => e.after)).toEqual([
+      { ...image, offered: false },
+      { ...image, offered: true },
     ]);
   });
 });

@@ -17,7 +17,7 @@ import {
 } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
-import { providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
+import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
 
 /** Live VMs the caller may see, by the one visibility rule (access/vm-visibility.ts). */
@@ -119,12 +119,13 @@ export function createVmRepository(db: Db) {
         .from(cities)
         .where(eq(cities.regionId, regionId))
         .orderBy(asc(cities.name)),
-    images: async (regionId: number) =>
+    /** The region's images the reseller offers (not withdrawn). */
+    images: async (regionId: number, resellerId: number) =>
       (
         await db
           .select({ name: images.name })
           .from(images)
-          .where(eq(images.regionId, regionId))
+          .where(and(eq(images.regionId, regionId), imageOffered(resellerId, images.regionId, images.name)))
           .orderBy(asc(images.name))
       ).map((r) => r.name),
     async region(id: number) {
@@ -188,11 +189,17 @@ export function createVmRepository(db: Db) {
         .limit(1);
       return !!row;
     },
-    async imageOffered(regionId: number, image: string): Promise<boolean> {
+    async imageOffered(resellerId: number, regionId: number, image: string): Promise<boolean> {
       const [row] = await db
         .select({ id: images.id })
         .from(images)
-        .where(and(eq(images.regionId, regionId), eq(images.name, image)))
+        .where(
+          and(
+            eq(images.regionId, regionId),
+            eq(images.name, image),
+            imageOffered(resellerId, images.regionId, images.name),
+          ),
+        )
         .limit(1);
       return !!row;
     },

@@ -44,7 +44,9 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     data: await vms.regions(params.id, auth.resellerId),
   }));
   registerRoute(app, vmRoutes.listCities, async ({ params }) => ({ data: await vms.cities(params.id) }));
-  registerRoute(app, vmRoutes.listImages, async ({ params }) => ({ data: await vms.images(params.id) }));
+  registerRoute(app, vmRoutes.listImages, async ({ params, auth }) => ({
+    data: await vms.images(params.id, auth.resellerId),
+  }));
   registerRoute(app, vmRoutes.getRegion, async ({ params }) => ({ data: await vms.region(params.id) }));
   registerRoute(app, vmRoutes.listProviders, async ({ params, query, auth }) => ({
     data: await vms.providers(params.regionId, auth.resellerId, query.configurationId),

@@ -134,7 +134,7 @@ export function createVmService(deps: Deps) {
     countries: (resellerId: number) => repo.countries(resellerId),
     regions: (countryId: number, resellerId: number) => repo.regions(countryId, resellerId),
     cities: (regionId: number) => repo.cities(regionId),
-    images: (regionId: number) => repo.images(regionId),
+    images: (regionId: number, resellerId: number) => repo.images(regionId, resellerId),
     async region(id: number) {
       const region = await repo.region(id);
       if (!region) throw new NotFoundError('Region not found');
@@ -319,8 +319,8 @@ export function createVmService(deps: Deps) {
       // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.
       else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
       if (!(await repo.region(input.regionId))) throw new NotFoundError('Region not found');
-      if (!(await repo.imageOffered(input.regionId, input.image)))
-        throw new BadRequestError('The image is not offered in this region');
+      if (!(await repo.imageOffered(ctx.resellerId, input.regionId, input.image)))
+        throw new BadRequestError(CATALOG_TEXT.imageNotOffered);
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
       if (!(await repo.sizeOffered(ctx.resellerId, input.configurationId)))
         throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);

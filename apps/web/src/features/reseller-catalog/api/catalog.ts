@@ -11,11 +11,22 @@ export const useResellerHosts = () => useRouteQuery(r.listHosts);
 export const useSaveSize = () => useRouteMutation(r.saveSize, { invalidates: [r.listSizes] });
 export const useUpdateHost = () => useRouteMutation(r.updateHost, { invalidates: [r.listHosts, r.listRegions] });
 export const useRegisterHost = () => useRouteMutation(r.registerHost, { invalidates: [r.listHosts, r.listRegions] });
+export const useResellerProviders = () => useRouteQuery(r.listProviders);
+/** A provider change moves what the regions list and the host form offer. */
+const providerReads = { invalidates: [r.listProviders, r.listRegions, r.listHosts] };
+export const useCreateProvider = () => useRouteMutation(r.createProvider, providerReads);
+export const useUpdateProvider = () => useRouteMutation(r.updateProvider, providerReads);
+export const useSetProviderRegions = () => useRouteMutation(r.setProviderRegions, providerReads);
+export const useSaveImage = () => useRouteMutation(r.saveImage, { invalidates: [r.listRegions] });
 
 /** Owners change things; support only looks (the server refuses them anyway). */
 export function useMayEdit(): boolean {
   return staffMayWrite(useAuth().user?.staffRole);
 }
+
+export type ProviderView = ApiData<typeof r.listProviders>['providers'][number];
+export type RegionChoice = ApiData<typeof r.listProviders>['regions'][number];
+export type RegionView = ApiData<typeof r.listRegions>['regions'][number];
 
 /** A host as the portal receives it (timestamps arrive as dates). */
 export type HostView = ApiData<typeof r.listHosts>['hosts'][number];

@@ -1,8 +1,13 @@
-/** /reseller/catalog: the sizes the reseller offers and at what price, and the regions and images its providers serve. */
+/**
+ * /reseller/catalog: the sizes the reseller offers and at what price, its own providers and the regions they
+ * serve, and the images its customers see in each region.
+ */
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { useMayEdit, useResellerRegions, useResellerSizes } from '../api/catalog.ts';
+import { ProvidersSection } from '../components/ProvidersSection.tsx';
+import { RegionImages } from '../components/RegionImages.tsx';
 import { SizeRow } from '../components/SizeRow.tsx';
 
 const th = 'px-4 py-2.5 font-medium';
@@ -62,16 +67,17 @@ export function CatalogPage() {
         )}
       </section>
 
+      <ProvidersSection mayEdit={mayEdit} />
+
       <section className={card} aria-labelledby="regions-title">
         <div className="border-b border-slate-200 px-4 py-3 dark:border-slate-700">
           <h2 id="regions-title" className="font-semibold text-slate-900 dark:text-slate-100">
             Regions and images
           </h2>
-          {regions.data && !regions.data.ownProviders && (
-            <p className="text-sm text-slate-500 dark:text-slate-400">
-              You run no provider of your own: your customers use the platform's providers.
-            </p>
-          )}
+          <p className="text-sm text-slate-500 dark:text-slate-400">
+            {regions.data && !regions.data.ownProviders ? "Served by the platform's providers. " : ''}
+            The images come from the hosts; your customers see those checked.
+          </p>
         </div>
         {regions.isPending ? (
           <div className="p-6">
@@ -81,7 +87,7 @@ export function CatalogPage() {
           <ErrorText error={regions.error} className="p-4 text-sm text-red-600" />
         ) : regions.data.regions.length === 0 ? (
           <p className="p-6 text-center text-sm text-slate-500">
-            Your providers serve no region yet (their offerings are set by the platform operator)
+            Your providers serve no region yet: choose their regions under Providers
           </p>
         ) : (
           <ul className="divide-y divide-slate-100 dark:divide-slate-800">
@@ -95,9 +101,7 @@ export function CatalogPage() {
                     {r.providers.join(', ')} · {r.hosts} host{r.hosts === 1 ? '' : 's'}
                   </span>
                 </div>
-                <p className="mt-1 text-slate-600 dark:text-slate-300">
-                  {r.images.length ? r.images.join(', ') : 'No images yet'}
-                </p>
+                <RegionImages region={r} mayEdit={mayEdit} />
               </li>
             ))}
           </ul>
