@@ -14,6 +14,8 @@ import {
   companies,
   configurationPrices,
   hosts,
+  imageWithdrawals,
+  providerOfferings,
   providers,
   resellerDomains,
   resellers,
@@ -60,6 +62,9 @@ async function snapshot(): Promise<string> {
     t.db.select().from(resellerDomains),
     t.db.select().from(configurationPrices),
     t.db.select().from(hosts),
+    t.db.select().from(providers),
+    t.db.select().from(providerOfferings),
+    t.db.select().from(imageWithdrawals),
     t.db.select().from(billingWebhooks),
     t.db.select({ id: webhookDeliveries.id, s: webhookDeliveries.status }).from(webhookDeliveries),
     t.db.select({ id: auditLog.id }).from(auditLog),
@@ -283,6 +288,41 @@ const cells: Cell<ResellerActor>[] = [
       }),
   },
   { call: 'GET /reseller/catalog/regions', expect: read, run: (cl) => cl.call(k.listRegions) },
+  {
+    call: 'PUT /reseller/catalog/images',
+    // Each reseller offers or withdraws images for its own customers.
+    expect: write,
+    run: (cl) => cl.call(k.saveImage, { body: { regionId: a.region, image: 'Debian 12', offered: ++seq % 2 === 0 } }),
+  },
+  {
+    call: 'GET /reseller/providers',
+    expect: read,
+    run: (cl) => cl.call(k.listProviders),
+    check: notForB(
+      (d: { providers: { id: number }[] }) => d.providers,
+      () => a.provider,
+    ),
+  },
+  {
+    call: 'POST /reseller/providers',
+    expect: write,
+    run: (cl) =>
+      cl.call(k.createProvider, { body: { name: `mx-cloud-${++seq}`, driver: 'simulator', enabled: false } }),
+  },
+  {
+    call: 'PUT /reseller/providers/:id',
+    expect: writeA,
+    run: (cl) =>
+      cl.call(k.updateProvider, {
+        params: { id: a.provider },
+        body: { name: `A libvirt ${++seq}`, driver: 'libvirt', enabled: true },
+      }),
+  },
+  {
+    call: 'PUT /reseller/providers/:id/regions',
+    expect: writeA,
+    run: (cl) => cl.call(k.setProviderRegions, { params: { id: a.provider }, body: { regionIds: [a.region] } }),
+  },
   {
     call: 'GET /reseller/hosts',
     expect: read,
