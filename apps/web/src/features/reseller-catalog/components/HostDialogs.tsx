@@ -13,11 +13,11 @@ import {
   type HostRegistration,
   type HostUpdate,
 } from '@portal/contract/reseller-catalog';
-import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { SelectField } from '../../../components/ui/SelectField.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
+import { FormFooter } from './FormFooter.tsx';
 import { useRegisterHost, useUpdateHost, type HostView } from '../api/catalog.ts';
 
 const CAPACITY = [
@@ -44,29 +44,6 @@ function CapacityFields<T extends FieldValues>() {
           registerOptions={{ setValueAs: asNumber }}
         />
       ))}
-    </>
-  );
-}
-
-function FormFooter({
-  formId,
-  label,
-  pending,
-  onClose,
-}: {
-  formId: string;
-  label: string;
-  pending: boolean;
-  onClose: () => void;
-}) {
-  return (
-    <>
-      <Button variant="secondary" onClick={onClose}>
-        Cancel
-      </Button>
-      <Button type="submit" form={formId} disabled={pending}>
-        {label}
-      </Button>
     </>
   );
 }

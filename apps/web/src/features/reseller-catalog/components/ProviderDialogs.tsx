@@ -8,11 +8,11 @@ import { FormProvider, useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import { PROVIDER_DRIVERS, providerInputSchema, type ProviderInput } from '@portal/contract/reseller-catalog';
-import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { SelectField } from '../../../components/ui/SelectField.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
+import { FormFooter } from './FormFooter.tsx';
 import {
   useCreateProvider,
   useSetProviderRegions,
@@ -25,29 +25,6 @@ const DRIVER_LABELS: Record<(typeof PROVIDER_DRIVERS)[number], string> = {
   libvirt: 'libvirt (your hosts)',
   simulator: 'Simulator (no real machines)',
 };
-
-function Footer({
-  formId,
-  label,
-  pending,
-  onClose,
-}: {
-  formId: string;
-  label: string;
-  pending: boolean;
-  onClose: () => void;
-}) {
-  return (
-    <>
-      <Button variant="secondary" onClick={onClose}>
-        Cancel
-      </Button>
-      <Button type="submit" form={formId} disabled={pending}>
-        {label}
-      </Button>
-    </>
-  );
-}
 
 /** Creates a provider (no `provider` given) or edits one: name, driver, whether it takes new VMs. */
 export function ProviderDialog({ provider, onClose }: { provider?: ProviderView; onClose: () => void }) {
@@ -80,7 +57,12 @@ export function ProviderDialog({ provider, onClose }: { provider?: ProviderView;
       title={provider ? `Edit ${provider.name}` : 'New provider'}
       onClose={onClose}
       footer={
-        <Footer formId={formId} label={provider ? 'Save' : 'Create'} pending={mutation.isPending} onClose={onClose} />
+        <FormFooter
+          formId={formId}
+          label={provider ? 'Save' : 'Create'}
+          pending={mutation.isPending}
+          onClose={onClose}
+        />
       }
     >
       <FormProvider {...form}>
@@ -134,7 +116,7 @@ export function ProviderRegionsDialog({
       open
       title={`Regions of ${provider.name}`}
       onClose={onClose}
-      footer={<Footer formId={formId} label="Save" pending={save.isPending} onClose={onClose} />}
+      footer={<FormFooter formId={formId} label="Save" pending={save.isPending} onClose={onClose} />}
     >
       <form
         id={formId}
