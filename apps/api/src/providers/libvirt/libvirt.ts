@@ -28,7 +28,7 @@ import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
-import { createVirsh, isNotFound } from './virsh.ts';
+import { createVirsh, isNotFound, VirshError } from './virsh.ts';
 import {
   dirPoolXml,
   domainXml,
@@ -319,29 +319,41 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
     return addStaticHost(s.network.name, ref, mac, null);
   }
 
-  /** `ip` given: that address (the public one the portal allocated); null: the lowest free one of the range. */
+  /**
+   * `ip` given: that address (the public one the portal allocated); null: the lowest free one of the range. The lock
+   * orders this process's reservations on the network; another process, or another host URI of the same daemon,
+   * may take the same address between our read and our write, which libvirt refuses ("existing dhcp host entry"):
+   * then the network is read again and the next free address tried.
+   */
   async function addStaticHost(network: string, ref: string, mac: string, ip: string | null): Promise<string | null> {
     return withLock(`network:${network}`, async () => {
-      const xml = await virsh.run(['net-dumpxml', '--inactive', network]);
-      if (!hasDhcp(xml)) return ip;
-      const own = staticHosts(xml).find((h) => h.mac === mac);
-      if (own) return own.ip;
-      let address = ip;
-      if (!address) {
-        const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
-        if (!range) throw new Error(`network ${network} on ${s.uri} has no DHCP range`);
-        const leases = await virsh.run(['net-dhcp-leases', network]);
-        const taken = new Set([
-          ...staticHosts(xml).map((h) => h.ip),
-          ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!),
-        ]);
-        const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
-        for (let n = from; n <= to && !address; n++) if (!taken.has(numberToIp(n))) address = numberToIp(n);
-        if (!address) throw new Error(`network ${network} on ${s.uri} has no free address left`);
+      for (let attempt = 1; ; attempt++) {
+        const xml = await virsh.run(['net-dumpxml', '--inactive', network]);
+        if (!hasDhcp(xml)) return ip;
+        const own = staticHosts(xml).find((h) => h.mac === mac);
+        if (own) return own.ip;
+        const address = ip ?? (await lowestFreeAddress(network, xml));
+        try {
+          await updateStaticHost(network, 'add-last', { mac, name: ref, ip: address });
+          return address;
+        } catch (e) {
+          if (ip || attempt >= 5 || !(e instanceof VirshError && /existing dhcp host entry/i.test(e.stderr))) throw e;
+        }
       }
-      await updateStaticHost(network, 'add-last', { mac, name: ref, ip: address });
-      return address;
     });
+  }
+
+  async function lowestFreeAddress(network: string, xml: string): Promise<string> {
+    const range = /<range start='([\d.]+)' end='([\d.]+)'/.exec(xml);
+    if (!range) throw new Error(`network ${network} on ${s.uri} has no DHCP range`);
+    const leases = await virsh.run(['net-dhcp-leases', network]);
+    const taken = new Set([
+      ...staticHosts(xml).map((h) => h.ip),
+      ...[...leases.matchAll(/ipv4\s+(\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1]!),
+    ]);
+    const [from, to] = [ipToNumber(range[1]!), ipToNumber(range[2]!)];
+    for (let n = from; n <= to; n++) if (!taken.has(numberToIp(n))) return numberToIp(n);
+    throw new Error(`network ${network} on ${s.uri} has no free address left`);
   }
 
   /** Adds or deletes a static DHCP entry in the network's definition, and in the running network when it is up. */
