@@ -19,6 +19,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { pidAlive } from './pid-alive.ts';
 
 const execFileP = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,15 +39,6 @@ export interface LibvirtDaemon {
   dir: string;
   virsh(uri: string, args: string[]): Promise<string>;
   stop(cleanup: { domainPattern: RegExp; networks: string[]; pools: string[] }): Promise<void>;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function readPid(file: string): Promise<number | null> {

@@ -15,6 +15,7 @@ import {
   sshTunnelCommand,
   type SshHost,
 } from './console.ts';
+import { pidAlive } from '../../../test/pid-alive.ts';
 
 it('treats local and loopback URIs as local, qemu+ssh as a tunnel, anything else as unreachable for VNC', () => {
   expect(hostOfUri('qemu:///system')).toEqual({ kind: 'local' });
@@ -94,14 +95,6 @@ describe('the VNC tunnel process', () => {
     const virsh = { uri, run: () => Promise.resolve('vnc://127.0.0.1:0\n'), maybe: () => Promise.resolve(null) };
     return libvirtConsoleChannels('irontech-x', { virsh, virshBinary: 'virsh' }).vnc!();
   }
-  const pidAlive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
   it("refuses a tunnel that cannot connect, with ssh's complaint", async () => {
     await expect(vncWith('echo "root@kvm1: Permission denied (publickey)." >&2; exit 255')).rejects.toThrow(

@@ -41,20 +41,7 @@ it('lays a NAT network over the CIDR and refuses a malformed one', () => {
 
 it('keeps the request in the domain metadata, escaped, and reads it back', () => {
   const meta = { key: 'k<&>"\'', name: 'a & b', image: 'Debian 12', region: 'US East', cpu: 2, ramGb: 4, diskGb: 40 };
-  const xml = domainXml({
-    ref: refForKey('k'),
-    uuid: uuidForKey('k'),
-    mac: macForKey('k'),
-    meta,
-    vcpus: 1,
-    ramMb: 256,
-    domainType: 'qemu',
-    machine: 'q35',
-    diskPath: '/p/d.qcow2',
-    seedPath: '/p/s.iso',
-    serialLogPath: '/p/l.log',
-    network: 'irontech',
-  });
+  const xml = domainXml({ ...domainParams(null), meta });
   expect(parseMeta(xml)).toEqual(meta);
   expect(xml).toContain('<title>a &amp; b</title>');
   expect(parseMeta('<domain/>')).toBeNull();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransientProviderError } from '../provider.ts';
 import { createVirsh, VirshError } from './virsh.ts';
+import { pidAlive } from '../../../test/pid-alive.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'virsh-stand-in-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,14 +20,6 @@ function standIn(name: string, body: string): string {
   chmodSync(file, 0o755);
   return file;
 }
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('virsh runner', () => {
   it('answers stdout, and a failure with its stderr', async () => {
@@ -48,6 +41,6 @@ describe('virsh runner', () => {
     await expect(hangs.run(['version'], { timeoutMs: 500 })).rejects.toBeInstanceOf(TransientProviderError);
     expect(Date.now() - t0).toBeLessThan(5_000);
     const child = Number(readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => alive(child), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => pidAlive(child), { timeout: 2_000 }).toBe(false);
   });
 });
