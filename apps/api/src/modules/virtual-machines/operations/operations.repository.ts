@@ -178,7 +178,12 @@ export function createOperationsRepository(db: Db, clock: Clock) {
     },
 
     /** VMs in one of `statuses` with a machine at the provider and no operation under way (for the reconciler). */
-    idleMachines: (statuses: readonly VmStatus[]) =>
+    /**
+     * One page of provisioned VMs in these statuses with no operation under way, in id order after `afterId`:
+     * the reconciler walks them page by page (a million machines are never loaded at once), off the partial
+     * index of provisioned live VMs (an empty index costs nothing where no VM was ever made).
+     */
+    idleMachines: (statuses: readonly VmStatus[], afterId: number, pageSize: number) =>
       db
         .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name, host: hosts })
         .from(virtualMachines)
@@ -191,9 +196,12 @@ export function createOperationsRepository(db: Db, clock: Clock) {
             isNull(virtualMachines.deletedAt),
             isNotNull(virtualMachines.providerRef),
             inArray(virtualMachines.status, [...statuses]),
+            sql`${virtualMachines.id} > ${afterId}`,
             noActiveOperation,
           ),
-        ),
+        )
+        .orderBy(asc(virtualMachines.id))
+        .limit(pageSize),
 
     /** Changes a VM's status only if nothing changed it meanwhile; the VM as written, or null. */
     async setStatusIfUnchanged(vmId: number, expected: VmStatus, patch: VmPatch) {

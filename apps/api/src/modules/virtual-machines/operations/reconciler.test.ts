@@ -2,7 +2,7 @@
  * The reconciler follows what the provider reports for idle VMs: powered off outside the portal, started outside,
  * gone; and its pass stops the running VMs of suspended companies.
  */
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { API_MESSAGES } from '@portal/contract/messages';
@@ -72,6 +72,37 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   const strict = createProviderRegistry({ simulator: () => ({ ...driver, adopt: undefined }) });
   await createReconciler({ db: t.db, registry: strict, events, log, audit: createAudit(t.db) }).reconcileOnce();
   expect(await vm()).toMatchObject({ status: 'Error', errorReason: 'The machine no longer exists at the provider' });
+});
+
+it('walks the machines page by page: every VM of a pass larger than a page is followed', async () => {
+  const admin = await signIn(t);
+  const { createBody } = await seededCatalog(admin);
+  const created = await admin.call(routes.vms.create, { body: { ...createBody('paged'), numberOfInstances: 5 } });
+  const ids = created.data.ids;
+  expect(ids).toHaveLength(5);
+  const registry = createProviderRegistry({}, { simulatorStepMs: 5 });
+  const events = createVmEvents();
+  const log = pino({ level: 'silent' });
+  const runner = createOperationRunner({
+    db: t.db,
+    registry,
+    events,
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log,
+  });
+  await runner.tick();
+  await runner.idle();
+  await runner.stop();
+  const rows = await t.db.select().from(virtualMachines).where(inArray(virtualMachines.id, ids));
+  const [provider] = await t.db.select().from(providers).where(eq(providers.id, rows[0]!.providerId));
+  const driver = registry.driverFor(provider!);
+  for (const row of rows) await driver.forceStop(row.providerRef!);
+
+  // Pages of 2 over 5 machines: 3 queries, all 5 seen.
+  const reconciler = createReconciler({ db: t.db, registry, events, log, audit: createAudit(t.db), pageSize: 2 });
+  expect(await reconciler.reconcileOnce()).toBe(5);
+  const after = await t.db.select().from(virtualMachines).where(inArray(virtualMachines.id, ids));
+  expect(after.map((vm) => vm.status)).toEqual(['Shutoff', 'Shutoff', 'Shutoff', 'Shutoff', 'Shutoff']);
 });
 
 it("stops a VM that was starting when its company was suspended once it runs; the company's VM actions are refused", async () => {

@@ -32,9 +32,12 @@ export function createReconciler(opts: {
   audit: Audit;
   /** Told when the pass queued operations (the runner looks at once rather than at its next poll). */
   onQueued?: () => void;
+  /** VMs read per query in a pass (tests make it small to cross pages). */
+  pageSize?: number;
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
+  const pageSize = opts.pageSize ?? 500;
   const repo = createOperationsRepository(db, clock);
   const enqueue = createEnqueue({ db, audit: opts.audit, events, clock });
   let timer: NodeJS.Timeout | null = null;
@@ -64,7 +67,16 @@ export function createReconciler(opts: {
   }
 
   async function followProviders(): Promise<number> {
-    const rows = await repo.idleMachines(RECONCILED);
+    let changed = 0;
+    for (let afterId = 0; ;) {
+      const rows = await repo.idleMachines(RECONCILED, afterId, pageSize);
+      changed += await followPage(rows);
+      if (rows.length < pageSize) return changed;
+      afterId = rows[rows.length - 1]!.vm.id;
+    }
+  }
+
+  async function followPage(rows: Awaited<ReturnType<typeof repo.idleMachines>>): Promise<number> {
     let changed = 0;
     for (const { vm, provider, config, region, host } of rows) {
       try {

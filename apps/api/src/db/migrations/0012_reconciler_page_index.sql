@@ -1,0 +1,1 @@
+CREATE INDEX "vms_provisioned_idx" ON "virtual_machines" USING btree ("id") WHERE deleted_at is null and provider_ref is not null;
