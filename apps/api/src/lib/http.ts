@@ -74,8 +74,9 @@ export function registerRoute<R extends RouteDef>(
           },
         }
       : { rateLimit: false },
-    preHandler: async (request) => {
+    preHandler: (request, _reply, done) => {
       enforceAccess(def, request);
+      done();
     },
     handler: async (request, reply) => {
       const result = await handler({

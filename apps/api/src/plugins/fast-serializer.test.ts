@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, errorBodySchema } from '@portal/contract/common';
 import { allRoutes, routes } from '@portal/contract/routes';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../test/harness.ts';
-import { checksResponses, compileFastSerializer } from './fast-serializer.ts';
+import { checksResponses, compileFastSerializer, forSerialization } from './fast-serializer.ts';
 
 let t: TestApp;
 let admin: TestClient;
@@ -47,6 +47,42 @@ describe('fast serializer', () => {
     expect(bad.status).toBe(400);
     const body = { message: bad.message, data: bad.data };
     expect(JSON.parse(compileFastSerializer(errorBodySchema)(body))).toEqual(body);
+  });
+
+  it('picks the branch of a union by its shape, with validation-only keywords left out', () => {
+    const serialize = compileFastSerializer(envelope(routes.auth.check.data));
+    const pending = {
+      message: 'OK',
+      data: {
+        authed: false as const,
+        user: {
+          email: 'pending@example.com',
+          resellerName: 'Northwind Hosting',
+          resellerEmail: null,
+          logoUrl: null,
+          tabLogoUrl: null,
+          forcePasswordReset: false,
+          resetKey: null,
+        },
+      },
+    };
+    expect(routes.auth.check.data.parse(pending.data)).toEqual(pending.data);
+    expect(JSON.parse(serialize(pending))).toEqual(pending);
+    // Keywords go, a property that happens to bear a keyword's name stays.
+    expect(
+      forSerialization({
+        type: 'object',
+        properties: {
+          format: { type: 'string', format: 'date-time', pattern: '^x' },
+          n: { type: 'integer', minimum: 0 },
+        },
+        required: ['format'],
+      }),
+    ).toEqual({
+      type: 'object',
+      properties: { format: { type: 'string' }, n: { type: 'integer' } },
+      required: ['format'],
+    });
   });
 
   it('is used outside tests only', () => {

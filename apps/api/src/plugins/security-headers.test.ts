@@ -23,6 +23,7 @@ const EXPECTED = {
 };
 const HSTS = 'max-age=31536000; includeSubDomains';
 const API_EXPECTED = {
+  'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'cross-origin-resource-policy': 'same-origin',
   'referrer-policy': 'no-referrer',

@@ -59,12 +59,13 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
   const html = renderIndexHtml(readFileSync(indexFile, 'utf8'), opts);
   const prefix = opts.basePath.endsWith('/') ? opts.basePath : `${opts.basePath}/`;
   if (!opts.serveSourceMaps) {
-    app.addHook('onRequest', async (req, reply) => {
+    app.addHook('onRequest', (req, reply, done) => {
       const path = req.url.split('?')[0] ?? '';
       if (path.startsWith(prefix) && path.endsWith('.map')) {
         reply.callNotFound();
-        return reply;
+        return;
       }
+      done();
     });
   }
   // preCompressed: the build writes .br and .gz beside each asset; the one the browser accepts is sent.

@@ -22,9 +22,11 @@ export function isWellFormedDeep(value: unknown, depth = 0): boolean {
 }
 
 export function registerWellFormedText(app: FastifyInstance) {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (!isWellFormedDeep(request.body) || !isWellFormedDeep(request.query) || !isWellFormedDeep(request.params)) {
-      throw new BadRequestError(VALIDATION.malformedText);
+      done(new BadRequestError(VALIDATION.malformedText));
+      return;
     }
+    done();
   });
 }

@@ -16,7 +16,7 @@ export function createMetrics() {
   return {
     /** Counts every request by method, route pattern and status. */
     install(app: FastifyInstance) {
-      app.addHook('onResponse', async (request, reply) => {
+      app.addHook('onResponse', (request, reply, done) => {
         const route = request.routeOptions.url ?? 'unmatched';
         const key = `${request.method}|${route}|${reply.statusCode}`;
         let s = requests.get(key);
@@ -27,9 +27,8 @@ export function createMetrics() {
         const seconds = reply.elapsedTime / 1000;
         s.count++;
         s.sum += seconds;
-        BUCKETS.forEach((b, i) => {
-          if (seconds <= b) s.buckets[i]!++;
-        });
+        for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]!++;
+        done();
       });
     },
     async render(db: Db): Promise<string> {
