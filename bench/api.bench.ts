@@ -4,7 +4,8 @@
  * server running the portal's own SQL, targets/limit.ts) and the portal — for the VM list, `GET /auth/check`
  * and the VM details call. Each target is measured REPEATS times, interleaved (so a noisy moment hits every
  * target alike); the medians of req/s, p50, p99 and CPU per request (server process, PostgreSQL's backends)
- * are printed with the ratios portal/limit and portal/bare, and saved to bench/results/.
+ * are printed with the ratios portal/limit and portal/bare, and saved to bench/results/. Between the repeats,
+ * pgbench runs the list statement alone (lib/sql-ceiling.ts): the most any server could answer on this machine.
  *
  *   npm run bench:api                     1M VMs / 100k users / 20k teams, 15 s per run, 3 repeats
  *   BENCH_VMS=20000 BENCH_USERS=5000 BENCH_TEAMS=1000 BENCH_SECONDS=3 BENCH_REPEATS=1 npm run bench:api
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { keyedHash } from '../apps/api/src/lib/crypto.ts';
 import { startBenchCluster } from './lib/bench-cluster.ts';
+import { listSqlCeiling } from './lib/sql-ceiling.ts';
 import { postgresCpuDeltaUs, postgresCpuUs, processCpuUs } from './lib/proc-cpu.ts';
 import { BENCH_ADMIN, seedOnce, type SeedSize } from './lib/seed.ts';
 import { wrk, type WrkResult } from './lib/wrk.ts';
@@ -72,6 +74,9 @@ try {
       [BENCH_ADMIN.email],
     )
   ).rows[0]!.id;
+  const companyId = (
+    await client.query<{ company_id: number }>(`select company_id from users where email = $1`, [BENCH_ADMIN.email])
+  ).rows[0]!.company_id;
   await client.end();
   const headers = { cookie: `csrf_token=${'c'.repeat(32)}; sid=${token}` };
 
@@ -86,7 +91,7 @@ try {
     (process.env.BENCH_PORTAL_ENV ?? '')
       .split(/\s+/)
       .filter(Boolean)
-      .map((kv) => kv.split('=') as [string, string]),
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   );
   const start = (file: string, extraEnv: Record<string, string> = {}) =>
     new Promise<{ pid: number; base: string }>((resolve, reject) => {
@@ -107,7 +112,9 @@ try {
     ? await start('portal.ts', { BENCH_PORTAL_ROOT: process.env.BENCH_BASELINE })
     : null;
 
-  const listQuery = 'page=1&rowsPerPage=10&search=vm-12&sortColumn=name&sortDescending=false';
+  const LIST_SEARCH = 'vm-12';
+  const LIST_ROWS = 10;
+  const listQuery = `page=1&rowsPerPage=${LIST_ROWS}&search=${LIST_SEARCH}&sortColumn=name&sortDescending=false`;
   type Target = { name: string; pid: number; url: string; auth: boolean };
   const bareTarget: Target = { name: 'bare', pid: bare.pid, url: `${bare.base}/bare`, auth: false };
   const portalPaths = {
@@ -184,7 +191,22 @@ try {
     if (ONLY.has(scenario)) for (const t of targets) if (t !== bareTarget) all.set(`${scenario}/${t.name}`, t);
   for (const t of all.values()) await measure(t, WARMUP_SECONDS);
   const runs = new Map<string, Measure[]>([...all.keys()].map((k) => [k, []]));
+  const ceilings: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
+    if (ONLY.has('list')) {
+      const tps = await listSqlCeiling({
+        url: cluster.url,
+        clients: POOL_SIZE,
+        seconds: SECONDS,
+        companyId,
+        search: LIST_SEARCH,
+        rowsPerPage: LIST_ROWS,
+      });
+      if (tps !== null) {
+        ceilings.push(tps);
+        console.log(`  run ${i + 1} list SQL alone  ${tps.toFixed(0).padStart(6)} tps (pgbench, ${POOL_SIZE} clients)`);
+      }
+    }
     for (const [k, t] of all) {
       const m = await measure(t, SECONDS);
       runs.get(k)!.push(m);
@@ -203,6 +225,11 @@ try {
       `${name.padEnd(16)} ${m.requestsPerSecond.toFixed(0).padStart(6)} ${m.p50Ms.toFixed(1).padStart(9)} ${m.p99Ms.toFixed(1).padStart(8)} ${m.serverCpuUsPerRequest.toFixed(0).padStart(13)} ${m.postgresCpuUsPerRequest.toFixed(0).padStart(11)}`,
     );
   row('bare', bareMedian);
+  const listSqlAlone = ceilings.length ? median(ceilings) : null;
+  if (listSqlAlone !== null)
+    console.log(
+      `list SQL alone ${listSqlAlone.toFixed(0).padStart(7)} tps: pgbench running the list statement with no server, the most any server could answer`,
+    );
   for (const scenario of ['list', 'check', 'details']) {
     if (!ONLY.has(scenario)) continue;
     const limitM = medians(runs.get(`${scenario}/limit`)!);
@@ -258,6 +285,7 @@ try {
       poolSize: POOL_SIZE,
     },
     bare: { median: bareMedian, runs: runs.get('bare') },
+    listSqlAlone: listSqlAlone === null ? null : { transactionsPerSecond: listSqlAlone, runs: ceilings },
     ...results,
     goals: { checkOverBare: 0.5, listOverLimit: 0.9, listP99OverLimit: 1.2, listRequestsPerSecond: 2500 },
   };

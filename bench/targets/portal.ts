@@ -1,5 +1,5 @@
 /**
- * The portal as it runs in production (its own process), on the benchmark's database. Prints `READY <port>`.
+ * The portal as it runs in production (its own process, its workers started), on the benchmark's database. Prints `READY <port>`.
  * BENCH_PORTAL_ROOT runs another checkout's API (the "before" of a before/after run).
  */
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,9 @@ const database = await openDatabase({
   ...(process.env.BENCH_POOL_SIZE ? { poolSize: Number(process.env.BENCH_POOL_SIZE) } : {}),
 });
 const portal = await buildApp({ config, database, secret: process.env.BENCH_SECRET!, webDistDir: '/nonexistent' });
+// Its background workers run as in production (operation runner, reconciler, mail, webhooks): their periodic
+// queries share the machine with the load, as they would.
+portal.startWorkers();
 await portal.app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`READY ${(portal.app.server.address() as { port: number }).port}\n`);
 process.once(
