@@ -11,43 +11,59 @@ import { hosts, mailOutbox, oneTimeTokens, providers, users } from '../db/schema
 import { seedDemoTenant, seedReferenceData } from '../seed/seed.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../../test/scratch-database.ts';
 import { loadConfig } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { runOperator, runOperatorOn, type OperatorResult } from './operator.ts';
+import type { Database, Db } from '../db/client.ts';
+import { runOperatorOn, type OperatorResult } from './operator.ts';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('./operator.ts', import.meta.url));
 
 let scratch: ScratchDatabase;
+/** The test's database, open while commands run in process; closed before the CLI runs as a process of its own. */
+let database: Database | null = null;
+const opened = async () => (database ??= await scratch.open());
+async function closeDatabase() {
+  await database?.close();
+  database = null;
+}
 beforeEach(async () => {
   scratch = await createScratchDatabase();
-  const database = await scratch.open();
-  await seedReferenceData(database.db);
-  await seedDemoTenant(database.db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
-  await database.db
-    .insert(users)
-    .values({ companyId: 1, email: 'deputy@example.com', firstName: 'Dep', lastName: 'Uty' });
-  await database.close();
+  const { db } = await opened();
+  await seedReferenceData(db);
+  await seedDemoTenant(db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
+  await db.insert(users).values({ companyId: 1, email: 'deputy@example.com', firstName: 'Dep', lastName: 'Uty' });
 });
-afterEach(async () => scratch.drop());
+afterEach(async () => {
+  await closeDatabase();
+  await scratch.drop();
+});
+
+/**
+ * Runs a command in process on the test's open database, with the CLI's exit codes (opening PGlite for each
+ * command costs seconds). The CLI's own path — settings from the environment, open, run, close — runs as a
+ * process in the tests that say so.
+ */
+async function operator(argv: string[], env: Record<string, string> = {}): Promise<OperatorResult> {
+  return runOperatorOn(await opened(), loadConfig({ ...scratch.env, ...env }), argv);
+}
 
 async function isCompanyAdmin(email: string): Promise<boolean | undefined> {
-  const database = await scratch.open();
-  try {
-    const [row] = await database.db.select({ admin: users.isCompanyAdmin }).from(users).where(eq(users.email, email));
-    return row?.admin;
-  } finally {
-    await database.close();
-  }
+  const [row] = await (
+    await opened()
+  ).db
+    .select({ admin: users.isCompanyAdmin })
+    .from(users)
+    .where(eq(users.email, email));
+  return row?.admin;
 }
 
 describe('operator company-admin', () => {
   it('grants and revokes, and the change is in the database', async () => {
-    expect(await runOperator(['company-admin', 'grant', 'deputy@example.com'], scratch.env)).toEqual({
+    expect(await operator(['company-admin', 'grant', 'deputy@example.com'])).toEqual({
       exitCode: 0,
       output: expect.stringMatching(/^deputy@example.com is now an administrator of company #1/),
     });
     expect(await isCompanyAdmin('deputy@example.com')).toBe(true);
-    expect(await runOperator(['company-admin', 'revoke', 'owner@example.com'], scratch.env)).toEqual({
+    expect(await operator(['company-admin', 'revoke', 'owner@example.com'])).toEqual({
       exitCode: 0,
       output: 'owner@example.com is no longer a company administrator.',
     });
@@ -55,28 +71,30 @@ describe('operator company-admin', () => {
   });
 
   it('exits non-zero when it changed nothing it was asked to', async () => {
-    expect(await runOperator(['company-admin', 'grant', 'nobody@example.com'], scratch.env)).toEqual({
+    expect(await operator(['company-admin', 'grant', 'nobody@example.com'])).toEqual({
       exitCode: 1,
       output: 'No user nobody@example.com.',
     });
-    expect(await runOperator(['company-admin', 'grant', 'owner@example.com'], scratch.env)).toEqual({
+    expect(await operator(['company-admin', 'grant', 'owner@example.com'])).toEqual({
       exitCode: 1,
       output: 'owner@example.com is already an administrator of company #1; nothing changed.',
     });
-    expect(await runOperator(['company-admin', 'revoke', 'deputy@example.com'], scratch.env)).toEqual({
+    expect(await operator(['company-admin', 'revoke', 'deputy@example.com'])).toEqual({
       exitCode: 1,
       output: 'deputy@example.com is not a company administrator; nothing changed.',
     });
-    expect(await runOperator(['token', 'revoke', '42'], scratch.env)).toEqual({ exitCode: 1, output: 'No token #42.' });
+    expect(await operator(['token', 'revoke', '42'])).toEqual({ exitCode: 1, output: 'No token #42.' });
   });
 
   it('as a process: prints the change and its exit code tells', async () => {
+    await closeDatabase();
     const env = { ...process.env, ...scratch.env };
     const ok = await run(process.execPath, ['--import', 'tsx', cli, 'company-admin', 'revoke', 'owner@example.com'], {
       env,
     });
     expect(ok.stdout).toBe('owner@example.com is no longer a company administrator.\n');
     expect(await isCompanyAdmin('owner@example.com')).toBe(false);
+    await closeDatabase();
     const failed = await run(
       process.execPath,
       ['--import', 'tsx', cli, 'company-admin', 'revoke', 'owner@example.com'],
@@ -91,24 +109,17 @@ describe('operator company-admin', () => {
 
 describe('operator reset-password', () => {
   it('prints a one-time reset link for the account, and exits 1 for an unknown address', async () => {
-    const res = await runOperator(['reset-password', 'Owner@example.com'], {
-      ...scratch.env,
-      PUBLIC_URL: 'https://portal.example.com',
-    });
+    const res = await operator(['reset-password', 'Owner@example.com'], { PUBLIC_URL: 'https://portal.example.com' });
     expect(res.exitCode).toBe(0);
     const link = new URL(res.output.split('\n')[1]!);
     expect(`${link.origin}${link.pathname}`).toBe('https://portal.example.com/resetPassword');
     expect(link.searchParams.get('token')).toMatch(/^[\w-]{20,}$/);
-    const database = await scratch.open();
-    try {
-      const [owner] = await database.db.select().from(users).where(eq(users.email, 'owner@example.com'));
-      expect(link.searchParams.get('id')).toBe(String(owner!.id));
-      const tokens = await database.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.userId, owner!.id));
-      expect(tokens.filter((x) => x.purpose === 'reset_password' && !x.usedAt)).toHaveLength(1);
-    } finally {
-      await database.close();
-    }
-    expect(await runOperator(['reset-password', 'nobody@example.com'], scratch.env)).toEqual({
+    const database = await opened();
+    const [owner] = await database.db.select().from(users).where(eq(users.email, 'owner@example.com'));
+    expect(link.searchParams.get('id')).toBe(String(owner!.id));
+    const tokens = await database.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.userId, owner!.id));
+    expect(tokens.filter((x) => x.purpose === 'reset_password' && !x.usedAt)).toHaveLength(1);
+    expect(await operator(['reset-password', 'nobody@example.com'])).toEqual({
       exitCode: 1,
       output: 'No user nobody@example.com.',
     });
@@ -117,29 +128,23 @@ describe('operator reset-password', () => {
 
 describe('operator company-admin invite', () => {
   it("makes a company's first administrator and mails the invitation; an existing address changes nothing", async () => {
-    const res = await runOperator(['company-admin', 'invite', 'demo-company', 'First.Admin@example.com'], scratch.env);
+    const res = await operator(['company-admin', 'invite', 'demo-company', 'First.Admin@example.com']);
     expect(res).toEqual({
       exitCode: 0,
       output:
         'Invited first.admin@example.com as administrator of Demo Company (#1); the invitation is in the outbox (no SMTP_URL).',
     });
-    const database = await scratch.open();
-    try {
-      const [user] = await database.db.select().from(users).where(eq(users.email, 'first.admin@example.com'));
-      expect(user).toMatchObject({ companyId: 1, isCompanyAdmin: true, passwordHash: null });
-      const mails = await database.db
-        .select()
-        .from(mailOutbox)
-        .where(eq(mailOutbox.toAddress, 'first.admin@example.com'));
-      expect(mails).toHaveLength(1);
-      expect(mails[0]!.textBody).toMatch(/confirmNewUser\?token=/);
-    } finally {
-      await database.close();
-    }
-    expect(
-      (await runOperator(['company-admin', 'invite', 'demo-company', 'first.admin@example.com'], scratch.env)).exitCode,
-    ).toBe(1);
-    expect(await runOperator(['company-admin', 'invite', 'no-such-company', 'x@example.com'], scratch.env)).toEqual({
+    const database = await opened();
+    const [user] = await database.db.select().from(users).where(eq(users.email, 'first.admin@example.com'));
+    expect(user).toMatchObject({ companyId: 1, isCompanyAdmin: true, passwordHash: null });
+    const mails = await database.db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.toAddress, 'first.admin@example.com'));
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.textBody).toMatch(/confirmNewUser\?token=/);
+    expect((await operator(['company-admin', 'invite', 'demo-company', 'first.admin@example.com'])).exitCode).toBe(1);
+    expect(await operator(['company-admin', 'invite', 'no-such-company', 'x@example.com'])).toEqual({
       exitCode: 1,
       output: 'No company no-such-company.',
     });
@@ -149,37 +154,29 @@ describe('operator company-admin invite', () => {
 describe('operator reseller-staff', () => {
   it('adds (staff company made, invitation mailed), lists and removes a reseller staff member', async () => {
     const args = ['--reseller', 'demo-reseller', '--email', 'Helper@Northwind.example', '--role', 'support'];
-    expect(await runOperator(['reseller-staff', 'add', ...args], scratch.env)).toEqual({
+    expect(await operator(['reseller-staff', 'add', ...args])).toEqual({
       exitCode: 0,
       output:
         'Invited helper@northwind.example as support staff of Northwind Hosting (#1); the invitation is in the outbox (no SMTP_URL).',
     });
-    expect(await runOperator(['reseller-staff', 'list', '--reseller', '1'], scratch.env)).toEqual({
+    expect(await operator(['reseller-staff', 'list', '--reseller', '1'])).toEqual({
       exitCode: 0,
       output: 'helper@northwind.example\tsupport\tinvited',
     });
-    const database = await scratch.open();
-    try {
-      const [user] = await database.db.select().from(users).where(eq(users.email, 'helper@northwind.example'));
-      expect(user).toMatchObject({ staffRole: 'support', isCompanyAdmin: false, passwordHash: null });
-      const mails = await database.db
-        .select()
-        .from(mailOutbox)
-        .where(eq(mailOutbox.toAddress, 'helper@northwind.example'));
-      expect(mails[0]!.textBody).toMatch(/confirmNewUser\?token=/);
-    } finally {
-      await database.close();
-    }
-    expect(await runOperator(['reseller-staff', 'remove', '--email', 'helper@northwind.example'], scratch.env)).toEqual(
-      {
-        exitCode: 0,
-        output: 'Removed staff member helper@northwind.example.',
-      },
-    );
+    const database = await opened();
+    const [user] = await database.db.select().from(users).where(eq(users.email, 'helper@northwind.example'));
+    expect(user).toMatchObject({ staffRole: 'support', isCompanyAdmin: false, passwordHash: null });
+    const mails = await database.db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.toAddress, 'helper@northwind.example'));
+    expect(mails[0]!.textBody).toMatch(/confirmNewUser\?token=/);
+    expect(await operator(['reseller-staff', 'remove', '--email', 'helper@northwind.example'])).toEqual({
+      exitCode: 0,
+      output: 'Removed staff member helper@northwind.example.',
+    });
     // A customer's user is not staff: nothing removed.
-    expect(
-      (await runOperator(['reseller-staff', 'remove', '--email', 'owner@example.com'], scratch.env)).exitCode,
-    ).toBe(1);
+    expect((await operator(['reseller-staff', 'remove', '--email', 'owner@example.com'])).exitCode).toBe(1);
   });
 });
 
@@ -187,14 +184,9 @@ describe('operator host and public-ip', () => {
   const LAB = 'qemu+tcp://127.0.0.1:1/system'; // nothing listens there: registered with its given capacity
   /** Runs commands in process on one open database (opening PGlite per command is slow); exit codes as the CLI's. */
   async function session<T>(fn: (op: (...argv: string[]) => Promise<OperatorResult>, db: Db) => Promise<T>) {
-    const database = await scratch.open();
-    try {
-      await database.db.insert(providers).values({ name: 'Lab libvirt', driver: 'libvirt', settings: {} });
-      const config = loadConfig(scratch.env);
-      return await fn((...argv) => runOperatorOn(database, config, argv), database.db);
-    } finally {
-      await database.close();
-    }
+    const { db } = await opened();
+    await db.insert(providers).values({ name: 'Lab libvirt', driver: 'libvirt', settings: {} });
+    return fn((...argv) => operator(argv), db);
   }
 
   // Many commands on one database, and (below) a process start: generous on a loaded 2-core machine.
@@ -284,6 +276,7 @@ describe('operator host and public-ip', () => {
         await expect(op('host', 'frobnicate')).rejects.toThrow(/^Usage: operator host add <name>/);
         expect(await db.select().from(hosts)).toEqual([]);
       });
+      await closeDatabase();
       const bad = await run(process.execPath, ['--import', 'tsx', cli, 'public-ip', 'add', 'US West', '192.0.2.300'], {
         env: { ...process.env, ...scratch.env },
       }).catch((e: { code: number; stderr: string }) => e);
