@@ -6,6 +6,8 @@
  * target alike); the medians of req/s, p50, p99 and CPU per request (server process, PostgreSQL's backends)
  * are printed with the ratios portal/limit and portal/bare, and saved to bench/results/. Between the repeats,
  * pgbench runs the list statement alone (lib/sql-ceiling.ts): the most any server could answer on this machine.
+ * For `auth/check`, a bare route also sends the portal's own answer (same body and headers, targets/bare.ts
+ * `/answer`): the part of the gap to the bare route that is the answer's size, not the portal's layers.
  *
  *   npm run bench:api                     1M VMs / 100k users / 20k teams, 15 s per run, 3 repeats
  *   BENCH_VMS=20000 BENCH_USERS=5000 BENCH_TEAMS=1000 BENCH_SECONDS=3 BENCH_REPEATS=1 npm run bench:api
@@ -18,7 +20,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { keyedHash } from '../apps/api/src/lib/crypto.ts';
@@ -44,6 +46,8 @@ const WARMUP_SECONDS = Math.min(3, SECONDS);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'list,check,details').split(','));
 const SECRET = 'bench-secret-that-is-long-enough-0123456';
 const API = '/irontech/api/v1';
+/** Headers Node writes itself for every answer. */
+const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
 const key = `${size.vms}-${size.users}-${size.teams}`;
 const cluster = startBenchCluster(key, 56000 + (Number.parseInt(keyedHash('port', key).slice(0, 4), 16) % 900));
@@ -152,6 +156,21 @@ try {
     }
   }
 
+  // The portal's own answer to `auth/check` from a bare route (targets/bare.ts `/answer`): what the answer costs by
+  // itself — 1.1 KB and the security headers — apart from the portal's layers.
+  if (ONLY.has('check')) {
+    const res = await fetch(`${portal.base}${API}${portalPaths.check}`, { headers });
+    const answerHeaders = Object.fromEntries(
+      [...res.headers].filter(([name]) => !PER_CONNECTION_HEADERS.has(name) && name !== 'x-request-id'),
+    );
+    const file = fileURLToPath(new URL(`./results/.answer-${process.pid}.json`, import.meta.url));
+    mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+    writeFileSync(file, JSON.stringify({ headers: answerHeaders, body: await res.json() }));
+    const answer = await start('bare.ts', { BENCH_ANSWER_FILE: file });
+    rmSync(file);
+    scenarios.check!.push({ name: 'answer', pid: answer.pid, url: `${answer.base}/answer`, auth: true });
+  }
+
   async function measure(t: Target, seconds: number) {
     const cpu0 = processCpuUs(t.pid);
     const pg0 = postgresCpuUs(cluster.postmasterPid());
@@ -238,10 +257,18 @@ try {
     row(`${scenario}/portal`, portalM);
     const beforeM = runs.has(`${scenario}/before`) ? medians(runs.get(`${scenario}/before`)!) : null;
     if (beforeM) row(`${scenario}/before`, beforeM);
+    const answerM = runs.has(`${scenario}/answer`) ? medians(runs.get(`${scenario}/answer`)!) : null;
+    if (answerM) row(`${scenario}/answer`, answerM);
     const ratios = {
       portalOverLimitRequests: portalM.requestsPerSecond / limitM.requestsPerSecond,
       portalOverLimitP99: portalM.p99Ms / limitM.p99Ms,
       portalOverBareRequests: portalM.requestsPerSecond / bareMedian.requestsPerSecond,
+      ...(answerM
+        ? {
+            answerOverBareRequests: answerM.requestsPerSecond / bareMedian.requestsPerSecond,
+            portalOverAnswerRequests: portalM.requestsPerSecond / answerM.requestsPerSecond,
+          }
+        : {}),
       ...(beforeM
         ? {
             beforeOverLimitRequests: beforeM.requestsPerSecond / limitM.requestsPerSecond,
@@ -253,6 +280,10 @@ try {
     console.log(
       `  ${scenario}: portal/limit ${ratios.portalOverLimitRequests.toFixed(2)}× req/s, p99 ${ratios.portalOverLimitP99.toFixed(2)}×; portal/bare ${ratios.portalOverBareRequests.toFixed(3)}×`,
     );
+    if (answerM)
+      console.log(
+        `  ${scenario}: the portal's answer from a bare route ${ratios.answerOverBareRequests!.toFixed(3)}× bare; portal/that ${ratios.portalOverAnswerRequests!.toFixed(2)}× req/s`,
+      );
     if (beforeM)
       console.log(
         `  ${scenario} before: before/limit ${ratios.beforeOverLimitRequests!.toFixed(2)}× req/s, p99 ${ratios.beforeOverLimitP99!.toFixed(2)}×; before/bare ${ratios.beforeOverBareRequests!.toFixed(3)}×`,
@@ -261,11 +292,13 @@ try {
       limit: limitM,
       portal: portalM,
       ...(beforeM ? { before: beforeM } : {}),
+      ...(answerM ? { answer: answerM } : {}),
       ratios,
       runs: {
         limit: runs.get(`${scenario}/limit`),
         portal: runs.get(`${scenario}/portal`),
         before: runs.get(`${scenario}/before`),
+        answer: runs.get(`${scenario}/answer`),
       },
     };
   }
