@@ -14,8 +14,8 @@ import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts
 import { createUser, PASSWORD } from '../../../../test/fixtures.ts';
 import { seededCatalog } from '../../../../test/vm-catalog.ts';
 import { ensureStaffCompany } from '../../reseller-companies/staff.ts';
-import { createProviderRegistry } from '../../../providers/registry.ts';
-import { createVmEvents, type VmEvent } from '../vm-events.ts';
+import { createProviderRegistry, type ProviderRegistry } from '../../../providers/registry.ts';
+import { createVmEvents, type VmEvent, type VmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
 import { createEnqueue } from './enqueue.ts';
 import { createReconciler } from './reconciler.ts';
@@ -30,15 +30,8 @@ afterAll(async () => {
   await t.close();
 });
 
-it('marks a VM powered off outside the portal Shutoff, started outside Running, and a vanished machine Error', async () => {
-  const admin = await signIn(t);
-  const { createBody } = await seededCatalog(admin);
-  const vmId = (await admin.call(routes.vms.create, { body: createBody('drifter') })).data.ids[0]!;
-  const registry = createProviderRegistry({}, { simulatorStepMs: 5 });
-  const events = createVmEvents();
-  const seen: VmEvent[] = [];
-  events.subscribe((e) => seen.push(e));
-  const log = pino({ level: 'silent' });
+/** Runs the queued creates to the end with a runner of the test's own (workers are not started). */
+async function makeMachines(registry: ProviderRegistry, events: VmEvents, log: pino.Logger) {
   const runner = createOperationRunner({
     db: t.db,
     registry,
@@ -49,6 +42,18 @@ it('marks a VM powered off outside the portal Shutoff, started outside Running, 
   await runner.tick();
   await runner.idle();
   await runner.stop();
+}
+
+it('marks a VM powered off outside the portal Shutoff, started outside Running, and a vanished machine Error', async () => {
+  const admin = await signIn(t);
+  const { createBody } = await seededCatalog(admin);
+  const vmId = (await admin.call(routes.vms.create, { body: createBody('drifter') })).data.ids[0]!;
+  const registry = createProviderRegistry({}, { simulatorStepMs: 5 });
+  const events = createVmEvents();
+  const seen: VmEvent[] = [];
+  events.subscribe((e) => seen.push(e));
+  const log = pino({ level: 'silent' });
+  await makeMachines(registry, events, log);
   const vm = async () => (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId)))[0]!;
   const { providerId, providerRef } = await vm();
   const [provider] = await t.db.select().from(providers).where(eq(providers.id, providerId));
@@ -83,16 +88,7 @@ it('walks the machines page by page: every VM of a pass larger than a page is fo
   const registry = createProviderRegistry({}, { simulatorStepMs: 5 });
   const events = createVmEvents();
   const log = pino({ level: 'silent' });
-  const runner = createOperationRunner({
-    db: t.db,
-    registry,
-    events,
-    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
-    log,
-  });
-  await runner.tick();
-  await runner.idle();
-  await runner.stop();
+  await makeMachines(registry, events, log);
   const rows = await t.db.select().from(virtualMachines).where(inArray(virtualMachines.id, ids));
   const [provider] = await t.db.select().from(providers).where(eq(providers.id, rows[0]!.providerId));
   const driver = registry.driverFor(provider!);
