@@ -1,13 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+/** The libvirt tests share one private libvirtd (apps/api/test/libvirt-daemon.ts): they run one file at a time. */
+const LIBVIRT_DAEMON_PGLITE = ['apps/api/src/providers/libvirt/libvirt.test.ts'];
+const LIBVIRT_DAEMON_POSTGRES = [
+  'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
+  'apps/api/src/providers/libvirt/libvirt-console.test.ts',
+];
+
 /**
  * Three depths (ARCHITECTURE.md habit 9): unit tests; API tests through the real server on PGlite and
  * again on a real PostgreSQL cluster; screens in Chromium against the running server.
+ *
+ * Two files at a time (Vitest's default outside watch mode is one less than the cores: one, on the two-core CI
+ * machine), except in the projects that say `fileParallelism: false` — the browser tests (two cores, one server
+ * each) and the tests that share the private libvirtd. Vitest runs those after the others, one file at a time.
  */
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -34,8 +46,8 @@ export default defineConfig({
             'apps/api/src/**/*.unit.test.ts',
             'apps/api/src/lib/pg-listener.test.ts',
             'apps/api/src/plugins/database-outage.test.ts',
-            'apps/api/src/providers/libvirt/libvirt-console.test.ts',
-            'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
+            ...LIBVIRT_DAEMON_PGLITE,
+            ...LIBVIRT_DAEMON_POSTGRES,
           ],
           provide: { pgUrl: null },
         },
@@ -48,10 +60,29 @@ export default defineConfig({
           // The libvirt driver test uses no database, and server-start tests the embedded PGlite start: once is enough.
           exclude: [
             'apps/api/src/**/*.unit.test.ts',
-            'apps/api/src/providers/libvirt/libvirt.test.ts',
             'apps/api/src/server-start.test.ts',
+            ...LIBVIRT_DAEMON_PGLITE,
+            ...LIBVIRT_DAEMON_POSTGRES,
           ],
           globalSetup: ['apps/api/test/global-postgres.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'libvirt',
+          include: LIBVIRT_DAEMON_PGLITE,
+          provide: { pgUrl: null },
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'libvirt-postgres',
+          include: LIBVIRT_DAEMON_POSTGRES,
+          globalSetup: ['apps/api/test/global-postgres.ts'],
+          fileParallelism: false,
         },
       },
       {
