@@ -3,7 +3,7 @@
  * everything an operation needs (VM, configuration, region, provider). Time comes from the injected
  * clock, never from SQL `now()`, so tests drive leases and backoff without sleeping.
  */
-import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../../db/client.ts';
 import {
@@ -177,7 +177,6 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       return row;
     },
 
-    /** VMs in one of `statuses` with a machine at the provider and no operation under way (for the reconciler). */
     /**
      * One page of provisioned VMs in these statuses with no operation under way, in id order after `afterId`:
      * the reconciler walks them page by page (a million machines are never loaded at once), off the partial
@@ -196,7 +195,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
             isNull(virtualMachines.deletedAt),
             isNotNull(virtualMachines.providerRef),
             inArray(virtualMachines.status, [...statuses]),
-            sql`${virtualMachines.id} > ${afterId}`,
+            gt(virtualMachines.id, afterId),
             noActiveOperation,
           ),
         )
