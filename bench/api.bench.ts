@@ -19,6 +19,7 @@
  * for the portal, e.g. SESSION_CACHE=false), BENCH_PG_SOCKET=1 (servers reach PostgreSQL over its Unix socket).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -157,13 +158,14 @@ try {
   // The portal's own answer to `auth/check` from a bare route (targets/bare.ts `/answer`): what the answer costs by
   // itself — 1.1 KB and the security headers — apart from the portal's layers.
   if (ONLY.has('check')) {
-    const res = await fetch(`${portal.base}${API}${portalPaths.check}`, { headers });
+    // Asked as wrk asks (no Accept-Encoding): fetch() would get the compressed answer and its headers.
+    const res = await getAsWrk(`${portal.base}${API}${portalPaths.check}`, headers);
     const answerHeaders = Object.fromEntries(
-      [...res.headers].filter(([name]) => !PER_CONNECTION_HEADERS.has(name) && name !== 'x-request-id'),
+      Object.entries(res.headers).filter(([name]) => !PER_CONNECTION_HEADERS.has(name) && name !== 'x-request-id'),
     );
     const file = fileURLToPath(new URL(`./results/.answer-${process.pid}.json`, import.meta.url));
     mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-    writeFileSync(file, JSON.stringify({ headers: answerHeaders, body: await res.json() }));
+    writeFileSync(file, JSON.stringify({ headers: answerHeaders, body: JSON.parse(res.body) }));
     const answer = await start('bare.ts', { BENCH_ANSWER_FILE: file });
     rmSync(file);
     scenarios.check!.push({ name: 'answer', pid: answer.pid, url: `${answer.base}/answer`, auth: true });
@@ -334,6 +336,18 @@ try {
   }
   await new Promise((r) => setTimeout(r, 500));
   cluster.stop();
+}
+
+/** A GET with exactly these headers, as wrk sends it (fetch() would add Accept-Encoding). */
+function getAsWrk(url: string, headers: Record<string, string>) {
+  return new Promise<{ headers: Record<string, string>; body: string }>((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ headers: res.headers as Record<string, string>, body }));
+    }).on('error', reject);
+  });
 }
 
 /** Paths where two JSON answers differ, with both values (the limit must answer exactly what the portal does). */
