@@ -171,9 +171,18 @@ export function createVmRepository(db: Db) {
           ),
         )
         .orderBy(asc(providers.name)),
-    /** Whether the provider, serving the reseller's customers, runs the size in the region. */
-    async offers(resellerId: number, providerId: number, regionId: number, configurationId: number): Promise<boolean> {
-      const [row] = await db
+    /**
+     * Whether the provider, serving the reseller's customers, runs the size in the region. A create asks inside its
+     * transaction after `holdProvider`, so a concurrent change of the provider's regions is either seen or waits.
+     */
+    async offers(
+      tx: Tx | Db,
+      resellerId: number,
+      providerId: number,
+      regionId: number,
+      configurationId: number,
+    ): Promise<boolean> {
+      const [row] = await tx
         .select({ p: providerOfferings.providerId })
         .from(providerOfferings)
         .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
@@ -188,6 +197,15 @@ export function createVmRepository(db: Db) {
         )
         .limit(1);
       return !!row;
+    },
+    /**
+     * Holds the provider row (FOR SHARE) until the transaction ends. The reseller's regions save and provider edits
+     * hold it FOR UPDATE (catalog.repository.ts `lockProvider`), so a create and a region drop run one after the
+     * other: the drop sees the new VM and refuses, or the create, reading after the wait, sees the region gone.
+     * Two creates share the lock and do not wait for each other.
+     */
+    async holdProvider(tx: Tx, providerId: number): Promise<void> {
+      await tx.select({ id: providers.id }).from(providers).where(eq(providers.id, providerId)).for('share');
     },
     async imageOffered(resellerId: number, regionId: number, image: string): Promise<boolean> {
       const [row] = await db

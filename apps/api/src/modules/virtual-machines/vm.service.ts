@@ -324,14 +324,16 @@ export function createVmService(deps: Deps) {
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
       if (!(await repo.sizeOffered(ctx.resellerId, input.configurationId)))
         throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
-      if (!(await repo.offers(ctx.resellerId, input.providerId, input.regionId, input.configurationId)))
-        throw new BadRequestError('Chosen configuration has no possible provider');
       const names =
         input.numberOfInstances === 1
           ? [input.name]
           : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
       const created = await db.transaction(async (tx) => {
+        // Checked under the provider's lock: a region dropped meanwhile is seen here (decision 0014).
+        await repo.holdProvider(tx, input.providerId);
+        if (!(await repo.offers(tx, ctx.resellerId, input.providerId, input.regionId, input.configurationId)))
+          throw new BadRequestError('Chosen configuration has no possible provider');
         const rows: VmRow[] = [];
         const placed = new Map<number, { cpu: number; ram: number; disk: number }>();
         for (const name of names) {
@@ -404,7 +406,7 @@ export function createVmService(deps: Deps) {
         throw new BadRequestError('A VM can only be upgraded to a configuration with more CPU');
       if (!(await repo.sizeOffered(ctx.resellerId, configurationId)))
         throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
-      if (!(await repo.offers(ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
+      if (!(await repo.offers(db, ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
         throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
       await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } });
