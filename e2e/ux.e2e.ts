@@ -1,21 +1,22 @@
 /**
  * Issue #12 in Chromium: every screen at 1440x900 and 390x844 in light and dark (no element wider than the
- * viewport, axe-core with no violations of any impact, screenshots), the navigation drawer, keyboard-only walks,
- * what a Viewer and an Operator are offered, not-found and unreachable states in the shell, tables in the
- * address, ten tabs sharing one live-status stream on plain HTTP/1.1.
+ * viewport, axe-core with no violations of any impact, screenshots), the reseller area's screens the same way, the
+ * navigation drawer, keyboard-only walks, what a Viewer and an Operator are offered, not-found and unreachable
+ * states in the shell, tables in the address, ten tabs sharing one live-status stream on plain HTTP/1.1.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { OPERATOR_ROLE_ID, VIEWER_ROLE_ID } from '@portal/contract/permissions';
 import { TEXT } from '@portal/contract/messages';
+import { companies } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { axeViolations } from './support/axe.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
+const OWNER_EMAIL = 'owner@northwind.example';
 
 let portal: Portal;
 let vmId: number;
@@ -36,27 +37,6 @@ async function newContext(
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
-}
-
-/** axe-core's violations on the page as it is now (any impact), as "rule: target" lines for a readable failure. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, so the portal's CSP (no inline scripts) stays as it is.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            ctx: Document,
-            opts: object,
-          ) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  return violations;
 }
 
 /** Elements reaching past the right edge of the viewport, outside a horizontal scroll container. */
@@ -186,6 +166,59 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
           await page.getByRole('dialog', { name: 'Navigation' }).waitFor();
           await check(page, `${tag}-drawer-open`);
           await page.keyboard.press('Escape');
+        }
+        await context.close();
+      });
+    }
+  }
+
+  it('sets up a reseller owner (the reseller area, issue 13)', async () => {
+    const [customer] = await portal.db.select().from(companies).where(eq(companies.id, 1));
+    const [staff] = await portal.db
+      .insert(companies)
+      .values({ resellerId: customer!.resellerId, name: 'Northwind staff', kind: 'staff' })
+      .returning();
+    await createUser(portal, staff!.id, OWNER_EMAIL, { firstName: 'Olga', lastName: 'Owner', staffRole: 'owner' });
+  });
+
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      it(`the reseller area at ${viewport.width}x${viewport.height} in ${scheme}: nothing wider than the viewport, no axe violations`, async () => {
+        const { context, page } = await newContext(viewport, scheme);
+        const tag = `reseller-${label}-${scheme}`;
+        await portal.signIn(page, OWNER_EMAIL, PASSWORD);
+        for (const path of [
+          '/reseller/companies',
+          '/reseller/company?id=1',
+          '/reseller/catalog',
+          '/reseller/hosts',
+          '/reseller/usage',
+          '/reseller/billing',
+          '/reseller/branding',
+          '/reseller/staff',
+          '/reseller/activity',
+        ]) {
+          await page.goto(`${portal.url}${path}`);
+          await page.getByRole('heading', { level: 1 }).first().waitFor();
+          await check(page, `${tag}${path.replace(/[/?=&]/g, '-')}`);
+        }
+        // A dialog open (a new provider), and on a phone the drawer with the reseller's sections.
+        await page.goto(`${portal.url}/reseller/catalog`);
+        await page.getByRole('button', { name: 'New provider' }).click();
+        await page.getByRole('dialog', { name: 'New provider' }).waitFor();
+        await check(page, `${tag}-dialog-open`);
+        await page.keyboard.press('Escape');
+        if (label === 'phone') {
+          await page.getByRole('button', { name: TEXT.openNavigation }).click();
+          const drawer = page.getByRole('dialog', { name: 'Navigation' });
+          await drawer.getByRole('link', { name: 'Activity' }).waitFor();
+          await check(page, `${tag}-drawer-open`);
+          await drawer.getByRole('link', { name: 'Hosts' }).click();
+          await page.waitForURL(/\/reseller\/hosts$/);
+          await expect.poll(() => drawer.count()).toBe(0);
         }
         await context.close();
       });

@@ -14,6 +14,7 @@ import { REFRESH_SPINNER_MIN_MS } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { Button } from './Button.tsx';
 import { Spinner } from './Spinner.tsx';
+import { ScrollRegion } from './ScrollRegion.tsx';
 
 export interface Column<Row> {
   key: string;
@@ -99,8 +100,9 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     body = <p className="px-4 py-10 text-center text-sm text-slate-500 dark:text-slate-400">{props.noDataMessage}</p>;
   } else {
     body = (
-      // `relative`: visually hidden header texts (absolutely positioned) stay inside the scroll box, not the page.
-      <div className="relative overflow-x-auto">
+      // Scrolls sideways on a phone, and can then be scrolled by keyboard too. Its name differs from the section's:
+      // two landmarks of one name would be one too many.
+      <ScrollRegion label={props.title ? `${props.title} table` : 'Table'}>
         <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-700 text-sm">
           <thead className="bg-slate-50 dark:bg-slate-800/50">
             <tr>
@@ -173,7 +175,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     );
   }
 

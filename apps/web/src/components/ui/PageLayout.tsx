@@ -1,7 +1,8 @@
 /** Page layout: title, optional secondary title, optional back arrow and action button, scrolling main area. */
 import ArrowLeft from 'lucide-react/icons/arrow-left';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Button } from './Button.tsx';
+import { useOverflows } from './use-overflows.ts';
 
 export interface PageLayoutProps {
   title: string;
@@ -12,6 +13,8 @@ export interface PageLayoutProps {
 }
 
 export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
+  const main = useRef<HTMLElement>(null);
+  const scrolls = useOverflows(main, 'y', [children]);
   return (
     <div className="flex h-full flex-col">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 px-4 py-4 sm:px-6">
@@ -35,8 +38,15 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
           </Button>
         )}
       </header>
-      {/* The skip link's target; focusable so the jump moves keyboard focus too. */}
-      <main id="main" tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto p-4 focus:outline-none sm:p-6">
+      {/* The skip link's target, focusable so the jump moves keyboard focus too. While its content is taller than
+          the screen it is also in the tab order: a page with nothing focusable inside (a read-only company view)
+          could otherwise not be scrolled by keyboard. */}
+      <main
+        id="main"
+        ref={main}
+        tabIndex={scrolls ? 0 : -1}
+        className="min-w-0 flex-1 overflow-y-auto p-4 focus:outline-none focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600 sm:p-6"
+      >
         {children}
       </main>
     </div>

@@ -46,7 +46,7 @@ function SecretOnce({ secret }: { secret: string }) {
           onClick={() =>
             void navigator.clipboard.writeText(secret).then(() => toast.success('Secret copied to clipboard'))
           }
-          className="rounded p-1 text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
+          className="rounded p-1 text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800"
         >
           <Copy className="h-4 w-4" />
         </button>
@@ -105,7 +105,7 @@ function WebhookForm({
       <h2 id="webhook-title" className="text-base font-semibold">
         Billing webhook
       </h2>
-      <p className="mt-1 text-sm text-slate-500">
+      <p className="mt-1 text-sm text-slate-500 dark:text-slate-400">
         Each company's usage of a month is POSTed here once the month has closed (event usage.month), signed with
         HMAC-SHA256 in the X-Portal-Signature header.
       </p>

@@ -11,6 +11,7 @@ import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useCompanyUsage, useResellerUsage, usageCsvUrl } from '../api/usage.ts';
 import { lastClosedMonth } from '../components/month.ts';
+import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
 const cell = 'px-3 py-2';
 const num = `${cell} text-right tabular-nums`;
@@ -19,10 +20,11 @@ function CompanyLines({ companyId, month, currency }: { companyId: number; month
   const detail = useCompanyUsage(companyId, month);
   if (detail.isPending) return <Spinner />;
   if (detail.error) return <p className="text-sm text-red-600">{errorMessage(detail.error)}</p>;
-  if (detail.data.lines.length === 0) return <p className="text-sm text-slate-500">No VM existed this month.</p>;
+  if (detail.data.lines.length === 0)
+    return <p className="text-sm text-slate-500 dark:text-slate-400">No VM existed this month.</p>;
   return (
     <table className="w-full text-sm" aria-label="VM usage">
-      <thead className="text-xs uppercase text-slate-500">
+      <thead className="text-xs uppercase text-slate-500 dark:text-slate-400">
         <tr>
           <th className={`${cell} text-left`}>VM</th>
           <th className={`${cell} text-left`}>Size</th>
@@ -78,9 +80,12 @@ export function UsagePage() {
       ) : usage.error ? (
         <p className="text-sm text-red-600">{errorMessage(usage.error)}</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
+        <ScrollRegion
+          label="Usage per company"
+          className="rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900"
+        >
           <table className="w-full text-sm" aria-label="Usage per company">
-            <thead className="bg-slate-50 text-xs uppercase text-slate-500 dark:bg-slate-800">
+            <thead className="bg-slate-50 text-xs uppercase text-slate-600 dark:bg-slate-800 dark:text-slate-300">
               <tr>
                 <th className={`${cell} text-left`}>Company</th>
                 <th className={`${cell} text-right`}>VMs</th>
@@ -91,7 +96,7 @@ export function UsagePage() {
             <tbody>
               {usage.data.companies.length === 0 && (
                 <tr>
-                  <td colSpan={4} className={`${cell} text-center text-slate-500`}>
+                  <td colSpan={4} className={`${cell} text-center text-slate-500 dark:text-slate-400`}>
                     No companies yet.
                   </td>
                 </tr>
@@ -149,7 +154,7 @@ export function UsagePage() {
               </tr>
             </tfoot>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </PageLayout>
   );

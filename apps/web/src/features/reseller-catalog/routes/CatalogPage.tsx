@@ -9,6 +9,7 @@ import { useMayEdit, useResellerRegions, useResellerSizes } from '../api/catalog
 import { ProvidersSection } from '../components/ProvidersSection.tsx';
 import { RegionImages } from '../components/RegionImages.tsx';
 import { SizeRow } from '../components/SizeRow.tsx';
+import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
 const th = 'px-4 py-2.5 font-medium';
 const card = 'rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900';
@@ -38,7 +39,7 @@ export function CatalogPage() {
         ) : sizes.error ? (
           <ErrorText error={sizes.error} className="p-4 text-sm text-red-600" />
         ) : (
-          <div className="overflow-x-auto">
+          <ScrollRegion label="Sizes and prices">
             <table className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-700">
               <thead className="bg-slate-50 text-slate-600 dark:bg-slate-800/50 dark:text-slate-300">
                 <tr>
@@ -63,7 +64,7 @@ export function CatalogPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         )}
       </section>
 
@@ -86,7 +87,7 @@ export function CatalogPage() {
         ) : regions.error ? (
           <ErrorText error={regions.error} className="p-4 text-sm text-red-600" />
         ) : regions.data.regions.length === 0 ? (
-          <p className="p-6 text-center text-sm text-slate-500">
+          <p className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
             Your providers serve no region yet: choose their regions under Providers
           </p>
         ) : (
@@ -95,7 +96,7 @@ export function CatalogPage() {
               <li key={r.id} className="px-4 py-3 text-sm" data-region={r.name}>
                 <div className="flex flex-wrap items-baseline justify-between gap-2">
                   <span className="font-medium text-slate-900 dark:text-slate-100">
-                    {r.name} <span className="font-normal text-slate-500">· {r.country}</span>
+                    {r.name} <span className="font-normal text-slate-500 dark:text-slate-400">· {r.country}</span>
                   </span>
                   <span className="text-slate-500 dark:text-slate-400">
                     {r.providers.join(', ')} · {r.hosts} host{r.hosts === 1 ? '' : 's'}

@@ -9,6 +9,7 @@ import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { useMayEdit, useResellerHosts, useUpdateHost, type HostView } from '../api/catalog.ts';
 import { HostHealthBadge } from '../components/HostHealthBadge.tsx';
 import { EditCapacityDialog, RegisterHostDialog } from '../components/HostDialogs.tsx';
+import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
 type Toggle = { host: HostView; field: 'draining' | 'enabled'; value: boolean };
 
@@ -49,7 +50,10 @@ export function HostsPage() {
       ) : hosts.error ? (
         <ErrorText error={hosts.error} />
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
+        <ScrollRegion
+          label="Hosts"
+          className="rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900"
+        >
           <table className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-700">
             <thead className="bg-slate-50 text-slate-600 dark:bg-slate-800/50 dark:text-slate-300">
               <tr>
@@ -120,7 +124,7 @@ export function HostsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
 
       <ConfirmDialog

@@ -12,6 +12,7 @@ import { formatDate } from '../../../lib/dates.ts';
 import { useCompany } from '../api/companies.ts';
 import { CompanyStatusBadge } from '../components/CompanyStatusBadge.tsx';
 import { SuspensionDialog, type SuspensionTarget } from '../components/SuspensionDialog.tsx';
+import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
 function Section({ title, count, children }: { title: string; count: number; children: ReactNode }) {
   return (
@@ -19,7 +20,7 @@ function Section({ title, count, children }: { title: string; count: number; chi
       <h2 className="border-b border-slate-200 px-4 py-3 text-base font-semibold text-slate-900 dark:border-slate-700 dark:text-slate-100">
         {title} <span className="font-normal text-slate-500 dark:text-slate-400">({count})</span>
       </h2>
-      <div className="overflow-x-auto">{children}</div>
+      <ScrollRegion label={title}>{children}</ScrollRegion>
     </section>
   );
 }
