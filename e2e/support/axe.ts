@@ -1,6 +1,6 @@
 /**
- * axe-core's violations on a page as it is now (any impact), as "rule: target" lines for a readable failure.
- * The same check as ux.e2e.ts's (which keeps its own copy), for screens that suite does not visit.
+ * axe-core's violations on a page as it is now (any impact), as "rule: target" lines for a readable failure:
+ * ux.e2e.ts's screen matrix and the feature suites' own dialogs use it.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
