@@ -39,6 +39,21 @@ export function parseOperation(row: Pick<OperationRow, 'kind' | 'payload'>): Ope
 }
 
 export function createOperationsRepository(db: Db, clock: Clock) {
+  // Prepared once: it runs every 15 s on every instance, and planning its join took ~8 ms on a million VMs.
+  const runningOfSuspended = db
+    .select({ vm: virtualMachines })
+    .from(virtualMachines)
+    .innerJoin(companies, eq(companies.id, virtualMachines.companyId))
+    .where(
+      and(
+        isNotNull(companies.suspendedAt),
+        isNull(virtualMachines.deletedAt),
+        eq(virtualMachines.status, 'Running'),
+        noActiveOperation,
+      ),
+    )
+    .orderBy(asc(virtualMachines.id))
+    .prepare('running_of_suspended');
   const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
   const heldBy = ({ op, workerId }: Claim) =>
     and(
@@ -73,20 +88,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
 
     /** Running VMs of suspended companies with no operation under way (the reconciler's suspension sweep). */
     async runningOfSuspendedCompanies() {
-      const rows = await db
-        .select({ vm: virtualMachines })
-        .from(virtualMachines)
-        .innerJoin(companies, eq(companies.id, virtualMachines.companyId))
-        .where(
-          and(
-            isNotNull(companies.suspendedAt),
-            isNull(virtualMachines.deletedAt),
-            eq(virtualMachines.status, 'Running'),
-            noActiveOperation,
-          ),
-        )
-        .orderBy(asc(virtualMachines.id));
-      return rows.map((r) => r.vm);
+      return (await runningOfSuspended.execute()).map((r) => r.vm);
     },
 
     async active(vmId: number) {
