@@ -8,7 +8,7 @@ import { teamMembers, teams } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { roleGrants, type Permission } from './permissions.ts';
-import { ownerValues, vmVisibleTo } from './vm-visibility.ts';
+import { ownerValues, roleLetsView, vmVisibleTo } from './vm-visibility.ts';
 
 export interface TeamAccess {
   teamId: number;
@@ -65,11 +65,9 @@ export function createAccess(db: Db) {
           (select m.role_id from team_members m where m.user_id = ${scope.userId} and m.team_id = ${vm.teamId}::int) as role_id`,
       );
       const row = res.rows[0];
-      if (!row?.visible) throw new NotFoundError(notFound);
+      if (!row?.visible || !roleLetsView(scope, vm, row.role_id)) throw new NotFoundError(notFound);
       if (scope.isCompanyAdmin || vm.teamId === null) return;
-      const roleId = row.role_id;
-      if (roleId === null || !roleGrants(roleId, 'vm.view')) throw new NotFoundError(notFound);
-      if (!roleGrants(roleId, permission)) throw new ForbiddenError();
+      if (!roleGrants(row.role_id, permission)) throw new ForbiddenError();
     },
 
     /** Company administrators, or a user whose role grants `permission` in at least one team. */

@@ -5,6 +5,7 @@
  * team) its creator. Anything else is reported as not found.
  */
 import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { effectivePermissions, roleGrants, type Permission } from './permissions.ts';
 
 /** A caller's scope, or placeholders for it in a prepared query. */
 export type ScopeValues = { companyId: number | Placeholder; userId: number | Placeholder; isCompanyAdmin: boolean };
@@ -30,4 +31,26 @@ export function ownerValues(vm: { companyId: number; teamId: number | null; crea
     teamId: sql`${vm.teamId}::int`,
     createdByUserId: sql`${vm.createdByUserId}::int`,
   };
+}
+
+/**
+ * The rule's second half, on a VM the SQL rule already shows: a team's VM stays hidden from a member whose role in
+ * that team does not grant `vm.view` (company administrators and a VM outside any team need no role).
+ */
+export function roleLetsView(
+  scope: { isCompanyAdmin: boolean },
+  vm: { teamId: number | null },
+  roleId: number | null,
+): boolean {
+  return scope.isCompanyAdmin || vm.teamId === null || roleGrants(roleId, 'vm.view');
+}
+
+/** What the caller may do with a VM they see, as read answers report it (the creator of a team-less VM holds all). */
+export function vmPermissionsOf(
+  scope: { isCompanyAdmin: boolean; userId: number },
+  vm: { teamId: number | null; createdByUserId: number | null },
+  roleId: number | null,
+): Permission[] {
+  const owner = vm.teamId === null && vm.createdByUserId === scope.userId;
+  return effectivePermissions(roleId, scope.isCompanyAdmin || owner).filter((p) => p.startsWith('vm.'));
 }

@@ -33,21 +33,54 @@ export type VmRow = typeof virtualMachines.$inferSelect;
 
 export function createVmRepository(db: Db) {
   const prepared = new Map<string, ReturnType<typeof prepareList>>();
-  const detailsQuery = db
-    .select({
-      vm: virtualMachines,
-      configuration: configurations,
-      region: regions.name,
-      country: countries.name,
-      pendingOperation: sql<OperationKind | null>`(select o.kind from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running') limit 1)`,
-    })
-    .from(virtualMachines)
-    .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
-    .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
-    .innerJoin(countries, eq(countries.id, regions.countryId))
-    .where(and(eq(virtualMachines.id, sql.placeholder('id')), isNull(virtualMachines.deletedAt)))
-    .limit(1)
-    .prepare('vm_details');
+  /**
+   * A VM with its size, place and pending operation, only if the caller may see it (the one visibility rule), with
+   * the caller's role in its team: one statement for the details call, prepared per kind of caller like the list.
+   */
+  function prepareDetails(admin: boolean) {
+    const scope = { companyId: sql.placeholder('companyId'), userId: sql.placeholder('userId'), isCompanyAdmin: admin };
+    return db
+      .select({
+        vm: {
+          id: virtualMachines.id,
+          companyId: virtualMachines.companyId,
+          teamId: virtualMachines.teamId,
+          createdByUserId: virtualMachines.createdByUserId,
+          name: virtualMachines.name,
+          status: virtualMachines.status,
+          image: virtualMachines.image,
+          createdAt: virtualMachines.createdAt,
+          updatedAt: virtualMachines.updatedAt,
+          publicIp: virtualMachines.publicIp,
+          privateIp: virtualMachines.privateIp,
+          providerId: virtualMachines.providerId,
+          hostId: virtualMachines.hostId,
+          providerRef: virtualMachines.providerRef,
+          errorReason: virtualMachines.errorReason,
+        },
+        configuration: {
+          id: configurations.id,
+          name: configurations.name,
+          cpu: configurations.cpu,
+          ram: configurations.ram,
+          disk: configurations.disk,
+        },
+        region: regions.name,
+        country: countries.name,
+        pendingOperation: sql<OperationKind | null>`(select o.kind from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running') limit 1)`,
+        roleId: sql<
+          number | null
+        >`(select m.role_id from team_members m where m.user_id = ${scope.userId} and m.team_id = ${virtualMachines.teamId})`,
+      })
+      .from(virtualMachines)
+      .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
+      .innerJoin(regions, eq(regions.id, virtualMachines.regionId))
+      .innerJoin(countries, eq(countries.id, regions.countryId))
+      .where(and(eq(virtualMachines.id, sql.placeholder('id')), visibleVms(scope)))
+      .limit(1)
+      .prepare(admin ? 'vm_details_admin' : 'vm_details_member');
+  }
+  const details = { admin: prepareDetails(true), member: prepareDetails(false) };
   function listQueries(shape: ListShape) {
     const key = `${shape.admin ? 'a' : 'm'}${shape.search ? 's' : ''}${shape.team ? 't' : ''}_${shape.sort}_${shape.descending ? 'desc' : 'asc'}`;
     let queries = prepared.get(key);
@@ -321,11 +354,12 @@ export function createVmRepository(db: Db) {
     },
 
     /**
-     * A live VM with its size, place and pending operation: one prepared statement, one round trip (the
-     * details call asked three times before). The caller checks visibility on the row it gets.
+     * A live VM the caller may see, with its size, place, pending operation and the caller's role in its team: one
+     * round trip. Undefined when there is no such VM or it is hidden from the caller (both are "not found").
      */
-    async detailsOf(id: number) {
-      const [row] = await detailsQuery.execute({ id });
+    async visibleDetails(scope: TenantScope, id: number) {
+      const query = scope.isCompanyAdmin ? details.admin : details.member;
+      const [row] = await query.execute({ id, companyId: scope.companyId, userId: scope.userId });
       return row;
     },
 

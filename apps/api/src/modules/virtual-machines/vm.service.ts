@@ -23,7 +23,8 @@ import type { ModuleDeps } from '../module.ts';
 import type { Duplex } from 'node:stream';
 import type { ConsoleKind } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { effectivePermissions, type Permission } from '../access/permissions.ts';
+import { type Permission } from '../access/permissions.ts';
+import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
 import type { OperationsRepository } from './operations/operations.repository.ts';
@@ -68,11 +69,6 @@ export function createVmService(deps: Deps) {
   }
 
   /** What the caller may do on a VM they can see, by the same rules as access.requireVm (the creator owns a VM outside any team). */
-  async function vmPermissions(scope: TenantScope, vm: VmRow): Promise<Permission[]> {
-    const owner = vm.teamId === null && vm.createdByUserId === scope.userId;
-    const roleId = vm.teamId === null ? null : await access.roleInTeam(scope.userId, vm.teamId);
-    return effectivePermissions(roleId, scope.isCompanyAdmin || owner).filter((p) => p.startsWith('vm.'));
-  }
 
   /** Who read a VM's credentials (the activity log): a read that hands out a secret is worth knowing. */
   async function recordSecretRead(scope: TenantScope, vm: VmRow, action: string, requestId?: string) {
@@ -171,10 +167,10 @@ export function createVmService(deps: Deps) {
     },
 
     async details(scope: TenantScope, id: number) {
-      const row = await repo.detailsOf(id);
-      if (!row) throw new NotFoundError('Virtual machine not found');
+      // Visibility is part of the statement; a team member's role must still let them view (access.requireVm's rule).
+      const row = await repo.visibleDetails(scope, id);
+      if (!row || !roleLetsView(scope, row.vm, row.roleId)) throw new NotFoundError('Virtual machine not found');
       const { vm, configuration } = row;
-      await access.requireVm(scope, vm, 'vm.view');
       const running = vm.status === 'Running' && vm.providerRef !== null;
       let usage = { cpuUsage: 0, ramUsage: 0 };
       if (running) {
@@ -208,7 +204,7 @@ export function createVmService(deps: Deps) {
         usage,
         errorReason: vm.errorReason,
         pendingOperation: row.pendingOperation,
-        permissions: await vmPermissions(scope, vm),
+        permissions: vmPermissionsOf(scope, vm, row.roleId),
       };
     },
 
