@@ -39,9 +39,10 @@ export default defineConfig({
           include: ['apps/api/src/**/*.test.ts'],
           // What only PostgreSQL has (a network to cut, LISTEN connections, a second connection to race) is tested
           // in api-postgres alone. Real guests through the portal (libvirt-vm: three boots, ~2 min; the console's
-          // sockets: a boot of its own) do not depend on the engine: PostgreSQL runs them, where the console token's single use also holds across
-          // instances. What they store goes through the repositories every simulator test runs on both engines,
-          // console tokens are tested on both, and server-start starts VM_PROVIDER=libvirt on the embedded PGlite.
+          // sockets: a boot of its own) do not depend on the engine: PostgreSQL runs them, where the console token's
+          // single use also holds across instances. What they store goes through the repositories every simulator
+          // test runs on both engines, console tokens are tested on both, and server-start starts
+          // VM_PROVIDER=libvirt on the embedded PGlite.
           exclude: [
             'apps/api/src/**/*.unit.test.ts',
             'apps/api/src/lib/pg-listener.test.ts',

@@ -23,7 +23,7 @@ import type { ModuleDeps } from '../module.ts';
 import type { Duplex } from 'node:stream';
 import type { ConsoleKind } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { type Permission } from '../access/permissions.ts';
+import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
@@ -67,8 +67,6 @@ export function createVmService(deps: Deps) {
     await access.requireVm(scope, vm, permission);
     return vm;
   }
-
-  /** What the caller may do on a VM they can see, by the same rules as access.requireVm (the creator owns a VM outside any team). */
 
   /** Who read a VM's credentials (the activity log): a read that hands out a secret is worth knowing. */
   async function recordSecretRead(scope: TenantScope, vm: VmRow, action: string, requestId?: string) {

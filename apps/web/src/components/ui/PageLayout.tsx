@@ -14,7 +14,7 @@ export interface PageLayoutProps {
 
 export function PageLayout({ title, secondaryTitle, onBack, action, children }: PageLayoutProps) {
   const main = useRef<HTMLElement>(null);
-  const scrolls = useOverflows(main, 'y', [children]);
+  const scrolls = useOverflows(main, 'y');
   return (
     <div className="flex h-full flex-col">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 px-4 py-4 sm:px-6">

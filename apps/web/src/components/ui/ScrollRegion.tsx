@@ -18,7 +18,7 @@ export function ScrollRegion({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  const scrolls = useOverflows(ref, 'x', [children]);
+  const scrolls = useOverflows(ref, 'x');
   return (
     <div
       ref={ref}
