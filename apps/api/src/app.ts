@@ -38,6 +38,7 @@ import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
+import { createEgressPolicy, type Resolver } from './lib/egress.ts';
 import websocket from '@fastify/websocket';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
@@ -57,6 +58,8 @@ export interface AppDeps {
   logger?: boolean | object;
   /** Where the built web app lives; defaults to apps/web/dist. */
   webDistDir?: string;
+  /** The egress policy's name resolver (tests answer names without DNS); defaults to the system's. */
+  resolver?: Resolver;
 }
 
 export interface App {
@@ -224,6 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     resellerHosts,
     brands,
+    egress: createEgressPolicy({ allow: config.EGRESS_ALLOW, ...(deps.resolver ? { lookup: deps.resolver } : {}) }),
     log: app.log,
     vmControl: { current: null },
   };

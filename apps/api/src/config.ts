@@ -5,6 +5,7 @@ import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { newPasswordSchema } from '@portal/contract/validation';
 import { isGuessablePassword } from './lib/password-strength.ts';
+import { parseCidr } from './lib/egress.ts';
 
 const basePath = (fallback: string) =>
   z
@@ -122,6 +123,28 @@ export const configSchema = z.object({
   SERVE_SOURCE_MAPS: bool.default(false),
   /** Billing webhooks may use plain http:// URLs (a local receiver in development and tests); otherwise https only. */
   BILLING_WEBHOOK_ALLOW_HTTP: bool.default(false),
+  /**
+   * CIDR ranges (comma list) that connections made on a tenant's behalf (libvirt hosts, the billing webhook)
+   * may reach besides public unicast addresses, e.g. a reseller's management network (lib/egress.ts).
+   */
+  EGRESS_ALLOW: z
+    .string()
+    .default('')
+    .transform((raw, ctx) => {
+      const entries = raw
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '');
+      for (const e of entries) {
+        try {
+          parseCidr(e);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `EGRESS_ALLOW: not an address or CIDR range: ${e}` });
+          return z.NEVER;
+        }
+      }
+      return entries;
+    }),
   /** How often the billing webhook worker pushes closed months and due deliveries. */
   BILLING_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   /** Allow POST /users/register (off: accounts come by invitation). */

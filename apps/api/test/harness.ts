@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import type { ErrorBody, RouteData } from '@portal/contract/common';
 import { buildRoute, type RouteDef } from './route-call.ts';
 import { buildApp, type App } from '../src/app.ts';
+import type { Resolver } from '../src/lib/egress.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database, type Db } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
@@ -56,7 +57,7 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
 }
 
 export async function createTestApp(
-  opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean; resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCatcher();
   const { database, drop } = await openTestDatabase();
@@ -76,6 +77,7 @@ export async function createTestApp(
     secret: 'test-secret-that-is-long-enough-0123456789',
     logger: false,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
   });
   await portal.app.ready();
   return {

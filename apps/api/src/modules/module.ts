@@ -19,6 +19,7 @@ import type { IdentityRepository } from './auth/identity.repository.ts';
 import type { Metrics } from './platform/metrics.ts';
 import type { ResellerHosts } from './branding/reseller-hosts.ts';
 import type { BrandWriter } from './branding/brand-writer.ts';
+import type { EgressPolicy } from '../lib/egress.ts';
 
 export { scopeOf } from '../lib/auth-context.ts';
 
@@ -49,6 +50,8 @@ export interface ModuleDeps {
   resellerHosts: ResellerHosts;
   /** The one save path of a reseller's brand fields (branding screen and reseller import), cache included. */
   brands: BrandWriter;
+  /** The one rule for connections made on a tenant's behalf (public unicast + EGRESS_ALLOW, checked at connect). */
+  egress: EgressPolicy;
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;
