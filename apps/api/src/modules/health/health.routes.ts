@@ -1,10 +1,10 @@
 /** Health checks a load balancer understands: 200 when healthy, 503 when not. */
 import type { FastifyInstance } from 'fastify';
 import { platformRoutes } from '@portal/contract/platform';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { hosts } from '../../db/schema.ts';
+import { hosts, providers } from '../../db/schema.ts';
 import { registerRoute } from '../../lib/http.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
@@ -62,12 +62,13 @@ export function registerHealthRoutes(
     };
   });
 
-  // Provider health for load balancers, and the operator's diagnostics.
+  // The platform's own providers and hosts, for load balancers: a reseller's (issue 21) have their health in the
+  // reseller area and the operator's diagnostics, and never turn this into a 503.
   registerRoute(app, platformRoutes.healthRemoteApi, async ({ reply, request }) => {
     // Public for load balancers; provider names and drivers only for the operator's token.
     const named = request.operatorTokenId !== null;
     const checks: Record<string, Check> = {};
-    for (const { provider, healthy, latencyMs } of await checkProviders(deps.database.db, deps.registry)) {
+    for (const { provider, healthy, latencyMs } of await checkProviders(deps.database.db, deps.registry, 'platform')) {
       checks[named ? provider.name : `provider-${provider.id}`] = {
         status: healthy ? 'ok' : 'down',
         detail: named ? provider.driver : null,
@@ -75,10 +76,11 @@ export function registerHealthRoutes(
       };
     }
     // Each registered host as the host monitor last saw it (no call to the hosts on a public request).
-    for (const host of await deps.database.db
-      .select()
+    for (const { host } of await deps.database.db
+      .select({ host: hosts })
       .from(hosts)
-      .where(eq(hosts.enabled, true))
+      .innerJoin(providers, eq(providers.id, hosts.providerId))
+      .where(and(eq(hosts.enabled, true), isNull(providers.resellerId)))
       .orderBy(asc(hosts.id))) {
       const up = host.lastError === null && host.lastSeenAt !== null;
       const detail = named
@@ -94,7 +96,7 @@ export function registerHealthRoutes(
     };
   });
   registerRoute(app, platformRoutes.debug, async () => ({
-    data: (await checkProviders(deps.database.db, deps.registry)).map(({ provider, healthy, detail }) => ({
+    data: (await checkProviders(deps.database.db, deps.registry, 'all')).map(({ provider, healthy, detail }) => ({
       provider: provider.name,
       driver: provider.driver,
       healthy,

@@ -1,5 +1,9 @@
-/** Asks every enabled provider's driver whether it is healthy: for load balancers and the operator's diagnostics. */
-import { asc, eq } from 'drizzle-orm';
+/**
+ * Asks enabled providers' drivers whether they are healthy: the platform's own for load balancers, every one for the
+ * operator's diagnostics. A reseller's providers never count for the anonymous health check (issue 21: one tenant's
+ * dead host must not take the portal out of a load balancer), and an anonymous request never calls a tenant's host.
+ */
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { providers } from '../../db/schema.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -12,8 +16,16 @@ export interface ProviderCheck {
   latencyMs: number;
 }
 
-export async function checkProviders(db: Db, registry: ProviderRegistry): Promise<ProviderCheck[]> {
-  const enabled = await db.select().from(providers).where(eq(providers.enabled, true)).orderBy(asc(providers.id));
+export async function checkProviders(
+  db: Db,
+  registry: ProviderRegistry,
+  which: 'platform' | 'all',
+): Promise<ProviderCheck[]> {
+  const enabled = await db
+    .select()
+    .from(providers)
+    .where(and(eq(providers.enabled, true), which === 'platform' ? isNull(providers.resellerId) : undefined))
+    .orderBy(asc(providers.id));
   const checks: ProviderCheck[] = [];
   for (const provider of enabled) {
     const started = performance.now();
