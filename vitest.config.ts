@@ -48,6 +48,7 @@ export default defineConfig({
             'apps/api/src/lib/pg-listener.test.ts',
             'apps/api/src/plugins/database-outage.test.ts',
             'apps/api/src/modules/catalog/catalog-races.test.ts',
+            'apps/api/src/modules/reseller-companies/reseller-races.test.ts',
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
           ],

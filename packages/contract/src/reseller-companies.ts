@@ -176,6 +176,8 @@ export const STAFF_TEXT = {
   emailTaken: 'This email address already has an account.',
   notFound: 'Staff member not found',
   notYourself: 'You cannot change or remove your own staff account.',
+  /** 409: the change would leave the reseller without an owner (e.g. two owners demoting each other at once). */
+  lastOwner: 'A reseller keeps at least one owner: this staff member is the last one.',
   roleChanged: 'Staff role changed',
   removed: 'Staff member removed',
   removeTitle: (email: string) => `Remove ${email}?`,

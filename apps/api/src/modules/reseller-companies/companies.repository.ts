@@ -2,7 +2,7 @@
  * SQL of the reseller area's companies. Every query takes the reseller id of the calling staff member and reads
  * customer companies only (the reseller's own 'staff' company is plumbing, never listed).
  */
-import { and, asc, count, eq, ilike, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   companies,
@@ -84,11 +84,21 @@ export function createCompaniesRepository(db: Db) {
       return row!.id;
     },
 
+    /**
+     * Suspends (`at` given) or resumes (`at` null) only a company in the other state: one conditional UPDATE, so of
+     * two concurrent calls one changes the row and the other finds nothing to change (false).
+     */
     async setSuspension(tx: Tx | Db, resellerId: number, id: number, at: Date | null, reason: string | null) {
       const [row] = await tx
         .update(companies)
         .set({ suspendedAt: at, suspendedReason: reason, updatedAt: new Date() })
-        .where(and(ofReseller(resellerId), eq(companies.id, id)))
+        .where(
+          and(
+            ofReseller(resellerId),
+            eq(companies.id, id),
+            at ? isNull(companies.suspendedAt) : isNotNull(companies.suspendedAt),
+          ),
+        )
         .returning({ id: companies.id });
       return row !== undefined;
     },

@@ -142,9 +142,11 @@ export function createCompaniesService(deps: Deps) {
      */
     async suspend(ctx: StaffCtx, id: number, reason: string | null) {
       requireWrite(ctx.staff);
-      const company = await load(ctx.staff, id);
-      if (company.suspendedAt) throw new ConflictError(COMPANIES_TEXT.alreadySuspended);
-      await repo.setSuspension(db, ctx.staff.resellerId, id, clock.now(), reason || null);
+      await load(ctx.staff, id);
+      // The conditional update decides: of two suspends at once, one suspends (and audits), the other gets the 409
+      // a second suspend always got.
+      if (!(await repo.setSuspension(db, ctx.staff.resellerId, id, clock.now(), reason || null)))
+        throw new ConflictError(COMPANIES_TEXT.alreadySuspended);
       for (const userId of await repo.userIdsOf(id)) await deps.sessions.destroyAllFor(userId);
       const control = deps.vmControl.current;
       const stoppedVms = control
@@ -160,9 +162,9 @@ export function createCompaniesService(deps: Deps) {
 
     async resume(ctx: StaffCtx, id: number) {
       requireWrite(ctx.staff);
-      const company = await load(ctx.staff, id);
-      if (!company.suspendedAt) throw new ConflictError(COMPANIES_TEXT.notSuspended);
-      await repo.setSuspension(db, ctx.staff.resellerId, id, null, null);
+      await load(ctx.staff, id);
+      if (!(await repo.setSuspension(db, ctx.staff.resellerId, id, null, null)))
+        throw new ConflictError(COMPANIES_TEXT.notSuspended);
       await record(ctx, id, 'company.resume');
     },
   };

@@ -1,12 +1,14 @@
 /**
  * The reseller area's Staff screen: any staff member sees the list; owners invite, change roles and remove, never
- * their own account (so a reseller is not left without an owner by accident). Scoped by the caller's reseller.
+ * their own account. Scoped by the caller's reseller. A reseller keeps at least one owner, also when two owners
+ * demote or remove each other at once (issue 21): role changes and removals of one reseller take turns on its row.
  */
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, count, eq, isNotNull, ne } from 'drizzle-orm';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { staffMayWrite, type StaffRole } from '@portal/contract/permissions';
 import { STAFF_TEXT, type InviteStaffForm } from '@portal/contract/reseller-companies';
-import { companies, users } from '../../db/schema.ts';
+import type { Db, Tx } from '../../db/client.ts';
+import { companies, resellers, users } from '../../db/schema.ts';
 import type { StaffScope } from '../../lib/auth-context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import type { ModuleDeps } from '../module.ts';
@@ -23,8 +25,8 @@ export function createStaffService(deps: Deps) {
     if (!staffMayWrite(staff.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
   };
   /** A staff member of the caller's reseller other than the caller. */
-  const loadOther = async (staff: StaffScope, id: number) => {
-    const [row] = await db
+  const loadOther = async (staff: StaffScope, id: number, q: Db | Tx = db) => {
+    const [row] = await q
       .select({ id: users.id, email: users.email, role: users.staffRole, companyId: users.companyId })
       .from(users)
       .innerJoin(companies, eq(companies.id, users.companyId))
@@ -40,15 +42,53 @@ export function createStaffService(deps: Deps) {
     if (row.id === staff.userId) throw new ConflictError(STAFF_TEXT.notYourself);
     return row;
   };
-  const record = (ctx: StaffCtx, companyId: number, action: string, targetId: number, after: unknown) =>
-    audit.record({
-      companyId,
-      actorUserId: ctx.staff.userId,
-      action,
-      targetType: 'user',
-      targetId,
-      after,
-      requestId: ctx.requestId,
+  const record = (ctx: StaffCtx, companyId: number, action: string, targetId: number, after: unknown, tx: Tx) =>
+    audit.record(
+      {
+        companyId,
+        actorUserId: ctx.staff.userId,
+        action,
+        targetType: 'user',
+        targetId,
+        after,
+        requestId: ctx.requestId,
+      },
+      tx,
+    );
+  const ownersOf = (tx: Tx, resellerId: number, except: number) =>
+    tx
+      .select({ n: count() })
+      .from(users)
+      .innerJoin(companies, eq(companies.id, users.companyId))
+      .where(
+        and(
+          eq(companies.resellerId, resellerId),
+          eq(companies.kind, 'staff'),
+          eq(users.staffRole, 'owner'),
+          ne(users.id, except),
+        ),
+      );
+  /**
+   * Runs a change to another staff member with the reseller's row locked (FOR NO KEY UPDATE: foreign key checks
+   * of other writes do not wait), so concurrent changes see each other's result: the member is read again, an
+   * owner loses the role only while another owner remains (409), and the caller must still be an owner (their
+   * session may predate a demotion that just committed).
+   */
+  const underLock = (
+    ctx: StaffCtx,
+    id: number,
+    losesOwner: (role: string | null) => boolean,
+    change: (tx: Tx, member: Awaited<ReturnType<typeof loadOther>>) => Promise<void>,
+  ) =>
+    db.transaction(async (tx) => {
+      const { resellerId, userId } = ctx.staff;
+      await tx.select({ id: resellers.id }).from(resellers).where(eq(resellers.id, resellerId)).for('no key update');
+      const member = await loadOther(ctx.staff, id, tx);
+      if (losesOwner(member.role) && (await ownersOf(tx, resellerId, member.id))[0]!.n === 0)
+        throw new ConflictError(STAFF_TEXT.lastOwner);
+      const [me] = await tx.select({ role: users.staffRole }).from(users).where(eq(users.id, userId));
+      if (me?.role !== 'owner') throw new ForbiddenError(API_MESSAGES.staffReadOnly);
+      await change(tx, member);
     });
 
   return {
@@ -99,17 +139,29 @@ export function createStaffService(deps: Deps) {
 
     async changeRole(ctx: StaffCtx, id: number, role: StaffRole) {
       requireOwner(ctx.staff);
-      const member = await loadOther(ctx.staff, id);
-      await db.update(users).set({ staffRole: role, updatedAt: new Date() }).where(eq(users.id, member.id));
-      await record(ctx, member.companyId, 'staff.role', member.id, { before: member.role, role });
+      await underLock(
+        ctx,
+        id,
+        (before) => before === 'owner' && role !== 'owner',
+        async (tx, member) => {
+          await tx.update(users).set({ staffRole: role, updatedAt: new Date() }).where(eq(users.id, member.id));
+          await record(ctx, member.companyId, 'staff.role', member.id, { before: member.role, role }, tx);
+        },
+      );
     },
 
     async remove(ctx: StaffCtx, id: number) {
       requireOwner(ctx.staff);
-      const member = await loadOther(ctx.staff, id);
-      // Their sessions, codes and keys go with the row (cascades).
-      await db.delete(users).where(eq(users.id, member.id));
-      await record(ctx, member.companyId, 'staff.remove', member.id, { email: member.email });
+      await underLock(
+        ctx,
+        id,
+        (before) => before === 'owner',
+        async (tx, member) => {
+          // Their sessions, codes and keys go with the row (cascades).
+          await tx.delete(users).where(eq(users.id, member.id));
+          await record(ctx, member.companyId, 'staff.remove', member.id, { email: member.email }, tx);
+        },
+      );
     },
   };
 }
