@@ -19,8 +19,8 @@ export const CATALOG_TEXT = {
   hostRegistered: 'Host registered',
   hostNameTaken: 'A host of that name is already registered',
   noChange: 'Nothing to change',
-  monthlyPrice: 'The monthly price must be a positive amount with at most 2 decimals (e.g. 12.50)',
-  hourlyPrice: 'The hourly price must be a positive amount with at most 5 decimals (e.g. 0.01712)',
+  monthlyPrice: 'The monthly price must be a positive amount below 10000000000 with at most 2 decimals (e.g. 12.50)',
+  hourlyPrice: 'The hourly price must be a positive amount below 10000000 with at most 5 decimals (e.g. 0.01712)',
   overcommit: `Overcommit must be between 0.1 and 64`,
   cpus: 'CPUs must be a whole number from 1 to 100000',
   ramGb: 'RAM must be a positive number of GB (at most 1000000)',
@@ -42,7 +42,17 @@ export const CATALOG_TEXT = {
   imageNotFound: 'Image not found in this region',
   imageOffered: 'Image offered',
   imageWithdrawn: 'Image withdrawn',
+  hostRemoved: 'Host removed',
+  hostChecked: 'Host checked: compare the fingerprint with the host before you register it',
+  hostKeyFingerprint: "Check the host first: registering a qemu+ssh host needs the fingerprint of its key (SHA256:…)",
+  hostKeyChanged: "The host's key changed since you checked it: check again",
+  hostNoSshAnswer:
+    'The host did not answer over SSH: check the address and port, and that sshd runs and accepts connections from the portal',
 } as const;
+
+/** A host that still runs VMs is not removed (409). */
+export const hostInUseText = (vms: number) =>
+  `This host still runs ${vms} virtual machine${vms === 1 ? '' : 's'}: drain it and delete ${vms === 1 ? 'it' : 'them'} first`;
 
 /** A region a provider should stop serving while VMs still run there on it (409). */
 export const regionInUseText = (region: string, provider: string, vms: number) =>
@@ -62,15 +72,18 @@ export const HOST_LIMITS = {
   diskGbMax: 100_000_000,
 };
 
-/** Money as a decimal string (never a float): numeric(12,2) monthly, numeric(12,5) hourly; at most 10 integer digits. */
-const price = (scale: number, message: string) =>
+/**
+ * Money as a decimal string (never a float), as its column holds it: numeric(12,2) monthly and numeric(12,5) hourly
+ * leave 10 and 7 integer digits (an 8-digit hourly price was a numeric overflow, a 500: issue 21).
+ */
+const price = (precision: number, scale: number, message: string) =>
   z
     .string({ error: message })
     .trim()
-    .regex(new RegExp(`^\\d{1,10}(\\.\\d{1,${scale}})?$`), message)
+    .regex(new RegExp(`^\\d{1,${precision - scale}}(\\.\\d{1,${scale}})?$`), message)
     .refine((v) => Number(v) > 0, message);
-export const monthlyPriceSchema = price(2, CATALOG_TEXT.monthlyPrice);
-export const hourlyPriceSchema = price(5, CATALOG_TEXT.hourlyPrice);
+export const monthlyPriceSchema = price(12, 2, CATALOG_TEXT.monthlyPrice);
+export const hourlyPriceSchema = price(12, 5, CATALOG_TEXT.hourlyPrice);
 
 export const sizeOfferSchema = z
   .object({ monthlyPrice: monthlyPriceSchema, hourlyPrice: hourlyPriceSchema, offered: z.boolean() })
@@ -139,10 +152,14 @@ export const resellerHostSchema = z.object({
   health: hostHealthSchema,
   lastSeenAt: timestampSchema.nullable(),
   lastError: z.string().nullable(),
+  /** The fingerprint of the SSH host key pinned at registration (qemu+ssh hosts), e.g. `SHA256:…`. */
+  hostKeyFingerprint: z.string().nullable(),
 });
 export type ResellerHost = z.infer<typeof resellerHostSchema>;
 export const resellerHostsSchema = z.object({
   hosts: z.array(resellerHostSchema),
+  /** The portal's SSH public key for this reseller: its qemu+ssh hosts accept it (the user's authorized_keys). */
+  publicKey: z.string(),
   /** What a new host may be registered under: the reseller's libvirt providers, and the regions. */
   providers: z.array(z.object({ id: z.number().int(), name: z.string() })),
   regions: z.array(z.object({ id: z.number().int(), name: z.string() })),
@@ -193,6 +210,11 @@ export const hostRegistrationSchema = z
       .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters),
     providerId: idSchema,
     regionId: idSchema,
+    /** qemu+ssh: the fingerprint the check showed (and the reseller compared); the key is pinned only if it matches. */
+    hostKeyFingerprint: z
+      .string({ error: CATALOG_TEXT.hostKeyFingerprint })
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, CATALOG_TEXT.hostKeyFingerprint)
+      .optional(),
     cpus: capacityFields.cpus.optional(),
     ramGb: capacityFields.ramGb.optional(),
     diskGb: capacityFields.diskGb.optional(),
@@ -202,6 +224,18 @@ export const hostRegistrationSchema = z
   })
   .strict();
 export type HostRegistration = z.infer<typeof hostRegistrationSchema>;
+
+/** A host to check before registering it: its URI is validated and, over qemu+ssh, its host key read. */
+export const hostCheckSchema = hostRegistrationSchema.pick({ uri: true }).strict();
+export type HostCheck = z.infer<typeof hostCheckSchema>;
+export const hostCheckResultSchema = z.object({
+  /** The portal's public key for this reseller: put it in the user's authorized_keys on the host. */
+  publicKey: z.string(),
+  /** qemu+ssh: the host's key as it answered (`ssh-ed25519 AAAA…`) and its fingerprint; null for qemu+tls/tcp. */
+  hostKey: z.string().nullable(),
+  fingerprint: z.string().nullable(),
+});
+export type HostCheckResult = z.infer<typeof hostCheckResultSchema>;
 
 /** A reseller's own provider (a "cloud"): its driver, whether it takes new VMs, the regions it serves. */
 export const resellerProviderSchema = z.object({
@@ -350,5 +384,21 @@ export const resellerCatalogRoutes = {
     params: idParamsSchema,
     body: hostUpdateSchema,
     data: resellerHostSchema,
+  }),
+  checkHost: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/hosts/check`,
+    summary: "Validates a host URI and reads a qemu+ssh host's key (to confirm its fingerprint before registering it)",
+    body: hostCheckSchema,
+    data: hostCheckResultSchema,
+  }),
+  deleteHost: route({
+    ...base,
+    method: 'DELETE',
+    path: `${P}/hosts/:id`,
+    summary: 'Removes a host of one of the reseller\'s providers (refused while it has live VMs)',
+    params: idParamsSchema,
+    data: z.object({ id: z.number().int() }),
   }),
 } as const;

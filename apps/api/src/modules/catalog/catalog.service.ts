@@ -23,7 +23,14 @@ import {
 import type { Db } from '../../db/client.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { StaffScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  SQLSTATE,
+  databaseErrorOf,
+} from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
 import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
@@ -98,6 +105,12 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
     const other = await repo.providerNamed(resellerId, name);
     if (other && other.id !== self) throw new ConflictError(CATALOG_TEXT.providerNameTaken);
   }
+  /** Two saves of one name at once both pass the check above; the unique index refuses the second (issue 21). */
+  const nameTakenOnRace = (err: unknown): never => {
+    if (databaseErrorOf(err)?.code === SQLSTATE.uniqueViolation)
+      throw new ConflictError(CATALOG_TEXT.providerNameTaken);
+    throw err;
+  };
   function toSize(
     size: { id: number; key: string; name: string; cpu: number; ram: number; disk: number },
     price: PriceRow | null,
@@ -277,11 +290,13 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
       requireWrite(ctx);
       const resellerId = ctx.scope.resellerId;
       await requireFreeName(resellerId, input.name);
-      const created = await db.transaction(async (tx) => {
-        const row = await repo.insertProvider(tx, { resellerId, ...input });
-        await record(ctx, 'provider.create', 'provider', row.id, null, providerFields(row), tx);
-        return row;
-      });
+      const created = await db
+        .transaction(async (tx) => {
+          const row = await repo.insertProvider(tx, { resellerId, ...input });
+          await record(ctx, 'provider.create', 'provider', row.id, null, providerFields(row), tx);
+          return row;
+        })
+        .catch(nameTakenOnRace);
       return providerView(resellerId, created.id);
     },
 
@@ -291,15 +306,17 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
       if (!(await repo.provider(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
       if (Object.keys(patch).length === 0) throw new BadRequestError(CATALOG_TEXT.noChange);
       if (patch.name !== undefined) await requireFreeName(resellerId, patch.name, id);
-      await db.transaction(async (tx) => {
-        const before = await repo.lockProvider(tx, resellerId, id);
-        if (!before) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
-        // Hosts and VMs were made by the old driver: another one would not know them.
-        if (patch.driver !== undefined && patch.driver !== before.driver && (await repo.providerInUse(tx, id)))
-          throw new ConflictError(CATALOG_TEXT.driverLocked);
-        const after = await repo.updateProvider(tx, id, patch);
-        await record(ctx, 'provider.update', 'provider', id, providerFields(before), providerFields(after), tx);
-      });
+      await db
+        .transaction(async (tx) => {
+          const before = await repo.lockProvider(tx, resellerId, id);
+          if (!before) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+          // Hosts and VMs were made by the old driver: another one would not know them.
+          if (patch.driver !== undefined && patch.driver !== before.driver && (await repo.providerInUse(tx, id)))
+            throw new ConflictError(CATALOG_TEXT.driverLocked);
+          const after = await repo.updateProvider(tx, id, patch);
+          await record(ctx, 'provider.update', 'provider', id, providerFields(before), providerFields(after), tx);
+        })
+        .catch(nameTakenOnRace);
       return providerView(resellerId, id);
     },
 
