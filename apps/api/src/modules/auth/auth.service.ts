@@ -302,6 +302,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       inBackground(async () => {
         const user = await identity.byEmail(email);
         if (!user || !user.passwordHash || !(await belongsOnHost(user, host))) return;
+        // A suspended company's users get no link (issue 21): they could not sign in with it anyway.
+        if (user.companySuspendedAt) return;
         const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
         const mail = resetPasswordMail(
           user.resellerName ?? 'Portal',
