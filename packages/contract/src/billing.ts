@@ -12,10 +12,12 @@ export const BILLING_MESSAGES = {
   webhookUrl: 'The webhook URL must be an https:// address',
   webhookUrlHttpAllowed: 'The webhook URL must be an http:// or https:// address',
   webhookUrlCredentials: 'The webhook URL must not contain a user name or password',
+  webhookUrlPort: 'The webhook URL must use port 80, 443 or one from 1024 to 65535',
   webhookSaved: 'Billing webhook saved',
   secretRotated: 'A new signing secret was generated; the old one no longer signs',
   noWebhook: 'Set a billing webhook URL first',
   sendQueued: 'Usage queued for delivery',
+  sendRateLimited: 'Too many manual sends and retries: wait a minute and try again',
   retryQueued: 'Delivery queued for another attempt',
   retryOnlyFailed: 'Only a failed delivery can be retried',
   deliveryNotFound: 'Delivery not found',
@@ -123,9 +125,19 @@ export const webhookSchema = z.object({
 });
 export type BillingWebhook = z.infer<typeof webhookSchema>;
 
+/** The URL's port ('' is the scheme's default): 80, 443, or an unprivileged one. */
+function isWebPort(port: string): boolean {
+  return port === '' || port === '80' || port === '443' || Number(port) >= 1024;
+}
+
 export const webhookBodySchema = z
   .object({
-    url: z.url({ error: BILLING_MESSAGES.webhookUrlHttpAllowed }).trim().max(2048),
+    url: z
+      .url({ error: BILLING_MESSAGES.webhookUrlHttpAllowed })
+      .trim()
+      .max(2048)
+      // Web ports only: a POST must not reach a mail or SSH service of a network the operator allows (issue 21).
+      .refine((u) => isWebPort(new URL(u).port), BILLING_MESSAGES.webhookUrlPort),
     enabled: z.boolean().default(true),
   })
   .strict();
@@ -201,7 +213,8 @@ export const billingRoutes = {
     path: `${P}/billing/sendNow`,
     summary: 'Queue usage.month deliveries of a month now: one per company (or the one company given) (owner)',
     body: z.object({ month: monthSchema, companyId: idSchema.optional() }).strict(),
-    data: z.object({ queued: z.number().int() }),
+    /** queued: new deliveries; alreadyQueued: company-months already waiting (a month is sent once per company). */
+    data: z.object({ queued: z.number().int(), alreadyQueued: z.number().int() }),
   }),
   deliveries: route({
     ...base,

@@ -16,6 +16,7 @@ export async function registerBillingModule(api: FastifyInstance, deps: ModuleDe
     usage,
     clock: deps.clock,
     log: deps.log,
+    egress: deps.egress,
     pollMs: deps.config.BILLING_WEBHOOK_POLL_MS,
   });
   let started = false;
@@ -25,6 +26,7 @@ export async function registerBillingModule(api: FastifyInstance, deps: ModuleDe
     random: deps.random,
     audit: deps.audit,
     allowHttp: deps.config.BILLING_WEBHOOK_ALLOW_HTTP,
+    egress: deps.egress,
     kick: () => started && void worker.tick(),
   });
   registerBillingRoutes(api, { usage, webhooks });

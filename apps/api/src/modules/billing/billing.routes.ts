@@ -1,17 +1,35 @@
 /** The reseller area's usage and billing webhook routes: thin, parse and call a service. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { USAGE_CSV_PATH, billingRoutes as r, usageCsvFilename, usageCsvQuerySchema } from '@portal/contract/billing';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { BILLING_MESSAGES } from '@portal/contract/billing';
+import { TooManyRequestsError } from '../../lib/errors.ts';
 import { enforceStaffAccess, registerRoute, staffScopeOf } from '../../lib/http.ts';
 import type { UsageService } from './usage.service.ts';
 import type { createWebhooksService } from './webhooks.service.ts';
+
+/** Manual sends and retries a reseller may ask for per minute (issue 21: they had no limit). */
+export const MANUAL_SENDS_PER_MINUTE = 10;
 
 export function registerBillingRoutes(
   app: FastifyInstance,
   d: { usage: UsageService; webhooks: ReturnType<typeof createWebhooksService> },
 ): void {
+  // "Send now" and "Retry now" together, per reseller: each makes the portal connect to the reseller's URL.
+  const manualSends = app.createRateLimit({
+    max: MANUAL_SENDS_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (req) => `billing-manual:${req.auth?.resellerId ?? req.ip}`,
+  });
+  const admit = (request: FastifyRequest) => async () => {
+    const result = await manualSends(request);
+    if (!result.isAllowed && result.isExceeded)
+      throw new TooManyRequestsError(BILLING_MESSAGES.sendRateLimited).withHeaders({
+        'retry-after': String(result.ttlInSeconds),
+      });
+  };
+
   registerRoute(app, r.usage, async ({ auth, query }) => ({
     data: await d.usage.resellerUsage(staffScopeOf(auth).resellerId, query.month),
   }));
@@ -53,16 +71,16 @@ export function registerBillingRoutes(
     message: BILLING_MESSAGES.secretRotated,
     data: await d.webhooks.rotateSecret(staffScopeOf(auth)),
   }));
-  registerRoute(app, r.sendNow, async ({ auth, body }) => ({
+  registerRoute(app, r.sendNow, async ({ auth, body, request }) => ({
     message: BILLING_MESSAGES.sendQueued,
-    data: await d.webhooks.sendNow(staffScopeOf(auth), body.month, body.companyId),
+    data: await d.webhooks.sendNow(staffScopeOf(auth), body.month, body.companyId, admit(request)),
   }));
   registerRoute(app, r.deliveries, async ({ auth, query }) => ({
     message: API_MESSAGES.ok,
     data: await d.webhooks.deliveries(staffScopeOf(auth), query.page, query.rowsPerPage),
   }));
-  registerRoute(app, r.retryDelivery, async ({ auth, params }) => ({
+  registerRoute(app, r.retryDelivery, async ({ auth, params, request }) => ({
     message: BILLING_MESSAGES.retryQueued,
-    data: await d.webhooks.retry(staffScopeOf(auth), params.id),
+    data: await d.webhooks.retry(staffScopeOf(auth), params.id, admit(request)),
   }));
 }

@@ -13,6 +13,7 @@ import { BILLING_MESSAGES, USAGE_CSV_PATH, type Delivery } from '@portal/contrac
 import { API_MESSAGES } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { companies, configurationPrices, configurations, distributors, resellers, users } from '../../db/schema.ts';
+import { createEgressPolicy } from '../../lib/egress.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
 import { createOperationRunner } from '../virtual-machines/operations/runner.ts';
@@ -39,7 +40,8 @@ const received: { headers: IncomingHttpHeaders; body: string; verified: boolean 
 let secret = '';
 
 beforeAll(async () => {
-  t = await createTestApp({ clock, env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true' } });
+  // The receiver is on loopback: the operator's egress allow list lets the webhook reach it (and nothing else there).
+  t = await createTestApp({ clock, env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true', EGRESS_ALLOW: '127.0.0.1/32' } });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -235,6 +237,7 @@ it('bills a month of a resized VM, exports it, and pushes it by signed webhook',
     usage: createUsageService({ repo: createUsageRepository(t.db), clock }),
     clock,
     log,
+    egress: createEgressPolicy({ allow: ['127.0.0.1/32'] }),
     pollMs: 1000,
   });
   answers.push(500);
@@ -288,7 +291,10 @@ it('bills a month of a resized VM, exports it, and pushes it by signed webhook',
   // Send now to a receiver that keeps failing: after the last backoff step (6 h) it is failed; retry now delivers.
   answers.push(500, 502, 503, 500, 500, 500);
   expect((await support.call(routes.billing.sendNow, { body: { month: '2026-10' } })).status).toBe(403);
-  expect((await owner.call(routes.billing.sendNow, { body: { month: '2026-10' } })).data).toEqual({ queued: 1 });
+  expect((await owner.call(routes.billing.sendNow, { body: { month: '2026-10' } })).data).toEqual({
+    queued: 1,
+    alreadyQueued: 0,
+  });
   for (const delay of [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000]) {
     clock.advance(delay);
     await worker.tick();

@@ -19,7 +19,10 @@ export function createWebhooksRepository(db: Db, clock: Clock) {
       return row;
     },
 
-    /** Creates the webhook with `secret`, or changes URL and enabled (keeping the secret). */
+    /**
+     * Creates the webhook with `secret`, or changes URL and enabled (keeping the secret). One statement, so of two
+     * concurrent first saves one inserts and the other updates: both get the row, with the one stored secret.
+     */
     async saveWebhook(resellerId: number, values: { url: string; enabled: boolean }, secret: string) {
       const now = clock.now();
       const [row] = await db
@@ -39,13 +42,17 @@ export function createWebhooksRepository(db: Db, clock: Clock) {
       return row;
     },
 
-    /** Queues deliveries; scheduled ones at most once per company-month (the rest are ignored). */
+    /**
+     * Queues deliveries. A company-month already waiting (pending) is not queued again, whatever the trigger
+     * (webhook_deliveries_pending_once), and a scheduled one at most once ever (webhook_deliveries_scheduled_once):
+     * answers how many were queued and how many were left out.
+     */
     async enqueue(
       resellerId: number,
       trigger: 'schedule' | 'manual',
       items: { companyId: number; month: string; payload: unknown }[],
-    ): Promise<number> {
-      if (items.length === 0) return 0;
+    ): Promise<{ queued: number; alreadyQueued: number }> {
+      if (items.length === 0) return { queued: 0, alreadyQueued: 0 };
       const now = clock.now();
       const rows = await db
         .insert(webhookDeliveries)
@@ -63,7 +70,7 @@ export function createWebhooksRepository(db: Db, clock: Clock) {
         )
         .onConflictDoNothing()
         .returning({ id: webhookDeliveries.id });
-      return rows.length;
+      return { queued: rows.length, alreadyQueued: items.length - rows.length };
     },
 
     /** Resellers with an enabled webhook whose scheduled push of `month` has not been queued yet. */
@@ -80,8 +87,11 @@ export function createWebhooksRepository(db: Db, clock: Clock) {
         );
     },
 
-    /** Takes the oldest due pending delivery of an enabled webhook, under a lease; with what it needs to send. */
-    async claim(leaseMs: number) {
+    /**
+     * Takes the oldest due pending delivery of an enabled webhook whose reseller has fewer than `perReseller`
+     * attempts in flight (unexpired leases, on any instance), under a lease; with what it needs to send.
+     */
+    async claim(leaseMs: number, perReseller: number) {
       const now = clock.now();
       const [row] = await db
         .update(webhookDeliveries)
@@ -92,6 +102,8 @@ export function createWebhooksRepository(db: Db, clock: Clock) {
             sql`(select d.id from webhook_deliveries d join billing_webhooks w on w.reseller_id = d.reseller_id
               where d.status = 'pending' and w.enabled and d.next_attempt_at <= ${at(now)}
                 and (d.locked_until is null or d.locked_until < ${at(now)})
+                and (select count(*) from webhook_deliveries f where f.reseller_id = d.reseller_id
+                  and f.status = 'pending' and f.locked_until >= ${at(now)}) < ${perReseller}
               order by d.next_attempt_at, d.id limit 1 for update of d skip locked)`,
           ),
         )

@@ -1,6 +1,8 @@
 /**
  * The billing webhook's rules: owners set it (support staff only read), the secret is generated here and shown
- * once, the URL is https (http only when BILLING_WEBHOOK_ALLOW_HTTP), deliveries are queued and retried.
+ * once, the URL is https (http only when BILLING_WEBHOOK_ALLOW_HTTP) to an address the egress policy allows (checked
+ * on save and again when delivering), deliveries are queued once per company-month and retried; manual sends and
+ * retries are rate-limited per reseller (`admit`, given by the route).
  */
 import { BILLING_MESSAGES, type BillingWebhook, type Delivery } from '@portal/contract/billing';
 import { API_MESSAGES } from '@portal/contract/messages';
@@ -8,6 +10,7 @@ import { staffMayWrite } from '@portal/contract/permissions';
 import type { StaffScope } from '../../lib/auth-context.ts';
 import type { Random } from '../../lib/crypto.ts';
 import type { Audit } from '../../lib/audit.ts';
+import type { EgressPolicy } from '../../lib/egress.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { UsageService } from './usage.service.ts';
@@ -45,6 +48,7 @@ export function createWebhooksService(deps: {
   random: Random;
   audit: Audit;
   allowHttp: boolean;
+  egress: EgressPolicy;
   /** Wakes the worker (send now, retry now); a no-op until workers run. */
   kick: () => void;
 }) {
@@ -61,11 +65,14 @@ export function createWebhooksService(deps: {
       after,
     });
 
-  function checkUrl(raw: string): string {
+  /** The URL as the WHATWG parser normalises it (2130706433 and 0x7f000001 become 127.0.0.1), then its host's addresses. */
+  async function checkUrl(raw: string): Promise<string> {
     const url = new URL(raw);
     if (url.username || url.password) throw new BadRequestError(BILLING_MESSAGES.webhookUrlCredentials);
-    if (url.protocol === 'https:' || (url.protocol === 'http:' && deps.allowHttp)) return url.toString();
-    throw new BadRequestError(deps.allowHttp ? BILLING_MESSAGES.webhookUrlHttpAllowed : BILLING_MESSAGES.webhookUrl);
+    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && deps.allowHttp)))
+      throw new BadRequestError(deps.allowHttp ? BILLING_MESSAGES.webhookUrlHttpAllowed : BILLING_MESSAGES.webhookUrl);
+    await deps.egress.resolveAllowed(url.hostname); // EgressRefusedError: a 400 that reveals nothing found
+    return url.toString();
   }
 
   return {
@@ -76,10 +83,16 @@ export function createWebhooksService(deps: {
 
     async save(scope: StaffScope, body: { url: string; enabled: boolean }) {
       requireOwner(scope);
-      const url = checkUrl(body.url);
+      const url = await checkUrl(body.url);
       const existing = await repo.webhook(scope.resellerId);
-      const secret = existing ? null : newSecret();
-      const row = await repo.saveWebhook(scope.resellerId, { url, enabled: body.enabled }, secret ?? existing!.secret);
+      const proposed = existing ? null : newSecret();
+      const row = await repo.saveWebhook(
+        scope.resellerId,
+        { url, enabled: body.enabled },
+        proposed ?? existing!.secret,
+      );
+      // A first save answers the secret stored: a concurrent first save may have stored its own instead of ours.
+      const secret = proposed === null ? null : row.secret;
       await record(scope, 'billing.webhook.save', { url, enabled: body.enabled, secretIssued: secret !== null });
       return { webhook: toWebhook(row), secret };
     },
@@ -92,18 +105,19 @@ export function createWebhooksService(deps: {
       return { secret };
     },
 
-    async sendNow(scope: StaffScope, month: string, companyId?: number) {
+    async sendNow(scope: StaffScope, month: string, companyId: number | undefined, admit: () => Promise<void>) {
       requireOwner(scope);
+      await admit();
       if (!(await repo.webhook(scope.resellerId))) throw new ConflictError(BILLING_MESSAGES.noWebhook);
       const payloads = await usage.monthPayloads(scope.resellerId, month, companyId);
-      const queued = await repo.enqueue(
+      const counts = await repo.enqueue(
         scope.resellerId,
         'manual',
         payloads.map((p) => ({ ...p, month })),
       );
-      await record(scope, 'billing.webhook.sendNow', { month, companyId: companyId ?? null, queued });
+      await record(scope, 'billing.webhook.sendNow', { month, companyId: companyId ?? null, ...counts });
       deps.kick();
-      return { queued };
+      return counts;
     },
 
     async deliveries(scope: StaffScope, page: number, rowsPerPage: number) {
@@ -111,8 +125,9 @@ export function createWebhooksService(deps: {
       return { data: rows.map(toDelivery), totalPages: totalPages(total, rowsPerPage) };
     },
 
-    async retry(scope: StaffScope, id: number): Promise<Delivery> {
+    async retry(scope: StaffScope, id: number, admit: () => Promise<void>): Promise<Delivery> {
       requireOwner(scope);
+      await admit();
       if (!(await repo.delivery(scope.resellerId, id))) throw new NotFoundError(BILLING_MESSAGES.deliveryNotFound);
       if (!(await repo.retryFailed(scope.resellerId, id))) throw new ConflictError(BILLING_MESSAGES.retryOnlyFailed);
       await record(scope, 'billing.webhook.retry', { deliveryId: id });

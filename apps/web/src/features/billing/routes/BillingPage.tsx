@@ -184,7 +184,12 @@ function SendNowCard() {
           onClick={() =>
             send.mutate(
               { body: { month } },
-              { onSuccess: (res) => toast.success(`${res.message} (${res.data.queued})`) },
+              {
+                onSuccess: ({ message, data }) =>
+                  toast.success(
+                    `${message}: ${data.queued} queued${data.alreadyQueued ? `, ${data.alreadyQueued} already waiting` : ''}`,
+                  ),
+              },
             )
           }
         >
