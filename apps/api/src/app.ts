@@ -44,6 +44,7 @@ import { registerErrorHandling } from './plugins/errors.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { checksResponses, fastSerializerCompiler } from './plugins/fast-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
+import { registerForwardedHost } from './plugins/forwarded-host.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
 import { registerWellFormedText } from './plugins/well-formed-text.ts';
@@ -142,6 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   // The contract's zod check on every answer in tests; a compiled serializer of the same schema in production.
   app.setSerializerCompiler(checksResponses(config.RESPONSE_CHECK) ? serializerCompiler : fastSerializerCompiler);
+  // First of all hooks: the host every later reader sees (plugins/forwarded-host.ts).
+  registerForwardedHost(app, { trust: config.TRUST_FORWARDED_HOST });
   // Hooks that never wait take `done` rather than being async: no promise per request on every call.
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);

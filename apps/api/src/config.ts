@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_API_BASE_PATH } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
+import { HOST_PATTERN } from '@portal/contract/reseller-branding';
 import { newPasswordSchema } from '@portal/contract/validation';
 import { isGuessablePassword } from './lib/password-strength.ts';
 import { parseCidr } from './lib/egress.ts';
@@ -65,6 +66,36 @@ export const trustProxySchema = z
     return entries;
   });
 
+/** A comma list setting whose entries must each pass `valid`; the error names the setting and the bad entries. */
+function commaList(
+  name: string,
+  valid: (entry: string) => boolean,
+  expected: string,
+  opts: { lowerCase?: boolean } = {},
+) {
+  return z
+    .string()
+    .default('')
+    .transform((raw, ctx) => {
+      const entries = raw
+        .split(',')
+        .map((e) => (opts.lowerCase ? e.trim().toLowerCase() : e.trim()))
+        .filter((e) => e !== '');
+      const bad = entries.filter((e) => !valid(e));
+      if (bad.length === 0) return entries;
+      ctx.addIssue({ code: 'custom', message: `${name}: each entry must be ${expected} (bad: ${bad.join(', ')})` });
+      return z.NEVER;
+    });
+}
+
+/** `ip`, `ipv4:port` or `[ipv6]:port`, as node:dns setServers takes them. */
+function isDnsServer(entry: string): boolean {
+  const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry) ?? /^([^:]+):(\d{1,5})$/.exec(entry);
+  const [address, port] = m ? [m[1]!, m[2]] : [entry, undefined];
+  if (isIP(address) === 0) return false;
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -116,6 +147,21 @@ export const configSchema = z.object({
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** Which proxies' X-Forwarded-For to believe for the client address (rate limits, audit); off by default. */
   TRUST_PROXY: trustProxySchema.default(false),
+  /**
+   * Take the request's host from X-Forwarded-Host (from a proxy TRUST_PROXY trusts) instead of Host: off by
+   * default, since the host picks the brand and the reseller a sign-in is checked against (issue 21).
+   */
+  TRUST_FORWARDED_HOST: bool.default(false),
+  /** The platform's own host names besides PUBLIC_URL's (comma list): no reseller may claim them as a domain. */
+  PLATFORM_HOSTS: commaList('PLATFORM_HOSTS', (e) => HOST_PATTERN.test(e), 'a host name such as portal.example.com', {
+    lowerCase: true,
+  }),
+  /** DNS servers (comma list of ip or ip:port, [ipv6]:port) that check custom domains' TXT records; default: the system's. */
+  DNS_RESOLVER: commaList(
+    'DNS_RESOLVER',
+    isDnsServer,
+    'an address such as 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53',
+  ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),

@@ -4,7 +4,7 @@
  */
 import './zod-setup.ts';
 import { z } from 'zod';
-import { route } from './common.ts';
+import { route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 import { BRAND_URL_PATTERN } from './platform.ts';
@@ -24,7 +24,37 @@ export const BRANDING_TEXT = {
   domainRemoved: 'Domain removed',
   primarySet: 'Primary domain set',
   previewHeading: 'Preview',
+  // Claim rules and proof of control (issue 21).
+  hostPlatform: "This is one of the platform's own addresses; it cannot be a custom domain",
+  hostPublicSuffix:
+    'This is a public suffix shared by many owners; enter a name under a domain you own, such as portal.example.co.uk',
+  hostAddress: 'Enter a host name, not an IP address',
+  domainPendingPrimary: 'Verify this domain before making it primary',
+  domainVerified: 'Domain verified',
+  domainStillPending: 'The domain is still pending verification',
+  statePending: 'Pending verification',
+  stateVerified: 'Verified',
+  verifyButton: 'Verify',
+  recordHeading: 'Publish this DNS TXT record, then press Verify',
+  recordName: 'Name',
+  recordValue: 'Value',
+  lastCheck: 'Last check',
 } as const;
+
+/** Where the proof of control lives: a TXT record under the domain (docs/custom-domains.md). */
+export const VERIFY_RECORD_PREFIX = '_portal-verify';
+export const VERIFY_VALUE_PREFIX = 'portal-verify=';
+export const verificationRecordOf = (host: string, token: string) => ({
+  name: `${VERIFY_RECORD_PREFIX}.${host}`,
+  value: `${VERIFY_VALUE_PREFIX}${token}`,
+});
+
+/** Why a check found no proof: the record and value it looked for, so the owner can compare with their DNS. */
+export const verifyFailedText = (record: { name: string; value: string }) =>
+  `No TXT record ${record.name} with the value ${record.value} was found`;
+/** Another reseller claimed the host first but has not proven it: the newcomer may take it over with its own proof. */
+export const hostPendingElsewhereText = (record: { name: string; value: string }) =>
+  `Another portal has claimed this domain but not verified it. If it is yours, publish the TXT record ${record.name} with the value ${record.value}, then add it again.`;
 
 /** What anyone may see before signing in: the brand of the reseller whose domain was asked (never addresses). */
 export const publicBrandSchema = z.object({
@@ -89,7 +119,19 @@ export const hostSchema = z
   .max(253, BRANDING_TEXT.hostFormat)
   .regex(HOST_PATTERN, BRANDING_TEXT.hostFormat);
 
-export const resellerDomainSchema = z.object({ host: z.string(), isPrimary: z.boolean() });
+export const DOMAIN_STATES = ['pending', 'verified'] as const;
+export const resellerDomainSchema = z.object({
+  host: z.string(),
+  isPrimary: z.boolean(),
+  /** Only a verified domain serves: brand, sign-in, mailed links (issue 21). */
+  state: z.enum(DOMAIN_STATES),
+  /** The TXT record that proves control of the host. */
+  record: z.object({ name: z.string(), value: z.string() }),
+  lastCheckedAt: timestampSchema.nullable(),
+  /** Why the last check failed (null once verified, or never checked). */
+  lastCheckError: z.string().nullable(),
+});
+export type ResellerDomain = z.infer<typeof resellerDomainSchema>;
 
 export const brandingPageSchema = z.object({
   branding: resellerBrandingSchema,
@@ -127,7 +169,7 @@ export const resellerBrandingRoutes = {
   addDomain: route({
     method: 'POST',
     path: '/reseller/domains',
-    summary: 'Add a custom domain (owner); the first one becomes primary',
+    summary: 'Add a custom domain (owner); it serves once verified, and the first verified one becomes primary',
     tag: 'Reseller area',
     access: 'staff',
     body: z.object({ host: hostSchema, isPrimary: z.boolean().optional() }).strict(),
@@ -146,6 +188,17 @@ export const resellerBrandingRoutes = {
     method: 'POST',
     path: '/reseller/domains/:host/primary',
     summary: 'Make a domain the one mailed links use (owner)',
+    tag: 'Reseller area',
+    access: 'staff',
+    params: hostParams,
+    body: z.object({}).strict().optional(),
+    data: brandingPageSchema,
+  }),
+  verifyDomain: route({
+    method: 'POST',
+    path: '/reseller/domains/:host/verify',
+    summary:
+      "Check the domain's DNS TXT record now; verified, it serves (owner). 409 with what was looked for when absent",
     tag: 'Reseller area',
     access: 'staff',
     params: hostParams,

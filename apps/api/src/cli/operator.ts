@@ -10,6 +10,7 @@
  *        the user with company administration and mails the invitation (<company>: externalId or #id)
  *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
  *   npm run operator -- reseller-staff add|list|remove ...   a reseller's staff accounts (cli/staff-commands.ts)
+ *   npm run operator -- domains list|remove|reassign|verify ...   resellers' custom domains (cli/domain-commands.ts)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
  * Stop a PGlite-backed server first: the embedded database allows one process at a time.
  */
@@ -30,6 +31,7 @@ import { setCompanyAdmin } from '../modules/users/company-admin.ts';
 import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts';
 import { STAFF_USAGE, runStaffCommand } from './staff-commands.ts';
+import { DOMAIN_USAGE, runDomainCommand } from './domain-commands.ts';
 
 export interface OperatorResult {
   /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
@@ -44,7 +46,9 @@ export const OPERATOR_USAGE =
   'Usage: operator token create <name> | token list | token revoke <id> | company-admin grant|revoke <email> | company-admin list | company-admin invite <company externalId or #id> <email> | reset-password <email> | ' +
   HOST_USAGE +
   ' | ' +
-  STAFF_USAGE;
+  STAFF_USAGE +
+  ' | ' +
+  DOMAIN_USAGE;
 
 /** Runs one command on an open database (runOperator opens and closes it; tests run several on one). */
 export async function runOperatorOn(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
@@ -57,6 +61,8 @@ export async function runOperatorOn(database: Database, config: Config, argv: st
     if (hostOutput !== null) return done(hostOutput);
     const staffOutput = await runStaffCommand(argv, database, config, secret);
     if (staffOutput !== null) return done(staffOutput);
+    const domainOutput = await runDomainCommand(argv, database, secret);
+    if (domainOutput !== null) return done(domainOutput);
   } catch (err) {
     if (err instanceof NothingChanged) return unchanged(err.message);
     throw err;

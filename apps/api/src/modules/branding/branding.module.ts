@@ -5,6 +5,11 @@ import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/ht
 import type { ModuleDeps, Worker } from '../module.ts';
 import { createBrandingRepository } from './branding.repository.ts';
 import { createBrandingService, type BrandingCtx } from './branding.service.ts';
+import { platformHostsOf } from './domain-claims.ts';
+import { createTxtLookup } from '../../lib/dns-txt.ts';
+
+/** Verify presses per client address and minute. */
+const VERIFY_CHECKS_PER_MINUTE = 20;
 
 const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): BrandingCtx => ({
   scope: staffScopeOf(auth),
@@ -13,9 +18,15 @@ const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): BrandingCtx => 
 });
 
 export async function registerBrandingModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
-  const branding = createBrandingService({ ...deps, repo: createBrandingRepository(deps.db) });
+  const branding = createBrandingService({
+    ...deps,
+    repo: createBrandingRepository(deps.db),
+    platformHosts: platformHostsOf(deps.portalUrl, deps.config.PLATFORM_HOSTS),
+    txt: createTxtLookup(deps.config.DNS_RESOLVER),
+  });
 
   // Public: one cached lookup per host (reseller-hosts.ts), so it needs no limit of its own.
+  // request.host is the Host header unless TRUST_FORWARDED_HOST (plugins/forwarded-host.ts).
   registerRoute(api, r.publicBrand, async ({ request }) => ({ data: await branding.publicBrand(request.host) }));
   registerRoute(api, r.get, async ({ auth, request }) => ({ data: await branding.page(ctxOf(auth, request)) }));
   registerRoute(api, r.update, async ({ auth, request, body }) => ({
@@ -34,5 +45,15 @@ export async function registerBrandingModule(api: FastifyInstance, deps: ModuleD
     message: BRANDING_TEXT.primarySet,
     data: await branding.setPrimary(ctxOf(auth, request), params.host),
   }));
+  registerRoute(
+    api,
+    r.verifyDomain,
+    async ({ auth, request, params }) => ({
+      message: BRANDING_TEXT.domainVerified,
+      data: await branding.verifyDomain(ctxOf(auth, request), params.host),
+    }),
+    // Each check is a DNS lookup on the operator's resolver.
+    { rateLimit: { max: VERIFY_CHECKS_PER_MINUTE, keyGenerator: (req) => `domain-verify:${req.ip}` } },
+  );
   return [];
 }

@@ -1,18 +1,38 @@
 /**
  * Reseller branding (issue 13, part 3): the brand a host shows before sign-in, and the staff's branding screen.
  * Every read and write is scoped by the staff member's reseller; support staff read, only owners write.
+ * A custom domain serves only once its DNS TXT record proved control (issue 21, docs/custom-domains.md).
  */
 import type { z } from 'zod';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { staffMayWrite } from '@portal/contract/permissions';
-import { BRANDING_TEXT, type brandingFormSchema, type PublicBrand } from '@portal/contract/reseller-branding';
+import {
+  BRANDING_TEXT,
+  hostPendingElsewhereText,
+  verificationRecordOf,
+  type brandingFormSchema,
+  type PublicBrand,
+} from '@portal/contract/reseller-branding';
 import type { StaffScope } from '../../lib/auth-context.ts';
-import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
+import type { TxtLookup } from '../../lib/dns-txt.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  SQLSTATE,
+  databaseErrorOf,
+} from '../../lib/errors.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { BrandingRepository } from './branding.repository.ts';
+import { checkRecord, claimRefusal, domainToken } from './domain-claims.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'brands'> & {
+type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'brands' | 'secret'> & {
   repo: BrandingRepository;
+  /** The names no reseller may claim (domain-claims.ts). */
+  platformHosts: ReadonlySet<string>;
+  /** Where TXT records are looked up (DNS_RESOLVER). */
+  txt: TxtLookup;
 };
 /** Who acts: the staff scope, the staff company (the audit log's company) and the request. */
 export interface BrandingCtx {
@@ -37,7 +57,15 @@ export function createBrandingService(deps: Deps) {
   async function page(resellerId: number) {
     const branding = await brands.brand(resellerId);
     if (!branding) throw new NotFoundError('Reseller not found');
-    return { branding, domains: await repo.domains(resellerId) };
+    const domains = (await repo.domains(resellerId)).map((d) => ({
+      host: d.host,
+      isPrimary: d.isPrimary,
+      state: d.verifiedAt ? ('verified' as const) : ('pending' as const),
+      record: verificationRecordOf(d.host, d.token),
+      lastCheckedAt: d.lastCheckedAt?.toISOString() ?? null,
+      lastCheckError: d.lastCheckError,
+    }));
+    return { branding, domains };
   }
 
   function auditEntry(
@@ -80,18 +108,37 @@ export function createBrandingService(deps: Deps) {
 
     async addDomain(ctx: BrandingCtx, host: string, makePrimary: boolean) {
       requireOwner(ctx.scope);
-      const owner = await repo.ownerOf(host);
-      if (owner === ctx.scope.resellerId) throw new ConflictError(BRANDING_TEXT.hostExists);
-      if (owner !== null) throw new ConflictError(BRANDING_TEXT.hostTaken);
+      const me = ctx.scope.resellerId;
+      const refusal = claimRefusal(host, deps.platformHosts);
+      if (refusal) throw new BadRequestError(refusal);
+      const token = domainToken(deps.secret, me, host);
+      const claim = await repo.claimOf(host);
+      if (claim?.resellerId === me) throw new ConflictError(BRANDING_TEXT.hostExists);
+      if (claim?.verifiedAt) throw new ConflictError(BRANDING_TEXT.hostTaken);
+      // Another reseller's unproven claim blocks no one: whoever shows the record takes the host over (decision 0012).
+      let verifiedAt: Date | null = null;
+      if (claim) {
+        if ((await checkRecord(deps.txt, host, token)) !== null)
+          throw new ConflictError(hostPendingElsewhereText(verificationRecordOf(host, token)));
+        verifiedAt = deps.clock.now();
+      }
+      if (makePrimary && !verifiedAt) throw new ConflictError(BRANDING_TEXT.domainPendingPrimary);
       try {
         await db.transaction(async (tx) => {
-          const first = (await repo.domains(ctx.scope.resellerId, tx)).length === 0;
-          await repo.insertDomain(tx, ctx.scope.resellerId, host);
-          // The first domain is the one mails link to until another is chosen.
-          if (first || makePrimary) await repo.setPrimary(tx, ctx.scope.resellerId, host);
+          await repo.lockReseller(tx, me);
+          // Gone or verified meanwhile: the insert below then meets the primary key and answers "taken".
+          if (claim) await repo.deletePendingClaim(tx, host, claim.resellerId);
+          await repo.insertDomain(tx, { resellerId: me, host, token, verifiedAt });
+          if (verifiedAt && makePrimary) await repo.setPrimary(tx, me, host);
+          const primary = makePrimary || (await repo.ensurePrimary(tx, me)) === host;
           await audit.record(
-            auditEntry(ctx, 'reseller.domain.add', ctx.scope.resellerId, {
-              after: { host, primary: first || makePrimary },
+            auditEntry(ctx, 'reseller.domain.add', me, {
+              after: {
+                host,
+                verified: verifiedAt !== null,
+                primary,
+                ...(claim ? { replacedPendingClaimOf: claim.resellerId } : {}),
+              },
             }),
             tx,
           );
@@ -102,41 +149,65 @@ export function createBrandingService(deps: Deps) {
         throw err;
       }
       forgetCachedBrands();
-      return page(ctx.scope.resellerId);
+      return page(me);
+    },
+
+    /** Checks the domain's TXT record now: found, it serves; not, the row keeps why and the answer is 409. */
+    async verifyDomain(ctx: BrandingCtx, host: string) {
+      requireOwner(ctx.scope);
+      const me = ctx.scope.resellerId;
+      const row = await repo.claimOf(host);
+      if (!row || row.resellerId !== me) throw new NotFoundError(BRANDING_TEXT.domainNotFound);
+      if (row.verifiedAt) return page(me);
+      // The lookup waits on the network: outside the transaction, so no lock is held meanwhile.
+      const error = await checkRecord(deps.txt, host, row.token);
+      await db.transaction(async (tx) => {
+        await repo.lockReseller(tx, me);
+        if (!(await repo.recordCheck(tx, me, host, deps.clock.now(), error))) return;
+        if (error !== null) return;
+        const primary = await repo.ensurePrimary(tx, me);
+        await audit.record(
+          auditEntry(ctx, 'reseller.domain.verify', me, { after: { host, primary: primary === host } }),
+          tx,
+        );
+      });
+      if (error !== null) throw new ConflictError(error);
+      forgetCachedBrands();
+      return page(me);
     },
 
     async removeDomain(ctx: BrandingCtx, host: string) {
       requireOwner(ctx.scope);
+      const me = ctx.scope.resellerId;
       await db.transaction(async (tx) => {
-        const removed = await repo.deleteDomain(tx, ctx.scope.resellerId, host);
+        await repo.lockReseller(tx, me);
+        const removed = await repo.deleteDomain(tx, me, host);
         if (!removed) throw new NotFoundError(BRANDING_TEXT.domainNotFound);
-        let promoted: string | null = null;
-        if (removed.isPrimary) {
-          // Mails keep linking to one of the reseller's own domains while it has any.
-          promoted = await repo.oldestDomain(tx, ctx.scope.resellerId);
-          if (promoted) await repo.setPrimary(tx, ctx.scope.resellerId, promoted);
-        }
+        // Mails keep linking to one of the reseller's own verified domains while it has any.
+        const promoted = removed.isPrimary ? await repo.ensurePrimary(tx, me) : null;
         await audit.record(
-          auditEntry(ctx, 'reseller.domain.remove', ctx.scope.resellerId, {
-            before: { host },
-            after: { primary: promoted },
-          }),
+          auditEntry(ctx, 'reseller.domain.remove', me, { before: { host }, after: { primary: promoted } }),
           tx,
         );
       });
       forgetCachedBrands();
-      return page(ctx.scope.resellerId);
+      return page(me);
     },
 
     async setPrimary(ctx: BrandingCtx, host: string) {
       requireOwner(ctx.scope);
+      const me = ctx.scope.resellerId;
       await db.transaction(async (tx) => {
-        if (!(await repo.setPrimary(tx, ctx.scope.resellerId, host)))
-          throw new NotFoundError(BRANDING_TEXT.domainNotFound);
-        await audit.record(auditEntry(ctx, 'reseller.domain.primary', ctx.scope.resellerId, { after: { host } }), tx);
+        // One at a time per reseller: two "make primary" calls each cleared the other's row first and deadlocked.
+        await repo.lockReseller(tx, me);
+        const row = await repo.claimOf(host, tx);
+        if (!row || row.resellerId !== me) throw new NotFoundError(BRANDING_TEXT.domainNotFound);
+        if (!row.verifiedAt) throw new ConflictError(BRANDING_TEXT.domainPendingPrimary);
+        await repo.setPrimary(tx, me, host);
+        await audit.record(auditEntry(ctx, 'reseller.domain.primary', me, { after: { host } }), tx);
       });
       forgetCachedBrands();
-      return page(ctx.scope.resellerId);
+      return page(me);
     },
   };
 }

@@ -1,18 +1,25 @@
 /**
  * Reseller branding and custom domains (issue 13): the brand a host shows before sign-in, staff edits (owner
  * writes, support reads, another reseller's staff reach nothing), domain conflicts, mailed links on the primary
- * domain, and sign-in refused on another reseller's domain.
+ * domain, and sign-in refused on another reseller's domain. Issue 21: the platform's names, public suffixes and
+ * addresses cannot be claimed; a domain serves only once its TXT record is found by a real DNS server on loopback.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { API_MESSAGES, VALIDATION } from '@portal/contract/messages';
-import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
+import {
+  BRANDING_TEXT,
+  hostPendingElsewhereText,
+  verifyFailedText,
+  type ResellerDomain,
+} from '@portal/contract/reseller-branding';
 import { auditLog, companies, distributors, resellers } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { brandIndexHtml } from '../../plugins/static-web.ts';
 import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { startTestDnsServer, type TestDnsServer } from '../../../test/dns-server.ts';
 
 const r = routes.resellerBranding;
 const ACME = 'acme.example.test';
@@ -22,6 +29,7 @@ let owner: TestClient;
 let support: TestClient;
 let otherOwner: TestClient;
 let customer: TestClient;
+let dns: TestDnsServer;
 
 /** A reseller's staff company with one member of `role`. */
 async function staffOf(resellerId: number, email: string, role: 'owner' | 'support') {
@@ -36,9 +44,24 @@ async function staffOf(resellerId: number, email: string, role: 'owner' | 'suppo
 
 const brandAt = (host: string) => t.client().call(r.publicBrand, { headers: { host } });
 
+/** The domain as the reseller area lists it to `client`. */
+async function domainOf(client: TestClient, host: string): Promise<ResellerDomain | undefined> {
+  return (await client.call(r.get)).data.domains.find((d) => d.host === host);
+}
+
+/** Publishes the TXT record the reseller area shows for `host` on the test's DNS server and presses Verify. */
+async function prove(client: TestClient, host: string) {
+  const domain = await domainOf(client, host);
+  dns.txt.set(domain!.record.name, [domain!.record.value]);
+  return client.call(r.verifyDomain, { params: { host } });
+}
+
 beforeAll(async () => {
   // The session cache on (it runs on PostgreSQL): a brand edit must not leave a stale profile in it.
-  t = await createTestApp({ env: { SESSION_CACHE: 'true' } });
+  dns = await startTestDnsServer();
+  t = await createTestApp({
+    env: { SESSION_CACHE: 'true', DNS_RESOLVER: dns.address, PLATFORM_HOSTS: 'www.portal.test, Admin.Portal.test' },
+  });
   const [northwind] = await t.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
   northwindId = northwind!.id;
   await staffOf(northwindId, 'owner@northwind.example', 'owner');
@@ -61,7 +84,10 @@ beforeAll(async () => {
     signIn(t),
   ]);
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await dns?.close();
+});
 
 describe('brand by host', () => {
   it('answers the defaults for an unknown host, the reseller brand for its domain (any case, any port)', async () => {
@@ -69,8 +95,46 @@ describe('brand by host', () => {
 
     const added = await owner.call(r.addDomain, { body: { host: ' Acme.Example.TEST ' } });
     expect(added.status).toBe(200);
-    // The first domain becomes the primary one.
-    expect(added.data.domains).toEqual([{ host: ACME, isPrimary: true }]);
+    // Pending until proven: not primary, and the record to publish is shown.
+    const [pending] = added.data.domains;
+    expect(pending).toEqual({
+      host: ACME,
+      isPrimary: false,
+      state: 'pending',
+      record: { name: `_portal-verify.${ACME}`, value: expect.stringMatching(/^portal-verify=[0-9a-f]{32}$/) },
+      lastCheckedAt: null,
+      lastCheckError: null,
+    });
+    // A pending domain brands nothing: the login page there still shows the defaults.
+    expect((await brandAt(ACME)).data.resellerName).toBeNull();
+    expect((await owner.call(r.setPrimaryDomain, { params: { host: ACME } })).message).toBe(
+      BRANDING_TEXT.domainPendingPrimary,
+    );
+
+    // A wrong value at the name: the check fails, says what it looked for, and the domain stays pending.
+    dns.txt.set(pending!.record.name, ['portal-verify=someone-elses-token']);
+    const queries = dns.queries();
+    const wrong = await owner.call(r.verifyDomain, { params: { host: ACME } });
+    expect([wrong.status, wrong.message]).toEqual([409, verifyFailedText(pending!.record)]);
+    expect(wrong.message).toBe(
+      `No TXT record _portal-verify.${ACME} with the value ${pending!.record.value} was found`,
+    );
+    expect(dns.queries()).toBeGreaterThan(queries); // asked through DNS_RESOLVER
+    expect(await domainOf(owner, ACME)).toMatchObject({
+      state: 'pending',
+      lastCheckError: wrong.message,
+      lastCheckedAt: expect.any(String),
+    });
+    expect((await brandAt(ACME)).data.resellerName).toBeNull();
+    // Support staff may not press Verify.
+    expect((await support.call(r.verifyDomain, { params: { host: ACME } })).status).toBe(403);
+
+    // The right value: verified, and as the first verified domain it becomes the primary one.
+    const proven = await prove(owner, ACME);
+    expect([proven.status, proven.message]).toEqual([200, BRANDING_TEXT.domainVerified]);
+    expect(proven.data.domains).toEqual([
+      { ...pending, isPrimary: true, state: 'verified', lastCheckedAt: expect.any(String), lastCheckError: null },
+    ]);
 
     for (const host of [ACME, 'ACME.example.test:8443', `${ACME}.`]) {
       const res = await brandAt(host);
@@ -138,21 +202,89 @@ describe('staff edit the branding', () => {
     const taken = await otherOwner.call(r.addDomain, { body: { host: ACME } });
     expect(taken.status).toBe(409);
     expect(taken.message).toBe(BRANDING_TEXT.hostTaken);
+    expect((await otherOwner.call(r.verifyDomain, { params: { host: ACME } })).status).toBe(404);
     expect((await owner.call(r.addDomain, { body: { host: ACME } })).message).toBe(BRANDING_TEXT.hostExists);
     expect((await otherOwner.call(r.removeDomain, { params: { host: ACME } })).status).toBe(404);
     expect((await otherOwner.call(r.setPrimaryDomain, { params: { host: ACME } })).status).toBe(404);
     expect((await otherOwner.call(r.addDomain, { body: { host: 'https://x.example/' } })).status).toBe(400);
     expect((await support.call(r.removeDomain, { params: { host: ACME } })).status).toBe(403);
 
-    // Primary moves; removing the primary hands it to the remaining domain.
+    // Primary moves (to a verified domain only); removing the primary hands it to the remaining domain.
     await owner.call(r.addDomain, { body: { host: 'portal.acme.example.test' } });
+    expect((await owner.call(r.setPrimaryDomain, { params: { host: 'portal.acme.example.test' } })).status).toBe(409);
+    expect((await prove(owner, 'portal.acme.example.test')).status).toBe(200);
     const moved = await owner.call(r.setPrimaryDomain, { params: { host: 'portal.acme.example.test' } });
-    expect(moved.data.domains).toEqual([
-      { host: 'portal.acme.example.test', isPrimary: true },
-      { host: ACME, isPrimary: false },
+    expect(moved.data.domains.map((d) => [d.host, d.isPrimary])).toEqual([
+      ['portal.acme.example.test', true],
+      [ACME, false],
     ]);
     const removed = await owner.call(r.removeDomain, { params: { host: 'portal.acme.example.test' } });
-    expect(removed.data.domains).toEqual([{ host: ACME, isPrimary: true }]);
+    expect(removed.data.domains.map((d) => [d.host, d.isPrimary])).toEqual([[ACME, true]]);
+  });
+});
+
+describe('what may be claimed (issue 21)', () => {
+  it("refuses the platform's own names, public suffixes and addresses with a clear 400", async () => {
+    const refused: [string, string][] = [
+      ['portal.test', BRANDING_TEXT.hostPlatform], // PUBLIC_URL's host
+      ['PORTAL.test', BRANDING_TEXT.hostPlatform],
+      ['www.portal.test', BRANDING_TEXT.hostPlatform], // PLATFORM_HOSTS
+      ['admin.portal.test', BRANDING_TEXT.hostPlatform],
+      ['app.localhost', BRANDING_TEXT.hostPlatform],
+      ['co.uk', BRANDING_TEXT.hostPublicSuffix],
+      ['github.io', BRANDING_TEXT.hostPublicSuffix],
+      ['s3.amazonaws.com', BRANDING_TEXT.hostPublicSuffix],
+      ['localhost', BRANDING_TEXT.hostFormat],
+      ['com', BRANDING_TEXT.hostFormat],
+      ['192.0.2.10', BRANDING_TEXT.hostFormat],
+      ['[::1]', BRANDING_TEXT.hostFormat],
+    ];
+    for (const [host, message] of refused) {
+      const res = await otherOwner.call(r.addDomain, { body: { host } });
+      // The contract's own refusals name the field.
+      expect([host, res.status, res.message.replace(/ \(body\.host\)$/, '')]).toEqual([host, 400, message]);
+    }
+    // A name under a suffix is a domain someone owns: it may be claimed (and then proven).
+    expect((await otherOwner.call(r.addDomain, { body: { host: 'acme.github.io' } })).status).toBe(200);
+    expect((await otherOwner.call(r.removeDomain, { params: { host: 'acme.github.io' } })).status).toBe(200);
+    expect((await otherOwner.call(r.get)).data.domains).toEqual([]);
+  });
+
+  it('a pending claim blocks no one: the owner who shows the record takes the domain; a verified one is kept', async () => {
+    const HOST = 'contested.example.test';
+    const squat = await otherOwner.call(r.addDomain, { body: { host: HOST } });
+    expect(squat.status).toBe(200);
+    const theirs = squat.data.domains[0]!.record;
+
+    // Northwind holds the name's DNS: it is told the record of its own (a different value), not Globex's.
+    const first = await owner.call(r.addDomain, { body: { host: HOST } });
+    expect(first.status).toBe(409);
+    const ours = { name: theirs.name, value: /with the value (\S+), then/.exec(first.message)![1]! };
+    expect(first.message).toBe(hostPendingElsewhereText(ours));
+    expect(ours.value).not.toBe(theirs.value);
+    // Globex's record does not prove Northwind's claim.
+    dns.txt.set(theirs.name, [theirs.value]);
+    expect((await owner.call(r.addDomain, { body: { host: HOST } })).status).toBe(409);
+
+    dns.txt.set(theirs.name, [theirs.value, ours.value]);
+    const taken = await owner.call(r.addDomain, { body: { host: HOST } });
+    expect(taken.status).toBe(200);
+    expect(taken.data.domains.find((d) => d.host === HOST)).toMatchObject({ state: 'verified', record: ours });
+    expect((await otherOwner.call(r.get)).data.domains).toEqual([]);
+    // Verified, it stays Northwind's, whatever Globex publishes.
+    expect((await otherOwner.call(r.addDomain, { body: { host: HOST } })).message).toBe(BRANDING_TEXT.hostTaken);
+    expect((await owner.call(r.removeDomain, { params: { host: HOST } })).status).toBe(200);
+
+    // The same reseller adding a host again gets the same record: what it published stays valid.
+    await owner.call(r.addDomain, { body: { host: HOST } });
+    expect((await domainOf(owner, HOST))?.record).toEqual(ours);
+    expect((await owner.call(r.removeDomain, { params: { host: HOST } })).status).toBe(200);
+  });
+
+  it('a new domain cannot be added as primary before it is proven', async () => {
+    const res = await otherOwner.call(r.addDomain, { body: { host: 'new.globex.example.test', isPrimary: true } });
+    expect([res.status, res.message]).toEqual([409, BRANDING_TEXT.domainPendingPrimary]);
+    expect((await otherOwner.call(r.get)).data.domains).toEqual([]);
   });
 });
 

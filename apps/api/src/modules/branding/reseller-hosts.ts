@@ -4,8 +4,7 @@
  * (a page load asks several times: index.html, the brand call, the sign-in). This instance forgets at once when
  * its staff edit a brand or a domain; other instances within HOST_CACHE_MS.
  */
-import { eq, sql } from 'drizzle-orm';
-import type { FastifyRequest } from 'fastify';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { distributors, resellerDomains, resellers } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -18,7 +17,7 @@ export interface HostBrand {
 }
 
 export interface ResellerHosts {
-  /** The reseller (and its public brand) of a host; null for a host without a domain row (SPEC's defaults). */
+  /** The reseller (and its public brand) of a host; null for a host without a verified domain (SPEC's defaults). */
   resolve(host: string): Promise<HostBrand | null>;
   /** Drops every cached answer (after a brand or domain edit on this instance). */
   forget(): void;
@@ -38,14 +37,6 @@ export function normaliseHost(raw: string): string {
   return host.replace(/\.+$/, '');
 }
 
-/**
- * The host the client asked for. Fastify's `request.host` is the Host header, or X-Forwarded-Host when the
- * request came through a proxy TRUST_PROXY trusts (never from an arbitrary client).
- */
-export function requestHost(request: FastifyRequest): string {
-  return normaliseHost(request.host);
-}
-
 export function createResellerHosts(deps: { db: Db; clock: Clock }): ResellerHosts {
   const cache = new Map<string, { brand: HostBrand | null; until: number }>();
   const byHost = deps.db
@@ -58,7 +49,8 @@ export function createResellerHosts(deps: { db: Db; clock: Clock }): ResellerHos
     .from(resellerDomains)
     .innerJoin(resellers, eq(resellers.id, resellerDomains.resellerId))
     .innerJoin(distributors, eq(distributors.id, resellers.distributorId))
-    .where(eq(resellerDomains.host, sql.placeholder('host')))
+    // A pending domain serves nothing (issue 21): its host shows the defaults and signs in anyone, as an unknown one.
+    .where(and(eq(resellerDomains.host, sql.placeholder('host')), isNotNull(resellerDomains.verifiedAt)))
     .limit(1)
     .prepare('reseller_by_host');
 

@@ -147,10 +147,12 @@ async function companyOfA(suspended: boolean): Promise<number> {
 async function staffMemberOfA(): Promise<number> {
   return (await createUser(t, a.staffCompany, `mx-staff-${++seq}@a.example`, { staffRole: 'support' })).id;
 }
-/** A domain of A; the number names it (`mx-<n>.a.example.test`). */
+/** A verified domain of A; the number names it (`mx-<n>.a.example.test`). */
 async function domainOfA(): Promise<number> {
   const n = ++seq;
-  await t.db.insert(resellerDomains).values({ host: `mx-${n}.a.example.test`, resellerId: a.reseller });
+  await t.db
+    .insert(resellerDomains)
+    .values({ host: `mx-${n}.a.example.test`, resellerId: a.reseller, verifiedAt: new Date() });
   return n;
 }
 const domainHost = (n: number) => `mx-${n}.a.example.test`;
@@ -274,6 +276,13 @@ const cells: Cell<ResellerActor>[] = [
     expect: writeA,
     prepare: domainOfA,
     run: (cl, n) => cl.call(b.setPrimaryDomain, { params: { host: domainHost(n) }, body: {} }),
+  },
+  {
+    // Already verified: A's owner gets 200 without a DNS lookup; B's owner 404.
+    call: 'POST /reseller/domains/:host/verify',
+    expect: writeA,
+    prepare: domainOfA,
+    run: (cl, n) => cl.call(b.verifyDomain, { params: { host: domainHost(n) }, body: {} }),
   },
   // Catalog and hosts
   { call: 'GET /reseller/catalog/sizes', expect: read, run: (cl) => cl.call(k.listSizes) },

@@ -269,7 +269,7 @@ describe('staff', () => {
     // The invitation's link uses the reseller's primary custom domain, not the configured public URL.
     await t.db
       .insert(resellerDomains)
-      .values({ host: 'portal.northwind.example.test', resellerId: 1, isPrimary: true });
+      .values({ host: 'portal.northwind.example.test', resellerId: 1, isPrimary: true, verifiedAt: new Date() });
     const invited = await owner.call(s.invite, { body: { email: 'New.Staff@northwind.example', role: 'support' } });
     await t.db.delete(resellerDomains).where(eq(resellerDomains.host, 'portal.northwind.example.test'));
     expect(invited.status).toBe(200);
