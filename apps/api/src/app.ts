@@ -36,6 +36,7 @@ import { createResellerHosts } from './modules/branding/reseller-hosts.ts';
 import { createBrandWriter } from './modules/branding/brand-writer.ts';
 import { createAudit } from './lib/audit.ts';
 import { loggableError } from './lib/errors.ts';
+import { serializeRequest } from './lib/log-redaction.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
 import { createEgressPolicy, type Resolver } from './lib/egress.ts';
@@ -101,6 +102,8 @@ export function loggerOptions(level: string): LoggerOptions {
       'req.headers["x-csrf-token"]',
       'res.headers["set-cookie"]',
     ],
+    // Nor the keys some URLs carry (the console's token, mailed links): lib/log-redaction.ts.
+    serializers: { req: serializeRequest },
     hooks: {
       // A failed query's message and params hold its bound values (sign-in codes, tokens): wherever one
       // is logged as `{ err }` or as the error itself, only its SQL text and database code/message go out.
