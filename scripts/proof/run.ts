@@ -11,6 +11,7 @@ const RUNS: Record<string, { load: () => Promise<Prove>; limitSeconds: (args: st
   matrix: { load: async () => (await import('./matrix.ts')).prove, limitSeconds: () => 20 * 60 },
   fuzz: { load: async () => (await import('./fuzz.ts')).prove, limitSeconds: () => 40 * 60 },
   kill9: { load: async () => (await import('./kill9.ts')).prove, limitSeconds: () => 15 * 60 },
+  tenant: { load: async () => (await import('./tenant-input.ts')).prove, limitSeconds: () => 10 * 60 },
   outage: { load: async () => (await import('./outage.ts')).prove, limitSeconds: () => 10 * 60 },
   soak: {
     load: async () => (await import('./soak.ts')).prove,
