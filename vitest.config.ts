@@ -49,6 +49,7 @@ export default defineConfig({
             'apps/api/src/plugins/database-outage.test.ts',
             'apps/api/src/modules/catalog/catalog-races.test.ts',
             'apps/api/src/modules/reseller-companies/reseller-races.test.ts',
+            'apps/api/src/modules/branding/domain-races.test.ts',
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
           ],

@@ -71,11 +71,13 @@ export async function runDomainCommand(argv: string[], database: Database, secre
     );
   }
 
+  const arity = verb === 'reassign' ? extra !== undefined : extra === undefined;
+  if (!(verb === 'remove' || verb === 'verify' || verb === 'reassign') || !arity || argv.length > 4) throw usage();
   const host = hostOf(arg);
   const claim = await repo.claimOf(host);
   if (!claim) throw new NothingChanged(`No domain ${host}.`);
 
-  if (verb === 'remove' && !extra) {
+  if (verb === 'remove') {
     await database.db.transaction(async (tx) => {
       await repo.lockReseller(tx, claim.resellerId);
       if (!(await repo.deleteDomain(tx, claim.resellerId, host))) throw new NothingChanged(`No domain ${host}.`);
@@ -90,7 +92,7 @@ export async function runDomainCommand(argv: string[], database: Database, secre
     return `Removed ${host} from reseller #${claim.resellerId}.`;
   }
 
-  if (verb === 'verify' && !extra) {
+  if (verb === 'verify') {
     if (claim.verifiedAt) throw new NothingChanged(`${host} is already verified; nothing changed.`);
     await database.db.transaction(async (tx) => {
       await repo.lockReseller(tx, claim.resellerId);
@@ -107,7 +109,7 @@ export async function runDomainCommand(argv: string[], database: Database, secre
     return `Marked ${host} verified for reseller #${claim.resellerId}; it serves that reseller's brand and sign-ins.`;
   }
 
-  if (verb === 'reassign' && extra) {
+  if (extra) {
     const to = await resellerOf(database, extra);
     if (to.id === claim.resellerId)
       throw new NothingChanged(`${host} already belongs to reseller #${to.id}; nothing changed.`);
