@@ -34,7 +34,10 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  portal = await startPortal({ env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true', BILLING_WEBHOOK_POLL_MS: '200' } });
+  // The receiver is on loopback: the operator allows it (EGRESS_ALLOW), as it would a reseller's network.
+  portal = await startPortal({
+    env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true', BILLING_WEBHOOK_POLL_MS: '200', EGRESS_ALLOW: '127.0.0.1/32' },
+  });
 });
 afterAll(async () => {
   await portal?.stop();

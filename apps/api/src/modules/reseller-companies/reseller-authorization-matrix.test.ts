@@ -73,7 +73,11 @@ async function snapshot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true' } });
+  // Webhook URLs' names resolve to a public address (the egress policy checks them on save; there is no DNS here).
+  t = await createTestApp({
+    env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true' },
+    resolver: async () => [{ address: '93.184.216.34', family: 4 }],
+  });
   const [demo] = await t.db.select().from(companies).where(eq(companies.id, a.company));
   a.reseller = demo!.resellerId;
   a.staffCompany = (await ensureStaffCompany(t.db, a.reseller))!;
