@@ -39,6 +39,9 @@ import { loggableError } from './lib/errors.ts';
 import { serializeRequest } from './lib/log-redaction.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
+import type { HostAccess } from './providers/libvirt/host-connection.ts';
+import { createResellerKeys } from './modules/hosts/reseller-keys.ts';
+import { createSecretBox } from './lib/ssh-keys.ts';
 import { createEgressPolicy, type Resolver } from './lib/egress.ts';
 import websocket from '@fastify/websocket';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -211,6 +214,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
+  // Reseller hosts are reached through the egress policy, with each reseller's portal key (issue 21).
+  const resellerKeys = createResellerKeys({ db, secrets: createSecretBox(deps.secret) });
+  const hostAccess: HostAccess = {
+    egress: { resolveAllowed: (host) => moduleDeps.egress.resolveAllowed(host) },
+    allowTcp: config.RESELLER_HOST_TCP,
+    resellerKey: (resellerId) => resellerKeys.get(resellerId),
+  };
   const moduleDeps: ModuleDeps = {
     config,
     database,
@@ -226,7 +236,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessionCache: sessionCache.cache,
     identity,
     // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }),
+    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess),
     metrics,
     cookieSecure,
     portalUrl: publicUrl(config),

@@ -191,6 +191,11 @@ export const configSchema = z.object({
       }
       return entries;
     }),
+  /**
+   * Resellers may register libvirt hosts over plain qemu+tcp (unencrypted, no authentication: only on a network the
+   * operator trusts); off: qemu+ssh and qemu+tls only (providers/libvirt/host-uri.ts).
+   */
+  RESELLER_HOST_TCP: bool.default(false),
   /** How often the billing webhook worker pushes closed months and due deliveries. */
   BILLING_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   /** Allow POST /users/register (off: accounts come by invitation). */

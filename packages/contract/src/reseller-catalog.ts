@@ -44,7 +44,7 @@ export const CATALOG_TEXT = {
   imageWithdrawn: 'Image withdrawn',
   hostRemoved: 'Host removed',
   hostChecked: 'Host checked: compare the fingerprint with the host before you register it',
-  hostKeyFingerprint: "Check the host first: registering a qemu+ssh host needs the fingerprint of its key (SHA256:…)",
+  hostKeyFingerprint: 'Check the host first: registering a qemu+ssh host needs the fingerprint of its key (SHA256:…)',
   hostKeyChanged: "The host's key changed since you checked it: check again",
   hostNoSshAnswer:
     'The host did not answer over SSH: check the address and port, and that sshd runs and accepts connections from the portal',
@@ -397,7 +397,7 @@ export const resellerCatalogRoutes = {
     ...base,
     method: 'DELETE',
     path: `${P}/hosts/:id`,
-    summary: 'Removes a host of one of the reseller\'s providers (refused while it has live VMs)',
+    summary: "Removes a host of one of the reseller's providers (refused while it has live VMs)",
     params: idParamsSchema,
     data: z.object({ id: z.number().int() }),
   }),

@@ -43,4 +43,12 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
     message: CATALOG_TEXT.hostSaved,
     data: await catalog.updateHost(ctxOf(auth, request), params.id, body),
   }));
+  registerRoute(app, r.checkHost, async ({ auth, request, body }) => ({
+    message: CATALOG_TEXT.hostChecked,
+    data: await catalog.checkHost(ctxOf(auth, request), body),
+  }));
+  registerRoute(app, r.deleteHost, async ({ auth, request, params }) => ({
+    message: CATALOG_TEXT.hostRemoved,
+    data: await catalog.deleteHost(ctxOf(auth, request), params.id),
+  }));
 }

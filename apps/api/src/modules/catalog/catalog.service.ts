@@ -8,7 +8,10 @@ import { API_MESSAGES } from '@portal/contract/messages';
 import { staffMayWrite } from '@portal/contract/permissions';
 import {
   CATALOG_TEXT,
+  hostInUseText,
   regionInUseText,
+  type HostCheck,
+  type HostCheckResult,
   type HostHealth,
   type HostRegistration,
   type HostUpdate,
@@ -32,7 +35,11 @@ import {
   databaseErrorOf,
 } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
+import { sshFingerprint } from '../../lib/ssh-keys.ts';
+import { HostUriError, parseHostUri, type HostUri } from '../../providers/libvirt/host-uri.ts';
+import { scanHostKey } from '../hosts/host-keyscan.ts';
 import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
+import type { ResellerKeys } from '../hosts/reseller-keys.ts';
 import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
@@ -48,8 +55,39 @@ export function healthOf(host: Pick<HostRow, 'lastSeenAt' | 'lastError'>): HostH
   return 'healthy';
 }
 
-export function createCatalogService(deps: { db: Db; repo: CatalogRepository; hosts: HostsService; audit: Audit }) {
+export function createCatalogService(deps: {
+  db: Db;
+  repo: CatalogRepository;
+  hosts: HostsService;
+  audit: Audit;
+  /** The resellers' portal SSH keys, the egress rule and whether qemu+tcp is allowed (issue 21). */
+  keys: ResellerKeys;
+  access: { egress: { resolveAllowed(host: string): Promise<string[]> }; allowTcp: boolean };
+  scanHostKey?: typeof scanHostKey;
+}) {
   const { db, repo, audit } = deps;
+  const scan = deps.scanHostKey ?? scanHostKey;
+
+  /**
+   * A reseller's host URI, parsed by the reseller policy and its host checked by the egress rule (400s that say what
+   * to fix); over qemu+ssh, the key the host answers with at the checked address.
+   */
+  async function inspect(uri: string, confirmed?: string | null): Promise<{ parsed: HostUri; hostKey: string | null }> {
+    let parsed: HostUri;
+    try {
+      parsed = parseHostUri(uri, { owner: 'reseller', allowTcp: deps.access.allowTcp });
+    } catch (err) {
+      if (err instanceof HostUriError) throw new BadRequestError(err.message);
+      throw err;
+    }
+    // Registering over qemu+ssh takes the fingerprint the check showed: asked for before anything connects.
+    if (confirmed === null && parsed.transport === 'ssh') throw new BadRequestError(CATALOG_TEXT.hostKeyFingerprint);
+    const [address] = await deps.access.egress.resolveAllowed(parsed.host!);
+    if (parsed.transport !== 'ssh') return { parsed, hostKey: null };
+    const hostKey = await scan(address!, parsed.port ?? 22);
+    if (!hostKey) throw new BadRequestError(CATALOG_TEXT.hostNoSshAnswer);
+    return { parsed, hostKey };
+  }
 
   function requireWrite(ctx: StaffCtx) {
     if (!staffMayWrite(ctx.scope.role)) throw new ForbiddenError(API_MESSAGES.staffReadOnly);
@@ -155,6 +193,7 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
       health: healthOf(h),
       lastSeenAt: h.lastSeenAt ? iso(h.lastSeenAt) : null,
       lastError: h.lastError,
+      hostKeyFingerprint: h.hostKey ? sshFingerprint(h.hostKey) : null,
     };
   }
   /** The hosts service's own refusals (unreadable host, bad values) are the caller's bad input. */
@@ -358,12 +397,33 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
     },
 
     async hosts(scope: StaffScope) {
-      const [rows, providers, regions] = await Promise.all([
+      const [rows, providers, regions, key] = await Promise.all([
         repo.hosts(scope.resellerId),
         repo.libvirtProviders(scope.resellerId),
         repo.allRegions(),
+        deps.keys.get(scope.resellerId),
       ]);
-      return { hosts: rows.map(toHost), providers, regions };
+      return { hosts: rows.map(toHost), providers, regions, publicKey: key.publicKey };
+    },
+
+    /** Validates a URI and, over qemu+ssh, reads the host's key for the reseller to compare before registering. */
+    async checkHost(ctx: StaffCtx, input: HostCheck): Promise<HostCheckResult> {
+      requireWrite(ctx);
+      const { hostKey } = await inspect(input.uri);
+      const { publicKey } = await deps.keys.get(ctx.scope.resellerId);
+      return { publicKey, hostKey, fingerprint: hostKey && sshFingerprint(hostKey) };
+    },
+
+    /** Removes a host of the reseller's providers that runs no live VM (409 while it does). */
+    async deleteHost(ctx: StaffCtx, id: number): Promise<{ id: number }> {
+      requireWrite(ctx);
+      const row = await repo.host(ctx.scope.resellerId, id);
+      if (!row) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+      const { removed, liveVms } = await deps.hosts.removeById(id);
+      if (liveVms > 0) throw new ConflictError(hostInUseText(liveVms));
+      if (!removed) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+      await record(ctx, 'host.remove', 'host', id, { name: row.host.name, uri: row.host.uri }, null);
+      return { id };
     },
 
     async registerHost(ctx: StaffCtx, input: HostRegistration): Promise<ResellerHost> {
@@ -375,8 +435,14 @@ export function createCatalogService(deps: { db: Db; repo: CatalogRepository; ho
       // The hosts service updates a host of the same name; only the reseller's own may be updated that way.
       const existing = await repo.hostByName(input.name);
       if (existing && existing.resellerId !== resellerId) throw new ConflictError(CATALOG_TEXT.hostNameTaken);
-      const { providerId, regionId, ...rest } = input;
-      const result = await asBadRequest(() => deps.hosts.add({ ...rest, provider: providerId, region: regionId }));
+      // The URI is checked and, over qemu+ssh, the host's key read again: pinned only if it is the one the reseller saw.
+      const { parsed, hostKey } = await inspect(input.uri, input.hostKeyFingerprint ?? null);
+      if (parsed.transport === 'ssh' && sshFingerprint(hostKey!) !== input.hostKeyFingerprint)
+        throw new BadRequestError(CATALOG_TEXT.hostKeyChanged);
+      const { providerId, regionId, hostKeyFingerprint: _confirmed, ...rest } = input;
+      const result = await asBadRequest(() =>
+        deps.hosts.add({ ...rest, provider: providerId, region: regionId }, { hostKey }),
+      );
       await record(ctx, existing ? 'host.update' : 'host.register', 'host', result.host.id, null, {
         name: result.host.name,
         uri: result.host.uri,

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { hostUsageQuery } from '../../db/host-usage.ts';
 import { hosts, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
+import { hostErrorForTenant, type HostAccess } from '../../providers/libvirt/host-connection.ts';
+import { HostUriError, parseHostUri, policyFor } from '../../providers/libvirt/host-uri.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
@@ -46,7 +48,13 @@ export const hostPatchSchema = hostInputSchema
   .strict();
 export type HostPatch = z.input<typeof hostPatchSchema>;
 
-export function createHostsService(deps: { db: Db; registry: ProviderRegistry }) {
+export function createHostsService(deps: {
+  db: Db;
+  registry: ProviderRegistry;
+  /** How reseller hosts are reached (egress, TCP allowed); without it a reseller's provider takes no host. */
+  access?: Pick<HostAccess, 'egress' | 'allowTcp'> | null;
+  log?: { warn?(obj: object, msg: string): void };
+}) {
   const { db, registry } = deps;
 
   async function providerOf(ref: number | string) {
@@ -79,13 +87,26 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
      * Registers a host, or updates the one of that name. Capacity not given is read from the host (which
      * must then answer); a host that answers is marked seen, so it takes VMs at once.
      */
-    async add(input: HostInput): Promise<Change & { host: HostRow }> {
+    async add(input: HostInput, pin: { hostKey?: string | null } = {}): Promise<Change & { host: HostRow }> {
       const data = hostInputSchema.parse(input);
       const provider = await providerOf(data.provider);
       const region = await regionOf(data.region);
+      // The URI is data: parsed by its owner's policy, and a reseller's host checked by the egress rule, before any
+      // driver exists (issue 21). Refusals say what to fix, never what the server found.
+      const tenant = provider.resellerId !== null;
+      try {
+        const parsed = parseHostUri(data.uri, policyFor(provider, deps.access?.allowTcp ?? false));
+        if (tenant) {
+          if (!deps.access) throw new HostInputError('Hosts of resellers are not enabled on this portal');
+          await deps.access.egress.resolveAllowed(parsed.host!);
+        }
+      } catch (err) {
+        if (err instanceof HostUriError) throw new HostInputError(err.message);
+        throw err;
+      }
       let seen: { at: Date | null; error: string | null };
       let capacity = { cpus: data.cpus, ramGb: data.ramGb, diskGb: data.diskGb };
-      const driver = registry.driverFor(provider, { id: 0, uri: data.uri });
+      const driver = registry.driverFor(provider, { id: 0, uri: data.uri, hostKey: pin.hostKey ?? null });
       try {
         if (!driver.capacity) throw new HostInputError('the driver cannot read a host capacity');
         const read = await driver.capacity();
@@ -96,12 +117,17 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
         };
         seen = { at: new Date(), error: null };
       } catch (err) {
+        // A tenant sees what to check, never virsh's or ssh's words (they told open ports from closed ones).
+        const message = tenant ? hostErrorForTenant(err, data.uri) : (err as Error).message;
+        if (tenant) deps.log?.warn?.({ err, host: data.name }, 'reseller host registration: no answer');
         if (capacity.cpus === undefined || capacity.ramGb === undefined || capacity.diskGb === undefined) {
           throw new HostInputError(
-            `Could not read the capacity of ${data.uri} (${(err as Error).message}); give --cpus, --ram-gb and --disk-gb`,
+            tenant
+              ? `${message}; or give the CPUs, RAM and disk`
+              : `Could not read the capacity of ${data.uri} (${message}); give --cpus, --ram-gb and --disk-gb`,
           );
         }
-        seen = { at: null, error: (err as Error).message };
+        seen = { at: null, error: message };
       }
       const values = {
         name: data.name,
@@ -116,6 +142,7 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
         ...(data.diskOvercommit !== undefined && { diskOvercommit: data.diskOvercommit }),
         lastSeenAt: seen.at,
         lastError: seen.error,
+        hostKey: pin.hostKey ?? null,
       };
       const existing = await byName(data.name);
       if (existing) {
@@ -131,6 +158,7 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
             'cpuOvercommit',
             'ramOvercommit',
             'diskOvercommit',
+            'hostKey',
           ] as const
         ).every((k) => existing[k] === host![k]);
         return {
@@ -185,6 +213,26 @@ export function createHostsService(deps: { db: Db; registry: ProviderRegistry })
           ? `Host ${name} is draining: it takes no new VMs; its VMs keep running.`
           : `Host ${name} takes new VMs again.`,
       };
+    },
+
+    /**
+     * Removes a host unless it still has live VMs (answers their number, and removes nothing, then). The host row is
+     * locked first, as placement locks it, so a VM placed meanwhile is counted.
+     */
+    async removeById(id: number): Promise<{ removed: boolean; liveVms: number }> {
+      return db.transaction(async (tx) => {
+        const [host] = await tx.select().from(hosts).where(eq(hosts.id, id)).for('update');
+        if (!host) return { removed: false, liveVms: 0 };
+        const [live] = await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(virtualMachines)
+          .where(and(eq(virtualMachines.hostId, id), isNull(virtualMachines.deletedAt)));
+        const liveVms = Number(live?.n ?? 0);
+        if (liveVms > 0) return { removed: false, liveVms };
+        await tx.update(virtualMachines).set({ hostId: null }).where(eq(virtualMachines.hostId, id));
+        await tx.delete(hosts).where(eq(hosts.id, id));
+        return { removed: true, liveVms: 0 };
+      });
     },
 
     async remove(name: string): Promise<Change> {

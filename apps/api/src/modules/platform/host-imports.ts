@@ -21,7 +21,7 @@ const addressRowSchema = z
   .strict();
 
 export function createHostImports(deps: { db: Db; registry: ProviderRegistry; log: Pick<FastifyBaseLogger, 'error'> }) {
-  const hosts = createHostsService(deps);
+  const hosts = createHostsService({ db: deps.db, registry: deps.registry });
 
   async function each(
     kind: string,

@@ -6,7 +6,8 @@
  * vCPUs, memory and disk (counting the configurations of the live VMs placed there); then take the one whose
  * most allocated resource would be the smallest fraction afterwards (spread), lowest id on a tie. The hosts are
  * locked (FOR UPDATE) for the transaction, so two creates at once do not both take the last room.
- * A provider with no hosts places nothing (its settings name the one libvirt URI, or it is the simulator).
+ * A provider with no hosts places nothing (its settings name the one libvirt URI, or it is the simulator); a libvirt
+ * provider without that URI (every reseller's) has no room there, like a full region.
  */
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
@@ -15,6 +16,8 @@ import { hosts } from '../../db/schema.ts';
 import { BadRequestError } from '../../lib/errors.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
+
+const NO_HOST_TEXT = 'No host in this region can take this virtual machine now';
 export interface Size {
   cpu: number;
   ram: number;
@@ -85,9 +88,14 @@ export async function placeVm(
   regionId: number,
   size: Size,
   pending: Map<number, Size> = new Map(),
+  /** The provider runs nothing without a host (a libvirt provider without a URI of the operator's): no host is full. */
+  needsHost = false,
 ): Promise<HostRow | null> {
   const loads = await hostLoads(tx, providerId, regionId);
-  if (loads.length === 0) return null;
+  if (loads.length === 0) {
+    if (needsHost) throw new BadRequestError(NO_HOST_TEXT);
+    return null;
+  }
   // VMs placed earlier in the same request (numberOfInstances > 1) count too.
   for (const load of loads) {
     const extra = pending.get(load.host.id);
@@ -97,7 +105,7 @@ export async function placeVm(
   const host = chooseHost(loads, size);
   if (!host) {
     const why = loads.map(({ host: h }) => `${h.name}: ${unavailableReason(h) ?? 'full'}`).join(', ');
-    throw new BadRequestError(`No host in this region can take this virtual machine now (${why})`);
+    throw new BadRequestError(`${NO_HOST_TEXT} (${why})`);
   }
   return host;
 }

@@ -17,6 +17,7 @@ function host(id: number, patch: Partial<HostRow> = {}): HostRow {
     diskOvercommit: 1,
     enabled: true,
     draining: false,
+    hostKey: null,
     lastSeenAt: seen,
     lastError: null,
     createdAt: seen,

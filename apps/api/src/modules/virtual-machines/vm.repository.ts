@@ -237,8 +237,13 @@ export function createVmRepository(db: Db) {
      * other: the drop sees the new VM and refuses, or the create, reading after the wait, sees the region gone.
      * Two creates share the lock and do not wait for each other.
      */
-    async holdProvider(tx: Tx, providerId: number): Promise<void> {
-      await tx.select({ id: providers.id }).from(providers).where(eq(providers.id, providerId)).for('share');
+    async holdProvider(tx: Tx, providerId: number) {
+      const [row] = await tx
+        .select({ driver: providers.driver, resellerId: providers.resellerId, settings: providers.settings })
+        .from(providers)
+        .where(eq(providers.id, providerId))
+        .for('share');
+      return row ?? null;
     },
     async imageOffered(resellerId: number, regionId: number, image: string): Promise<boolean> {
       const [row] = await db

@@ -269,10 +269,12 @@ export function createVmService(deps: Deps) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
       const provider = await repo.provider(vm.providerId);
-      // The machine's own host: with several hosts the provider's default URI may be another machine entirely.
-      const driver = deps.registry.driverFor(provider!, await repo.host(vm.hostId));
+      const host = await repo.host(vm.hostId);
       let stream: Duplex;
       try {
+        // The machine's own host: with several hosts the provider's default URI may be another machine entirely.
+        // A host URI its owner's policy refuses throws here, before anything runs.
+        const driver = deps.registry.driverFor(provider!, host);
         const open = (await driver.consoleChannels?.(vm.providerRef))?.[kind];
         if (!open) return null;
         stream = await open();
@@ -325,13 +327,18 @@ export function createVmService(deps: Deps) {
       const size = (await repo.configuration(input.configurationId))!;
       const created = await db.transaction(async (tx) => {
         // Checked under the provider's lock: a region dropped meanwhile is seen here (decision 0014).
-        await repo.holdProvider(tx, input.providerId);
+        const held = await repo.holdProvider(tx, input.providerId);
+        // A libvirt provider runs machines only on its hosts (never the portal's own libvirt, issue 21): without one
+        // here it is full, unless it is the operator's and its settings name the host's URI.
+        const needsHost =
+          held?.driver === 'libvirt' &&
+          (held.resellerId !== null || typeof (held.settings as { uri?: unknown } | null)?.uri !== 'string');
         if (!(await repo.offers(tx, ctx.resellerId, input.providerId, input.regionId, input.configurationId)))
           throw new BadRequestError('Chosen configuration has no possible provider');
         const rows: VmRow[] = [];
         const placed = new Map<number, { cpu: number; ram: number; disk: number }>();
         for (const name of names) {
-          const host = await placeVm(tx, input.providerId, input.regionId, size, placed);
+          const host = await placeVm(tx, input.providerId, input.regionId, size, placed, needsHost);
           if (host) {
             const prev = placed.get(host.id) ?? { cpu: 0, ram: 0, disk: 0 };
             placed.set(host.id, { cpu: prev.cpu + size.cpu, ram: prev.ram + size.ram, disk: prev.disk + size.disk });

@@ -189,9 +189,10 @@ export interface LibvirtConsoleOptions {
 }
 
 export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): ConsoleChannels {
-  const where = hostOfUri(o.virsh.uri);
   return {
     async vnc() {
+      // The connection's own URI (a reseller host's: the checked address, the portal's key and ssh client).
+      const where = hostOfUri(await o.virsh.connectUri());
       const display = parseVncDisplay(await o.virsh.run(['domdisplay', '--type', 'vnc', ref]));
       if (!display) throw new Error(`${ref} has no VNC display`);
       if (where.kind === 'local') return connectTcp(display.address, display.port);
@@ -202,9 +203,8 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
       throw new Error(`the VNC display of ${ref} is on ${where.host}, which the portal reaches only over qemu+ssh`);
     },
     async serial() {
-      const command = [o.virshBinary, '-c', serialConsoleUri(o.virsh.uri), 'console', '--force', ref]
-        .map(shellQuote)
-        .join(' ');
+      const uri = await o.virsh.connectUri();
+      const command = [o.virshBinary, '-c', serialConsoleUri(uri), 'console', '--force', ref].map(shellQuote).join(' ');
       const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
         stdio: ['pipe', 'pipe', 'ignore'],
         env: { ...process.env, TERM: 'xterm-256color' },

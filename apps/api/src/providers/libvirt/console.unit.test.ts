@@ -92,7 +92,12 @@ describe('the VNC tunnel process', () => {
     await writeFile(ssh, `#!/bin/sh\n${script}\n`);
     await chmod(ssh, 0o755);
     const uri = `qemu+ssh://root@kvm1/system?command=${ssh}`;
-    const virsh = { uri, run: () => Promise.resolve('vnc://127.0.0.1:0\n'), maybe: () => Promise.resolve(null) };
+    const virsh = {
+      uri,
+      connectUri: () => Promise.resolve(uri),
+      run: () => Promise.resolve('vnc://127.0.0.1:0\n'),
+      maybe: () => Promise.resolve(null),
+    };
     return libvirtConsoleChannels('irontech-x', { virsh, virshBinary: 'virsh' }).vnc!();
   }
 

@@ -28,6 +28,7 @@ import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
+import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
 import {
   dirPoolXml,
@@ -128,9 +129,10 @@ interface Host {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver {
+/** `target`: how to reach the host (registry.ts; a reseller host's URI is checked before each connection). */
+export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTarget): LibvirtDriver {
   const s = libvirtSettingsSchema.parse(input);
-  const virsh = createVirsh(s.uri, s.virshBinary);
+  const virsh = createVirsh(target ?? s.uri, s.virshBinary);
   const pool = s.pool.name;
   const locks = new Map<string, Promise<unknown>>();
   const cpuSamples = new Map<string, { cpuNs: number; at: number }>();
@@ -445,9 +447,25 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
   let watcher: ChildProcess | null = null;
   let restartTimer: NodeJS.Timeout | null = null;
 
+  let connecting = false;
   function startWatcher() {
-    if (watcher || restartTimer || listeners.size === 0) return;
-    const child = spawn(s.virshBinary, ['-q', '-c', s.uri, 'event', '--loop', '--event', 'lifecycle'], {
+    if (watcher || restartTimer || connecting || listeners.size === 0) return;
+    connecting = true;
+    virsh.connectUri().then(
+      (uri) => {
+        connecting = false;
+        if (!watcher && !restartTimer && listeners.size > 0) spawnWatcher(uri);
+      },
+      () => {
+        // A refused host or address: try again later (its monitor records why).
+        connecting = false;
+        if (listeners.size > 0)
+          restartTimer = setTimeout(() => ((restartTimer = null), startWatcher()), 10_000).unref();
+      },
+    );
+  }
+  function spawnWatcher(uri: string) {
+    const child = spawn(s.virshBinary, ['-q', '-c', uri, 'event', '--loop', '--event', 'lifecycle'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     watcher = child;
@@ -690,6 +708,8 @@ export function createLibvirtDriver(input: LibvirtSettings = {}): LibvirtDriver 
         detail.running = running.length;
         return { healthy: true, detail };
       } catch (e) {
+        // Refused before connecting (the host's URI or address): the caller says why, nothing ran.
+        if (e instanceof HostRefusedError || (e as { code?: unknown }).code === 'EEGRESS') throw e;
         detail.error = (e as Error).message;
         return { healthy: false, detail };
       }

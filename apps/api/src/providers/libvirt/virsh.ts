@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { TransientProviderError } from '../provider.ts';
+import type { HostTarget } from './host-connection.ts';
 
 export class VirshError extends Error {
   override name = 'VirshError';
@@ -30,19 +31,29 @@ export function isNotFound(e: unknown): boolean {
 }
 
 export interface Virsh {
+  /** The host's URI as stored (messages); the connection's own comes from connectUri. */
   readonly uri: string;
+  /** The URI of the next connection (a reseller host's is checked and rendered anew: host-connection.ts). */
+  connectUri(): Promise<string>;
   /** Runs `virsh -q -c <uri> ...args` and returns stdout; unreachable daemons become a TransientProviderError. */
   run(args: string[], opts?: { timeoutMs?: number; encoding?: 'utf8' | 'buffer' }): Promise<string>;
   /** As run, but returns null when the object does not exist. */
   maybe(args: string[]): Promise<string | null>;
 }
 
-export function createVirsh(uri: string, binary = 'virsh', defaultTimeoutMs = 60_000): Virsh {
-  function run(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+export function createVirsh(target: string | HostTarget, binary = 'virsh', defaultTimeoutMs = 60_000): Virsh {
+  const { label: uri, connect } =
+    typeof target === 'string' ? { label: target, connect: () => Promise.resolve(target) } : target;
+  async function run(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+    // Nothing is spawned before the target is checked: a refused host or address throws here.
+    const connectUri = await connect();
     return new Promise((resolve, reject) => {
       // In a process group of its own, so a timeout ends virsh's children too: over qemu+ssh virsh runs ssh,
       // which outlived a virsh killed alone (the host monitor's checks of an unreachable host left them behind).
-      const child = spawn(binary, ['-q', '-c', uri, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(binary, ['-q', '-c', connectUri, ...args], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let size = 0;
@@ -84,6 +95,7 @@ export function createVirsh(uri: string, binary = 'virsh', defaultTimeoutMs = 60
   }
   return {
     uri,
+    connectUri: connect,
     run,
     async maybe(args) {
       try {

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.ts';
 import { hosts, images, providers, virtualMachines } from '../../../db/schema.ts';
 import { systemClock, type Clock } from '../../../lib/clock.ts';
+import { hostErrorForTenant } from '../../../providers/libvirt/host-connection.ts';
 import type { ProviderRegistry } from '../../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 
@@ -116,17 +117,24 @@ export function createHostMonitor(opts: {
     unwatchAllBut(new Set(rows.map(({ host }) => host.id)));
     await Promise.all(
       rows.map(async ({ host, provider }) => {
-        const driver = registry.driverFor(provider, host);
-        watch(host, driver);
-        let error: string | null = null;
+        let failure: unknown = null;
         try {
+          // A stored URI that fails its owner's policy (stored before issue 21) throws here: it is never run.
+          const driver = registry.driverFor(provider, host);
+          watch(host, driver);
           const { healthy, detail } = await withTimeout(driver.health(), opts.timeoutMs ?? 15_000);
-          if (!healthy) error = String((detail as { error?: unknown } | null)?.error ?? 'unhealthy');
+          if (!healthy) failure = new Error(String((detail as { error?: unknown } | null)?.error ?? 'unhealthy'));
           else if (driver.images)
             for (const name of await withTimeout(driver.images(), opts.timeoutMs ?? 15_000))
               byRegion.get(host.regionId)!.names.add(name);
         } catch (err) {
-          error = err instanceof Error ? err.message : String(err);
+          failure = err;
+        }
+        let error = failure === null ? null : failure instanceof Error ? failure.message : String(failure);
+        // A reseller sees what to check, never what virsh or ssh said (that goes to the log).
+        if (failure !== null && provider.resellerId !== null) {
+          if (host.lastError === null) log.warn({ host: host.name, err: failure }, `reseller host ${host.name} fails`);
+          error = hostErrorForTenant(failure, host.uri);
         }
         if (error) byRegion.get(host.regionId)!.complete = false;
         const wasDown = host.lastError !== null;
