@@ -1,7 +1,8 @@
 /**
  * The console websockets on a real listening server (simulator VMs: a serial shell, no display): a live token
  * opens the serial console and it answers what is typed; reused, expired, other-session and other-VM tokens,
- * a signed-out session and a user who lost access are refused before the upgrade; open and close are audited.
+ * a signed-out session and a user who lost access are refused before the upgrade, and so is another site's page
+ * (Origin); open and close are audited.
  * (libvirt-console.test.ts does the same against a real QEMU: the RFB handshake and the serial login.)
  */
 import { and, eq } from 'drizzle-orm';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { routes } from '@portal/contract/routes';
 import { OPERATOR_ROLE_ID } from '@portal/contract/permissions';
-import { auditLog, consoleTokens, teamMembers, users } from '../../db/schema.ts';
+import { auditLog, companies, consoleTokens, resellerDomains, teamMembers, users } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 
@@ -79,9 +80,13 @@ async function consoleSocketUrl(client: TestClient, id: number, kind: 'vnc' | 's
 }
 
 /** Opens the socket: the open socket, or the HTTP status that refused the upgrade. */
-function connect(url: string, client: TestClient): Promise<{ ws: WebSocket; status: 101 } | { status: number }> {
+function connect(
+  url: string,
+  client: TestClient,
+  headers: Record<string, string> = {},
+): Promise<{ ws: WebSocket; status: 101 } | { status: number }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers: { cookie: cookieOf(client) } });
+    const ws = new WebSocket(url, { headers: { cookie: cookieOf(client), ...headers } });
     // Frames can arrive in the same read as the upgrade: keep them for readUntil.
     const received: Buffer[] = [];
     ws.on('message', (d: Buffer) => received.push(d));
@@ -206,5 +211,53 @@ describe('the serial console websocket', () => {
       if (Date.now() > deadline) throw new Error(`audit rows: ${JSON.stringify(rows.map((r) => r.action))}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+  });
+
+  it("refuses another site's page (Origin) before the upgrade, without spending the token; the portal's own hosts open", async () => {
+    const [{ companyId }] = (await t.db
+      .select({ companyId: users.companyId })
+      .from(users)
+      .where(eq(users.email, ADMIN.email))) as [{ companyId: number }];
+    const [{ resellerId }] = (await t.db
+      .select({ resellerId: companies.resellerId })
+      .from(companies)
+      .where(eq(companies.id, companyId))) as [{ resellerId: number }];
+    await t.db.insert(resellerDomains).values([
+      { host: 'cloud.verified-reseller.test', resellerId, isPrimary: false, verifiedAt: new Date() },
+      { host: 'cloud.pending-reseller.test', resellerId, isPrimary: false, verifiedAt: null },
+    ]);
+    const withOrigin = async (origin: string | null) => {
+      const url = await consoleSocketUrl(admin, id, 'serial');
+      const r = await connect(url, admin, origin === null ? {} : { origin });
+      if ('ws' in r) r.ws.close();
+      return { url, status: r.status };
+    };
+
+    for (const foreign of [
+      'https://evil.example',
+      'null',
+      'http://cloud.pending-reseller.test',
+      `http://127.0.0.2:${new URL(origin).port}`,
+      'not a url',
+    ]) {
+      const { url, status } = await withOrigin(foreign);
+      expect([foreign, status]).toEqual([foreign, 403]);
+      // The refusal came first: the link still opens from the portal itself.
+      const r = await connect(url, admin, { origin: origin.replace('ws:', 'http:') });
+      expect([foreign, r.status]).toEqual([foreign, 101]);
+      if ('ws' in r) r.ws.close();
+    }
+    const refused = await connect(await consoleSocketUrl(admin, id, 'serial'), admin, {
+      origin: 'https://evil.example',
+    });
+    expect(refused.status).toBe(403);
+
+    for (const own of [
+      origin.replace('ws:', 'http:'), // the request's own host
+      'http://portal.test', // PUBLIC_URL
+      'https://cloud.verified-reseller.test', // a verified reseller domain
+      null, // no Origin: not a browser
+    ])
+      expect([own, (await withOrigin(own)).status]).toEqual([own, 101]);
   });
 });

@@ -2,7 +2,8 @@
  * The console websockets: `{API}/virtualMachines/console/{id}/vnc` relays the VM's VNC server (binary RFB, as
  * noVNC speaks it) and `…/serial` its first serial port, both byte for byte. The browser never reaches the host.
  *
- * Before the upgrade (a refusal is a plain HTTP answer): the session cookie must be signed in, the single-use
+ * Before the upgrade (a refusal is a plain HTTP answer): a browser's `Origin` must be one of the portal's own hosts
+ * (below), the session cookie must be signed in, the single-use
  * token from `getConsole` must be live and bound to this session and VM, and the user must still be allowed to
  * operate the VM (checked now, not only when the link was issued). While open: a websocket ping every
  * CONSOLE_PING_MS keeps proxies from cutting an idle console, and the session is checked again every
@@ -21,6 +22,7 @@ import type { ConsoleKind } from '../../providers/provider.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { Access } from '../access/access.ts';
 import type { SessionStore } from '../auth/session-store.ts';
+import type { ResellerHosts } from '../branding/reseller-hosts.ts';
 import { scopeOf } from '../module.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { ConsoleVm, VmService } from './vm.service.ts';
@@ -38,6 +40,36 @@ export interface ConsoleSocketDeps {
   sessions: SessionStore;
   sessionRecheckMs: number;
   pingMs?: number;
+  /** PUBLIC_URL (with BASE_PATH): its host is the portal's own. */
+  portalUrl: string;
+  /** Verified reseller domains (an unverified one resolves to null). */
+  resellerHosts: Pick<ResellerHosts, 'resolve'>;
+}
+
+export const CONSOLE_ORIGIN_REFUSED = 'The console opens only from the portal.';
+
+/**
+ * Whether a websocket's `Origin` is the portal's own (issue 21): the request's own host (the page and the socket on
+ * one host, as the portal serves them), PUBLIC_URL's host, or a verified reseller domain. A browser always sends
+ * Origin on a websocket, so another site's page (or a sandboxed one: "null") is refused before it can use the
+ * signed-in cookie; a client that sends none is not a browser and brings its cookie and token itself: allowed.
+ */
+export async function consoleOriginAllowed(
+  origin: string | undefined,
+  requestHost: string,
+  d: Pick<ConsoleSocketDeps, 'portalUrl' | 'resellerHosts'>,
+): Promise<boolean> {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const host = url.host.toLowerCase();
+  if (host === requestHost.toLowerCase() || host === new URL(d.portalUrl).host.toLowerCase()) return true;
+  return (await d.resellerHosts.resolve(url.hostname)) !== null;
 }
 
 const paramsSchema = z.object({
@@ -64,6 +96,9 @@ export function registerConsoleSockets(app: FastifyInstance, d: ConsoleSocketDep
       schema: { hide: true },
       // Everything that can refuse runs before the upgrade, so the browser gets an HTTP status, not a socket.
       preValidation: async (request) => {
+        // First: another site's page must not spend the user's token, nor learn anything from the answers below.
+        if (!(await consoleOriginAllowed(request.headers.origin, request.host, d)))
+          throw new ForbiddenError(CONSOLE_ORIGIN_REFUSED);
         const params = paramsSchema.safeParse(request.params);
         const query = querySchema.safeParse(request.query);
         if (!params.success || !query.success) throw new BadRequestError('Invalid console request');

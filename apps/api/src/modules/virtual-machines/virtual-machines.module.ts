@@ -101,6 +101,8 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     consoleTokens,
     sessions: deps.sessions,
     sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS,
+    portalUrl: deps.portalUrl,
+    resellerHosts: deps.resellerHosts,
   });
   return [
     {
