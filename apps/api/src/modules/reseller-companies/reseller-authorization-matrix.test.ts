@@ -75,7 +75,8 @@ async function snapshot(): Promise<string> {
 beforeAll(async () => {
   // Webhook URLs' names resolve to a public address (the egress policy checks them on save; there is no DNS here).
   t = await createTestApp({
-    env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true' },
+    // A's host is on loopback over plain TCP (nothing listens there): the operator allows both here (issue 21).
+    env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true', RESELLER_HOST_TCP: 'true', EGRESS_ALLOW: '127.0.0.0/8' },
     resolver: async () => [{ address: '93.184.216.34', family: 4 }],
   });
   const [demo] = await t.db.select().from(companies).where(eq(companies.id, a.company));
@@ -366,6 +367,32 @@ const cells: Cell<ResellerActor>[] = [
     call: 'PUT /reseller/hosts/:id',
     expect: writeA,
     run: (cl) => cl.call(k.updateHost, { params: { id: a.host }, body: { cpus: 8 + (++seq % 8) } }),
+  },
+  {
+    call: 'POST /reseller/hosts/check',
+    // Each owner checks with its own reseller's key; a TCP URI is only validated (no key to read).
+    expect: write,
+    run: (cl) => cl.call(k.checkHost, { body: { uri: 'qemu+tcp://127.0.0.1:1/system' } }),
+  },
+  {
+    call: 'DELETE /reseller/hosts/:id',
+    expect: writeA,
+    prepare: async () => {
+      const [row] = await t.db
+        .insert(hosts)
+        .values({
+          name: `mx-gone-${++seq}`,
+          uri: 'qemu+tcp://127.0.0.1:1/system',
+          providerId: a.provider,
+          regionId: a.region,
+          cpus: 4,
+          ramGb: 8,
+          diskGb: 100,
+        })
+        .returning();
+      return row!.id;
+    },
+    run: (cl, id) => cl.call(k.deleteHost, { params: { id } }),
   },
   // Usage for billing
   {
