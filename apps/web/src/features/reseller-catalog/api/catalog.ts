@@ -11,6 +11,9 @@ export const useResellerHosts = () => useRouteQuery(r.listHosts);
 export const useSaveSize = () => useRouteMutation(r.saveSize, { invalidates: [r.listSizes] });
 export const useUpdateHost = () => useRouteMutation(r.updateHost, { invalidates: [r.listHosts, r.listRegions] });
 export const useRegisterHost = () => useRouteMutation(r.registerHost, { invalidates: [r.listHosts, r.listRegions] });
+/** Validates a URI and reads a qemu+ssh host's key (nothing is stored). */
+export const useCheckHost = () => useRouteMutation(r.checkHost);
+export const useDeleteHost = () => useRouteMutation(r.deleteHost, { invalidates: [r.listHosts, r.listRegions] });
 export const useResellerProviders = () => useRouteQuery(r.listProviders);
 /** A provider change moves what the regions list and the host form offer. */
 const providerReads = { invalidates: [r.listProviders, r.listRegions, r.listHosts] };

@@ -4,7 +4,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useId } from 'react';
-import { FormProvider, useForm, type FieldValues, type Path } from 'react-hook-form';
+import { FormProvider, useForm, useWatch, type FieldValues, type Path } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import {
@@ -13,12 +13,14 @@ import {
   type HostRegistration,
   type HostUpdate,
 } from '@portal/contract/reseller-catalog';
+import { Button } from '../../../components/ui/Button.tsx';
+import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { SelectField } from '../../../components/ui/SelectField.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { FormFooter } from './FormFooter.tsx';
-import { useRegisterHost, useUpdateHost, type HostView } from '../api/catalog.ts';
+import { useCheckHost, useRegisterHost, useUpdateHost, type HostView } from '../api/catalog.ts';
 
 const CAPACITY = [
   ['cpus', 'CPUs'],
@@ -86,22 +88,35 @@ export function EditCapacityDialog({ host, onClose }: { host: HostView; onClose:
   );
 }
 
+/**
+ * Registering a host (issue 21): the portal logs in with its own key (shown here, for the host's authorized_keys);
+ * "Check host" validates the URI and reads a qemu+ssh host's key, whose fingerprint the reseller compares with the
+ * host's (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`) before Register pins it.
+ */
 export function RegisterHostDialog({
   providers,
   regions,
+  publicKey,
   onClose,
 }: {
   providers: { id: number; name: string }[];
   regions: { id: number; name: string }[];
+  publicKey: string;
   onClose: () => void;
 }) {
   const formId = useId();
   const register = useRegisterHost();
+  const check = useCheckHost();
   const form = useForm<z.input<typeof hostRegistrationSchema>, unknown, HostRegistration>({
     resolver: zodResolver(hostRegistrationSchema),
     defaultValues: { name: '', uri: '', providerId: providers[0]?.id, regionId: regions[0]?.id },
   });
-  const onSubmit = form.handleSubmit((body) =>
+  const uri = useWatch({ control: form.control, name: 'uri' });
+  // The check holds for the URI it was made for: another URI needs another check.
+  const checked = check.data && check.variables?.body.uri === uri ? check.data.data : null;
+  const needsCheck = /^qemu\+ssh:/.test(uri ?? '') && !checked?.fingerprint;
+  const onSubmit = form.handleSubmit((input) => {
+    const body = checked?.fingerprint ? { ...input, hostKeyFingerprint: checked.fingerprint } : input;
     register.mutate(
       { body },
       {
@@ -110,8 +125,8 @@ export function RegisterHostDialog({
           onClose();
         },
       },
-    ),
-  );
+    );
+  });
   type Form = z.input<typeof hostRegistrationSchema>;
   return (
     <Modal
@@ -122,15 +137,47 @@ export function RegisterHostDialog({
         <FormFooter
           formId={formId}
           label="Register"
-          pending={register.isPending || providers.length === 0}
+          pending={register.isPending || providers.length === 0 || needsCheck}
           onClose={onClose}
         />
       }
     >
+      <div className="mb-3 text-sm text-slate-700 dark:text-slate-300">
+        <p>
+          The portal logs in to qemu+ssh hosts with this key: add it to the user&apos;s{' '}
+          <code>~/.ssh/authorized_keys</code> on the host.
+        </p>
+        <div className="mt-1 flex items-start gap-2">
+          <code className="block min-w-0 flex-1 break-all rounded bg-slate-100 p-2 text-xs dark:bg-slate-800">
+            {publicKey}
+          </code>
+          <CopyButton label="Public key" value={publicKey} />
+        </div>
+      </div>
       <FormProvider {...form}>
         <form id={formId} onSubmit={onSubmit} noValidate className="grid grid-cols-2 gap-3">
           <TextField<Form> name="name" label="Name" required />
           <TextField<Form> name="uri" label="libvirt URI" required />
+          <div className="col-span-2 flex flex-wrap items-center gap-3 text-sm">
+            <Button
+              type="button"
+              variant="secondary"
+              disabled={check.isPending || !uri}
+              onClick={() => check.mutate({ body: { uri } })}
+            >
+              Check host
+            </Button>
+            {checked &&
+              (checked.fingerprint ? (
+                <span className="text-slate-700 dark:text-slate-300">
+                  Host key <code className="break-all">{checked.fingerprint}</code>: compare it with the host&apos;s
+                  before you register.
+                </span>
+              ) : (
+                <span className="text-slate-700 dark:text-slate-300">The URI is valid.</span>
+              ))}
+            <ErrorText error={check.error} className="text-red-600 dark:text-red-400" />
+          </div>
           <SelectField<Form>
             name="providerId"
             label="Provider"
@@ -147,7 +194,8 @@ export function RegisterHostDialog({
         </form>
       </FormProvider>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
-        Capacity left empty is read from the host, which must then answer.
+        Use qemu+ssh://user@host[:port]/system (checked first) or qemu+tls://host[:port]/system. Capacity left empty is
+        read from the host, which must then answer.
       </p>
       <ErrorText error={register.error} className="mt-3 text-sm text-red-600 dark:text-red-400" />
     </Modal>

@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
-import { useMayEdit, useResellerHosts, useUpdateHost, type HostView } from '../api/catalog.ts';
+import { useDeleteHost, useMayEdit, useResellerHosts, useUpdateHost, type HostView } from '../api/catalog.ts';
 import { HostHealthBadge } from '../components/HostHealthBadge.tsx';
 import { EditCapacityDialog, RegisterHostDialog } from '../components/HostDialogs.tsx';
 import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
@@ -30,6 +30,12 @@ export function HostsPage() {
   const [toggle, setToggle] = useState<Toggle | null>(null);
   const [editing, setEditing] = useState<HostView | null>(null);
   const [registering, setRegistering] = useState(false);
+  const remove = useDeleteHost();
+  const [removing, setRemoving] = useState<HostView | null>(null);
+  const closeRemove = () => {
+    remove.reset();
+    setRemoving(null);
+  };
 
   const closeToggle = () => {
     update.reset();
@@ -117,6 +123,9 @@ export function HostsPage() {
                         >
                           {h.enabled ? 'Disable' : 'Enable'}
                         </Button>
+                        <Button variant="ghost" onClick={() => setRemoving(h)}>
+                          Remove
+                        </Button>
                       </div>
                     )}
                   </td>
@@ -149,11 +158,36 @@ export function HostsPage() {
       >
         <p className="text-sm text-slate-700 dark:text-slate-300">{toggleText?.[1]}</p>
       </ConfirmDialog>
+      <ConfirmDialog
+        open={removing !== null}
+        title={removing ? `Remove ${removing.name}?` : ''}
+        confirmLabel="Remove"
+        pending={remove.isPending}
+        error={remove.error}
+        onCancel={closeRemove}
+        onConfirm={() => {
+          if (!removing) return;
+          remove.mutate(
+            { params: { id: removing.id } },
+            {
+              onSuccess: () => {
+                toast.success(`${removing.name} removed`);
+                closeRemove();
+              },
+            },
+          );
+        }}
+      >
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          The portal forgets the host; a host that still runs VMs is not removed.
+        </p>
+      </ConfirmDialog>
       {editing && <EditCapacityDialog host={editing} onClose={() => setEditing(null)} />}
       {registering && hosts.data && (
         <RegisterHostDialog
           providers={hosts.data.providers}
           regions={hosts.data.regions}
+          publicKey={hosts.data.publicKey}
           onClose={() => setRegistering(false)}
         />
       )}
