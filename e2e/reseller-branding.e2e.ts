@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
+import { startTestDnsServer, type TestDnsServer } from '../apps/api/test/dns-server.ts';
 import { companies, resellerDomains, resellers } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom, linkFrom, type CaughtMail } from '../apps/api/test/smtp-catcher.ts';
@@ -17,12 +18,17 @@ const ACME = 'acme.example.test';
 const OWNER = 'owner@acme.example';
 let portal: Portal;
 let acmeUrl: string;
+let dns: TestDnsServer;
 
 const svg = (fill: string) =>
   `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32"><rect width="120" height="32" fill="${fill}"/></svg>`).toString('base64')}`;
 
 beforeAll(async () => {
-  portal = await startPortal({ browserArgs: [`--host-resolver-rules=MAP ${ACME} 127.0.0.1`] });
+  dns = await startTestDnsServer();
+  portal = await startPortal({
+    env: { DNS_RESOLVER: dns.address },
+    browserArgs: [`--host-resolver-rules=MAP ${ACME} 127.0.0.1`],
+  });
   acmeUrl = portal.url.replace('127.0.0.1', ACME);
   // The demo reseller becomes "Acme Cloud" on its own domain, with a staff owner.
   const [reseller] = await portal.db
@@ -30,7 +36,10 @@ beforeAll(async () => {
     .set({ name: 'Acme Cloud', email: 'hello@acme.example', logoUrl: svg('#1d4ed8'), tabLogoUrl: svg('#dc2626') })
     .where(eq(resellers.externalId, 'demo-reseller'))
     .returning();
-  await portal.db.insert(resellerDomains).values({ host: ACME, resellerId: reseller!.id, isPrimary: true });
+  // Already proven (as the operator's `domains verify` would mark it); a new one is proven below through DNS.
+  await portal.db
+    .insert(resellerDomains)
+    .values({ host: ACME, resellerId: reseller!.id, isPrimary: true, verifiedAt: new Date() });
   const [staff] = await portal.db
     .insert(companies)
     .values({ resellerId: reseller!.id, name: 'Acme staff', kind: 'staff' })
@@ -39,6 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await portal?.stop();
+  await dns?.close();
 });
 
 /** Signs in through the screens on `origin`; returns the code mail. */
@@ -117,6 +127,35 @@ describe('reseller branding on a custom domain', () => {
     await screenshot(staff.page, 'reseller-branding-preview');
     await staff.page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => staff.page.getByText(BRANDING_TEXT.saved).isVisible()).toBe(true);
+
+    // A new domain waits for its TXT record: pending, the record to publish, and Verify tells what it looked for.
+    const NEW = 'shop.acme.example.test';
+    await staff.page.getByLabel('New domain').fill(NEW);
+    await staff.page.getByRole('button', { name: 'Add domain' }).click();
+    const row = staff.page.getByRole('listitem', { name: NEW });
+    await expect.poll(() => row.getByText(BRANDING_TEXT.statePending).isVisible()).toBe(true);
+    const recordName = `_portal-verify.${NEW}`;
+    await expect.poll(() => row.getByText(recordName).isVisible()).toBe(true);
+    const recordValue = (await row.getByText(/^portal-verify=/).textContent())!;
+    await row.getByRole('button', { name: `Verify ${NEW}` }).click();
+    await expect
+      .poll(() =>
+        row
+          .getByText(`No TXT record ${recordName} with the value ${recordValue} was found`, { exact: false })
+          .first()
+          .isVisible(),
+      )
+      .toBe(true);
+    // Each part of the record has its copy button (the clipboard itself needs a secure origin, not this http host).
+    expect(await row.getByRole('button', { name: /^Copy record (name|value)$/ }).count()).toBe(2);
+    await row.scrollIntoViewIfNeeded();
+    await screenshot(staff.page, 'reseller-branding-domain-pending');
+    dns.txt.set(recordName, [recordValue]);
+    await row.getByRole('button', { name: `Verify ${NEW}` }).click();
+    await expect.poll(() => row.getByText(BRANDING_TEXT.stateVerified).isVisible()).toBe(true);
+    expect(await row.getByText(recordName).count()).toBe(0);
+    await expect.poll(() => row.getByRole('button', { name: `Make ${NEW} primary` }).isVisible()).toBe(true);
+    await screenshot(staff.page, 'reseller-branding-domain-verified');
     await staff.context.close();
 
     // The customer's next page load carries the new brand.

@@ -59,6 +59,7 @@ http {
       proxy_pass ${upstream};
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Host "";
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto $scheme;
     }
@@ -68,6 +69,7 @@ http {
       proxy_pass ${upstream};
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Host "";
       proxy_set_header Upgrade $http_upgrade;
       proxy_set_header Connection $connection_upgrade;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
@@ -81,6 +83,7 @@ http {
       proxy_pass ${upstream};
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Host "";
       proxy_set_header Connection '';
       proxy_buffering off;
       proxy_cache off;

@@ -25,7 +25,7 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
 import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
-import { CopyButton } from '../components/CopyButton.tsx';
+import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { ConfirmActionDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 
