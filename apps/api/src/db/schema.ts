@@ -353,8 +353,8 @@ export const providers = pgTable(
       .default(sql`'{}'::jsonb`),
     enabled: boolean('enabled').notNull().default(true),
   },
-  // One name per reseller, whatever races (issue 21: 12 concurrent creates made 12 rows).
-  (t) => [uniqueIndex('providers_reseller_name_unique').on(t.resellerId, t.name)],
+  // One name per reseller, in any case, whatever races (issue 21: 12 concurrent creates made 12 rows).
+  (t) => [uniqueIndex('providers_reseller_name_unique').on(t.resellerId, sql`lower(${t.name})`)],
 );
 
 /**

@@ -9,8 +9,8 @@ ALTER TABLE "resellers" ADD COLUMN "ssh_public_key" text;--> statement-breakpoin
 ALTER TABLE "resellers" ADD COLUMN "ssh_private_key_sealed" text;--> statement-breakpoint
 -- Names made twice by racing creates before the unique index: the later rows get their id appended.
 UPDATE "providers" p SET "name" = p."name" || ' (' || p."id" || ')'
-  WHERE EXISTS (SELECT 1 FROM "providers" q WHERE q."reseller_id" = p."reseller_id" AND q."name" = p."name" AND q."id" < p."id");--> statement-breakpoint
-CREATE UNIQUE INDEX "providers_reseller_name_unique" ON "providers" USING btree ("reseller_id","name");--> statement-breakpoint
+  WHERE EXISTS (SELECT 1 FROM "providers" q WHERE q."reseller_id" = p."reseller_id" AND lower(q."name") = lower(p."name") AND q."id" < p."id");--> statement-breakpoint
+CREATE UNIQUE INDEX "providers_reseller_name_unique" ON "providers" USING btree ("reseller_id",lower("name"));--> statement-breakpoint
 -- A company-month queued twice waits once: the later duplicates are closed as failed.
 UPDATE "webhook_deliveries" d SET "status" = 'failed', "last_error" = 'Superseded: this month was already queued'
   WHERE d."status" = 'pending' AND EXISTS (SELECT 1 FROM "webhook_deliveries" e WHERE e."status" = 'pending'

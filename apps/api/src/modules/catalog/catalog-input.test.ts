@@ -5,7 +5,7 @@
  * decides; the losers get the same 409 as a later duplicate, not the generic one). Both engines: on PGlite the
  * requests still interleave between the name check and the insert.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { routes } from '@portal/contract/routes';
@@ -85,6 +85,19 @@ describe('provider names are unique per reseller', () => {
       .select()
       .from(providers)
       .where(and(eq(providers.resellerId, resellerId), eq(providers.name, 'Twelve at once')));
+    expect(rows).toHaveLength(1);
+  });
+
+  it('names that differ only in case race to one provider too (the index is on lower(name))', async () => {
+    const names = ['Case Cloud', 'case cloud', 'CASE CLOUD', 'Case cloud'];
+    const results = await Promise.all(
+      names.map((name) => owner.call(c.createProvider, { body: { name, driver: 'simulator', enabled: false } })),
+    );
+    expect(results.map((res) => res.status).sort()).toEqual([200, 409, 409, 409]);
+    const rows = await t.db
+      .select()
+      .from(providers)
+      .where(and(eq(providers.resellerId, resellerId), sql`lower(${providers.name}) = 'case cloud'`));
     expect(rows).toHaveLength(1);
   });
 
