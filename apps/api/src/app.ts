@@ -45,10 +45,10 @@ import { createSecretBox } from './lib/ssh-keys.ts';
 import { createEgressPolicy, type Resolver } from './lib/egress.ts';
 import websocket from '@fastify/websocket';
 import { registerErrorHandling } from './plugins/errors.ts';
+import { registerForwardedHost } from './plugins/forwarded-host.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { checksResponses, fastSerializerCompiler } from './plugins/fast-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
-import { registerForwardedHost } from './plugins/forwarded-host.ts';
 import { registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
 import { registerWellFormedText } from './plugins/well-formed-text.ts';
@@ -146,11 +146,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
   });
+  // First of all hooks: the host every later reader sees (plugins/forwarded-host.ts).
+  registerForwardedHost(app, { trust: config.TRUST_FORWARDED_HOST });
   app.setValidatorCompiler(validatorCompiler);
   // The contract's zod check on every answer in tests; a compiled serializer of the same schema in production.
   app.setSerializerCompiler(checksResponses(config.RESPONSE_CHECK) ? serializerCompiler : fastSerializerCompiler);
-  // First of all hooks: the host every later reader sees (plugins/forwarded-host.ts).
-  registerForwardedHost(app, { trust: config.TRUST_FORWARDED_HOST });
   // Hooks that never wait take `done` rather than being async: no promise per request on every call.
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);
