@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /** The libvirt tests share one private libvirtd (apps/api/test/libvirt-daemon.ts): they run one file at a time. */
-const LIBVIRT_DAEMON_PGLITE = ['apps/api/src/providers/libvirt/libvirt.test.ts'];
+const LIBVIRT_DAEMON_PGLITE = [
+  'apps/api/src/providers/libvirt/libvirt.test.ts',
+  'apps/api/src/providers/libvirt/reseller-ssh-host.test.ts',
+];
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
   'apps/api/src/providers/libvirt/libvirt-console.test.ts',

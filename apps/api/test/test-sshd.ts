@@ -27,6 +27,10 @@ export interface TestSshd {
   command: string;
   /** What clients recorded with no_verify=1. */
   knownHostsFile: string;
+  /** root's authorized_keys (a test adds the portal's own key to it). */
+  authorizedKeysFile: string;
+  /** The server's host key, public half (`ssh-ed25519 AAAA… comment`). */
+  hostPublicKey: string;
   stop(): Promise<void>;
 }
 
@@ -41,7 +45,16 @@ function freePort(address: string): Promise<number> {
   });
 }
 
-export async function startTestSshd(address = '127.0.0.2'): Promise<TestSshd> {
+export interface TestSshdOptions {
+  /**
+   * Runs instead of whatever the client asks (sshd's ForceCommand; port forwarding is not affected): a host whose
+   * libvirtd socket is at the standard place, e.g. `nc -U <the test daemon's socket>`, for a client that may not
+   * name the socket in its URI (a reseller's qemu+ssh host).
+   */
+  forceCommand?: string;
+}
+
+export async function startTestSshd(address = '127.0.0.2', options: TestSshdOptions = {}): Promise<TestSshd> {
   if (!existsSync(SSHD))
     throw new Error(`${SSHD} is missing: run .ci/run (apt-get install --no-install-recommends openssh-server)`);
   // Without PAM sshd refuses an account whose password is locked with "!", even for a key.
@@ -83,6 +96,7 @@ export async function startTestSshd(address = '127.0.0.2'): Promise<TestSshd> {
       // bash as sshd's command shell sources ~/.bashrc when it is the first shell level; a heavy one (pyenv init on a
       // developer's machine: 2+ s) would slow every libvirt call. The session starts at level 1, so it does not.
       'SetEnv SHLVL=1',
+      ...(options.forceCommand ? [`ForceCommand ${options.forceCommand}`] : []),
       '',
     ].join('\n'),
   );
@@ -116,6 +130,8 @@ export async function startTestSshd(address = '127.0.0.2'): Promise<TestSshd> {
     keyfile: f('id_ed25519'),
     command: f('ssh'),
     knownHostsFile: f('known_hosts'),
+    authorizedKeysFile: f('authorized_keys'),
+    hostPublicKey: (await readFile(f('host_ed25519.pub'), 'utf8')).trim(),
     async stop() {
       if (sshd.exitCode === null && sshd.signalCode === null) {
         const exited = new Promise((r) => sshd.once('exit', r));
