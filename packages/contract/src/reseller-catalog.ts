@@ -46,6 +46,7 @@ export const CATALOG_TEXT = {
   hostChecked: 'Host checked: compare the fingerprint with the host before you register it',
   hostKeyFingerprint: 'Check the host first: registering a qemu+ssh host needs the fingerprint of its key (SHA256:…)',
   hostKeyChanged: "The host's key changed since you checked it: check again",
+  hostChecksLimited: 'Too many host checks and registrations: wait a minute and try again',
   hostNoSshAnswer:
     'The host did not answer over SSH: check the address and port, and that sshd runs and accepts connections from the portal',
 } as const;

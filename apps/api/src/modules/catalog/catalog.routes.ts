@@ -1,6 +1,7 @@
 /** The reseller area's catalog and hosts calls: parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CATALOG_TEXT, resellerCatalogRoutes as r } from '@portal/contract/reseller-catalog';
+import { TooManyRequestsError } from '../../lib/errors.ts';
 import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
 import type { CatalogService, StaffCtx } from './catalog.service.ts';
 
@@ -10,7 +11,22 @@ const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): StaffCtx => ({
   requestId: request.id,
 });
 
+/** Host checks and registrations a reseller may ask for per minute: each makes the portal connect out (issue 21). */
+export const HOST_CONNECTS_PER_MINUTE = 20;
+
 export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogService): void {
+  const hostConnects = app.createRateLimit({
+    max: HOST_CONNECTS_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (req) => `host-connect:${req.auth?.resellerId ?? req.ip}`,
+  });
+  const admit = (request: FastifyRequest) => async () => {
+    const result = await hostConnects(request);
+    if (!result.isAllowed && result.isExceeded)
+      throw new TooManyRequestsError(CATALOG_TEXT.hostChecksLimited).withHeaders({
+        'retry-after': String(result.ttlInSeconds),
+      });
+  };
   registerRoute(app, r.listSizes, async ({ auth }) => ({ data: await catalog.sizes(staffScopeOf(auth)) }));
   registerRoute(app, r.saveSize, async ({ auth, request, params, body }) => ({
     message: CATALOG_TEXT.sizeSaved,
@@ -37,7 +53,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
   registerRoute(app, r.listHosts, async ({ auth }) => ({ data: await catalog.hosts(staffScopeOf(auth)) }));
   registerRoute(app, r.registerHost, async ({ auth, request, body }) => ({
     message: CATALOG_TEXT.hostRegistered,
-    data: await catalog.registerHost(ctxOf(auth, request), body),
+    data: await catalog.registerHost(ctxOf(auth, request), body, admit(request)),
   }));
   registerRoute(app, r.updateHost, async ({ auth, request, params, body }) => ({
     message: CATALOG_TEXT.hostSaved,
@@ -45,7 +61,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
   }));
   registerRoute(app, r.checkHost, async ({ auth, request, body }) => ({
     message: CATALOG_TEXT.hostChecked,
-    data: await catalog.checkHost(ctxOf(auth, request), body),
+    data: await catalog.checkHost(ctxOf(auth, request), body, admit(request)),
   }));
   registerRoute(app, r.deleteHost, async ({ auth, request, params }) => ({
     message: CATALOG_TEXT.hostRemoved,

@@ -43,6 +43,10 @@ import type { ResellerKeys } from '../hosts/reseller-keys.ts';
 import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
+/** A rate limit's gate: resolves when the call may go on, throws a 429 otherwise. */
+export type Admit = () => Promise<void>;
+const noLimit: Admit = () => Promise.resolve();
+
 export interface StaffCtx {
   scope: StaffScope;
   companyId: number;
@@ -72,7 +76,12 @@ export function createCatalogService(deps: {
    * A reseller's host URI, parsed by the reseller policy and its host checked by the egress rule (400s that say what
    * to fix); over qemu+ssh, the key the host answers with at the checked address.
    */
-  async function inspect(uri: string, confirmed?: string | null): Promise<{ parsed: HostUri; hostKey: string | null }> {
+  /** Parses a reseller's host URI and, over qemu+ssh, reads the host's key; `admit` gates what reaches out (DNS, ssh). */
+  async function inspect(
+    uri: string,
+    admit: Admit,
+    confirmed?: string | null,
+  ): Promise<{ parsed: HostUri; hostKey: string | null }> {
     let parsed: HostUri;
     try {
       parsed = parseHostUri(uri, { owner: 'reseller', allowTcp: deps.access.allowTcp });
@@ -82,6 +91,7 @@ export function createCatalogService(deps: {
     }
     // Registering over qemu+ssh takes the fingerprint the check showed: asked for before anything connects.
     if (confirmed === null && parsed.transport === 'ssh') throw new BadRequestError(CATALOG_TEXT.hostKeyFingerprint);
+    await admit();
     const [address] = await deps.access.egress.resolveAllowed(parsed.host!);
     if (parsed.transport !== 'ssh') return { parsed, hostKey: null };
     const hostKey = await scan(address!, parsed.port ?? 22);
@@ -407,9 +417,10 @@ export function createCatalogService(deps: {
     },
 
     /** Validates a URI and, over qemu+ssh, reads the host's key for the reseller to compare before registering. */
-    async checkHost(ctx: StaffCtx, input: HostCheck): Promise<HostCheckResult> {
+    /** `admit` throws when the reseller asked the portal to reach out too often (a URI refused as written is not counted). */
+    async checkHost(ctx: StaffCtx, input: HostCheck, admit: Admit = noLimit): Promise<HostCheckResult> {
       requireWrite(ctx);
-      const { hostKey } = await inspect(input.uri);
+      const { hostKey } = await inspect(input.uri, admit);
       const { publicKey } = await deps.keys.get(ctx.scope.resellerId);
       return { publicKey, hostKey, fingerprint: hostKey && sshFingerprint(hostKey) };
     },
@@ -426,7 +437,7 @@ export function createCatalogService(deps: {
       return { id };
     },
 
-    async registerHost(ctx: StaffCtx, input: HostRegistration): Promise<ResellerHost> {
+    async registerHost(ctx: StaffCtx, input: HostRegistration, admit: Admit = noLimit): Promise<ResellerHost> {
       requireWrite(ctx);
       const resellerId = ctx.scope.resellerId;
       // Another reseller's provider is not found, like anything else of theirs.
@@ -436,7 +447,7 @@ export function createCatalogService(deps: {
       const existing = await repo.hostByName(input.name);
       if (existing && existing.resellerId !== resellerId) throw new ConflictError(CATALOG_TEXT.hostNameTaken);
       // The URI is checked and, over qemu+ssh, the host's key read again: pinned only if it is the one the reseller saw.
-      const { parsed, hostKey } = await inspect(input.uri, input.hostKeyFingerprint ?? null);
+      const { parsed, hostKey } = await inspect(input.uri, admit, input.hostKeyFingerprint ?? null);
       if (parsed.transport === 'ssh' && sshFingerprint(hostKey!) !== input.hostKeyFingerprint)
         throw new BadRequestError(CATALOG_TEXT.hostKeyChanged);
       const { providerId, regionId, hostKeyFingerprint: _confirmed, ...rest } = input;

@@ -20,6 +20,7 @@ import { URI_REFUSED } from '../../providers/libvirt/host-connection.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { HOST_CONNECTS_PER_MINUTE } from './catalog.routes.ts';
 
 const c = routes.resellerCatalog;
 let t: TestApp;
@@ -265,4 +266,25 @@ it('the reseller area shows the portal key, one per reseller', async () => {
   expect(b).not.toBe(a);
   expect((await ownerA.call(c.listHosts)).data.publicKey).toBe(a);
   expect(libvirtB).toBeGreaterThan(0);
+});
+
+it("host checks and registrations are limited per reseller: the portal is no tenant's connection pump", async () => {
+  const answers: number[] = [];
+  for (let i = 0; i <= HOST_CONNECTS_PER_MINUTE; i++)
+    answers.push((await ownerB.call(c.checkHost, { body: { uri: 'qemu+ssh://root@10.0.0.1/system' } })).status);
+  expect(answers.slice(0, HOST_CONNECTS_PER_MINUTE).every((s) => s === 400)).toBe(true);
+  const limited = await ownerB.call(c.registerHost, {
+    body: {
+      name: 'b-limited',
+      uri: 'qemu+tls://10.0.0.1/system',
+      providerId: libvirtB,
+      regionId: catalog.east.id,
+    },
+  });
+  expect([answers[HOST_CONNECTS_PER_MINUTE], limited.status]).toEqual([429, 429]);
+  expect(limited.message).toBe(CATALOG_TEXT.hostChecksLimited);
+  // Another reseller is not held back.
+  expect((await ownerA.call(c.checkHost, { body: { uri: 'qemu+ssh://root@10.0.0.1/system' } })).status).toBe(400);
+  // A URI refused as written costs nothing and is not counted.
+  expect((await ownerB.call(c.checkHost, { body: { uri: 'qemu:///system' } })).status).toBe(400);
 });
