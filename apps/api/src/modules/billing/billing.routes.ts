@@ -1,11 +1,11 @@
 /** The reseller area's usage and billing webhook routes: thin, parse and call a service. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { USAGE_CSV_PATH, billingRoutes as r, usageCsvFilename, usageCsvQuerySchema } from '@portal/contract/billing';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { BILLING_MESSAGES } from '@portal/contract/billing';
-import { TooManyRequestsError } from '../../lib/errors.ts';
 import { enforceStaffAccess, registerRoute, staffScopeOf } from '../../lib/http.ts';
+import { resellerGate } from '../../lib/reseller-gate.ts';
 import type { UsageService } from './usage.service.ts';
 import type { createWebhooksService } from './webhooks.service.ts';
 
@@ -17,18 +17,11 @@ export function registerBillingRoutes(
   d: { usage: UsageService; webhooks: ReturnType<typeof createWebhooksService> },
 ): void {
   // "Send now" and "Retry now" together, per reseller: each makes the portal connect to the reseller's URL.
-  const manualSends = app.createRateLimit({
-    max: MANUAL_SENDS_PER_MINUTE,
-    timeWindow: 60_000,
-    keyGenerator: (req) => `billing-manual:${req.auth?.resellerId ?? req.ip}`,
+  const admit = resellerGate(app, {
+    name: 'billing-manual',
+    perMinute: MANUAL_SENDS_PER_MINUTE,
+    message: BILLING_MESSAGES.sendRateLimited,
   });
-  const admit = (request: FastifyRequest) => async () => {
-    const result = await manualSends(request);
-    if (!result.isAllowed && result.isExceeded)
-      throw new TooManyRequestsError(BILLING_MESSAGES.sendRateLimited).withHeaders({
-        'retry-after': String(result.ttlInSeconds),
-      });
-  };
 
   registerRoute(app, r.usage, async ({ auth, query }) => ({
     data: await d.usage.resellerUsage(staffScopeOf(auth).resellerId, query.month),

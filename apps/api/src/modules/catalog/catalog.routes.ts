@@ -1,8 +1,8 @@
 /** The reseller area's catalog and hosts calls: parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CATALOG_TEXT, resellerCatalogRoutes as r } from '@portal/contract/reseller-catalog';
-import { TooManyRequestsError } from '../../lib/errors.ts';
 import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
+import { resellerGate } from '../../lib/reseller-gate.ts';
 import type { CatalogService, StaffCtx } from './catalog.service.ts';
 
 const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): StaffCtx => ({
@@ -15,18 +15,11 @@ const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): StaffCtx => ({
 export const HOST_CONNECTS_PER_MINUTE = 20;
 
 export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogService): void {
-  const hostConnects = app.createRateLimit({
-    max: HOST_CONNECTS_PER_MINUTE,
-    timeWindow: 60_000,
-    keyGenerator: (req) => `host-connect:${req.auth?.resellerId ?? req.ip}`,
+  const admit = resellerGate(app, {
+    name: 'host-connect',
+    perMinute: HOST_CONNECTS_PER_MINUTE,
+    message: CATALOG_TEXT.hostChecksLimited,
   });
-  const admit = (request: FastifyRequest) => async () => {
-    const result = await hostConnects(request);
-    if (!result.isAllowed && result.isExceeded)
-      throw new TooManyRequestsError(CATALOG_TEXT.hostChecksLimited).withHeaders({
-        'retry-after': String(result.ttlInSeconds),
-      });
-  };
   registerRoute(app, r.listSizes, async ({ auth }) => ({ data: await catalog.sizes(staffScopeOf(auth)) }));
   registerRoute(app, r.saveSize, async ({ auth, request, params, body }) => ({
     message: CATALOG_TEXT.sizeSaved,

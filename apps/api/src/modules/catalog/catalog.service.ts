@@ -35,6 +35,7 @@ import {
   databaseErrorOf,
 } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
+import { noLimit, type Admit } from '../../lib/reseller-gate.ts';
 import { sshFingerprint } from '../../lib/ssh-keys.ts';
 import { HostUriError, parseHostUri, type HostUri } from '../../providers/libvirt/host-uri.ts';
 import { scanHostKey } from '../hosts/host-keyscan.ts';
@@ -43,10 +44,6 @@ import type { ResellerKeys } from '../hosts/reseller-keys.ts';
 import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
-/** A rate limit's gate: resolves when the call may go on, throws a 429 otherwise. */
-export type Admit = () => Promise<void>;
-const noLimit: Admit = () => Promise.resolve();
-
 export interface StaffCtx {
   scope: StaffScope;
   companyId: number;
