@@ -69,6 +69,11 @@ export interface ProviderDriver {
   resize(ref: string, size: { cpu: number; ramGb: number; diskGb: number }): Promise<void>;
   delete(ref: string): Promise<void>;
   status(ref: string): Promise<MachineState>;
+  /**
+   * Optional: the state of every machine of this driver (on its host) in one call, by ref; a ref absent from the
+   * answer is 'missing', as status() would say. The reconciler asks once per host per pass (issue 22).
+   */
+  statusAll?(): Promise<Map<string, MachineState>>;
   usage(ref: string): Promise<Usage>;
   /** The text console: boot log and a prompt. */
   console(ref: string): Promise<string>;

@@ -30,6 +30,7 @@ import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKe
 import { buildSeedIso } from './seed.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
+import { machineStateOf, parseDomainStates } from './domain-states.ts';
 import {
   dirPoolXml,
   domainXml,
@@ -117,6 +118,7 @@ export interface LibvirtDriver extends ProviderDriver {
   capacity(): Promise<{ cpus: number; ramGb: number; diskGb: number }>;
   images(): Promise<string[]>;
   watch(listener: (ref: string) => void): () => void;
+  statusAll(): Promise<Map<string, MachineState>>;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
 }
@@ -627,8 +629,13 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     async status(ref): Promise<MachineState> {
       if (!REF_RE.test(ref)) return 'missing';
       const state = await domState(ref);
-      if (state === null) return 'missing';
-      return state === 'running' || state === 'blocked' || state === 'in shutdown' ? 'running' : 'stopped';
+      return state === null ? 'missing' : machineStateOf(state);
+    },
+
+    // Every domain's state in one virsh process and one libvirt call (virConnectGetAllDomainStats): `list --all`
+    // would ask the daemon once per domain, a round trip each over qemu+ssh.
+    async statusAll() {
+      return parseDomainStates(await virsh.run(['domstats', '--state']));
     },
 
     async usage(ref): Promise<Usage> {

@@ -153,6 +153,9 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
     async status(ref): Promise<MachineState> {
       return machines.get(ref)?.state ?? 'missing';
     },
+    async statusAll() {
+      return new Map([...machines.values()].map((m): [string, MachineState] => [m.ref, m.state]));
+    },
     async usage(ref): Promise<Usage> {
       const m = machines.get(ref);
       if (!m || m.state !== 'running') return { cpuPercent: 0, ramUsedGb: 0 };

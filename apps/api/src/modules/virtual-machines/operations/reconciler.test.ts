@@ -1,20 +1,23 @@
 /**
  * The reconciler follows what the provider reports for idle VMs: powered off outside the portal, started outside,
- * gone; and its pass stops the running VMs of suspended companies.
+ * gone; and its pass stops the running VMs of suspended companies. It asks each host once per pass for all its
+ * machines' states where the driver can (issue 22), counted through fake hosts.
  */
 import { eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
-import { providers, virtualMachines } from '../../../db/schema.ts';
+import { configurations, hosts, providers, regions, virtualMachines } from '../../../db/schema.ts';
 import { createAudit } from '../../../lib/audit.ts';
 import { systemClock } from '../../../lib/clock.ts';
 import { createTestApp, signIn, type TestApp } from '../../../../test/harness.ts';
-import { createUser, PASSWORD } from '../../../../test/fixtures.ts';
+import { createOtherCompany, createUser, PASSWORD } from '../../../../test/fixtures.ts';
 import { seededCatalog } from '../../../../test/vm-catalog.ts';
 import { ensureStaffCompany } from '../../reseller-companies/staff.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../../../providers/registry.ts';
+import type { MachineState, ProviderDriver } from '../../../providers/provider.ts';
+import { refForKey } from '../../../providers/libvirt/names.ts';
 import { createVmEvents, type VmEvent, type VmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
 import { createEnqueue } from './enqueue.ts';
@@ -149,4 +152,127 @@ it("stops a VM that was starting when its company was suspended once it runs; th
   for (const kind of ['start', 'reset', 'create'] as const)
     expect(await enqueue(await vm(), { kind, payload: {} }, { userId: 1 })).toBe('suspended');
   expect(await vm()).toMatchObject({ status: 'Stopped' });
+});
+
+/** A libvirt host as the reconciler sees it: its machines' states, and how often it was asked. */
+function fakeHost(batched: boolean) {
+  const host = {
+    states: new Map<string, MachineState>(),
+    statusAllCalls: 0,
+    statusCalls: 0,
+    failing: false,
+    driver: {
+      kind: 'libvirt',
+      status: async (ref: string) => {
+        host.statusCalls++;
+        return host.states.get(ref) ?? 'missing';
+      },
+      ...(batched && {
+        statusAll: async () => {
+          host.statusAllCalls++;
+          if (host.failing) throw new Error('host unreachable');
+          return new Map(host.states);
+        },
+      }),
+    } as unknown as ProviderDriver,
+  };
+  return host;
+}
+
+it("asks each host once per pass for all its machines' states, and still follows drift", async () => {
+  const { companyId } = await createOtherCompany(t, 'fleet@other.example');
+  const [east] = await t.db.select().from(regions).where(eq(regions.name, 'US East'));
+  const [micro] = await t.db.select().from(configurations).where(eq(configurations.key, 'micro'));
+  const [provider] = await t.db
+    .insert(providers)
+    .values({ name: 'Fleet', driver: 'libvirt', settings: {} })
+    .returning();
+  // Three hosts of 50 machines whose driver answers for all at once, and one of 5 whose driver cannot.
+  const fakes = new Map([
+    ['test:///fleet-a', fakeHost(true)],
+    ['test:///fleet-b', fakeHost(true)],
+    ['test:///fleet-c', fakeHost(true)],
+    ['test:///fleet-d', fakeHost(false)],
+  ]);
+  const refs = new Map<string, string[]>();
+  for (const [uri, fake] of fakes) {
+    const [host] = await t.db
+      .insert(hosts)
+      .values({
+        name: uri.slice(8),
+        uri,
+        providerId: provider!.id,
+        regionId: east!.id,
+        cpus: 64,
+        ramGb: 256,
+        diskGb: 4096,
+      })
+      .returning();
+    const count = fake.driver.statusAll ? 50 : 5;
+    const rows = Array.from({ length: count }, (_, i) => ({
+      companyId,
+      name: `${host!.name}-${i}`,
+      status: 'Running' as const,
+      configurationId: micro!.id,
+      regionId: east!.id,
+      image: 'Debian 12',
+      providerId: provider!.id,
+      hostId: host!.id,
+      providerRef: refForKey(`${host!.name}-${i}`),
+    }));
+    await t.db.insert(virtualMachines).values(rows);
+    for (const row of rows) fake.states.set(row.providerRef, 'running');
+    refs.set(
+      uri,
+      rows.map((r) => r.providerRef),
+    );
+  }
+  const registry = createProviderRegistry({
+    libvirt: (settings) => fakes.get((settings as { uri: string }).uri)!.driver,
+  });
+  const log = pino({ level: 'silent' });
+  const reconciler = createReconciler({ db: t.db, registry, events: createVmEvents(), log, audit: createAudit(t.db) });
+  const calls = () => [...fakes.values()].map((f) => [f.statusAllCalls, f.statusCalls]);
+  const status = async (ref: string) =>
+    (await t.db.select().from(virtualMachines).where(eq(virtualMachines.providerRef, ref)))[0]!;
+
+  await reconciler.reconcileOnce();
+  // One batched call per host, no per-machine call; the host without one is asked per machine as before.
+  expect(calls()).toEqual([
+    [1, 0],
+    [1, 0],
+    [1, 0],
+    [0, 5],
+  ]);
+
+  // Powered off outside the portal on a, gone from b, powered off on c whose batched call fails this pass.
+  const [a, b, c] = [refs.get('test:///fleet-a')!, refs.get('test:///fleet-b')!, refs.get('test:///fleet-c')!];
+  fakes.get('test:///fleet-a')!.states.set(a[7]!, 'stopped');
+  fakes.get('test:///fleet-b')!.states.delete(b[3]!);
+  fakes.get('test:///fleet-c')!.states.set(c[0]!, 'stopped');
+  fakes.get('test:///fleet-c')!.failing = true;
+  await reconciler.reconcileOnce();
+  expect(calls()).toEqual([
+    [2, 0],
+    [2, 0],
+    [2, 0],
+    [0, 10],
+  ]);
+  expect(await status(a[7]!)).toMatchObject({ status: 'Shutoff' });
+  expect(await status(a[8]!)).toMatchObject({ status: 'Running' });
+  expect(await status(b[3]!)).toMatchObject({
+    status: 'Error',
+    errorReason: 'The machine no longer exists at the provider',
+  });
+  // The host that did not answer: its machines stay as they were until it does.
+  expect(await status(c[0]!)).toMatchObject({ status: 'Running' });
+  fakes.get('test:///fleet-c')!.failing = false;
+  await reconciler.reconcileOnce();
+  expect(await status(c[0]!)).toMatchObject({ status: 'Shutoff' });
+  expect(calls()).toEqual([
+    [3, 0],
+    [3, 0],
+    [3, 0],
+    [0, 15],
+  ]);
 });
