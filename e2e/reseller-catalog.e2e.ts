@@ -67,7 +67,9 @@ describe('reseller catalog and hosts', () => {
     await served.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => provider.textContent()).toContain('US East');
 
-    // The region's images, each offered until unchecked.
+    // The region's images, each offered until unchecked: once the regions list shows the new provider (its refetch
+    // re-renders the boxes, and a click landing during it was lost on a busy machine).
+    await expect.poll(() => page.locator('li[data-region="US East"]').textContent()).toContain('Northwind libvirt');
     const region = page.getByRole('group', { name: 'Images offered in US East' });
     const debian = region.getByLabel('Debian 12');
     expect(await debian.isChecked()).toBe(true);
