@@ -8,6 +8,7 @@ import { idParamsSchema, pageQueryFields, pagedSchema, route, timestampSchema } 
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 import { staffRoleSchema } from './permissions.ts';
+import { quotaSchema } from './quotas.ts';
 import { firstNameSchema, lastNameSchema, loginEmailSchema, SINGLE_LINE_PATTERN } from './validation.ts';
 
 /** The texts of the companies screens and answers, typed once. */
@@ -84,6 +85,8 @@ export type CompanyRow = z.infer<typeof companyRowSchema>;
 
 export const companyDetailSchema = z.object({
   company: companyRowSchema,
+  /** The company's limits (set by the reseller) and what its live VMs take. */
+  quota: quotaSchema,
   users: z.array(
     z.object({
       id: z.number().int(),

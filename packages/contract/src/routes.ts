@@ -4,6 +4,7 @@ import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
+import { quotaRoutes, resellerQuotaRoutes } from './quotas.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
@@ -26,6 +27,8 @@ export const routes = {
   resellerCompanies: resellerCompaniesRoutes,
   resellerStaff: resellerStaffRoutes,
   resellerCatalog: resellerCatalogRoutes,
+  quotas: quotaRoutes,
+  resellerQuotas: resellerQuotaRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -102,6 +102,18 @@ export const resellerDomains = pgTable(
  * 'customer' companies are the reseller's customers (SPEC's companies). Each reseller also has one 'staff'
  * company that holds its staff users (docs/decisions/0011): no company list, count or usage ever shows it.
  */
+/**
+ * Quota limits (issue 22): null is no limit. On companies the reseller sets them; on teams the company's
+ * administrator, within the company's. Live VMs are counted against them in the create/upgrade transaction
+ * (db/quotas.ts).
+ */
+const quotaColumns = () => ({
+  maxVms: integer('max_vms'),
+  maxVcpus: integer('max_vcpus'),
+  maxRamGb: integer('max_ram_gb'),
+  maxDiskGb: integer('max_disk_gb'),
+});
+
 export const companyKindEnum = pgEnum('company_kind', ['customer', 'staff']);
 
 export const companies = pgTable(
@@ -117,6 +129,7 @@ export const companies = pgTable(
     /** While set, the company's users cannot sign in (sessions refused) and its VMs are stopped. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),
     suspendedReason: text('suspended_reason'),
+    ...quotaColumns(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -249,6 +262,7 @@ export const teams = pgTable(
       .references(() => companies.id),
     name: text('name').notNull(),
     parentTeamId: integer('parent_team_id'),
+    ...quotaColumns(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -6,6 +6,7 @@ import {
   resellerCompaniesRoutes as r,
   resellerStaffRoutes as s,
 } from '@portal/contract/reseller-companies';
+import { QUOTA_TEXT, resellerQuotaRoutes } from '@portal/contract/quotas';
 import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
 import type { CompaniesService } from './companies.service.ts';
 import type { StaffService } from './staff.service.ts';
@@ -26,6 +27,10 @@ export function registerCompaniesRoutes(app: FastifyInstance, companies: Compani
       params.id,
       body?.reason ?? null,
     ),
+  }));
+  registerRoute(app, resellerQuotaRoutes.setCompany, async ({ auth, params, body, request }) => ({
+    message: QUOTA_TEXT.saved,
+    data: await companies.setQuota({ staff: staffScopeOf(auth), requestId: request.id }, params.id, body),
   }));
   registerRoute(app, r.resume, async ({ auth, params, request }) => {
     await companies.resume({ staff: staffScopeOf(auth), requestId: request.id }, params.id);

@@ -10,7 +10,9 @@ import {
   type CompanyRow,
   type CreateCompanyForm,
 } from '@portal/contract/reseller-companies';
+import type { Quota, QuotaLimits } from '@portal/contract/quotas';
 import type { StaffScope } from '../../lib/auth-context.ts';
+import { companyLimits, setCompanyLimits, sumUsage, usageByTeam } from '../../db/quotas.ts';
 import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
@@ -65,6 +67,11 @@ export function createCompaniesService(deps: Deps) {
       requestId: ctx.requestId,
     });
 
+  const quotaOf = async (companyId: number): Promise<Quota> => ({
+    limits: (await companyLimits(db, companyId))!,
+    usage: sumUsage((await usageByTeam(db, companyId)).values()),
+  });
+
   return {
     async list(staff: StaffScope, q: CompanyListQuery) {
       const { rows, total } = await repo.list(staff.resellerId, q, clock.now());
@@ -76,6 +83,7 @@ export function createCompaniesService(deps: Deps) {
       const c = await repo.contents(company.id);
       return {
         company: toRow(company),
+        quota: await quotaOf(company.id),
         users: c.users.map((u) => ({
           id: u.id,
           email: u.email,
@@ -158,6 +166,33 @@ export function createCompaniesService(deps: Deps) {
         : 0;
       await record(ctx, id, 'company.suspend', { reason: reason || null, stoppedVms });
       return { stoppedVms };
+    },
+
+    /**
+     * The company's limits (issue 22). Lowering one below what is in use stops nothing: new creates and upgrades
+     * are refused until usage is under it. Under the company row's lock, as the quota checks and team limits take it.
+     */
+    async setQuota(ctx: StaffCtx, id: number, limits: QuotaLimits): Promise<Quota> {
+      requireWrite(ctx.staff);
+      await load(ctx.staff, id);
+      await db.transaction(async (tx) => {
+        const before = await companyLimits(tx, id, true);
+        await setCompanyLimits(tx, id, limits);
+        await audit.record(
+          {
+            companyId: id,
+            actorUserId: ctx.staff.userId,
+            action: 'company.quota',
+            targetType: 'company',
+            targetId: id,
+            before,
+            after: { resellerId: ctx.staff.resellerId, ...limits },
+            requestId: ctx.requestId,
+          },
+          tx,
+        );
+      });
+      return quotaOf(id);
     },
 
     async resume(ctx: StaffCtx, id: number) {

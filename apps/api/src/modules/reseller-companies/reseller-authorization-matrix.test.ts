@@ -55,7 +55,16 @@ const writeA: Record<ResellerActor, Outcome> = { ...write, staffOwnerB: 404 };
 async function snapshot(): Promise<string> {
   const rows = await Promise.all([
     t.db
-      .select({ id: companies.id, name: companies.name, s: companies.suspendedAt, r: companies.suspendedReason })
+      .select({
+        id: companies.id,
+        name: companies.name,
+        s: companies.suspendedAt,
+        r: companies.suspendedReason,
+        vms: companies.maxVms,
+        vcpus: companies.maxVcpus,
+        ram: companies.maxRamGb,
+        disk: companies.maxDiskGb,
+      })
       .from(companies),
     t.db.select({ id: users.id, email: users.email, role: users.staffRole, c: users.companyId }).from(users),
     t.db.select().from(resellers),
@@ -213,6 +222,15 @@ const cells: Cell<ResellerActor>[] = [
     expect: writeA,
     prepare: () => companyOfA(true),
     run: (cl, id) => cl.call(c.resume, { params: { id } }),
+  },
+  {
+    call: 'POST /reseller/companies/:id/quota',
+    expect: writeA,
+    run: (cl) =>
+      cl.call(routes.resellerQuotas.setCompany, {
+        params: { id: a.company },
+        body: { vms: 100 + ++seq, vcpus: null, ramGb: null, diskGb: null },
+      }),
   },
   // Staff
   {

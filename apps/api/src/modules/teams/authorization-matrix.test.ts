@@ -19,7 +19,7 @@ async function snapshot(): Promise<string> {
   const [u, tm, tt, a] = await Promise.all([
     t.db.select({ id: users.id, f: users.firstName, l: users.lastName }).from(users),
     t.db.select().from(teamMembers),
-    t.db.select({ id: teams.id, name: teams.name }).from(teams),
+    t.db.select({ id: teams.id, name: teams.name, vms: teams.maxVms, disk: teams.maxDiskGb }).from(teams),
     t.db.select({ id: auditLog.id }).from(auditLog),
   ]);
   const key = (x: object) => JSON.stringify(x);
@@ -194,6 +194,20 @@ const cells: Cell[] = [
         ])
       ).id,
     run: (c, teamId) => c.call(routes.teams.delete, { body: { teamId } }),
+  },
+  {
+    call: 'GET /quotas',
+    // Another company's administrator sees their own company's.
+    expect: { ...companyAdminOnly, otherCompany: A },
+    run: (c) => c.call(routes.quotas.view),
+  },
+  {
+    call: 'POST /quotas/team',
+    expect: companyAdminOnly,
+    run: (c) =>
+      c.call(routes.quotas.setTeam, {
+        body: { teamId: ids.team, limits: { vms: ++seq, vcpus: null, ramGb: null, diskGb: 10 } },
+      }),
   },
   {
     call: 'GET /permissions/list/:id',

@@ -31,6 +31,8 @@ import type { OperationsRepository } from './operations/operations.repository.ts
 import { publishVm, type VmEvents } from './vm-events.ts';
 import { placeVm } from './placement.ts';
 import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from './vm-secrets.ts';
+import { quotaRefusal } from '../../db/quotas.ts';
+import type { Tx } from '../../db/client.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log'> & {
   repo: VmRepository;
@@ -82,11 +84,17 @@ export function createVmService(deps: Deps) {
   }
 
   /** Records an operation and the VM's in-progress status in one transaction (operations/enqueue.ts). */
-  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation) {
-    const outcome = await queue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId });
+  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation, guard?: (tx: Tx) => Promise<void>) {
+    const outcome = await queue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
     if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
     if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
     deps.kick();
+  }
+
+  /** 409 naming the limit when `adding` would pass the company's or the team's quota. */
+  async function refuseOverQuota(...args: Parameters<typeof quotaRefusal>) {
+    const refusal = await quotaRefusal(...args);
+    if (refusal) throw new ConflictError(refusal);
   }
 
   /** The lifecycle table's rule: the action may start from the VM's status, or a 409 says why not. */
@@ -326,6 +334,15 @@ export function createVmService(deps: Deps) {
           : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
       const created = await db.transaction(async (tx) => {
+        // Quotas first (the company row's lock; db/quotas.ts): of racing creates, only those that fit get through.
+        // numberOfInstances counts whole: a create of 3 with 2 left is refused.
+        const n = names.length;
+        await refuseOverQuota(tx, ctx.scope.companyId, teamId, {
+          vms: n,
+          vcpus: n * size.cpu,
+          ramGb: n * size.ram,
+          diskGb: n * size.disk,
+        });
         // Checked under the provider's lock: a region dropped meanwhile is seen here (decision 0014).
         const held = await repo.holdProvider(tx, input.providerId);
         // A libvirt provider runs machines only on its hosts (never the portal's own libvirt, issue 21): without one
@@ -410,7 +427,16 @@ export function createVmService(deps: Deps) {
       if (!(await repo.offers(db, ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
         throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
-      await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } });
+      // What the larger size adds, checked in the transaction that queues the upgrade.
+      const growth = {
+        vms: 0,
+        vcpus: target.cpu - current!.cpu,
+        ramGb: Math.max(0, target.ram - current!.ram),
+        diskGb: Math.max(0, target.disk - current!.disk),
+      };
+      await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } }, (tx) =>
+        refuseOverQuota(tx, vm.companyId, vm.teamId, growth),
+      );
     },
     async rename(ctx: Ctx, id: number, name: string) {
       const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.rename.permission);

@@ -16,7 +16,7 @@ import {
   type Operation,
   type OperationKind,
 } from '@portal/contract/vm-lifecycle';
-import type { Db } from '../../../db/client.ts';
+import type { Db, Tx } from '../../../db/client.ts';
 import type { virtualMachines } from '../../../db/schema.ts';
 import type { Audit } from '../../../lib/audit.ts';
 import type { Clock } from '../../../lib/clock.ts';
@@ -52,17 +52,20 @@ export type Enqueue = (
   vm: typeof virtualMachines.$inferSelect,
   operation: Operation,
   by: Requester,
+  /** Runs first in the transaction; what it throws refuses the operation (the upgrade's quota check). */
+  guard?: (tx: Tx) => Promise<void>,
 ) => Promise<EnqueueOutcome>;
 
 export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; clock: Clock }): Enqueue {
   const { db, audit } = deps;
   const operations = createOperationsRepository(db, deps.clock);
-  return async (vm, operation, by) => {
+  return async (vm, operation, by, guard) => {
     if (!leavesMachineOff(operation.kind) && (await operations.companySuspended(vm.companyId))) return 'suspended';
     if (await operations.active(vm.id)) return 'busy';
     const status = OPERATIONS[operation.kind].runningStatus;
     try {
       await db.transaction(async (tx) => {
+        await guard?.(tx);
         await operations.insert(tx, { vmId: vm.id, requestedByUserId: by.userId, ...operation });
         await operations.setStatus(tx, vm.id, status);
         await audit.record(
