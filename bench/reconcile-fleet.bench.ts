@@ -1,0 +1,136 @@
+/**
+ * The reconciler's status gathering over a fleet, per machine (`virsh domstate` for each, as before issue 22) vs
+ * per host (`virsh domstats --state` once, statusAll), behind the real virsh client and libvirt's own test driver:
+ * each host is a `test:///<file>` node holding its domains (no daemon; the connection is made inside virsh, so the
+ * figures leave out the network: over qemu+ssh each process also pays the connect, ~355 ms in decision 0005).
+ * Prints wall time, virsh processes, and CPU of the portal and of virsh (the children's CPU from /proc) for one
+ * pass; saves bench/results/reconcile-fleet-<date>.json.
+ *   node --import tsx bench/reconcile-fleet.bench.ts
+ *   FLEET_HOSTS=100 FLEET_DOMAINS=100 (defaults 20 × 100); PER_VM_SAMPLE=300: per-machine calls measured, the
+ *   pass extrapolated from them (a real per-machine pass over 10,000 domains takes minutes).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createLibvirtDriver, type LibvirtDriver } from '../apps/api/src/providers/libvirt/libvirt.ts';
+import { refForKey } from '../apps/api/src/providers/libvirt/names.ts';
+
+const HOSTS = Number(process.env.FLEET_HOSTS ?? 20);
+const DOMAINS = Number(process.env.FLEET_DOMAINS ?? 100);
+const PER_VM_SAMPLE = Math.min(Number(process.env.PER_VM_SAMPLE ?? 300), HOSTS * DOMAINS);
+/** The reconciler's default: hosts asked at once. */
+const CONCURRENCY = 8;
+
+/** CPU of this process and of its reaped children (virsh), in ms. */
+function cpuMs() {
+  const f = readFileSync('/proc/self/stat', 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  const tick = 1000 / 100;
+  return {
+    portal: (Number(fields[11]) + Number(fields[12])) * tick,
+    virsh: (Number(fields[13]) + Number(fields[14])) * tick,
+  };
+}
+
+async function measure(run: () => Promise<void>) {
+  const cpu0 = cpuMs();
+  const t0 = process.hrtime.bigint();
+  await run();
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const cpu1 = cpuMs();
+  return { wallMs, portalCpuMs: cpu1.portal - cpu0.portal, virshCpuMs: cpu1.virsh - cpu0.virsh };
+}
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'reconcile-fleet-'));
+try {
+  const calls = path.join(dir, 'calls');
+  const wrapper = path.join(dir, 'virsh');
+  const virsh = execFileSync('sh', ['-c', 'command -v virsh'], { encoding: 'utf8' }).trim();
+  await writeFile(wrapper, `#!/bin/sh\necho x >> '${calls}'\nexec '${virsh}' "$@"\n`, { mode: 0o700 });
+  const processes = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+
+  const hosts: { driver: LibvirtDriver; refs: string[] }[] = [];
+  for (let h = 0; h < HOSTS; h++) {
+    const refs = Array.from({ length: DOMAINS }, (_, i) => refForKey(`fleet-${h}-${i}`));
+    const xml = refs
+      .map(
+        (ref, i) => `<domain type='test' xmlns:test='http://libvirt.org/schemas/domain/test/1.0'><name>${ref}</name>
+  <memory>65536</memory><os><type>hvm</type></os><test:runstate>${i % 3 === 0 ? 5 : 1}</test:runstate></domain>`,
+      )
+      .join('\n');
+    const file = path.join(dir, `host-${h}.xml`);
+    await writeFile(file, `<node>${xml}</node>`);
+    hosts.push({ driver: createLibvirtDriver({ uri: `test://${file}`, virshBinary: wrapper }), refs });
+  }
+  writeFileSync(calls, '');
+
+  // Per machine, as the reconciler did: one after another.
+  const sample = hosts.flatMap((h) => h.refs.map((ref) => ({ driver: h.driver, ref }))).slice(0, PER_VM_SAMPLE);
+  const perVm = await measure(async () => {
+    for (const { driver, ref } of sample) await driver.status(ref);
+  });
+  const perVmProcesses = processes();
+  const scale = (HOSTS * DOMAINS) / sample.length;
+
+  const batched = async (concurrency: number) => {
+    writeFileSync(calls, '');
+    let seen = 0;
+    const queue = [...hosts];
+    const m = await measure(async () => {
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+          for (let h = queue.shift(); h; h = queue.shift()) {
+            const states = await h.driver.statusAll();
+            seen += states.size;
+          }
+        }),
+      );
+    });
+    if (seen !== HOSTS * DOMAINS) throw new Error(`statusAll saw ${seen} domains, expected ${HOSTS * DOMAINS}`);
+    return { ...m, processes: processes() };
+  };
+  const sequential = await batched(1);
+  const concurrent = await batched(CONCURRENCY);
+
+  const round = (n: number) => Math.round(n);
+  const result = {
+    at: new Date().toISOString(),
+    hosts: HOSTS,
+    domainsPerHost: DOMAINS,
+    machines: HOSTS * DOMAINS,
+    cpus: os.cpus().length,
+    virsh: execFileSync(virsh, ['--version'], { encoding: 'utf8' }).trim(),
+    perVm: {
+      sampled: sample.length,
+      processes: perVmProcesses,
+      msPerCall: perVm.wallMs / sample.length,
+      passExtrapolated: {
+        wallMs: round(perVm.wallMs * scale),
+        portalCpuMs: round(perVm.portalCpuMs * scale),
+        virshCpuMs: round(perVm.virshCpuMs * scale),
+        processes: HOSTS * DOMAINS,
+      },
+    },
+    batchedSequential: { ...sequential, wallMs: round(sequential.wallMs) },
+    batchedConcurrent: { concurrency: CONCURRENCY, ...concurrent, wallMs: round(concurrent.wallMs) },
+  };
+  console.log(
+    `Reconcile status gathering: ${HOSTS} hosts × ${DOMAINS} domains (${HOSTS * DOMAINS} machines), virsh ${result.virsh}`,
+  );
+  const row = (name: string, r: { wallMs: number; portalCpuMs: number; virshCpuMs: number; processes: number }) =>
+    console.log(
+      `  ${name.padEnd(34)} wall ${String(round(r.wallMs)).padStart(8)} ms   portal CPU ${String(round(r.portalCpuMs)).padStart(7)} ms   virsh CPU ${String(round(r.virshCpuMs)).padStart(8)} ms   processes ${r.processes}`,
+    );
+  row(`per VM (×${scale.toFixed(1)} from ${sample.length})`, result.perVm.passExtrapolated);
+  row('per host, one at a time', sequential);
+  row(`per host, ${CONCURRENCY} at a time (reconciler)`, concurrent);
+  const results = new URL('./results/', import.meta.url).pathname;
+  mkdirSync(results, { recursive: true });
+  const out = path.join(results, `reconcile-fleet-${result.at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`saved ${out}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
