@@ -9,7 +9,9 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { formatDate } from '../../../lib/dates.ts';
-import { useCompany } from '../api/companies.ts';
+import { QUOTA_TEXT, resellerQuotaRoutes } from '@portal/contract/quotas';
+import { QuotaPanel } from '../../../components/QuotaPanel.tsx';
+import { useCompany, useCompanyWrite } from '../api/companies.ts';
 import { CompanyStatusBadge } from '../components/CompanyStatusBadge.tsx';
 import { SuspensionDialog, type SuspensionTarget } from '../components/SuspensionDialog.tsx';
 import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
@@ -62,8 +64,9 @@ function Table({ head, rows, empty }: { head: string[]; rows: ReactNode[][]; emp
 
 type CompanyDetail = ApiData<typeof resellerCompaniesRoutes.detail>;
 
-function Contents({ detail }: { detail: CompanyDetail }) {
+function Contents({ detail, canWrite }: { detail: CompanyDetail; canWrite: boolean }) {
   const { company } = detail;
+  const setQuota = useCompanyWrite(resellerQuotaRoutes.setCompany);
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3 text-sm text-slate-600 dark:text-slate-300">
@@ -78,6 +81,15 @@ function Contents({ detail }: { detail: CompanyDetail }) {
         <span>VM-hours this month: {company.vmHoursThisMonth}</span>
       </div>
       <p className="text-sm text-slate-500 dark:text-slate-400">{COMPANIES_TEXT.readOnlyNote}</p>
+      <QuotaPanel
+        quota={detail.quota}
+        message={QUOTA_TEXT.companyMessage}
+        canEdit={canWrite}
+        onSave={(limits) => setQuota.mutateAsync({ params: { id: company.id }, body: limits })}
+        saving={setQuota.isPending}
+        error={setQuota.error}
+        errorPrefix="Error saving limits"
+      />
       <Section title="Users" count={detail.users.length}>
         <Table
           head={['Name', 'Email', 'Role', 'Status', 'Created']}
@@ -140,7 +152,7 @@ export function CompanyPage() {
           {errorText(company.error, 'Error fetching company') ?? COMPANIES_TEXT.notFound}
         </p>
       ) : (
-        <Contents detail={company.data} />
+        <Contents detail={company.data} canWrite={canWrite} />
       )}
       <SuspensionDialog target={target} onClose={() => setTarget(null)} />
     </PageLayout>

@@ -18,6 +18,7 @@ import { useRouteMutation } from '../../../lib/route-query.ts';
 import { useTeamDetails } from '../api/team-details.ts';
 import { TeamMembersTable } from '../components/TeamMembersTable.tsx';
 import { TeamVmsTable } from '../components/TeamVmsTable.tsx';
+import { TeamQuota } from '../components/TeamQuota.tsx';
 
 const renameSchema = z.object({ name: teamNameSchema });
 type RenameForm = z.input<typeof renameSchema>;
@@ -82,6 +83,7 @@ export function TeamPage() {
             </Button>
           </form>
           <ErrorText error={rename.error} prefix={ERRORS.updateTeam} />
+          <TeamQuota teamId={teamId} />
           <div className="grid gap-6 xl:grid-cols-2">
             <TeamMembersTable teamId={teamId} />
             <TeamVmsTable teamId={teamId} />
