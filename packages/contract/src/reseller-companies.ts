@@ -34,7 +34,7 @@ export const COMPANIES_TEXT = {
   resumed: 'Company resumed',
   alreadySuspended: 'This company is already suspended',
   notSuspended: 'This company is not suspended',
-  readOnlyNote: 'Read-only view for support: changes are made by the company itself.',
+  readOnlyNote: "The company's users, teams and machines are changed by the company itself, in its portal.",
   statusActive: 'Active',
   statusSuspended: 'Suspended',
 } as const;
