@@ -60,7 +60,7 @@ export function QuotaPanel({
       <table className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-700">
         <thead className="bg-slate-50 dark:bg-slate-800/50">
           <tr>
-            {['', 'In use', 'Limit', ...(cap ? ["Company's limit"] : [])].map((h) => (
+            {['Resource', 'In use', 'Limit', ...(cap ? ["Company's limit"] : [])].map((h) => (
               <th key={h} scope="col" className="px-4 py-2 text-left font-medium text-slate-600 dark:text-slate-300">
                 {h}
               </th>
