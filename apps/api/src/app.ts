@@ -138,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config.LOG_LEVEL),
+    // Errors, warnings and the app's own lines still log at LOG_LEVEL; the per-request pair only when asked.
+    disableRequestLogging: !config.LOG_REQUESTS,
     bodyLimit: LIMITS.bodyBytes,
     // Off unless configured: otherwise any client could pick its own address with X-Forwarded-For
     // and step around every per-address rate limit.

@@ -163,6 +163,11 @@ export const configSchema = z.object({
     'an address such as 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53',
   ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Log every request and response ("incoming request", "request completed"). Off by default: at one JSON
+   * line each they buried the printed mail (the sign-in code) in `npm start`'s console (issue 25).
+   */
+  LOG_REQUESTS: bool.default(false),
   /** Serve {API_BASE_PATH}/metrics without the operator token (for a scraper on a private network). */
   METRICS_PUBLIC: bool.default(false),
   /** Serve the portal build's source maps (*.map); off so a public portal does not publish its source. */

@@ -16,7 +16,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   database = await openDatabase({ dataDir: 'memory://' });
   portal = await buildApp({
-    config: loadConfig({ LOG_LEVEL: 'info', PUBLIC_URL: 'http://portal.test' }),
+    config: loadConfig({ LOG_LEVEL: 'info', LOG_REQUESTS: 'true', PUBLIC_URL: 'http://portal.test' }),
     database,
     secret: 'test-secret-that-is-long-enough-0123456789',
     logger: { ...loggerOptions('info'), stream: { write: (line: string) => void lines.push(line) } },

@@ -11,23 +11,32 @@ export interface LocalMail {
   text: string;
 }
 
-const RULE = '='.repeat(72);
+/** The block's first and last lines: README.md tells newcomers to look for `----- mail -----`. */
+export const MAIL_BLOCK_START = '----- mail -----';
+export const MAIL_BLOCK_END = '----- end of mail -----';
+
+/** A sign-in code in the text ("Your verification code is 123456"), to print on a line of its own. */
+function codeOf(text: string): string | undefined {
+  return /\bcode is (\d{4,8})\b/.exec(text)?.[1];
+}
 
 export function formatLocalMail(mail: LocalMail): string {
+  const code = codeOf(mail.text);
   return [
     '',
-    RULE,
-    `  MAIL #${mail.id}  (kept in the outbox: set SMTP_URL to send mail)`,
-    RULE,
+    '',
+    MAIL_BLOCK_START,
+    `  #${mail.id}, kept in the outbox (set SMTP_URL to send mail)`,
     `  To:      ${mail.to}`,
     `  From:    ${mail.from}`,
     `  Subject: ${mail.subject}`,
+    ...(code ? ['', `  CODE: ${code}`] : []),
     '',
     ...mail.text
       .trimEnd()
       .split(/\r?\n/)
       .map((line) => `  ${line}`),
-    RULE,
+    MAIL_BLOCK_END,
     '',
     '',
   ].join('\n');

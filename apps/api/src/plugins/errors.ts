@@ -23,12 +23,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
         const field = [error.validationContext, where].filter(Boolean).join('.');
         return { path: field, message: keys ? `Unknown field: ${keys}` : (v.message ?? 'Invalid value') };
       });
-      const first = issues[0];
-      const message = first
-        ? first.path
-          ? `${first.message} (${first.path})`
-          : first.message
-        : API_MESSAGES.invalidRequest;
+      // The message is shown to people as it is, so it carries no internal field path ("(body.monthlyPrice)"):
+      // clients that need the field read it from `data.issues[].path`.
+      const message = issues[0]?.message ?? API_MESSAGES.invalidRequest;
       return reply.status(400).send({ message, data: { requestId, issues } });
     }
     if (error instanceof AppError) {

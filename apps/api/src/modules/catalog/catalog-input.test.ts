@@ -11,7 +11,7 @@ import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { routes } from '@portal/contract/routes';
 import { companies, configurationPrices, configurations, providers } from '../../db/schema.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
-import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createTestApp, errorData, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 
 const c = routes.resellerCatalog;
 let t: TestApp;
@@ -50,13 +50,16 @@ describe('prices fit numeric(12,2) and numeric(12,5)', () => {
   });
 
   it('one digit more is a 400 with the field message, never a 500', async () => {
-    for (const [monthly, hourly, message] of [
-      ['10', '10000000', `${CATALOG_TEXT.hourlyPrice} (body.hourlyPrice)`],
-      ['10', '99999999.5', `${CATALOG_TEXT.hourlyPrice} (body.hourlyPrice)`],
-      ['10000000000', '0.01', `${CATALOG_TEXT.monthlyPrice} (body.monthlyPrice)`],
+    // The message is what the portal shows: no internal path such as "(body.monthlyPrice)" (issue 25); the
+    // field stays in data.issues for clients.
+    for (const [monthly, hourly, message, path] of [
+      ['10', '10000000', CATALOG_TEXT.hourlyPrice, 'body.hourlyPrice'],
+      ['10', '99999999.5', CATALOG_TEXT.hourlyPrice, 'body.hourlyPrice'],
+      ['10000000000', '0.01', CATALOG_TEXT.monthlyPrice, 'body.monthlyPrice'],
     ] as const) {
       const res = await save(monthly, hourly);
       expect([res.status, res.message], `${monthly} ${hourly}`).toEqual([400, message]);
+      expect(errorData(res).issues?.[0]).toEqual({ path, message });
     }
   });
 
