@@ -28,8 +28,10 @@ import {
 } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
 import { useAuth } from '../lib/auth-context.tsx';
+import { useBrand } from '../lib/public-brand.ts';
 import { useTheme } from '../lib/theme.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
+import { brandTitle } from './branding.ts';
 
 /** A navigation entry; it is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
 export interface NavLink {
@@ -175,13 +177,19 @@ function NavContent({
 /** Below `md`: a top bar with the menu button; the navigation opens as a drawer over the page. */
 function MobileNav({ links }: { links: readonly NavLink[] }) {
   const [open, setOpen] = useState(false);
+  // From the brand itself, not document.title: on a deep-linked load this bar renders before the root's effect
+  // sets the tab title, and it would keep index.html's "VMP" (issue 25, defect 2). null: not known yet.
+  const brand = useBrand();
+  const title = brand === null ? document.title : brandTitle(brand);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       <nav aria-label="Menu" className="flex items-center gap-2 bg-slate-900 px-3 py-2 text-white md:hidden">
         <Dialog.Trigger className={iconButton} aria-label={TEXT.openNavigation}>
           <Menu className="h-5 w-5" aria-hidden />
         </Dialog.Trigger>
-        <span className="truncate text-sm font-semibold">{document.title}</span>
+        <span className="truncate text-sm font-semibold" data-testid="top-bar-brand">
+          {title}
+        </span>
       </nav>
       <Dialog.Portal>
         <Dialog.Overlay

@@ -6,12 +6,17 @@ import { DEFAULT_BRAND } from '@portal/contract/constants';
 export const DEFAULT_TAB_ICON =
   'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAzMiAzMiI+PGNpcmNsZSBjeD0iMTYiIGN5PSIxNiIgcj0iMTQiIGZpbGw9IiNmZmYiIHN0cm9rZT0iI2QxZDVkYiIgc3Ryb2tlLXdpZHRoPSIxIi8+PC9zdmc+';
 
+/** The portal's name for this brand: the reseller's, else the spec's acronym. */
+export function brandTitle(brand: { resellerName?: string | null } | null | undefined): string {
+  return brand?.resellerName || DEFAULT_BRAND.acronymTitle;
+}
+
 /** `null`: the brand is not known yet, so the tab keeps what the server put into index.html (no flash of defaults). */
 export function useBranding(
   brand: { resellerName?: string | null; tabLogoUrl?: string | null } | null | undefined,
 ): void {
   const pending = brand === null;
-  const title = brand?.resellerName || DEFAULT_BRAND.acronymTitle;
+  const title = brandTitle(brand);
   const icon = brand?.tabLogoUrl || DEFAULT_TAB_ICON;
   useEffect(() => {
     if (pending) return;

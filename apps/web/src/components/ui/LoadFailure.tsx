@@ -36,6 +36,9 @@ export function LoadFailure({ error, notFound, prefix, back, onRetry }: LoadFail
   const kind = failureKind(error);
   const text =
     kind === 'notFound' ? notFound : kind === 'unreachable' ? TEXT.serverUnreachable : errorText(error, prefix);
+  // SPEC point 8: a failed fetch says its helper text and the detail ("Error fetching team: Team not found").
+  // A 404 keeps its plain sentence first and gives the spec's words under it (issue 25, defect 11).
+  const helper = kind === 'notFound' && prefix ? errorText(error, prefix) : null;
   return (
     <div
       role="alert"
@@ -43,6 +46,11 @@ export function LoadFailure({ error, notFound, prefix, back, onRetry }: LoadFail
       data-failure={kind}
     >
       <p className="text-sm text-slate-700 dark:text-slate-300">{text}</p>
+      {helper && (
+        <p className="mt-1 text-sm text-slate-500 dark:text-slate-400" data-testid="load-failure-detail">
+          {helper}
+        </p>
+      )}
       <div className="mt-4 flex flex-wrap items-center justify-center gap-3">
         <Link
           to={back.to}

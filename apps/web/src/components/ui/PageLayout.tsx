@@ -30,7 +30,10 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
         )}
         <div className="min-w-0 flex-1">
           <h1 className="break-words text-xl sm:truncate font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
-          {secondaryTitle && <p className="truncate text-sm text-slate-500 dark:text-slate-400">{secondaryTitle}</p>}
+          {/* Like the title: one line from `sm` up, wrapped on a phone rather than cut (the reseller area's are long). */}
+          {secondaryTitle && (
+            <p className="break-words text-sm sm:truncate text-slate-500 dark:text-slate-400">{secondaryTitle}</p>
+          )}
         </div>
         {action && (
           <Button onClick={action.onClick} disabled={action.disabled}>

@@ -29,7 +29,14 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
             render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
           },
           { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
-          { key: 'email', header: 'Email', render: (m) => m.email },
+          {
+            key: 'email',
+            header: 'Email',
+            // An address has no space to wrap at: without this the row is wider than a phone and its last
+            // column (Remove, the trash icon) is cut off at the right edge (issue 25, defect 2).
+            className: 'wrap-anywhere',
+            render: (m) => m.email,
+          },
         ]}
         rows={team.error ? [] : team.data?.members}
         rowKey={(m) => m.id}

@@ -4,7 +4,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { keepPreviousData } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type Dispatch, type SetStateAction } from 'react';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
@@ -24,6 +24,7 @@ import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
 import { isAdminRole, useRoles } from '../../../lib/roles.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
+import { useBack } from '../../../lib/use-back.ts';
 import { useTeamDetails } from '../api/team-details.ts';
 
 type Mode = 'name' | 'build' | 'permissions';
@@ -36,16 +37,20 @@ type NameForm = z.input<typeof nameSchema>;
 
 export function CreateEditTeamPage() {
   const navigate = useNavigate();
+  const previous = useBack('/teams');
   const [params, setParams] = useSearchParams();
   const teamId = Number(params.get('id')) || 0;
   const [mode, setMode] = useState<Mode>(teamId ? 'build' : 'name');
+  // The roles chosen on the permissions step live here, not in that step: Back to build unmounts it, and the
+  // choices must still be there when the user comes back to save them (issue 25, defect 8).
+  const [editedRoles, setEditedRoles] = useState<Record<number, number>>({});
   const create = useRouteMutation(routes.teams.create, { invalidates: TEAM_AND_USER_READS });
   const form = useForm<NameForm>({ resolver: zodResolver(nameSchema), defaultValues: { name: '' } });
 
   const back = () => {
     if (mode === 'permissions') setMode('build');
     else if (mode === 'build' && teamId) navigate(`/team?id=${teamId}`);
-    else navigate(-1);
+    else previous();
   };
 
   const onCreate = form.handleSubmit(({ name }) =>
@@ -87,7 +92,12 @@ export function CreateEditTeamPage() {
       )}
       {mode === 'build' && teamId > 0 && <BuildTeam teamId={teamId} onNext={() => setMode('permissions')} />}
       {mode === 'permissions' && teamId > 0 && (
-        <SetRoles teamId={teamId} onDone={() => navigate(`/team?id=${teamId}`)} />
+        <SetRoles
+          teamId={teamId}
+          edited={editedRoles}
+          setEdited={setEditedRoles}
+          onDone={() => navigate(`/team?id=${teamId}`)}
+        />
       )}
     </PageLayout>
   );
@@ -127,7 +137,14 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
               header: 'User',
               render: (u) => <span className="font-medium text-slate-900 dark:text-slate-100">{u.name}</span>,
             },
-            { key: 'email', header: 'Email', render: (u) => u.email },
+            {
+              key: 'email',
+              header: 'Email',
+              // An address has no space to wrap at: without this the row is wider than a phone and its last
+              // column (Remove, the trash icon) is cut off at the right edge (issue 25, defect 2).
+              className: 'wrap-anywhere',
+              render: (u) => u.email,
+            },
             {
               key: 'add',
               header: <span className="sr-only">Add</span>,
@@ -163,7 +180,14 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
               header: 'User',
               render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
             },
-            { key: 'email', header: 'Email', render: (m) => m.email },
+            {
+              key: 'email',
+              header: 'Email',
+              // An address has no space to wrap at: without this the row is wider than a phone and its last
+              // column (Remove, the trash icon) is cut off at the right edge (issue 25, defect 2).
+              className: 'wrap-anywhere',
+              render: (m) => m.email,
+            },
             {
               key: 'remove',
               header: <span className="sr-only">Remove</span>,
@@ -199,12 +223,22 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
   );
 }
 
-function SetRoles({ teamId, onDone }: { teamId: number; onDone: () => void }) {
+function SetRoles({
+  teamId,
+  edited,
+  setEdited,
+  onDone,
+}: {
+  teamId: number;
+  /** Unsaved role choices by user id, kept by the page across Back to build. */
+  edited: Record<number, number>;
+  setEdited: Dispatch<SetStateAction<Record<number, number>>>;
+  onDone: () => void;
+}) {
   const perms = useRouteQuery(routes.permissions.list, { params: { id: teamId } });
   const roles = useRoles();
   const assign = useRouteMutation(routes.permissions.assign, { invalidates: TEAM_AND_USER_READS });
   // The roles chosen here, over the roles the server reports (derived, so a refetch needs no copying effect).
-  const [edited, setEdited] = useState<Record<number, number>>({});
   const choices: Record<number, number> = {
     ...Object.fromEntries((perms.data?.members ?? []).map((m) => [m.id, m.roleId])),
     ...edited,

@@ -45,7 +45,9 @@ export function CompanyAdminCard({
       className="flex max-w-3xl flex-wrap items-center gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-700 dark:bg-slate-900"
     >
       <ShieldCheck className="h-6 w-6 shrink-0 text-brand-600 dark:text-brand-300" aria-hidden />
-      <div className="min-w-0 flex-1">
+      {/* flex-1 alone is a 0 basis: on a phone the text squeezed to one word per line beside the button. A basis
+          of its own makes the button wrap below the text instead. */}
+      <div className="min-w-0 flex-1 basis-64">
         <h2 id="company-admin-heading" className="font-semibold text-slate-900 dark:text-slate-100">
           {ACTIVITY_TEXT.companyAdmin}
         </h2>

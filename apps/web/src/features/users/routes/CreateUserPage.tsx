@@ -3,7 +3,6 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
-import { useNavigate } from 'react-router';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import { DROPDOWN_MAX_HEIGHT_PX, PAGE_SIZE, SEARCH_DEBOUNCE_MS } from '@portal/contract/constants';
@@ -17,13 +16,15 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { isAdminRole, useRoles } from '../../../lib/roles.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
+import { useBack } from '../../../lib/use-back.ts';
 import { useDebounced } from '../../../lib/use-debounced.ts';
 import { useUserWrite } from '../api/users.ts';
 
 type AddUserForm = z.input<typeof addUserFormSchema>;
 
 export function CreateUserPage() {
-  const navigate = useNavigate();
+  // Opened directly (a bookmark, a new tab), back is the users list, never out of the portal.
+  const back = useBack('/users');
   const invite = useUserWrite(routes.users.create);
   const roles = useRoles();
   const [filter, setFilter] = useState('');
@@ -58,7 +59,7 @@ export function CreateUserPage() {
         const text = TEXT.completedCreatingUser(created.email);
         setDone(text);
         toast.success(text);
-        setTimeout(() => navigate(-1), 1500);
+        setTimeout(back, 1500);
       },
       // The error shows from invite.error.
       () => undefined,
@@ -66,7 +67,7 @@ export function CreateUserPage() {
   );
 
   return (
-    <PageLayout title="Add User" secondaryTitle="Invite someone to your company" onBack={() => navigate(-1)}>
+    <PageLayout title="Add User" secondaryTitle="Invite someone to your company" onBack={back}>
       <form
         onSubmit={onSubmit}
         className="max-w-xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"

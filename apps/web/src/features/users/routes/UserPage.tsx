@@ -2,7 +2,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Navigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
 import { ADMIN_ROLE_ID, PAGE_SIZE } from '@portal/contract/constants';
@@ -22,13 +22,14 @@ import { useAuth } from '../../../lib/auth-context.tsx';
 import { formatDate } from '../../../lib/dates.ts';
 import { isAdminRole, useRoles } from '../../../lib/roles.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
+import { useBack } from '../../../lib/use-back.ts';
 import { useMemberships, useTeamPermissions, useUser, useUserWrite } from '../api/users.ts';
 import { CompanyAdminCard } from '../components/CompanyAdminCard.tsx';
 
 type EditForm = z.input<typeof userEditFormSchema>;
 
 export function UserPage() {
-  const navigate = useNavigate();
+  const back = useBack('/users');
   const [params] = useSearchParams();
   const userId = Number(params.get('id'));
   const valid = Number.isInteger(userId) && userId > 0;
@@ -60,7 +61,7 @@ export function UserPage() {
     <PageLayout
       title={loaded?.name ?? (user.error ? failureTitle(user.error) : 'User')}
       secondaryTitle="User details"
-      onBack={() => navigate(-1)}
+      onBack={back}
     >
       {user.error ? (
         <LoadFailure

@@ -76,7 +76,14 @@ export function UsersPage() {
               </span>
             ),
           },
-          { key: 'email', header: 'Email', render: (u) => u.email },
+          {
+            key: 'email',
+            header: 'Email',
+            // An address has no space to wrap at: without this the row is wider than a phone and its last
+            // column (Remove, the trash icon) is cut off at the right edge (issue 25, defect 2).
+            className: 'wrap-anywhere',
+            render: (u) => u.email,
+          },
           {
             key: 'delete',
             header: <span className="sr-only">Delete</span>,

@@ -20,6 +20,7 @@ import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
+import { useBack } from '../../../lib/use-back.ts';
 import { useCreateVm } from '../api/vms.ts';
 
 /** SPEC point 8 has no helper text for these three lookups; ours follow the catalogue's form. */
@@ -56,6 +57,17 @@ const CHAIN: readonly ChainField[] = [
   'numberOfInstances',
   'teamId',
 ];
+
+/** The fields SPEC's 'Please fill in empty fields' is about: all but the optional team. */
+const REQUIRED = [
+  'name',
+  'countryId',
+  'regionId',
+  'image',
+  'configurationId',
+  'providerId',
+  'numberOfInstances',
+] as const;
 
 /** An unchosen list says which list (the contract's id/image messages are for API clients). */
 const UNCHOSEN: Partial<Record<ChainField, string>> = {
@@ -113,6 +125,7 @@ const selectClass =
 
 export function CreateVirtualMachinePage() {
   const navigate = useNavigate();
+  const back = useBack('/virtualMachines');
   const create = useCreateVm();
   // Errors are shown after a submit and go away at the next change (no re-validation while typing).
   const form = useForm<CreateVmForm, unknown, CreateVmValues>({
@@ -181,16 +194,19 @@ export function CreateVirtualMachinePage() {
   const onSubmit = form.handleSubmit(({ countryId: _country, ...body }) =>
     create.mutate({ body }, { onSuccess: () => navigate('/virtualMachines') }),
   );
-  // A missing provider has no field of its own: the form-wide message covers it.
+  // A missing provider has no field of its own: the form-wide message covers it. It says "empty", so it shows
+  // only when a required field is: 11 copies is out of range, not empty, and says so under its field alone.
+  const watched = { name, countryId, regionId, image, configurationId, providerId, numberOfInstances };
+  const anyEmpty = REQUIRED.some((field) => !watched[field]?.trim());
   const formError =
-    Object.keys(errors).length > 0
+    Object.keys(errors).length > 0 && anyEmpty
       ? VALIDATION.fillEmptyFields
       : create.error
         ? errorMessage(create.error) || ERRORS.createVm
         : null;
 
   return (
-    <PageLayout title="Create Virtual Machine" secondaryTitle="Choose where and how big" onBack={() => navigate(-1)}>
+    <PageLayout title="Create Virtual Machine" secondaryTitle="Choose where and how big" onBack={back}>
       <form
         onSubmit={(e) => void onSubmit(e)}
         noValidate

@@ -13,7 +13,7 @@ import TrendingUp from 'lucide-react/icons/trending-up';
 import Type from 'lucide-react/icons/type';
 import type { LucideIcon } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import type { Permission } from '@portal/contract/permissions';
@@ -24,6 +24,7 @@ import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.ts
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
+import { useBack } from '../../../lib/use-back.ts';
 import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
 import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -132,7 +133,8 @@ function Bar({ label, percent, text }: { label: string; percent: number; text: s
 }
 
 export function VmDetailsPage() {
-  const navigate = useNavigate();
+  // SPEC: no id and a finished delete go back; opened by its address, back is the VM list, never out of the portal.
+  const back = useBack('/virtualMachines');
   const { virtualMachineId } = useParams();
   const id = Number(virtualMachineId);
   const valid = Number.isInteger(id) && id > 0;
@@ -142,8 +144,8 @@ export function VmDetailsPage() {
   const [password, setPassword] = useState<string | null>(null);
 
   useEffect(() => {
-    if (!valid) navigate(-1);
-  }, [valid, navigate]);
+    if (!valid) back();
+  }, [valid, back]);
 
   const data = details.data;
   const vm = data?.virtualMachine;
@@ -180,7 +182,7 @@ export function VmDetailsPage() {
       {
         onSuccess: () => {
           toast.success(VM_ACTIONS.delete.accepted);
-          navigate(-1);
+          back();
         },
       },
     );
@@ -203,7 +205,7 @@ export function VmDetailsPage() {
     <PageLayout
       title={vm?.name ?? (details.error ? failureTitle(details.error) : 'Loading...')}
       secondaryTitle="Virtual machine"
-      onBack={() => navigate(-1)}
+      onBack={back}
     >
       {details.error ? (
         // Not found (deleted or never existed), unreachable or another error: said in the layout, with a way back.
