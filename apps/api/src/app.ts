@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LIMITS } from '@portal/contract/constants';
 import { type Config, publicUrl, trustProxyOption } from './config.ts';
@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config.LOG_LEVEL),
     // Errors, warnings and the app's own lines still log at LOG_LEVEL; the per-request pair only when asked.
-    disableRequestLogging: !config.LOG_REQUESTS,
+    logController: new LogController({ disableRequestLogging: !config.LOG_REQUESTS }),
     bodyLimit: LIMITS.bodyBytes,
     // Off unless configured: otherwise any client could pick its own address with X-Forwarded-For
     // and step around every per-address rate limit.

@@ -275,7 +275,12 @@ export const vmRoutes = {
     path: `${P}/getConsole/:id`,
     summary: 'A short-lived console URL',
     params: idParamsSchema,
-    data: z.object({ consoleUrl: z.string().min(1) }),
+    data: z.object({
+      consoleUrl: z.string().min(1),
+      // Which live consoles the machine has: the portal offers only these (a simulated machine has no display,
+      // so no graphical console; issue 25).
+      consoles: z.array(z.enum(['vnc', 'serial'])),
+    }),
   }),
   changeConfiguration: route({
     ...base,

@@ -59,7 +59,7 @@ describe('prices fit numeric(12,2) and numeric(12,5)', () => {
     ] as const) {
       const res = await save(monthly, hourly);
       expect([res.status, res.message], `${monthly} ${hourly}`).toEqual([400, message]);
-      expect(errorData(res).issues?.[0]).toEqual({ path, message });
+      expect(errorData(res)?.issues?.[0]).toEqual({ path, message });
     }
   });
 

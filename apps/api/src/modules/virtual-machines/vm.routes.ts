@@ -70,9 +70,10 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     data: await vms.access(scopeOf(auth), params.id),
   }));
   registerRoute(app, vmRoutes.getConsole, async ({ auth, params }) => {
-    await vms.consoleTarget(scopeOf(auth), params.id);
+    const vm = await vms.consoleTarget(scopeOf(auth), params.id);
+    const consoles = await vms.consoleKinds(vm);
     const token = await d.consoleTokens.issue(params.id, auth.sessionId);
-    return { data: { consoleUrl: `${d.apiBasePath}/virtualMachines/console/${params.id}?token=${token}` } };
+    return { data: { consoleUrl: `${d.apiBasePath}/virtualMachines/console/${params.id}?token=${token}`, consoles } };
   });
 
   registerRoute(app, vmRoutes.create, async ({ auth, body, request }) => ({

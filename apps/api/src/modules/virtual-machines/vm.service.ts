@@ -250,6 +250,18 @@ export function createVmService(deps: Deps) {
       if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
       return vm;
     },
+    /** The live consoles a machine's driver offers (no host call: the channels are opened later, at connect). */
+    async consoleKinds(vm: VmRow) {
+      const all: ConsoleKind[] = ['vnc', 'serial'];
+      try {
+        const driver = deps.registry.driverFor((await repo.provider(vm.providerId))!, await repo.host(vm.hostId));
+        const channels = await driver.consoleChannels?.(vm.providerRef!);
+        return all.filter((kind) => channels?.[kind]);
+      } catch {
+        // Not known now (host unreachable): offer both, and the socket's own answer says what went wrong.
+        return all;
+      }
+    },
     async consoleText(vmId: number) {
       const vm = await repo.byId(vmId);
       if (!vm?.providerRef) throw new NotFoundError('Virtual machine not found');

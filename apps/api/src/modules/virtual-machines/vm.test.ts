@@ -199,6 +199,8 @@ describe('lifecycle', () => {
     const consoleRes = await admin.call(routes.vms.getConsole, { params: { id } });
     const url = consoleRes.data.consoleUrl;
     expect(url).toMatch(/\/virtualMachines\/console\/\d+\?token=/);
+    // A simulated machine has no display: the answer says so, and the portal offers only its serial console.
+    expect(consoleRes.data.consoles).toEqual(['serial']);
     const page = await admin.raw('GET', url);
     expect(page.status).toBe(200);
     const html = (

@@ -21,13 +21,22 @@ import { SerialConsole, type SerialHandle } from '../components/console/SerialCo
 import { VncConsole, type VncHandle } from '../components/console/VncConsole.tsx';
 
 type Link = { kind: ConsoleKind; url: string; attempt: number };
-type Status = 'connecting' | 'connected' | 'lost' | 'unreachable';
+type Status = 'connecting' | 'connected' | 'lost' | 'unreachable' | 'none';
+type ConsoleLink = { url: string; consoles: ConsoleKind[] };
 
-/** A console link from the API, checked (a null or empty result is an error, SPEC points 5 and 7). */
-async function consoleLink(id: number): Promise<string> {
+/** The consoles to offer when the API does not say (an older server): try both, as before. */
+const ALL_CONSOLES: ConsoleKind[] = ['vnc', 'serial'];
+
+/**
+ * A console link from the API, checked (a null or empty result is an error, SPEC points 5 and 7), with the
+ * consoles the machine has: a simulated machine has no display, and asking noVNC to connect anyway logged a
+ * 404 and "disconnected RFB object" errors (issue 25).
+ */
+async function consoleLink(id: number): Promise<ConsoleLink> {
   let consoleUrl: unknown;
+  let consoles: ConsoleKind[] | undefined;
   try {
-    ({ consoleUrl } = await fetchConsoleUrl(id));
+    ({ consoleUrl, consoles } = await fetchConsoleUrl(id));
   } catch (err) {
     // SPEC point 8: "Failed to fetch console URL: {detail}"; the screen keeps its one failure text.
     const message = withDetail(ERRORS.fetchConsole, errorMessage(err));
@@ -42,7 +51,7 @@ async function consoleLink(id: number): Promise<string> {
     reportError(new Error(ERRORS.invalidConsoleUrl));
     throw new Error(ERRORS.invalidConsoleUrl);
   }
-  return parsed.data;
+  return { url: parsed.data, consoles: consoles ?? ALL_CONSOLES };
 }
 
 export function VmConsolePage() {
@@ -56,22 +65,35 @@ export function VmConsolePage() {
   const [scale, setScale] = useState(true);
   const [fullScreen, setFullScreen] = useState(false);
   const [paste, setPaste] = useState('');
+  const [consoles, setConsoles] = useState<ConsoleKind[]>(ALL_CONSOLES);
   const everConnected = useRef(false);
   const vnc = useRef<VncHandle>(null);
   const serial = useRef<SerialHandle>(null);
 
   const connect = useCallback(
-    async (kind: ConsoleKind, initial?: string) => {
-      setStatus('connecting');
+    async (kind: ConsoleKind, initial?: ConsoleLink) => {
       everConnected.current = false;
+      // The machine has no such console: say so, and open no socket that can only fail.
+      if (initial === undefined && !consoles.includes(kind)) {
+        setStatus('none');
+        setLink((prev) => ({ kind, url: '', attempt: (prev?.attempt ?? 0) + 1 }));
+        return;
+      }
+      setStatus('connecting');
       try {
-        const url = initial ?? (await consoleLink(id));
+        const { url, consoles: offered } = initial ?? (await consoleLink(id));
+        setConsoles(offered);
+        if (!offered.includes(kind)) {
+          setStatus('none');
+          setLink((prev) => ({ kind, url: '', attempt: (prev?.attempt ?? 0) + 1 }));
+          return;
+        }
         setLink((prev) => ({ kind, url: consoleSocketUrl(url, kind), attempt: (prev?.attempt ?? 0) + 1 }));
       } catch {
         setStatus('unreachable');
       }
     },
-    [id],
+    [id, consoles],
   );
 
   useEffect(() => {
@@ -81,13 +103,16 @@ export function VmConsolePage() {
     }
     let active = true;
     consoleLink(id).then(
-      (url) => active && void connect('vnc', url),
+      // The graphical console first when there is one; otherwise the serial console straight away.
+      (first) => active && void connect(first.consoles.includes('vnc') ? 'vnc' : 'serial', first),
       () => active && setFailed(true),
     );
     return () => {
       active = false;
     };
-  }, [id, numeric, connect]);
+    // Once per machine: `connect` changes with the consoles it learns, which must not start another link.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id, numeric]);
 
   useEffect(() => {
     const onChange = () => setFullScreen(Boolean(document.fullscreenElement));
@@ -153,7 +178,13 @@ export function VmConsolePage() {
           )}
           {link && !failed && (
             <span role="status" className="text-xs text-slate-400">
-              {status === 'connected' ? 'Connected' : status === 'connecting' ? 'Connecting…' : 'Disconnected'}
+              {status === 'connected'
+                ? 'Connected'
+                : status === 'connecting'
+                  ? 'Connecting…'
+                  : status === 'none'
+                    ? 'Not available'
+                    : 'Disconnected'}
             </span>
           )}
         </div>
@@ -218,7 +249,20 @@ export function VmConsolePage() {
       ) : link ? (
         <>
           <div className="relative min-h-0 flex-1" data-testid="console-frame">
-            {link.kind === 'vnc' ? (
+            {status === 'none' ? (
+              <div className="flex h-full flex-col items-center justify-center gap-4 px-4 text-center">
+                <p role="status">
+                  {link.kind === 'vnc'
+                    ? 'This machine has no graphical console. Use its serial console.'
+                    : 'This machine has no serial console. Use its graphical console.'}
+                </p>
+                {consoles.includes(link.kind === 'vnc' ? 'serial' : 'vnc') && (
+                  <Button onClick={() => void connect(link.kind === 'vnc' ? 'serial' : 'vnc')}>
+                    {link.kind === 'vnc' ? 'Open the serial console' : 'Open the graphical console'}
+                  </Button>
+                )}
+              </div>
+            ) : link.kind === 'vnc' ? (
               <VncConsole
                 key={link.attempt}
                 ref={vnc}
