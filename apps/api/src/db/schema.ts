@@ -553,9 +553,10 @@ export const virtualMachines = pgTable(
     // Usage counts include deleted VMs for the months they existed.
     index('vms_company_created_idx').on(t.companyId, t.createdAt),
     index('vms_team_idx').on(t.teamId),
-    // The reconciler walks the machines a provider made, page by page in id order; never a scan of every VM.
-    index('vms_provisioned_idx')
-      .on(t.id)
+    // The reconciler walks the machines a provider made host by host (0: no host), page by page in id order, and
+    // lists the (provider, host) pairs with one probe each (a loose index scan); never a scan of every VM.
+    index('vms_provisioned_host_idx')
+      .on(t.providerId, sql`coalesce(${t.hostId}, 0)`, t.id)
       .where(sql`deleted_at is null and provider_ref is not null`),
   ],
 );

@@ -22,6 +22,11 @@ import { recordSizePeriod } from './size-periods.ts';
 export type OperationRow = typeof operations.$inferSelect;
 export type VmPatch = Partial<typeof virtualMachines.$inferInsert>;
 export type OperationPatch = Partial<typeof operations.$inferInsert>;
+/** One walk of a reconcile pass: a provider's provisioned VMs on one host (null: those without a host). */
+export interface Walk {
+  providerId: number;
+  hostId: number | null;
+}
 /** Who holds a claim: a runner and the attempt it claimed (a claim taken over has a higher attempt). */
 export interface Claim {
   op: OperationRow;
@@ -180,11 +185,30 @@ export function createOperationsRepository(db: Db, clock: Clock) {
     },
 
     /**
-     * One page of provisioned VMs in these statuses with no operation under way, in id order after `afterId`:
-     * the reconciler walks them page by page (a million machines are never loaded at once), off the partial
-     * index of provisioned live VMs (an empty index costs nothing where no VM was ever made).
+     * Every (provider, host) pair that holds provisioned live VMs (host 0: none), in order: one index probe per pair
+     * (a loose index scan of vms_provisioned_host_idx), so 100 hosts cost 100 probes whatever the number of VMs.
      */
-    idleMachines: (statuses: readonly VmStatus[], afterId: number, pageSize: number) =>
+    async reconcileWalks(): Promise<Walk[]> {
+      const res = await db.execute<{ provider_id: number; host_key: number }>(sql`
+        with recursive pairs(provider_id, host_key) as (
+          (select provider_id, coalesce(host_id, 0) from virtual_machines
+            where deleted_at is null and provider_ref is not null order by 1, 2 limit 1)
+          union all
+          select n.provider_id, n.host_key from pairs p cross join lateral (
+            select v.provider_id, coalesce(v.host_id, 0) as host_key from virtual_machines v
+            where v.deleted_at is null and v.provider_ref is not null
+              and (v.provider_id, coalesce(v.host_id, 0)) > (p.provider_id, p.host_key)
+            order by 1, 2 limit 1) n
+        )
+        select provider_id, host_key from pairs`);
+      return res.rows.map((r) => ({ providerId: Number(r.provider_id), hostId: Number(r.host_key) || null }));
+    },
+
+    /**
+     * One page of one walk's provisioned VMs in these statuses with no operation under way, in id order after
+     * `afterId`, straight off vms_provisioned_host_idx: the reconciler reads a host's machines page by page.
+     */
+    idleMachines: (statuses: readonly VmStatus[], walk: Walk, afterId: number, pageSize: number) =>
       db
         .select({ vm: virtualMachines, provider: providers, config: configurations, region: regions.name, host: hosts })
         .from(virtualMachines)
@@ -196,6 +220,8 @@ export function createOperationsRepository(db: Db, clock: Clock) {
           and(
             isNull(virtualMachines.deletedAt),
             isNotNull(virtualMachines.providerRef),
+            eq(virtualMachines.providerId, walk.providerId),
+            sql`coalesce(${virtualMachines.hostId}, 0) = ${walk.hostId ?? 0}`,
             inArray(virtualMachines.status, [...statuses]),
             gt(virtualMachines.id, afterId),
             noActiveOperation,
@@ -204,12 +230,37 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         .orderBy(asc(virtualMachines.id))
         .limit(pageSize),
 
-    /** Changes a VM's status only if nothing changed it meanwhile; the VM as written, or null. */
-    async setStatusIfUnchanged(vmId: number, expected: VmStatus, patch: VmPatch) {
+    /** The provider and host rows these walks name, by id (the reconciler picks each walk's driver from them). */
+    async walkTargets(walks: readonly Walk[]) {
+      const providerIds = [...new Set(walks.map((w) => w.providerId))];
+      const hostIds = [...new Set(walks.flatMap((w) => (w.hostId ? [w.hostId] : [])))];
+      const [providerRows, hostRows] = await Promise.all([
+        providerIds.length ? db.select().from(providers).where(inArray(providers.id, providerIds)) : [],
+        hostIds.length ? db.select().from(hosts).where(inArray(hosts.id, hostIds)) : [],
+      ]);
+      return {
+        providers: new Map(providerRows.map((p) => [p.id, p])),
+        hosts: new Map(hostRows.map((h) => [h.id, h])),
+      };
+    },
+
+    /**
+     * Changes a VM's status only if nothing changed it meanwhile; the VM as written, or null. With `readAt` (the
+     * row's updatedAt when it was read), a status changed and changed back since (a stop, then a start) also counts
+     * as a change: the reconciler holds a host's rows for a while before comparing them.
+     */
+    async setStatusIfUnchanged(vmId: number, expected: VmStatus, patch: VmPatch, readAt?: Date) {
       const [row] = await db
         .update(virtualMachines)
         .set({ ...patch, updatedAt: clock.now() })
-        .where(and(eq(virtualMachines.id, vmId), eq(virtualMachines.status, expected)))
+        .where(
+          and(
+            eq(virtualMachines.id, vmId),
+            eq(virtualMachines.status, expected),
+            // Milliseconds: a row inserted with now() holds microseconds, which its Date lost when it was read.
+            readAt ? sql`date_trunc('milliseconds', ${virtualMachines.updatedAt}) = ${at(readAt)}` : undefined,
+          ),
+        )
         .returning();
       return row ?? null;
     },

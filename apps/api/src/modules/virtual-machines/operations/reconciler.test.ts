@@ -187,7 +187,8 @@ it("asks each host once per pass for all its machines' states, and still follows
     .insert(providers)
     .values({ name: 'Fleet', driver: 'libvirt', settings: {} })
     .returning();
-  // Three hosts of 50 machines whose driver answers for all at once, and one of 5 whose driver cannot.
+  // Three hosts of 1,200 machines (three pages each) whose driver answers for all at once, and one of 5 whose
+  // driver cannot.
   const fakes = new Map([
     ['test:///fleet-a', fakeHost(true)],
     ['test:///fleet-b', fakeHost(true)],
@@ -208,7 +209,7 @@ it("asks each host once per pass for all its machines' states, and still follows
         diskGb: 4096,
       })
       .returning();
-    const count = fake.driver.statusAll ? 50 : 5;
+    const count = fake.driver.statusAll ? 1200 : 5;
     const rows = Array.from({ length: count }, (_, i) => ({
       companyId,
       name: `${host!.name}-${i}`,
@@ -237,7 +238,8 @@ it("asks each host once per pass for all its machines' states, and still follows
     (await t.db.select().from(virtualMachines).where(eq(virtualMachines.providerRef, ref)))[0]!;
 
   await reconciler.reconcileOnce();
-  // One batched call per host, no per-machine call; the host without one is asked per machine as before.
+  // One batched call per host and pass (not one per page of 500), no per-machine call; the host without one is
+  // asked per machine as before.
   expect(calls()).toEqual([
     [1, 0],
     [1, 0],
@@ -275,4 +277,90 @@ it("asks each host once per pass for all its machines' states, and still follows
     [3, 0],
     [0, 15],
   ]);
+});
+
+it('never undoes an operation that finished between reading the rows and the host answering', async () => {
+  const { companyId } = await createOtherCompany(t, 'racer@other.example');
+  const [east] = await t.db.select().from(regions).where(eq(regions.name, 'US East'));
+  const [micro] = await t.db.select().from(configurations).where(eq(configurations.key, 'micro'));
+  const [provider] = await t.db
+    .insert(providers)
+    .values({ name: 'Racer', driver: 'libvirt', settings: {} })
+    .returning();
+  const [host] = await t.db
+    .insert(hosts)
+    .values({
+      name: 'racer',
+      uri: 'test:///racer',
+      providerId: provider!.id,
+      regionId: east!.id,
+      cpus: 8,
+      ramGb: 32,
+      diskGb: 512,
+    })
+    .returning();
+  const names = ['stopped-meanwhile', 'cycled-meanwhile', 'off-outside'];
+  const vms = await t.db
+    .insert(virtualMachines)
+    .values(
+      names.map((name) => ({
+        companyId,
+        name,
+        status: 'Running' as const,
+        configurationId: micro!.id,
+        regionId: east!.id,
+        image: 'Debian 12',
+        providerId: provider!.id,
+        hostId: host!.id,
+        providerRef: refForKey(name),
+      })),
+    )
+    .returning();
+  const [stoppedMeanwhile, cycledMeanwhile, offOutside] = vms as [(typeof vms)[0], (typeof vms)[0], (typeof vms)[0]];
+  // The host's answer is the states it saw when asked (a snapshot), delivered once the test lets it go.
+  let asked!: () => void;
+  const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+  let answer!: (states: Map<string, MachineState>) => void;
+  const driver = {
+    kind: 'libvirt',
+    status: () => Promise.reject(new Error('asked per machine')),
+    statusAll: () => {
+      asked();
+      return new Promise<Map<string, MachineState>>((resolve) => (answer = resolve));
+    },
+  } as unknown as ProviderDriver;
+  // Earlier tests' libvirt hosts do not answer this pass (their machines stay as they are).
+  const elsewhere = { kind: 'libvirt', statusAll: () => Promise.reject(new Error('not this test')) };
+  const registry = createProviderRegistry({
+    libvirt: (settings) =>
+      (settings as { uri: string }).uri === 'test:///racer' ? driver : (elsewhere as unknown as ProviderDriver),
+  });
+  const log = pino({ level: 'silent' });
+  const reconciler = createReconciler({ db: t.db, registry, events: createVmEvents(), log, audit: createAudit(t.db) });
+  const vm = async (id: number) => (await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id)))[0]!;
+  // What an operation's outcome writes: the status, at a later time than the row the reconciler read.
+  const finish = async (id: number, status: 'Running' | 'Stopped') =>
+    t.db
+      .update(virtualMachines)
+      .set({ status, updatedAt: new Date((await vm(id)).updatedAt.getTime() + 1000) })
+      .where(eq(virtualMachines.id, id));
+
+  const pass = reconciler.reconcileOnce();
+  await wasAsked;
+  // Meanwhile a stop finishes on one (the host saw it still running), and a stop then a start on another (the host
+  // saw it stopped in between); the third was powered off outside the portal.
+  await finish(stoppedMeanwhile.id, 'Stopped');
+  await finish(cycledMeanwhile.id, 'Stopped');
+  await finish(cycledMeanwhile.id, 'Running');
+  answer(
+    new Map([
+      [stoppedMeanwhile.providerRef!, 'running'],
+      [cycledMeanwhile.providerRef!, 'stopped'],
+      [offOutside.providerRef!, 'stopped'],
+    ]),
+  );
+  expect(await pass).toBe(1);
+  expect(await vm(stoppedMeanwhile.id)).toMatchObject({ status: 'Stopped' });
+  expect(await vm(cycledMeanwhile.id)).toMatchObject({ status: 'Running' });
+  expect(await vm(offOutside.id)).toMatchObject({ status: 'Shutoff' });
 });

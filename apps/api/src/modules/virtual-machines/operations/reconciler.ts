@@ -15,7 +15,7 @@ import { systemClock, type Clock } from '../../../lib/clock.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import { adoptIfMissing } from './adopt.ts';
 import { createEnqueue, queueSuspensionStops } from './enqueue.ts';
-import { createOperationsRepository } from './operations.repository.ts';
+import { createOperationsRepository, type Walk } from './operations.repository.ts';
 
 /** Resting statuses the provider's word may change (an Error VM waits for its user). */
 const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
@@ -37,13 +37,19 @@ export function createReconciler(opts: {
   onQueued?: () => void;
   /** VMs read per query in a pass (tests make it small to cross pages). */
   pageSize?: number;
-  /** Hosts asked for their machines' states at once. */
+  /** Hosts walked and asked for their machines' states at once. */
   hostConcurrency?: number;
+  /**
+   * The most rows of one driver held before its states are asked: memory stays bounded for a provider with a huge
+   * number of machines on one driver (a simulator's); a libvirt host stays far below it and is asked once per pass.
+   */
+  hostBatchLimit?: number;
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const pageSize = opts.pageSize ?? 500;
   const hostConcurrency = opts.hostConcurrency ?? 8;
+  const hostBatchLimit = opts.hostBatchLimit ?? 5_000;
   const repo = createOperationsRepository(db, clock);
   const enqueue = createEnqueue({ db, audit: opts.audit, events, clock });
   let timer: NodeJS.Timeout | null = null;
@@ -72,67 +78,84 @@ export function createReconciler(opts: {
     return (await followProviders()) + (await stopSuspended());
   }
 
-  async function followProviders(): Promise<number> {
-    let changed = 0;
-    for (let afterId = 0; ;) {
-      const rows = await repo.idleMachines(RECONCILED, afterId, pageSize);
-      changed += await followPage(rows);
-      if (rows.length < pageSize) return changed;
-      afterId = rows[rows.length - 1]!.vm.id;
-    }
-  }
-
   /**
-   * The page's VMs by driver instance (one per provider, and per host of a libvirt provider), with the states of
-   * each group's machines: one statusAll() per group where the driver has it, asked after the page was read (a
-   * state older than the row could undo what the portal did meanwhile), a few hosts at a time.
+   * The provider's word for every idle VM, host by host: each driver instance (one per provider, and per host of a
+   * libvirt provider) reads all its machines' rows for the pass first, then is asked once for all their states
+   * (statusAll), a few hosts at a time. The states are asked after the rows are read: a state older than its row
+   * could undo what an operation did in between. One newer than its row is harmless: the update is conditional on
+   * the row as read (status and updatedAt), so an operation that finished meanwhile is never overwritten.
    */
-  async function statesOf(rows: Row[]) {
-    const groups = new Map<ProviderDriver, Row[]>();
-    for (const row of rows) {
+  async function followProviders(): Promise<number> {
+    const walks = await repo.reconcileWalks();
+    const targets = await repo.walkTargets(walks);
+    const byDriver = new Map<ProviderDriver, Walk[]>();
+    for (const walk of walks) {
+      const provider = targets.providers.get(walk.providerId);
+      const host = walk.hostId ? targets.hosts.get(walk.hostId) : null;
+      if (!provider || host === undefined) continue; // removed since the walks were listed
       try {
-        const driver = registry.driverFor(row.provider, row.host);
-        const group = groups.get(driver);
-        if (group) group.push(row);
-        else groups.set(driver, [row]);
+        // A simulator provider's hosts share its one driver: their walks are read together and asked once.
+        const driver = registry.driverFor(provider, host);
+        byDriver.set(driver, [...(byDriver.get(driver) ?? []), walk]);
       } catch (err) {
-        log.warn({ vmId: row.vm.id, err }, 'reconcile failed');
+        log.warn({ providerId: walk.providerId, hostId: walk.hostId, err }, 'reconcile failed for a host');
       }
     }
-    /** A group's states, or null when its host did not answer (its VMs stay as they are this pass). */
-    const states = new Map<ProviderDriver, Map<string, MachineState> | null>();
-    const queue = [...groups.keys()].filter((driver) => driver.statusAll);
-    const ask = async () => {
-      for (;;) {
-        const driver = queue.shift();
-        if (!driver) return;
-        const group = groups.get(driver)!;
-        const answer = await driver.statusAll!().catch((err: unknown) => {
-          log.warn({ hostId: group[0]!.host?.id ?? null, vms: group.length, err }, 'reconcile failed for a host');
-          return null;
-        });
-        states.set(driver, answer);
+    const queue = [...byDriver];
+    let changed = 0;
+    const work = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        // Not `changed += await …`: that reads `changed` before the await and would drop other hosts' counts.
+        const n = await followDriver(...next);
+        changed += n;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(hostConcurrency, queue.length) }, ask));
-    return { groups, states };
+    const workers = await Promise.allSettled(Array.from({ length: Math.min(hostConcurrency, queue.length) }, work));
+    // A failed query fails the pass as before, but only once every host's work has ended.
+    for (const w of workers) if (w.status === 'rejected') throw w.reason;
+    return changed;
   }
 
-  async function followPage(rows: Row[]): Promise<number> {
+  /** One driver's walks: its idle VMs read page by page, then its states asked once (per `hostBatchLimit` rows). */
+  async function followDriver(driver: ProviderDriver, walks: Walk[]): Promise<number> {
     let changed = 0;
-    const { groups, states } = await statesOf(rows);
-    for (const [driver, group] of groups) {
-      const batch = states.get(driver);
-      if (batch === null) continue;
-      for (const row of group) {
-        try {
-          const ref = row.vm.providerRef!;
-          // Drivers without statusAll are asked per VM, as before.
-          const state = batch ? (batch.get(ref) ?? 'missing') : await driver.status(ref);
-          if (await follow(driver, row, state)) changed++;
-        } catch (err) {
-          log.warn({ vmId: row.vm.id, err }, 'reconcile failed');
+    let rows: Row[] = [];
+    for (const walk of walks) {
+      for (let afterId = 0; ;) {
+        const page = await repo.idleMachines(RECONCILED, walk, afterId, pageSize);
+        rows.push(...page);
+        if (rows.length >= hostBatchLimit) {
+          changed += await followRows(driver, rows);
+          rows = [];
         }
+        if (page.length < pageSize) break;
+        afterId = page[page.length - 1]!.vm.id;
+      }
+    }
+    if (rows.length) changed += await followRows(driver, rows);
+    return changed;
+  }
+
+  /** Rows already read, compared with their driver's states asked now; a host that does not answer is left as is. */
+  async function followRows(driver: ProviderDriver, rows: Row[]): Promise<number> {
+    let states: Map<string, MachineState> | null = null;
+    if (driver.statusAll) {
+      try {
+        states = await driver.statusAll();
+      } catch (err) {
+        log.warn({ hostId: rows[0]!.host?.id ?? null, vms: rows.length, err }, 'reconcile failed for a host');
+        return 0;
+      }
+    }
+    let changed = 0;
+    for (const row of rows) {
+      try {
+        const ref = row.vm.providerRef!;
+        // Drivers without statusAll are asked per VM, as before.
+        const state = states ? (states.get(ref) ?? 'missing') : await driver.status(ref);
+        if (await follow(driver, row, state)) changed++;
+      } catch (err) {
+        log.warn({ vmId: row.vm.id, err }, 'reconcile failed');
       }
     }
     return changed;
@@ -149,8 +172,13 @@ export function createReconciler(opts: {
     } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
     else if (state === 'stopped' && vm.status === 'Running') next = OFF_OUTSIDE_PORTAL;
     if (!next) return false;
-    // Only if nothing changed it meanwhile.
-    const updated = await repo.setStatusIfUnchanged(vm.id, vm.status, { status: next, errorReason: reason });
+    // Only if nothing changed it since it was read (its status, and its updatedAt: a stop and a start count).
+    const updated = await repo.setStatusIfUnchanged(
+      vm.id,
+      vm.status,
+      { status: next, errorReason: reason },
+      vm.updatedAt,
+    );
     if (updated) publishVm(events, updated);
     return !!updated;
   }

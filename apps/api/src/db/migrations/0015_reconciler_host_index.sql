@@ -1,0 +1,2 @@
+DROP INDEX "vms_provisioned_idx";--> statement-breakpoint
+CREATE INDEX "vms_provisioned_host_idx" ON "virtual_machines" USING btree ("provider_id",coalesce("host_id", 0),"id") WHERE deleted_at is null and provider_ref is not null;
