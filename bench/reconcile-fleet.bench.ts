@@ -4,7 +4,10 @@
  * each host is a `test:///<file>` node holding its domains (no daemon; the connection is made inside virsh, so the
  * figures leave out the network: over qemu+ssh each process also pays the connect, ~355 ms in decision 0005).
  * Prints wall time, virsh processes, and CPU of the portal and of virsh (the children's CPU from /proc) for one
- * pass; saves bench/results/reconcile-fleet-<date>.json.
+ * pass; then a whole reconcile pass through the reconciler itself (createReconciler with the database: the fleet's
+ * VMs as rows, read host by host, each host asked once, drift followed), on in-process PGlite, or with FLEET_PG=1 on
+ * a fresh database of the benchmark's PostgreSQL cluster (its CPU measured too); saves
+ * bench/results/reconcile-fleet-<date>.json.
  *   node --import tsx bench/reconcile-fleet.bench.ts
  *   FLEET_HOSTS=100 FLEET_DOMAINS=100 (defaults 20 × 100); PER_VM_SAMPLE=300: per-machine calls measured, the
  *   pass extrapolated from them (a real per-machine pass over 10,000 domains takes minutes).
@@ -14,8 +17,26 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import { openDatabase } from '../apps/api/src/db/client.ts';
+import {
+  companies,
+  configurations,
+  hosts as hostsTable,
+  providers,
+  regions,
+  virtualMachines,
+} from '../apps/api/src/db/schema.ts';
+import { createAudit } from '../apps/api/src/lib/audit.ts';
+import { createReconciler } from '../apps/api/src/modules/virtual-machines/operations/reconciler.ts';
+import { createVmEvents } from '../apps/api/src/modules/virtual-machines/vm-events.ts';
 import { createLibvirtDriver, type LibvirtDriver } from '../apps/api/src/providers/libvirt/libvirt.ts';
 import { refForKey } from '../apps/api/src/providers/libvirt/names.ts';
+import { createProviderRegistry } from '../apps/api/src/providers/registry.ts';
+import { seedDemoTenant, seedReferenceData } from '../apps/api/src/seed/seed.ts';
+import { startBenchCluster } from './lib/bench-cluster.ts';
+import { postgresCpuDeltaUs, postgresCpuUs } from './lib/proc-cpu.ts';
 
 const HOSTS = Number(process.env.FLEET_HOSTS ?? 20);
 const DOMAINS = Number(process.env.FLEET_DOMAINS ?? 100);
@@ -51,7 +72,7 @@ try {
   await writeFile(wrapper, `#!/bin/sh\necho x >> '${calls}'\nexec '${virsh}' "$@"\n`, { mode: 0o700 });
   const processes = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
 
-  const hosts: { driver: LibvirtDriver; refs: string[] }[] = [];
+  const hosts: { driver: LibvirtDriver; refs: string[]; uri: string }[] = [];
   for (let h = 0; h < HOSTS; h++) {
     const refs = Array.from({ length: DOMAINS }, (_, i) => refForKey(`fleet-${h}-${i}`));
     const xml = refs
@@ -62,7 +83,8 @@ try {
       .join('\n');
     const file = path.join(dir, `host-${h}.xml`);
     await writeFile(file, `<node>${xml}</node>`);
-    hosts.push({ driver: createLibvirtDriver({ uri: `test://${file}`, virshBinary: wrapper }), refs });
+    const uri = `test://${file}`;
+    hosts.push({ driver: createLibvirtDriver({ uri, virshBinary: wrapper }), refs, uri });
   }
   writeFileSync(calls, '');
 
@@ -93,6 +115,7 @@ try {
   };
   const sequential = await batched(1);
   const concurrent = await batched(CONCURRENCY);
+  const throughReconciler = await reconcilerPass();
 
   const round = (n: number) => Math.round(n);
   const result = {
@@ -115,22 +138,134 @@ try {
     },
     batchedSequential: { ...sequential, wallMs: round(sequential.wallMs) },
     batchedConcurrent: { concurrency: CONCURRENCY, ...concurrent, wallMs: round(concurrent.wallMs) },
+    reconciler: throughReconciler,
   };
   console.log(
     `Reconcile status gathering: ${HOSTS} hosts × ${DOMAINS} domains (${HOSTS * DOMAINS} machines), virsh ${result.virsh}`,
   );
-  const row = (name: string, r: { wallMs: number; portalCpuMs: number; virshCpuMs: number; processes: number }) =>
+  const row = (
+    name: string,
+    r: { wallMs: number; portalCpuMs: number; virshCpuMs: number; processes: number },
+    more = '',
+  ) =>
     console.log(
-      `  ${name.padEnd(34)} wall ${String(round(r.wallMs)).padStart(8)} ms   portal CPU ${String(round(r.portalCpuMs)).padStart(7)} ms   virsh CPU ${String(round(r.virshCpuMs)).padStart(8)} ms   processes ${r.processes}`,
+      `  ${name.padEnd(40)} wall ${String(round(r.wallMs)).padStart(8)} ms   portal CPU ${String(round(r.portalCpuMs)).padStart(7)} ms   virsh CPU ${String(round(r.virshCpuMs)).padStart(8)} ms   processes ${r.processes}${more}`,
     );
   row(`per VM (×${scale.toFixed(1)} from ${sample.length})`, result.perVm.passExtrapolated);
   row('per host, one at a time', sequential);
-  row(`per host, ${CONCURRENCY} at a time (reconciler)`, concurrent);
+  row(`per host, ${CONCURRENCY} at a time (statusAll only)`, concurrent);
+  for (const [name, r] of [
+    ['first', throughReconciler.first],
+    ['steady', throughReconciler.steady],
+  ] as const)
+    row(
+      `reconcileOnce, ${name} pass (${throughReconciler.engine})`,
+      r,
+      r.postgresCpuMs === null ? '' : `   PostgreSQL CPU ${r.postgresCpuMs} ms`,
+    );
+  console.log(
+    `  first pass followed ${throughReconciler.first.changed} drifted VMs (expected ${throughReconciler.drifted}); steady pass ${throughReconciler.steady.changed}`,
+  );
   const results = new URL('./results/', import.meta.url).pathname;
   mkdirSync(results, { recursive: true });
   const out = path.join(results, `reconcile-fleet-${result.at.replace(/[:.]/g, '-')}.json`);
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`saved ${out}`);
+
+  /**
+   * A whole pass of the real reconciler over the fleet: one libvirt provider whose hosts are the test:// nodes, the
+   * domains as VM rows (shut-off ones Shutoff, the others Running, except one per host stored Shutoff though running:
+   * drift the first pass follows). The portal CPU includes PGlite's (it runs in this process); PostgreSQL's is not.
+   */
+  async function reconcilerPass() {
+    /** The reconciler's log: its warnings (a host that failed) printed, the rest dropped. */
+    const warnings = {
+      warn: (obj: unknown, msg?: string) => console.warn(msg, obj),
+      error: (obj: unknown, msg?: string) => console.error(msg, obj),
+      info: () => undefined,
+      debug: () => undefined,
+    } as unknown as FastifyBaseLogger;
+    const cluster = process.env.FLEET_PG === '1' ? startBenchCluster('fleet', 56950) : null;
+    const dbName = `fleet_${Date.now()}`;
+    const admin = cluster ? new pg.Client({ connectionString: cluster.url }) : null;
+    await admin?.connect();
+    await admin?.query(`create database ${dbName}`);
+    const database = await openDatabase(
+      cluster ? { databaseUrl: cluster.url.replace(/\/postgres$/, `/${dbName}`) } : { dataDir: 'memory://' },
+    );
+    try {
+      const db = database.db;
+      await seedReferenceData(db);
+      await seedDemoTenant(db, { adminPassword: 'Bench-Password-1!' });
+      const [company] = await db.select().from(companies).limit(1);
+      const [region] = await db.select().from(regions).limit(1);
+      const [config] = await db.select().from(configurations).limit(1);
+      const [provider] = await db
+        .insert(providers)
+        .values({ name: `Fleet bench ${Date.now()}`, driver: 'libvirt', settings: {} })
+        .returning();
+      let drifted = 0;
+      for (const [h, host] of hosts.entries()) {
+        const [row] = await db
+          .insert(hostsTable)
+          .values({
+            name: `fleet-bench-${Date.now()}-${h}`,
+            uri: host.uri,
+            providerId: provider!.id,
+            regionId: region!.id,
+            cpus: 64,
+            ramGb: 256,
+            diskGb: 4096,
+          })
+          .returning();
+        const vms = host.refs.map((ref, i) => {
+          const drift = i % 3 !== 0 && i % 50 === 1;
+          if (drift) drifted++;
+          return {
+            companyId: company!.id,
+            name: ref,
+            status: i % 3 === 0 || drift ? ('Shutoff' as const) : ('Running' as const),
+            configurationId: config!.id,
+            regionId: region!.id,
+            image: 'Debian 12',
+            providerId: provider!.id,
+            hostId: row!.id,
+            providerRef: ref,
+          };
+        });
+        for (let i = 0; i < vms.length; i += 1000) await db.insert(virtualMachines).values(vms.slice(i, i + 1000));
+      }
+      const registry = createProviderRegistry({
+        libvirt: (settings) => createLibvirtDriver({ uri: (settings as { uri: string }).uri, virshBinary: wrapper }),
+      });
+      const reconciler = createReconciler({
+        db,
+        registry,
+        events: createVmEvents(),
+        log: warnings,
+        audit: createAudit(db),
+      });
+      const pass = async () => {
+        writeFileSync(calls, '');
+        let changed = 0;
+        const pg0 = cluster ? postgresCpuUs(cluster.postmasterPid()) : null;
+        const m = await measure(async () => {
+          changed = await reconciler.reconcileOnce();
+        });
+        const postgresCpuMs =
+          cluster && pg0 ? Math.round(postgresCpuDeltaUs(pg0, postgresCpuUs(cluster.postmasterPid())) / 1000) : null;
+        return { ...m, wallMs: Math.round(m.wallMs), postgresCpuMs, processes: processes(), changed };
+      };
+      const first = await pass();
+      const steady = await pass();
+      return { engine: database.kind, drifted, first, steady };
+    } finally {
+      await database.close();
+      await admin?.query(`drop database ${dbName}`);
+      await admin?.end();
+      cluster?.stop();
+    }
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
