@@ -73,7 +73,12 @@ describe('reseller catalog and hosts', () => {
     const region = page.getByRole('group', { name: 'Images offered in US East' });
     const debian = region.getByLabel('Debian 12');
     expect(await debian.isChecked()).toBe(true);
-    await debian.uncheck();
+    // Withdrawing asks first (issue 25): the box keeps its tick until the dialog is confirmed.
+    await debian.click();
+    const withdraw = page.getByRole('dialog', { name: 'Withdraw image' });
+    await withdraw.getByText('Withdraw Debian 12 in US East?', { exact: false }).waitFor();
+    expect(await debian.isChecked()).toBe(true);
+    await withdraw.getByRole('button', { name: 'Withdraw' }).click();
     await expect.poll(() => debian.isChecked()).toBe(false);
     expect(await axeViolations(page, 'main')).toEqual([]);
     await screenshot(page, 'reseller-catalog');

@@ -80,7 +80,9 @@ export const ERRORS = {
 
 /** Joins a helper prefix with a detail the way the portal shows it. */
 export function withDetail(prefix: string, detail?: string | null): string {
-  return detail ? `${prefix}: ${detail}` : prefix;
+  // "Error logging in." ends a sentence; before its detail the period goes ("Error logging in: Invalid email
+  // or password", not "in.: Invalid", issue 25).
+  return detail ? `${prefix.replace(/\.$/, '')}: ${detail}` : prefix;
 }
 
 /** Texts of screens, dialogs and toasts (SPEC points 2 and 4). */

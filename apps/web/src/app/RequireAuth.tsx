@@ -1,6 +1,8 @@
 /** Protected routes: the auth check runs on load; no session → /login, code still due → /mfa. */
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
+import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
+import { Button } from '../components/ui/Button.tsx';
 import { Spinner } from '../components/ui/Spinner.tsx';
 import { ApiError } from '../lib/api.ts';
 import { useAuthCheck } from '../lib/auth-check.ts';
@@ -27,8 +29,16 @@ export function RequireAuth() {
   }
   if (check.error) {
     if (check.error instanceof ApiError && check.error.status !== 401) {
+      // The server cannot be reached, or failed: say so, with a retry (never a dead end, issue 25).
       return (
-        <p className="p-8 text-center text-red-600 dark:text-red-400">{`Error checking auth.: ${check.error.message}`}</p>
+        <div role="alert" className="flex flex-col items-center gap-4 p-8 text-center">
+          <p className="text-red-600 dark:text-red-400">
+            {check.error.status === 0 ? TEXT.serverUnreachable : withDetail(ERRORS.checkAuth, check.error.message)}
+          </p>
+          <Button variant="secondary" onClick={() => void check.refetch()}>
+            {TEXT.tryAgain}
+          </Button>
+        </div>
       );
     }
     return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;

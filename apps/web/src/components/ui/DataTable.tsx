@@ -91,10 +91,16 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
       </div>
     );
   } else if (error) {
+    // A failed load (the network gone, say) ends in its message and a way to try again, never a spinner.
     body = (
-      <p role="alert" className="px-4 py-10 text-center text-sm text-red-600 dark:text-red-400">
-        {error}
-      </p>
+      <div role="alert" className="flex flex-col items-center gap-3 px-4 py-10 text-center">
+        <p className="text-sm text-red-600 dark:text-red-400">{error}</p>
+        {props.onRefresh && (
+          <Button variant="secondary" onClick={() => void refresh()} disabled={refreshing}>
+            {TEXT.tryAgain}
+          </Button>
+        )}
+      </div>
     );
   } else if (!rows || rows.length === 0) {
     body = <p className="px-4 py-10 text-center text-sm text-slate-500 dark:text-slate-400">{props.noDataMessage}</p>;

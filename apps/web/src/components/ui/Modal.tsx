@@ -7,6 +7,7 @@ import * as Dialog from '@radix-ui/react-dialog';
 import X from 'lucide-react/icons/x';
 import { useRef, type ReactNode } from 'react';
 import { MODAL_Z_INDEX } from '@portal/contract/constants';
+import { returnFocus } from './return-focus.ts';
 
 export interface ModalProps {
   open: boolean;
@@ -38,7 +39,7 @@ export function Modal({ open, title, onClose, showClose = true, children, footer
             }}
             onCloseAutoFocus={(event) => {
               event.preventDefault();
-              returnFocusTo.current?.focus();
+              returnFocus(returnFocusTo.current);
             }}
             className={`relative flex max-h-full w-full ${width} flex-col rounded-lg bg-white shadow-xl dark:bg-slate-900 dark:ring-1 dark:ring-slate-700`}
           >

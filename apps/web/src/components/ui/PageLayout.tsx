@@ -8,7 +8,8 @@ export interface PageLayoutProps {
   title: string;
   secondaryTitle?: string;
   onBack?: () => void;
-  action?: { name: string; onClick: () => void; disabled?: boolean };
+  /** `danger` for an action whose dialog is a danger one (Suspend): the page and the dialog look alike. */
+  action?: { name: string; onClick: () => void; disabled?: boolean; variant?: 'primary' | 'danger' };
   children?: ReactNode;
 }
 
@@ -36,7 +37,7 @@ export function PageLayout({ title, secondaryTitle, onBack, action, children }: 
           )}
         </div>
         {action && (
-          <Button onClick={action.onClick} disabled={action.disabled}>
+          <Button variant={action.variant ?? 'primary'} onClick={action.onClick} disabled={action.disabled}>
             {action.name}
           </Button>
         )}

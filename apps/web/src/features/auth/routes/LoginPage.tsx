@@ -11,9 +11,9 @@ import { useAuth } from '../../../lib/auth-context.tsx';
 import { Button } from '../../../components/ui/Button.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
-import { callApi } from '../../../lib/api.ts';
+import { ApiError, callApi } from '../../../lib/api.ts';
 import { lazyResolver } from '../../../lib/lazy-resolver.ts';
-import { clearStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
+import { clearStoredAuth, readStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
 import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
@@ -34,13 +34,19 @@ export function LoginPage() {
 
   // An existing session skips the form and goes to the MFA screen (SPEC point 2), which asks for the code
   // or, when the session is already signed in, sends the user onward (point 4).
+  // Only a browser that signed in (the stored auth record) can have one: asking on every visit answered a 401
+  // that the browser logs as an error in the console each time (issue 25).
   useEffect(() => {
+    if (!readStoredAuth()) return;
     let active = true;
     callApi(routes.auth.check, { suppress401: true })
       .then(() => {
         if (active) navigate('/mfa', { replace: true });
       })
-      .catch(() => {});
+      .catch((err: unknown) => {
+        // The session is gone: forget the record, so the next visit does not ask again.
+        if (err instanceof ApiError && err.status === 401) clearStoredAuth();
+      });
     return () => {
       active = false;
     };

@@ -141,6 +141,8 @@ export function CompanyPage() {
             action: {
               name: row.status === 'active' ? COMPANIES_TEXT.suspend : COMPANIES_TEXT.resume,
               onClick: () => setTarget({ id: row.id, name: row.name, status: row.status }),
+              // Suspending stops the company's machines: red here as in its dialog (issue 25).
+              variant: row.status === 'active' ? ('danger' as const) : ('primary' as const),
             },
           }
         : {})}

@@ -107,6 +107,9 @@ export function RenameDialog({
   );
 }
 
+/** The upgrade dialog when no larger size is offered to this VM's company (the reseller prices only some). */
+const UPGRADE_NONE_OFFERED = 'No larger size is offered for this VM. Contact your provider for more.';
+
 /** The upgrade form: the configuration id of the contract's changeConfiguration body. */
 const upgradeFormSchema = vmRoutes.changeConfiguration.body.pick({ configurationId: true });
 type UpgradeForm = z.output<typeof upgradeFormSchema>;
@@ -114,10 +117,12 @@ type UpgradeForm = z.output<typeof upgradeFormSchema>;
 export function UpgradeDialog({
   vmId,
   currentCpu,
+  currentConfigurationId,
   onClose,
 }: {
   vmId: number;
   currentCpu: number;
+  currentConfigurationId: number;
   onClose: () => void;
 }) {
   const configs = useConfigurations();
@@ -129,6 +134,9 @@ export function UpgradeDialog({
   const [done, setDone] = useState(false);
   // A failed fetch must not read as "already the largest": the error is shown instead.
   const bigger = configs.error ? [] : (configs.data ?? []).filter((c) => c.cpu > currentCpu);
+  // The list holds only the sizes the reseller offers: when the VM's own size is not among them, larger sizes
+  // may well exist but are not offered, and "the largest configuration" would be wrong (issue 25).
+  const ownSizeOffered = (configs.data ?? []).some((c) => c.id === currentConfigurationId);
   const onSubmit = form.handleSubmit(({ configurationId }) =>
     upgrade.mutateAsync({ body: { id: vmId, configurationId } }).then(
       () => {
@@ -155,7 +163,9 @@ export function UpgradeDialog({
           ) : configs.isPending ? (
             <p className="text-sm text-slate-500 dark:text-slate-400">Loading configurations…</p>
           ) : bigger.length === 0 ? (
-            <p className="text-sm text-slate-600 dark:text-slate-300">This VM already has the largest configuration.</p>
+            <p className="text-sm text-slate-600 dark:text-slate-300">
+              {ownSizeOffered ? 'This VM already has the largest configuration.' : UPGRADE_NONE_OFFERED}
+            </p>
           ) : (
             <fieldset className="space-y-2">
               <legend className="mb-2 text-sm text-slate-600 dark:text-slate-300">

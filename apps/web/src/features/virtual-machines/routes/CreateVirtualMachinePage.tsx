@@ -99,14 +99,21 @@ const EMPTY: CreateVmForm = {
   teamId: '',
 };
 
+/** Why a list of the chain is empty: the reseller offers nothing there (issue 25: an empty dropdown said nothing). */
+const NO_IMAGES = 'No images are offered in this region. Choose another region.';
+const NO_CONFIGURATIONS = 'No sizes are offered for this image in this region. Choose another image or region.';
+
 function Field({
   label,
   children,
   error,
+  hint,
 }: {
   label: string;
   children: (id: string) => ReactNode;
   error?: string | null | undefined;
+  /** Shown under the field when there is no error. */
+  hint?: string | null | undefined;
 }) {
   const id = useId();
   return (
@@ -115,7 +122,15 @@ function Field({
         {label}
       </label>
       {children(id)}
-      {error && <p className="text-sm text-red-600 dark:text-red-400">{error}</p>}
+      {error ? (
+        <p className="text-sm text-red-600 dark:text-red-400">{error}</p>
+      ) : (
+        hint && (
+          <p role="status" className="text-sm text-amber-800 dark:text-amber-200">
+            {hint}
+          </p>
+        )
+      )}
     </div>
   );
 }
@@ -252,7 +267,11 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field label="Image" error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}>
+          <Field
+            label="Image"
+            error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}
+            hint={regionId !== '' && !images.isFetching && images.data?.length === 0 ? NO_IMAGES : null}
+          >
             {(id) => (
               <select
                 id={id}
@@ -273,6 +292,9 @@ export function CreateVirtualMachinePage() {
           <Field
             label="Configuration"
             error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}
+            hint={
+              image !== '' && !configurations.isFetching && configurations.data?.length === 0 ? NO_CONFIGURATIONS : null
+            }
           >
             {(id) => (
               <select

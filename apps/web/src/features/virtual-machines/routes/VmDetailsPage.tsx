@@ -351,7 +351,14 @@ export function VmDetailsPage() {
         />
       )}
       {dialog === 'rename' && vm && <RenameDialog vmId={id} currentName={vm.name} onClose={() => setDialog(null)} />}
-      {dialog === 'upgrade' && vm && <UpgradeDialog vmId={id} currentCpu={vm.cpu} onClose={() => setDialog(null)} />}
+      {dialog === 'upgrade' && vm && (
+        <UpgradeDialog
+          vmId={id}
+          currentCpu={vm.cpu}
+          currentConfigurationId={vm.configurationId}
+          onClose={() => setDialog(null)}
+        />
+      )}
       <DeleteConfirmationModal
         target={dialog === 'delete' && vm ? vm : null}
         item="virtual machine"
