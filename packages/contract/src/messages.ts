@@ -82,7 +82,7 @@ export const ERRORS = {
 export function withDetail(prefix: string, detail?: string | null): string {
   // "Error logging in." ends a sentence; before its detail the period goes ("Error logging in: Invalid email
   // or password", not "in.: Invalid", issue 25).
-  return detail ? `${prefix.replace(/\.$/, '')}: ${detail}` : prefix;
+  return detail ? `${prefix.replace(/(?<!\.)\.$/, '')}: ${detail}` : prefix;
 }
 
 /** Texts of screens, dialogs and toasts (SPEC points 2 and 4). */

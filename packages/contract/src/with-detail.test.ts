@@ -9,5 +9,7 @@ describe('withDetail (issue 25: "Error logging in.: Invalid email or password")'
   it("keeps the SPEC's words as they are without a detail", () => {
     expect(withDetail(ERRORS.login)).toBe('Error logging in.');
     expect(withDetail(ERRORS.fetchUsers, 'x')).toBe('Error fetching users: x');
+    // An ellipsis is not a sentence's period.
+    expect(withDetail('Loading...', 'x')).toBe('Loading...: x');
   });
 });
