@@ -20,7 +20,7 @@ import {
   providerOfferings,
   regions,
 } from '../apps/api/src/db/schema.ts';
-import { createUser } from '../apps/api/test/fixtures.ts';
+import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn } from '../apps/api/test/harness.ts';
 import { axeViolations } from './support/axe.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
@@ -135,7 +135,7 @@ describe('wording and sign-in (defect 10)', () => {
       ['phone', PHONE],
     ] as const) {
       const { context: ctx, page } = await context(viewport);
-      await portal.signIn(page, OWNER_EMAIL);
+      await portal.signIn(page, OWNER_EMAIL, PASSWORD);
       await page.goto(`${portal.url}/reseller/company?id=${customerId}`);
       const suspend = page.getByRole('button', { name: 'Suspend', exact: true });
       await suspend.waitFor();
@@ -241,7 +241,7 @@ describe('network loss (defect 6)', () => {
 
     await ctx.setOffline(false);
     await page.getByRole('button', { name: 'Reload' }).click();
-    await page.getByRole('heading', { name: 'Support' }).waitFor();
+    await page.getByRole('heading', { name: 'Support', exact: true }).waitFor();
     await page.goto(`${portal.url}/users`);
     await page.getByRole('row', { name: /Ada Admin/ }).waitFor();
     await ctx.close();

@@ -165,8 +165,9 @@ export function VmConsolePage() {
   const small =
     'rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
 
+  // One landmark holds the whole page (axe: all content in landmarks).
   return (
-    <div className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
+    <main className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
       <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2 text-sm">
         <div className="flex items-center gap-3">
           <span>Console</span>
@@ -319,6 +320,6 @@ export function VmConsolePage() {
           <p>{TEXT.consoleLoading}</p>
         </div>
       )}
-    </div>
+    </main>
   );
 }
