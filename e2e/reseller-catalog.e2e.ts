@@ -73,11 +73,14 @@ describe('reseller catalog and hosts', () => {
     const region = page.getByRole('group', { name: 'Images offered in US East' });
     const debian = region.getByLabel('Debian 12');
     expect(await debian.isChecked()).toBe(true);
-    // Withdrawing asks first (issue 25): the box keeps its tick until the dialog is confirmed.
-    await debian.click();
+    // Withdrawing asks first (issue 25): cancelled, the image stays offered; confirmed, it is withdrawn.
     const withdraw = page.getByRole('dialog', { name: 'Withdraw image' });
+    await debian.click();
     await withdraw.getByText('Withdraw Debian 12 in US East?', { exact: false }).waitFor();
+    await withdraw.getByRole('button', { name: 'Cancel' }).click();
+    await withdraw.waitFor({ state: 'detached' });
     expect(await debian.isChecked()).toBe(true);
+    await debian.click();
     await withdraw.getByRole('button', { name: 'Withdraw' }).click();
     await expect.poll(() => debian.isChecked()).toBe(false);
     expect(await axeViolations(page, 'main')).toEqual([]);
