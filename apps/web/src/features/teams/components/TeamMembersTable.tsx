@@ -6,6 +6,7 @@ import { ERRORS, TEXT } from '@portal/contract/messages';
 import { RolesFetchError } from '../../../components/RolesFetchError.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
+import { wrapClass } from '../../../components/ui/wrap.ts';
 import { useRoles } from '../../../lib/roles.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
 import { useTeamDetails } from '../api/team-details.ts';
@@ -26,7 +27,9 @@ export function TeamMembersTable({ teamId }: { teamId: number }) {
           {
             key: 'user',
             header: 'User',
-            render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+            render: (m) => (
+              <span className={`font-medium text-slate-900 dark:text-slate-100 ${wrapClass(m.name)}`}>{m.name}</span>
+            ),
           },
           { key: 'role', header: 'Role', render: (m) => roleName(m.roleId) },
           {

@@ -19,6 +19,7 @@ import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
 import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { wrapClass } from '../../../components/ui/wrap.ts';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { TEAM_AND_USER_READS } from '../../../lib/reads.ts';
 import { isAdminRole, useRoles } from '../../../lib/roles.ts';
@@ -135,7 +136,9 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
             {
               key: 'name',
               header: 'User',
-              render: (u) => <span className="font-medium text-slate-900 dark:text-slate-100">{u.name}</span>,
+              render: (u) => (
+                <span className={`font-medium text-slate-900 dark:text-slate-100 ${wrapClass(u.name)}`}>{u.name}</span>
+              ),
             },
             {
               key: 'email',
@@ -178,7 +181,9 @@ function BuildTeam({ teamId, onNext }: { teamId: number; onNext: () => void }) {
             {
               key: 'name',
               header: 'User',
-              render: (m) => <span className="font-medium text-slate-900 dark:text-slate-100">{m.name}</span>,
+              render: (m) => (
+                <span className={`font-medium text-slate-900 dark:text-slate-100 ${wrapClass(m.name)}`}>{m.name}</span>
+              ),
             },
             {
               key: 'email',

@@ -12,6 +12,7 @@ import { DataTable } from '../../../components/ui/DataTable.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { wrapClass } from '../../../components/ui/wrap.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { useTableState } from '../../../lib/use-table-state.ts';
 import { useUsersList, useUserWrite } from '../api/users.ts';
@@ -58,7 +59,7 @@ export function UsersPage() {
             key: 'name',
             header: 'Name',
             render: (u) => (
-              <span className="font-medium text-slate-900 dark:text-slate-100">
+              <span className={`font-medium text-slate-900 dark:text-slate-100 ${wrapClass(u.name)}`}>
                 {u.name}
                 {u.isCompanyAdmin && (
                   <span
