@@ -59,8 +59,9 @@ export function UsersPage() {
             key: 'name',
             header: 'Name',
             render: (u) => (
-              <span className={`font-medium text-slate-900 dark:text-slate-100 ${wrapClass(u.name)}`}>
-                {u.name}
+              <span className="font-medium text-slate-900 dark:text-slate-100">
+                {/* Only the name may break anywhere: the badges beside it stay whole. */}
+                <span className={wrapClass(u.name)}>{u.name}</span>
                 {u.isCompanyAdmin && (
                   <span
                     className="ml-2 rounded bg-brand-100 dark:bg-brand-700/40 px-1.5 py-0.5 text-xs font-medium text-brand-700 dark:text-brand-100"
