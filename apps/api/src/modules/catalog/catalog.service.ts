@@ -71,9 +71,9 @@ export function createCatalogService(deps: {
 
   /**
    * A reseller's host URI, parsed by the reseller policy and its host checked by the egress rule (400s that say what
-   * to fix); over qemu+ssh, the key the host answers with at the checked address.
+   * to fix); over qemu+ssh, the key the host answers with at the checked address. `admit` gates what reaches out
+   * (DNS, ssh): a URI refused as written is not counted.
    */
-  /** Parses a reseller's host URI and, over qemu+ssh, reads the host's key; `admit` gates what reaches out (DNS, ssh). */
   async function inspect(
     uri: string,
     admit: Admit,
@@ -404,21 +404,20 @@ export function createCatalogService(deps: {
     },
 
     async hosts(scope: StaffScope) {
-      const [rows, providers, regions, key] = await Promise.all([
+      const [rows, providers, regions, publicKey] = await Promise.all([
         repo.hosts(scope.resellerId),
         repo.libvirtProviders(scope.resellerId),
         repo.allRegions(),
-        deps.keys.get(scope.resellerId),
+        deps.keys.publicKey(scope.resellerId),
       ]);
-      return { hosts: rows.map(toHost), providers, regions, publicKey: key.publicKey };
+      return { hosts: rows.map(toHost), providers, regions, publicKey };
     },
 
     /** Validates a URI and, over qemu+ssh, reads the host's key for the reseller to compare before registering. */
-    /** `admit` throws when the reseller asked the portal to reach out too often (a URI refused as written is not counted). */
     async checkHost(ctx: StaffCtx, input: HostCheck, admit: Admit = noLimit): Promise<HostCheckResult> {
       requireWrite(ctx);
       const { hostKey } = await inspect(input.uri, admit);
-      const { publicKey } = await deps.keys.get(ctx.scope.resellerId);
+      const publicKey = await deps.keys.publicKey(ctx.scope.resellerId);
       return { publicKey, hostKey, fingerprint: hostKey && sshFingerprint(hostKey) };
     },
 

@@ -23,19 +23,30 @@ export function createResellerKeys(deps: { db: Db; secrets: SecretBox }) {
         .where(eq(resellers.id, resellerId))
     )[0];
 
+  /** The reseller's key row, its pair made first if it has none. */
+  async function ensure(resellerId: number) {
+    let row = await read(resellerId);
+    if (!row) throw new Error(`No reseller ${resellerId}`);
+    if (!row.pub || !row.sealed) {
+      const pair = generateSshKeyPair(`irontech-portal-reseller-${resellerId}`);
+      await db
+        .update(resellers)
+        .set({ sshPublicKey: pair.publicKeyOpenSsh, sshPrivateKeySealed: secrets.seal(pair.privateKeyOpenSsh) })
+        .where(and(eq(resellers.id, resellerId), isNull(resellers.sshPublicKey)));
+      row = (await read(resellerId))!;
+    }
+    return { pub: row.pub!, sealed: row.sealed! };
+  }
+
   return {
+    /** What the reseller area shows: the private key stays sealed. */
+    async publicKey(resellerId: number): Promise<string> {
+      return (await ensure(resellerId)).pub;
+    },
+    /** Both halves, for connecting to the reseller's hosts. */
     async get(resellerId: number): Promise<ResellerKey> {
-      let row = await read(resellerId);
-      if (!row) throw new Error(`No reseller ${resellerId}`);
-      if (!row.pub || !row.sealed) {
-        const pair = generateSshKeyPair(`irontech-portal-reseller-${resellerId}`);
-        await db
-          .update(resellers)
-          .set({ sshPublicKey: pair.publicKeyOpenSsh, sshPrivateKeySealed: secrets.seal(pair.privateKeyOpenSsh) })
-          .where(and(eq(resellers.id, resellerId), isNull(resellers.sshPublicKey)));
-        row = (await read(resellerId))!;
-      }
-      return { publicKey: row.pub!, privateKey: secrets.open(row.sealed!) };
+      const { pub, sealed } = await ensure(resellerId);
+      return { publicKey: pub, privateKey: secrets.open(sealed) };
     },
   };
 }
