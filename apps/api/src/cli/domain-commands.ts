@@ -7,7 +7,6 @@
  * The reseller keeps a primary domain while it has a verified one (branding.repository.ts ensurePrimary). A running
  * server shows the change within HOST_CACHE_MS (reseller-hosts.ts).
  */
-import { eq } from 'drizzle-orm';
 import { hostSchema } from '@portal/contract/reseller-branding';
 import type { Database, Tx } from '../db/client.ts';
 import { resellers } from '../db/schema.ts';
@@ -15,20 +14,12 @@ import { createAudit } from '../lib/audit.ts';
 import { createBrandingRepository } from '../modules/branding/branding.repository.ts';
 import { domainToken } from '../modules/branding/domain-claims.ts';
 import { NothingChanged } from './hosts-commands.ts';
+import { resellerByRef } from './staff-commands.ts';
 
 export const DOMAIN_USAGE =
   'domains list [--reseller <id|externalId>] | domains remove <host> | domains reassign <host> <reseller id|externalId> | domains verify <host>';
 
 const usage = () => new Error(`Usage: operator ${DOMAIN_USAGE}`);
-
-async function resellerOf(database: Database, ref: string) {
-  const [row] = await database.db
-    .select({ id: resellers.id, name: resellers.name })
-    .from(resellers)
-    .where(/^#?\d+$/.test(ref) ? eq(resellers.id, Number(ref.replace('#', ''))) : eq(resellers.externalId, ref));
-  if (!row) throw new NothingChanged(`No reseller ${ref}.`);
-  return row;
-}
 
 function hostOf(raw: string | undefined): string {
   const parsed = hostSchema.safeParse(raw ?? '');
@@ -51,7 +42,7 @@ export async function runDomainCommand(argv: string[], database: Database, secre
   if (verb === 'list') {
     const at = argv.indexOf('--reseller');
     if (at >= 0 && !argv[at + 1]) throw usage();
-    const only = at >= 0 ? await resellerOf(database, argv[at + 1]!) : null;
+    const only = at >= 0 ? await resellerByRef(database, argv[at + 1]!) : null;
     const names = new Map(
       (await database.db.select({ id: resellers.id, name: resellers.name }).from(resellers)).map((r) => [r.id, r.name]),
     );
@@ -110,7 +101,7 @@ export async function runDomainCommand(argv: string[], database: Database, secre
   }
 
   if (extra) {
-    const to = await resellerOf(database, extra);
+    const to = await resellerByRef(database, extra);
     if (to.id === claim.resellerId)
       throw new NothingChanged(`${host} already belongs to reseller #${to.id}; nothing changed.`);
     await database.db.transaction(async (tx) => {

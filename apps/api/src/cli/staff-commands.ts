@@ -29,6 +29,11 @@ function flag(argv: string[], name: string): string | undefined {
 
 async function resellerOf(database: Database, ref: string | undefined) {
   if (!ref) throw new Error(`Usage: operator ${STAFF_USAGE}`);
+  return resellerByRef(database, ref);
+}
+
+/** A reseller by `<id>`, `#<id>` or its external id, as the operator commands name one; NothingChanged if none. */
+export async function resellerByRef(database: Database, ref: string) {
   const [row] = await database.db
     .select({ id: resellers.id, name: resellers.name })
     .from(resellers)
