@@ -7,6 +7,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import type { EgressPolicy } from '../../lib/egress.ts';
 import { EgressRefusedError } from '../../lib/egress.ts';
 
@@ -42,11 +43,14 @@ class PostTimeout extends Error {
 
 export async function postWebhook(rawUrl: string, body: string, opts: PostOptions): Promise<PostResult> {
   const url = new URL(rawUrl);
-  try {
-    // Literal addresses never reach `lookup` (net.connect skips it), so the host is judged here first.
-    await opts.egress.resolveAllowed(url.hostname);
-  } catch (err) {
-    return { statusCode: null, failure: refusedOrConnect(err), cause: err };
+  // Literal addresses never reach `lookup` (net.connect skips it), so they are judged here; a name is resolved and
+  // judged once, by the policy's lookup at connect time.
+  if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
+    try {
+      await opts.egress.resolveAllowed(url.hostname);
+    } catch (err) {
+      return { statusCode: null, failure: refusedOrConnect(err), cause: err };
+    }
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PostResult>((resolve) => {
