@@ -17,6 +17,7 @@ import type { TestApp } from '../../apps/api/test/harness.ts';
 import { ApiClient, signIn, type Answer, type CallInput } from './lib/client.ts';
 import { createVms, readCatalog, type Catalog } from './lib/load.ts';
 import { ADMIN, sleep, startProofEnv } from './lib/portal.ts';
+import { tableFingerprint } from './lib/fingerprint.ts';
 import { saveResult } from './lib/report.ts';
 
 const ACTORS = ['companyAdmin', 'teamAdmin', 'operator', 'viewer', 'nonMember', 'otherCompany'] as const;
@@ -111,20 +112,7 @@ export async function prove(): Promise<boolean> {
     };
     const fingerprinted = await tables(FINGERPRINTED);
     const counted = await tables(COUNTED);
-    async function fingerprint(): Promise<string> {
-      const parts: string[] = [];
-      for (const table of fingerprinted) {
-        const r = await sql.query<{ h: string | null; n: number }>(
-          `select md5(string_agg(to_jsonb(t)::text, '|' order by to_jsonb(t)::text)) as h, count(*)::int as n from ${table} t`,
-        );
-        parts.push(`${table}:${r.rows[0]!.n}:${r.rows[0]!.h}`);
-      }
-      for (const table of counted)
-        parts.push(
-          `${table}:${(await sql.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]!.n}`,
-        );
-      return parts.join(' ');
-    }
+    const fingerprint = async () => (await tableFingerprint(sql, fingerprinted, counted)).join(' ');
     async function settle(timeoutMs = 30_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (

@@ -23,6 +23,7 @@ import { createOtherCompany, createUser, PASSWORD } from '../../apps/api/test/fi
 import type { TestApp } from '../../apps/api/test/harness.ts';
 import { signIn, type Answer, type ApiClient, type CallInput } from './lib/client.ts';
 import { ADMIN, sleep, startProofEnv } from './lib/portal.ts';
+import { tableFingerprint } from './lib/fingerprint.ts';
 import { saveResult } from './lib/report.ts';
 
 type Side = 'A' | 'B';
@@ -95,21 +96,13 @@ export async function prove(): Promise<boolean> {
   try {
     const one = async <T>(text: string, values: unknown[] = []) => (await sql.query(text, values)).rows[0] as T;
     async function fingerprint(): Promise<string> {
-      const parts: string[] = [];
-      for (const table of FINGERPRINTED) {
-        const r = await one<{ h: string | null; n: number }>(
-          `select md5(string_agg(to_jsonb(t)::text, '|' order by to_jsonb(t)::text)) as h, count(*)::int as n from ${table} t`,
-        );
-        parts.push(`${table}:${r.n}:${r.h}`);
-      }
+      const parts = await tableFingerprint(sql, FINGERPRINTED, []);
       // Deliveries: what they are and their state; attempts and leases belong to the worker.
       const d = await one<{ h: string | null; n: number }>(
         `select md5(string_agg(concat_ws(',', id, reseller_id, event, company_id, month, trigger, status), '|' order by id)) as h,
            count(*)::int as n from webhook_deliveries`,
       );
-      parts.push(`webhook_deliveries:${d.n}:${d.h}`);
-      for (const table of COUNTED)
-        parts.push(`${table}:${(await one<{ n: number }>(`select count(*)::int as n from ${table}`)).n}`);
+      parts.push(`webhook_deliveries:${d.n}:${d.h}`, ...(await tableFingerprint(sql, [], COUNTED)));
       return parts.join(' ');
     }
     /** Waits while the webhook worker holds a delivery (send now and retry wake it; an attempt ends within 10 s). */
