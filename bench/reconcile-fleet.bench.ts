@@ -31,8 +31,8 @@ import {
   virtualMachines,
 } from '../apps/api/src/db/schema.ts';
 import { createAudit } from '../apps/api/src/lib/audit.ts';
-import { createReconciler } from '../apps/api/src/modules/virtual-machines/operations/reconciler.ts';
-import { createVmEvents } from '../apps/api/src/modules/virtual-machines/vm-events.ts';
+import { createReconciler } from '../apps/api/src/engine/reconciler.ts';
+import { createVmEvents } from '../apps/api/src/engine/vm-events.ts';
 import { createLibvirtDriver, type LibvirtDriver } from '../apps/api/src/providers/libvirt/libvirt.ts';
 import { refForKey } from '../apps/api/src/providers/libvirt/names.ts';
 import { createProviderRegistry } from '../apps/api/src/providers/registry.ts';

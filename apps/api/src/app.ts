@@ -20,7 +20,7 @@ import { createSessionStore } from './modules/auth/session-store.ts';
 import { registerHealthModule } from './modules/health/health.routes.ts';
 import { startSessionCache } from './modules/auth/auth-changes.ts';
 import { forgetOnWrites } from './modules/auth/session-cache.ts';
-import { connectionOf } from './modules/virtual-machines/vm-events.ts';
+import { connectionOf } from './engine/vm-events.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';

@@ -16,9 +16,9 @@ import { companies, configurationPrices, configurations, distributors, resellers
 import { createEgressPolicy } from '../../lib/egress.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
-import { createOperationRunner } from '../virtual-machines/operations/runner.ts';
-import { createVmEvents } from '../virtual-machines/vm-events.ts';
-import { createSecretBox } from '../virtual-machines/vm-secrets.ts';
+import { createOperationRunner } from '../../engine/operations/runner.ts';
+import { createVmEvents } from '../../engine/vm-events.ts';
+import { createSecretBox } from '../../engine/vm-secrets.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';

@@ -18,7 +18,7 @@ import { buildApp, type App } from '../../app.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { consoleTokens } from '../../db/schema.ts';
 import { createTestApp, signIn, TestClient, type TestApp } from '../../../test/harness.ts';
-import { createPgVmEvents, VM_EVENTS_APPLICATION_NAME } from './vm-events.ts';
+import { createPgVmEvents, VM_EVENTS_APPLICATION_NAME } from '../../engine/vm-events.ts';
 
 const crossInstance = inject('pgUrl') !== null;
 const SECRET = 'test-secret-that-is-long-enough-0123456789';

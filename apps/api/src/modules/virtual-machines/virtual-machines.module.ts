@@ -1,17 +1,17 @@
 /** Virtual machines: catalog, actions as durable operations, provider drivers, live status. */
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
-import { createOperationsRepository } from './operations/operations.repository.ts';
-import { createHostMonitor } from './operations/host-monitor.ts';
-import { createReconciler } from './operations/reconciler.ts';
-import { createOperationRunner } from './operations/runner.ts';
+import { createOperationsRepository } from '../../engine/operations/operations.repository.ts';
+import { createHostMonitor } from '../../engine/host-monitor.ts';
+import { createReconciler } from '../../engine/reconciler.ts';
+import { createOperationRunner } from '../../engine/operations/runner.ts';
 import { registerConsoleSockets } from './console-socket.ts';
 import { createConsoleTokenStore } from './console-tokens.ts';
-import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
+import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from '../../engine/vm-events.ts';
 import { createVmRepository } from './vm.repository.ts';
 import { registerVmRoutes } from './vm.routes.ts';
 import { createVmService } from './vm.service.ts';
-import { createSecretBox } from './vm-secrets.ts';
+import { createSecretBox } from '../../engine/vm-secrets.ts';
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const env = deps.config;

@@ -13,7 +13,7 @@ import type { SessionStore } from '../auth/session-store.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import { consolePage, EXPIRED_CONSOLE_PAGE } from './console-page.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
-import type { VmEvents } from './vm-events.ts';
+import type { VmEvents } from '../../engine/vm-events.ts';
 import type { VmOperationAction, VmService } from './vm.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({

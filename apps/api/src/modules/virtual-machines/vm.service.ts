@@ -26,11 +26,11 @@ import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
-import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
-import type { OperationsRepository } from './operations/operations.repository.ts';
-import { publishVm, type VmEvents } from './vm-events.ts';
-import { placeVm } from './placement.ts';
-import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from './vm-secrets.ts';
+import { createEnqueue, queueSuspensionStops } from '../../engine/operations/enqueue.ts';
+import type { OperationsRepository } from '../../engine/operations/operations.repository.ts';
+import { publishVm, type VmEvents } from '../../engine/vm-events.ts';
+import { placeVm } from '../../engine/placement.ts';
+import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from '../../engine/vm-secrets.ts';
 import { quotaRefusal } from '../../db/quotas.ts';
 import type { Tx } from '../../db/client.ts';
 

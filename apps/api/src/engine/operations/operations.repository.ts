@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
-import type { Db, Tx } from '../../../db/client.ts';
+import type { Db, Tx } from '../../db/client.ts';
 import {
   companies,
   configurations,
@@ -15,8 +15,8 @@ import {
   providers,
   regions,
   virtualMachines,
-} from '../../../db/schema.ts';
-import type { Clock } from '../../../lib/clock.ts';
+} from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { recordSizePeriod } from './size-periods.ts';
 
 export type OperationRow = typeof operations.$inferSelect;

@@ -6,12 +6,12 @@
  */
 import { and, eq, isNull, like, notInArray, or } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../../db/client.ts';
-import { hosts, images, providers, virtualMachines } from '../../../db/schema.ts';
-import { systemClock, type Clock } from '../../../lib/clock.ts';
-import { hostErrorForTenant } from '../../../providers/libvirt/host-connection.ts';
-import type { ProviderRegistry } from '../../../providers/registry.ts';
-import { publishVm, type VmEvents } from '../vm-events.ts';
+import type { Db } from '../db/client.ts';
+import { hosts, images, providers, virtualMachines } from '../db/schema.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { hostErrorForTenant } from '../providers/libvirt/host-connection.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { publishVm, type VmEvents } from './vm-events.ts';
 
 /** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
 export const hostUnreachableReason = (hostName: string, error: string) =>

@@ -7,15 +7,15 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
-import type { Db } from '../../../db/client.ts';
-import type { ProviderRegistry } from '../../../providers/registry.ts';
-import type { MachineState, ProviderDriver } from '../../../providers/provider.ts';
-import type { Audit } from '../../../lib/audit.ts';
-import { systemClock, type Clock } from '../../../lib/clock.ts';
-import { publishVm, type VmEvents } from '../vm-events.ts';
-import { adoptIfMissing } from './adopt.ts';
-import { createEnqueue, queueSuspensionStops } from './enqueue.ts';
-import { createOperationsRepository, type Walk } from './operations.repository.ts';
+import type { Db } from '../db/client.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { MachineState, ProviderDriver } from '../providers/provider.ts';
+import type { Audit } from '../lib/audit.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { publishVm, type VmEvents } from './vm-events.ts';
+import { adoptIfMissing } from './operations/adopt.ts';
+import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
+import { createOperationsRepository, type Walk } from './operations/operations.repository.ts';
 
 /** Resting statuses the provider's word may change (an Error VM waits for its user). */
 const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];

@@ -16,10 +16,10 @@ import {
   type Operation,
   type OperationKind,
 } from '@portal/contract/vm-lifecycle';
-import type { Db, Tx } from '../../../db/client.ts';
-import type { virtualMachines } from '../../../db/schema.ts';
-import type { Audit } from '../../../lib/audit.ts';
-import type { Clock } from '../../../lib/clock.ts';
+import type { Db, Tx } from '../../db/client.ts';
+import type { virtualMachines } from '../../db/schema.ts';
+import type { Audit } from '../../lib/audit.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import { createOperationsRepository } from './operations.repository.ts';
 

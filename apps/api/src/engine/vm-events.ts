@@ -11,7 +11,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import { createPgListener } from '../../lib/pg-listener.ts';
+import { createPgListener } from '../lib/pg-listener.ts';
 import { z } from 'zod';
 import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 

@@ -10,10 +10,10 @@
  * provider without that URI (every reseller's) has no room there, like a full region.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Tx } from '../../db/client.ts';
-import { hostUsageOf } from '../../db/host-usage.ts';
-import { hosts } from '../../db/schema.ts';
-import { BadRequestError } from '../../lib/errors.ts';
+import type { Tx } from '../db/client.ts';
+import { hostUsageOf } from '../db/host-usage.ts';
+import { hosts } from '../db/schema.ts';
+import { BadRequestError } from '../lib/errors.ts';
 
 export type HostRow = typeof hosts.$inferSelect;
 

@@ -6,12 +6,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { openDatabase, type Database } from '../../../db/client.ts';
-import { hosts, providers, regions } from '../../../db/schema.ts';
-import type { ProviderDriver } from '../../../providers/provider.ts';
-import type { ProviderRegistry } from '../../../providers/registry.ts';
-import { seedReferenceData } from '../../../seed/seed.ts';
-import { createVmEvents } from '../vm-events.ts';
+import { openDatabase, type Database } from '../db/client.ts';
+import { hosts, providers, regions } from '../db/schema.ts';
+import type { ProviderDriver } from '../providers/provider.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { seedReferenceData } from '../seed/seed.ts';
+import { createVmEvents } from './vm-events.ts';
 import { createHostMonitor } from './host-monitor.ts';
 
 let database: Database;

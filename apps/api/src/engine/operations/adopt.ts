@@ -3,8 +3,8 @@
  * before anything acts on them. Shared by the runner (before an action) and the reconciler.
  */
 import { OPERATIONS, VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
-import type { configurations, virtualMachines } from '../../../db/schema.ts';
-import type { MachineSpec, ProviderDriver } from '../../../providers/provider.ts';
+import type { configurations, virtualMachines } from '../../db/schema.ts';
+import type { MachineSpec, ProviderDriver } from '../../providers/provider.ts';
 
 export interface StoredMachine {
   vm: typeof virtualMachines.$inferSelect;

@@ -9,8 +9,8 @@
  * It compares the VM as written with its open period, so it is idempotent and repairs a VM that has none.
  */
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Tx } from '../../../db/client.ts';
-import { vmSizePeriods, type virtualMachines } from '../../../db/schema.ts';
+import type { Tx } from '../../db/client.ts';
+import { vmSizePeriods, type virtualMachines } from '../../db/schema.ts';
 
 type VmRow = typeof virtualMachines.$inferSelect;
 

@@ -16,10 +16,10 @@ import {
   type OperationPayload,
   type VmStatus,
 } from '@portal/contract/vm-lifecycle';
-import type { Db } from '../../../db/client.ts';
-import { systemClock, type Clock } from '../../../lib/clock.ts';
-import { TransientProviderError, type MachineState, type ProviderDriver } from '../../../providers/provider.ts';
-import type { ProviderRegistry } from '../../../providers/registry.ts';
+import type { Db } from '../../db/client.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import { TransientProviderError, type MachineState, type ProviderDriver } from '../../providers/provider.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
 import { adoptIfMissing, specOf } from './adopt.ts';

@@ -1,8 +1,8 @@
 /** Per-VM credentials: an Ed25519 key pair and a password, kept encrypted at rest (lib/ssh-keys.ts). */
 import { randomBytes } from 'node:crypto';
-import { generateSshKeyPair } from '../../lib/ssh-keys.ts';
+import { generateSshKeyPair } from '../lib/ssh-keys.ts';
 
-export { asOpenSshPrivateKey, createSecretBox, openSshPrivateKey, type SecretBox } from '../../lib/ssh-keys.ts';
+export { asOpenSshPrivateKey, createSecretBox, openSshPrivateKey, type SecretBox } from '../lib/ssh-keys.ts';
 
 export interface VmCredentials {
   /** OpenSSH's own private key format (`ssh -i` refuses PKCS#8 Ed25519 keys). */
