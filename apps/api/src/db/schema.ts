@@ -532,6 +532,16 @@ export const virtualMachines = pgTable(
     publicKey: text('public_key'),
     privateKey: text('private_key'),
     errorReason: text('error_reason'),
+    /**
+     * The creator's chosen SSH keys as they were at create (issue 23 item 5): copies, so removing a key from the
+     * store later does not change what the machine was built with. Installed beside `public_key`.
+     */
+    sshKeys: jsonb('ssh_keys')
+      .$type<{ name: string; fingerprint: string; publicKey: string }[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    /** cloud-init user-data given at create, sealed like the password (it often carries secrets); null: none. */
+    userData: text('user_data'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Set when deletion completes; usage counts still see the VM for the months it existed. */
@@ -558,6 +568,36 @@ export const virtualMachines = pgTable(
     index('vms_provisioned_host_idx')
       .on(t.providerId, sql`coalesce(${t.hostId}, 0)`, t.id)
       .where(sql`deleted_at is null and provider_ref is not null`),
+  ],
+);
+
+/**
+ * Each user's SSH public keys (issue 23 item 5): only their owner lists, uses or removes them. A create copies the
+ * chosen ones onto the VM (virtual_machines.ssh_keys). Names and keys are unique per user.
+ */
+export const sshKeys = pgTable(
+  'ssh_keys',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    name: text('name').notNull(),
+    /** ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa (contract: SSH_KEY_TYPES). */
+    type: text('type').notNull(),
+    bits: integer('bits').notNull(),
+    /** The line as accepted: `type base64 [comment]`. */
+    publicKey: text('public_key').notNull(),
+    /** `SHA256:…` of the blob, as `ssh-keygen -l` prints it. */
+    fingerprint: text('fingerprint').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('ssh_keys_user_name_key').on(t.userId, t.name),
+    uniqueIndex('ssh_keys_user_fingerprint_key').on(t.userId, t.fingerprint),
   ],
 );
 
