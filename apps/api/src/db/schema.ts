@@ -6,7 +6,9 @@ import { sql } from 'drizzle-orm';
 import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import {
+  bigint,
   boolean,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -632,6 +634,83 @@ export const operations = pgTable(
       .on(t.vmId)
       .where(sql`status in ('pending', 'running')`),
   ],
+);
+
+// ---- VM metrics (issue 22 item 3): the engine's per-host samples, kept as minute points for 24 h, hourly roll-ups
+// for 90 days, and each VM's network traffic per calendar month (UTC) for billing (engine/metrics/). ----
+
+const counter = (name: string) => bigint(name, { mode: 'number' }).notNull();
+
+/** The last counters read for each VM (the next sample's deltas are taken from them); VM details read it. */
+export const vmMetricLatest = pgTable('vm_metric_latest', {
+  vmId: integer('vm_id')
+    .primaryKey()
+    .references(() => virtualMachines.id),
+  sampledAt: timestamp('sampled_at', { withTimezone: true }).notNull(),
+  /** Counters since the machine started: one lower than the last read means it restarted. */
+  cpuTimeNs: counter('cpu_time_ns'),
+  diskReadBytes: counter('disk_read_bytes'),
+  diskWriteBytes: counter('disk_write_bytes'),
+  netRxBytes: counter('net_rx_bytes'),
+  netTxBytes: counter('net_tx_bytes'),
+  vcpus: integer('vcpus').notNull(),
+  memoryUsedBytes: bigint('memory_used_bytes', { mode: 'number' }),
+  /** CPU use since the sample before, % of its vCPUs (0 for a first sample). */
+  cpuPercent: doublePrecision('cpu_percent').notNull(),
+});
+
+/**
+ * One time bucket of a VM: sums over the samples counted in it (a sample's interval since the one before counts in
+ * the bucket where it ends). CPU % = cpuNs / cpuCapacityNs; memory = memoryBytesSum / memorySamples; a byte rate =
+ * bytes / seconds.
+ */
+const metricBucket = () => ({
+  vmId: integer('vm_id')
+    .notNull()
+    .references(() => virtualMachines.id),
+  /** Seconds between the samples counted here. */
+  seconds: doublePrecision('seconds').notNull(),
+  cpuNs: counter('cpu_ns'),
+  /** vCPU time the machine had over those seconds, ns. */
+  cpuCapacityNs: counter('cpu_capacity_ns'),
+  memorySamples: integer('memory_samples').notNull(),
+  memoryBytesSum: counter('memory_bytes_sum'),
+  diskReadBytes: counter('disk_read_bytes'),
+  diskWriteBytes: counter('disk_write_bytes'),
+  netRxBytes: counter('net_rx_bytes'),
+  netTxBytes: counter('net_tx_bytes'),
+});
+
+/** Minute points, kept 24 h; written once per host per pass (an upsert that adds to the minute). */
+export const vmMetricMinutes = pgTable(
+  'vm_metric_minutes',
+  { ...metricBucket(), minute: timestamp('minute', { withTimezone: true }).notNull() },
+  (t) => [primaryKey({ columns: [t.vmId, t.minute] }), index('vm_metric_minutes_minute_idx').on(t.minute)],
+);
+
+/** Hourly roll-ups of the minute points of hours that ended, kept 90 days. */
+export const vmMetricHours = pgTable(
+  'vm_metric_hours',
+  { ...metricBucket(), hour: timestamp('hour', { withTimezone: true }).notNull() },
+  (t) => [primaryKey({ columns: [t.vmId, t.hour] }), index('vm_metric_hours_hour_idx').on(t.hour)],
+);
+
+/** Network bytes per VM and calendar month (UTC) for billing: kept, with the company, after the VM is deleted. */
+export const vmTrafficMonths = pgTable(
+  'vm_traffic_months',
+  {
+    vmId: integer('vm_id')
+      .notNull()
+      .references(() => virtualMachines.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    /** The month's first instant, UTC. */
+    month: timestamp('month', { withTimezone: true }).notNull(),
+    rxBytes: counter('rx_bytes'),
+    txBytes: counter('tx_bytes'),
+  },
+  (t) => [primaryKey({ columns: [t.vmId, t.month] }), index('vm_traffic_months_company_idx').on(t.companyId, t.month)],
 );
 
 /**
