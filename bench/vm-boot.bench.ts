@@ -17,7 +17,7 @@ import { buildApp } from '../apps/api/src/app.ts';
 import { loadConfig } from '../apps/api/src/config.ts';
 import { openDatabase } from '../apps/api/src/db/client.ts';
 import { configurations, hosts, providerOfferings, providers, regions } from '../apps/api/src/db/schema.ts';
-import { createHostsService } from '../apps/api/src/modules/hosts/hosts.service.ts';
+import { createHostsService } from '../apps/api/src/engine/hosts/hosts.service.ts';
 import { REF_RE } from '../apps/api/src/providers/libvirt/names.ts';
 import { createProviderRegistry } from '../apps/api/src/providers/registry.ts';
 import { seedDemoTenant, seedReferenceData } from '../apps/api/src/seed/seed.ts';

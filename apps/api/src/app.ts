@@ -21,6 +21,7 @@ import { registerHealthModule } from './modules/health/health.routes.ts';
 import { startSessionCache } from './modules/auth/auth-changes.ts';
 import { forgetOnWrites } from './modules/auth/session-cache.ts';
 import { connectionOf } from './engine/vm-events.ts';
+import { createEngine } from './engine/engine.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
@@ -40,7 +41,7 @@ import { serializeRequest } from './lib/log-redaction.ts';
 import type { ModuleDeps, RegisterModule, Worker } from './modules/module.ts';
 import { createProviderRegistry } from './providers/registry.ts';
 import type { HostAccess } from './providers/libvirt/host-connection.ts';
-import { createResellerKeys } from './modules/hosts/reseller-keys.ts';
+import { createResellerKeys } from './engine/hosts/reseller-keys.ts';
 import { createSecretBox } from './lib/ssh-keys.ts';
 import { createEgressPolicy, type Resolver } from './lib/egress.ts';
 import websocket from '@fastify/websocket';
@@ -216,13 +217,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
+  const egress = createEgressPolicy({ allow: config.EGRESS_ALLOW, ...(deps.resolver ? { lookup: deps.resolver } : {}) });
   // Reseller hosts are reached through the egress policy, with each reseller's portal key (issue 21).
   const resellerKeys = createResellerKeys({ db, secrets: createSecretBox(deps.secret) });
   const hostAccess: HostAccess = {
-    egress: { resolveAllowed: (host) => moduleDeps.egress.resolveAllowed(host) },
+    egress: { resolveAllowed: (host) => egress.resolveAllowed(host) },
     allowTcp: config.RESELLER_HOST_TCP,
     resellerKey: (resellerId) => resellerKeys.get(resellerId),
   };
+  const audit = createAudit(db);
+  // The engine, once, before any module: modules reach it through ModuleDeps `engine` (engine/engine.ts).
+  const engine = await createEngine({
+    config,
+    database,
+    clock,
+    audit,
+    secret: deps.secret,
+    // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
+    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess),
+    hostAccess: { egress, allowTcp: config.RESELLER_HOST_TCP },
+    resellerKeys,
+    log: app.log,
+  });
   const moduleDeps: ModuleDeps = {
     config,
     database,
@@ -232,22 +248,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secret: deps.secret,
     mailer,
     access: createAccess(db),
-    audit: createAudit(db),
+    audit,
     tokens,
     sessions,
     sessionCache: sessionCache.cache,
     identity,
-    // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess),
+    engine,
     metrics,
     cookieSecure,
     portalUrl: publicUrl(config),
     defaultFrom: config.MAIL_FROM ?? 'portal@localhost',
     resellerHosts,
     brands,
-    egress: createEgressPolicy({ allow: config.EGRESS_ALLOW, ...(deps.resolver ? { lookup: deps.resolver } : {}) }),
+    egress,
     log: app.log,
-    vmControl: { current: null },
   };
   const workers: Worker[] = [];
   await app.register(
@@ -271,10 +285,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     mailer,
     startWorkers() {
       mailer.start();
+      engine.start();
       for (const w of workers) w.start();
     },
     async close() {
       for (const w of workers) await w.stop();
+      await engine.stop();
       await app.close();
       await sessionCache.stop();
       await mailer.stop();

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import { createProviderRegistry } from '../providers/registry.ts';
-import { HostInputError, createHostsService, expandAddresses, type Change } from '../modules/hosts/hosts.service.ts';
+import { HostInputError, createHostsService, expandAddresses, type Change } from '../engine/hosts/hosts.service.ts';
 
 export const HOST_USAGE =
   'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';

@@ -7,10 +7,11 @@
 import { and, eq, isNull, like, notInArray, or } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
-import { hosts, images, providers, virtualMachines } from '../db/schema.ts';
+import { images, virtualMachines } from '../db/schema.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { hostErrorForTenant } from '../providers/libvirt/host-connection.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import { createHostsRepository, type HostRow } from './hosts/hosts.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
 
 /** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
@@ -41,6 +42,7 @@ export function createHostMonitor(opts: {
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
+  const hostsRepo = createHostsRepository(db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   /**
@@ -48,7 +50,7 @@ export function createHostMonitor(opts: {
    * again when the host's URI changes and ended when the host is disabled or gone.
    */
   const watching = new Map<number, { uri: string; stop: () => void }>();
-  function watch(host: typeof hosts.$inferSelect, driver: ReturnType<typeof registry.driverFor>) {
+  function watch(host: HostRow, driver: ReturnType<typeof registry.driverFor>) {
     if (!timer || !opts.onMachineEvent || !driver.watch) return;
     const current = watching.get(host.id);
     if (current?.uri === host.uri) return;
@@ -63,7 +65,7 @@ export function createHostMonitor(opts: {
       }
   }
 
-  async function markVms(host: typeof hosts.$inferSelect, error: string | null) {
+  async function markVms(host: HostRow, error: string | null) {
     const live = and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt));
     const updated = error
       ? await db
@@ -106,11 +108,7 @@ export function createHostMonitor(opts: {
 
   /** Asks every enabled host once; answers how many changed between answering and not. */
   async function checkOnce(): Promise<number> {
-    const rows = await db
-      .select({ host: hosts, provider: providers })
-      .from(hosts)
-      .innerJoin(providers, eq(providers.id, hosts.providerId))
-      .where(eq(hosts.enabled, true));
+    const rows = await hostsRepo.enabledWithProviders();
     let changed = 0;
     const byRegion = new Map<number, { complete: boolean; names: Set<string> }>();
     for (const { host } of rows) byRegion.set(host.regionId, { complete: true, names: new Set() });
@@ -138,10 +136,7 @@ export function createHostMonitor(opts: {
         }
         if (error) byRegion.get(host.regionId)!.complete = false;
         const wasDown = host.lastError !== null;
-        await db
-          .update(hosts)
-          .set(error ? { lastError: error } : { lastError: null, lastSeenAt: clock.now() })
-          .where(eq(hosts.id, host.id));
+        await hostsRepo.recordCheck(host.id, error, clock.now());
         if (wasDown !== (error !== null)) {
           changed++;
           if (error) log.warn({ host: host.name }, `host ${host.name} is unreachable: ${error}`);

@@ -9,23 +9,17 @@
  * A provider with no hosts places nothing (its settings name the one libvirt URI, or it is the simulator); a libvirt
  * provider without that URI (every reseller's) has no room there, like a full region.
  */
-import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../db/client.ts';
-import { hostUsageOf } from '../db/host-usage.ts';
-import { hosts } from '../db/schema.ts';
 import { BadRequestError } from '../lib/errors.ts';
+import { hostLoadsForUpdate, type HostLoad, type HostRow } from './hosts/hosts.repository.ts';
 
-export type HostRow = typeof hosts.$inferSelect;
+export type { HostLoad, HostRow } from './hosts/hosts.repository.ts';
 
 const NO_HOST_TEXT = 'No host in this region can take this virtual machine now';
 export interface Size {
   cpu: number;
   ram: number;
   disk: number;
-}
-export interface HostLoad {
-  host: HostRow;
-  used: Size;
 }
 
 /** Why a host takes no new VM, or null when it may (room aside). */
@@ -60,23 +54,7 @@ export function chooseHost(loads: HostLoad[], size: Size): HostRow | null {
 }
 
 /** Each of the provider's hosts in the region with what its live VMs take, the hosts locked for this transaction. */
-export async function hostLoads(tx: Tx, providerId: number, regionId: number): Promise<HostLoad[]> {
-  const rows = await tx
-    .select()
-    .from(hosts)
-    .where(and(eq(hosts.providerId, providerId), eq(hosts.regionId, regionId)))
-    .orderBy(hosts.id)
-    .for('update');
-  if (rows.length === 0) return [];
-  const byHost = await hostUsageOf(
-    tx,
-    rows.map((h) => h.id),
-  );
-  return rows.map((host) => {
-    const { cpu, ram, disk } = byHost.get(host.id)!;
-    return { host, used: { cpu, ram, disk } };
-  });
-}
+export const hostLoads = hostLoadsForUpdate;
 
 /**
  * The host a new VM goes to: null when the provider has no hosts in the region (nothing to place), else the

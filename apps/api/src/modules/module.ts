@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { Access } from './access/access.ts';
 import type { Audit } from '../lib/audit.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -38,8 +38,11 @@ export interface ModuleDeps {
   /** This instance's cache of sessions and signed-in profiles (invalidated across instances). */
   sessionCache: SessionCache;
   identity: IdentityRepository;
-  /** The VM drivers, one per provider row (the VM module acts through them, the health module asks them). */
-  registry: ProviderRegistry;
+  /**
+   * The engine (engine/engine.ts): drivers, operations (enqueue, a company's stops), live events, hosts, the
+   * engine's metrics. Built once in app.ts before any module; its workers are started and stopped by app.ts.
+   */
+  engine: Engine;
   /** Request counters and timings, installed on the app before the modules (the platform module serves them). */
   metrics: Metrics;
   /** Whether cookies carry the Secure flag (HTTPS). */
@@ -55,14 +58,6 @@ export interface ModuleDeps {
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;
-  /** The VM module's operations other modules may ask for; set when the VM module registers. */
-  vmControl: { current: VmControl | null };
-}
-
-/** What another module may ask of the VM module: recorded as operations the runner carries out. */
-export interface VmControl {
-  /** Enqueues a stop of every running VM of the company (as the portal's Stop); answers how many. */
-  stopRunningVms(companyId: number, actor: { userId: number; resellerId: number; requestId: string }): Promise<number>;
 }
 
 /** A module's background work (runners, reconcilers, sweepers), started by server.ts and stopped on close. */

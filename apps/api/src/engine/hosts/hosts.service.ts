@@ -3,16 +3,14 @@
  * the operator CLI (cli/hosts-commands.ts) and the imports API. Every change says what it changed; a change
  * that changes nothing says so (`changed: false`) so the CLI can exit non-zero.
  */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { hostUsageQuery } from '../../db/host-usage.ts';
-import { hosts, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
 import { hostErrorForTenant, type HostAccess } from '../../providers/libvirt/host-connection.ts';
 import { HostUriError, parseHostUri, policyFor } from '../../providers/libvirt/host-uri.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
+import { createHostsRepository, type HostRow } from './hosts.repository.ts';
 
-export type HostRow = typeof hosts.$inferSelect;
+export type { HostRow } from './hosts.repository.ts';
 
 /** A refusal with a message meant for the operator (unknown provider or region, unreadable host, bad address). */
 export class HostInputError extends Error {
@@ -55,13 +53,11 @@ export function createHostsService(deps: {
   access?: Pick<HostAccess, 'egress' | 'allowTcp'> | null;
   log?: { warn?(obj: object, msg: string): void };
 }) {
-  const { db, registry } = deps;
+  const { registry } = deps;
+  const repo = createHostsRepository(deps.db);
 
   async function providerOf(ref: number | string) {
-    const [row] = await db
-      .select()
-      .from(providers)
-      .where(typeof ref === 'number' ? eq(providers.id, ref) : eq(providers.name, ref));
+    const row = await repo.provider(ref);
     if (!row) throw new HostInputError(`No provider ${JSON.stringify(ref)}`);
     if (row.driver !== 'libvirt')
       throw new HostInputError(
@@ -70,17 +66,11 @@ export function createHostsService(deps: {
     return row;
   }
   async function regionOf(ref: number | string) {
-    const [row] = await db
-      .select()
-      .from(regions)
-      .where(typeof ref === 'number' ? eq(regions.id, ref) : eq(regions.name, ref));
+    const row = await repo.region(ref);
     if (!row) throw new HostInputError(`No region ${JSON.stringify(ref)}`);
     return row;
   }
-  async function byName(name: string) {
-    const [row] = await db.select().from(hosts).where(eq(hosts.name, name));
-    return row ?? null;
-  }
+  const byName = (name: string) => repo.byName(name);
 
   return {
     /**
@@ -146,7 +136,7 @@ export function createHostsService(deps: {
       };
       const existing = await byName(data.name);
       if (existing) {
-        const [host] = await db.update(hosts).set(values).where(eq(hosts.id, existing.id)).returning();
+        const host = await repo.update(existing.id, values);
         const same = (
           [
             'uri',
@@ -167,7 +157,7 @@ export function createHostsService(deps: {
           message: same ? `Host ${data.name} is already registered as given.` : `Updated host ${data.name}.`,
         };
       }
-      const [host] = await db.insert(hosts).values(values).returning();
+      const host = await repo.insert(values);
       return {
         changed: true,
         host: host!,
@@ -175,30 +165,15 @@ export function createHostsService(deps: {
       };
     },
 
-    async list() {
-      const used = hostUsageQuery(db).as('used');
-      return db
-        .select({
-          host: hosts,
-          region: regions.name,
-          provider: providers.name,
-          vms: sql<number>`coalesce(${used.vms}, 0)`,
-        })
-        .from(hosts)
-        .innerJoin(regions, eq(regions.id, hosts.regionId))
-        .innerJoin(providers, eq(providers.id, hosts.providerId))
-        .leftJoin(used, eq(used.hostId, hosts.id))
-        .orderBy(asc(hosts.name));
-    },
+    list: () => repo.list(),
 
     /** Changes a host's capacity, overcommit, enabled or draining; null when there is no such host. */
     async update(id: number, patch: HostPatch): Promise<{ before: HostRow; after: HostRow } | null> {
       const data = hostPatchSchema.parse(patch);
-      const [before] = await db.select().from(hosts).where(eq(hosts.id, id));
+      const before = await repo.byId(id);
       if (!before) return null;
       if (Object.keys(data).length === 0) return { before, after: before };
-      const [after] = await db.update(hosts).set(data).where(eq(hosts.id, id)).returning();
-      return { before, after: after! };
+      return { before, after: await repo.update(id, data) };
     },
 
     async setDraining(name: string, draining: boolean): Promise<Change> {
@@ -206,7 +181,7 @@ export function createHostsService(deps: {
       if (!host) return { changed: false, message: `No host ${name}.` };
       if (host.draining === draining && host.enabled)
         return { changed: false, message: `Host ${name} is already ${draining ? 'draining' : 'enabled'}.` };
-      await db.update(hosts).set({ draining, enabled: true }).where(eq(hosts.id, host.id));
+      await repo.update(host.id, { draining, enabled: true });
       return {
         changed: true,
         message: draining
@@ -220,35 +195,18 @@ export function createHostsService(deps: {
      * locked first, as placement locks it, so a VM placed meanwhile is counted.
      */
     async removeById(id: number): Promise<{ removed: boolean; liveVms: number }> {
-      return db.transaction(async (tx) => {
-        const [host] = await tx.select().from(hosts).where(eq(hosts.id, id)).for('update');
-        if (!host) return { removed: false, liveVms: 0 };
-        const [live] = await tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(virtualMachines)
-          .where(and(eq(virtualMachines.hostId, id), isNull(virtualMachines.deletedAt)));
-        const liveVms = Number(live?.n ?? 0);
-        if (liveVms > 0) return { removed: false, liveVms };
-        await tx.update(virtualMachines).set({ hostId: null }).where(eq(virtualMachines.hostId, id));
-        await tx.delete(hosts).where(eq(hosts.id, id));
-        return { removed: true, liveVms: 0 };
-      });
+      const { removed, liveVms } = await repo.removeIfEmpty(id);
+      return { removed, liveVms };
     },
 
     async remove(name: string): Promise<Change> {
       const host = await byName(name);
       if (!host) return { changed: false, message: `No host ${name}.` };
-      const [live] = await db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(virtualMachines)
-        .where(and(eq(virtualMachines.hostId, host.id), isNull(virtualMachines.deletedAt)));
-      if (Number(live?.n ?? 0) > 0)
-        return { changed: false, message: `Host ${name} still runs ${live!.n} VM(s); drain it and delete them first.` };
-      // Deleted VMs keep their history; they no longer point at the host.
-      await db.transaction(async (tx) => {
-        await tx.update(virtualMachines).set({ hostId: null }).where(eq(virtualMachines.hostId, host.id));
-        await tx.delete(hosts).where(eq(hosts.id, host.id));
-      });
+      // Under the host row's lock, as placement takes it; deleted VMs keep their history, no longer pointing at it.
+      const { removed, liveVms } = await repo.removeIfEmpty(host.id);
+      if (!removed && liveVms > 0)
+        return { changed: false, message: `Host ${name} still runs ${liveVms} VM(s); drain it and delete them first.` };
+      if (!removed) return { changed: false, message: `No host ${name}.` };
       return { changed: true, message: `Removed host ${name}.` };
     },
 
@@ -257,31 +215,21 @@ export function createHostsService(deps: {
       const region = await regionOf(regionRef);
       const bad = addresses.filter((a) => !isIpv4(a));
       if (bad.length) throw new HostInputError(`Not IPv4 addresses: ${bad.join(', ')}`);
-      const added = await db
-        .insert(publicAddresses)
-        .values(addresses.map((address) => ({ regionId: region.id, address })))
-        .onConflictDoNothing()
-        .returning();
+      const added = await repo.addPublicAddresses(region.id, addresses);
       return {
         changed: added.length > 0,
         message: `Added ${added.length} public address(es) to ${region.name}${added.length < addresses.length ? ` (${addresses.length - added.length} already in a pool)` : ''}.`,
       };
     },
 
-    async listPublicAddresses() {
-      return db
-        .select({ address: publicAddresses.address, region: regions.name, vmId: publicAddresses.vmId })
-        .from(publicAddresses)
-        .innerJoin(regions, eq(regions.id, publicAddresses.regionId))
-        .orderBy(asc(regions.name), asc(publicAddresses.id));
-    },
+    listPublicAddresses: () => repo.listPublicAddresses(),
 
     /** Takes a free address out of its pool; one held by a VM stays. */
     async removePublicAddress(address: string): Promise<Change> {
-      const [row] = await db.select().from(publicAddresses).where(eq(publicAddresses.address, address));
+      const row = await repo.publicAddress(address);
       if (!row) return { changed: false, message: `No public address ${address}.` };
       if (row.vmId !== null) return { changed: false, message: `${address} is held by VM #${row.vmId}.` };
-      await db.delete(publicAddresses).where(eq(publicAddresses.id, row.id));
+      await repo.deletePublicAddress(row.id);
       return { changed: true, message: `Removed public address ${address}.` };
     },
   };

@@ -9,12 +9,12 @@ import { routes } from '@portal/contract/routes';
 import { hosts, providerOfferings, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
 import type { ProviderDriver } from '../../providers/provider.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
-import { createHostMonitor } from '../../engine/host-monitor.ts';
-import { hostLoads } from '../../engine/placement.ts';
-import { createVmEvents } from '../../engine/vm-events.ts';
+import { createHostMonitor } from '../host-monitor.ts';
+import { hostLoads } from '../placement.ts';
+import { createVmEvents } from '../vm-events.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../modules/operator/operator-tokens.ts';
 
 let t: TestApp;
 let admin: TestClient;

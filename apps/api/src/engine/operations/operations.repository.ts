@@ -91,6 +91,21 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       return (row?.suspendedAt ?? null) !== null;
     },
 
+    /** A company's running VMs, oldest first (the suspension's stops, asked at once). */
+    async ofCompanyRunning(companyId: number) {
+      return db
+        .select()
+        .from(virtualMachines)
+        .where(
+          and(
+            eq(virtualMachines.companyId, companyId),
+            eq(virtualMachines.status, 'Running'),
+            isNull(virtualMachines.deletedAt),
+          ),
+        )
+        .orderBy(asc(virtualMachines.id));
+    },
+
     /** Running VMs of suspended companies with no operation under way (the reconciler's suspension sweep). */
     async runningOfSuspendedCompanies() {
       return (await runningOfSuspended.execute()).map((r) => r.vm);

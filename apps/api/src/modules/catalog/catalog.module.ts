@@ -1,7 +1,4 @@
 /** The reseller area's catalog and hosts (issue 13; docs/decisions/0014-reseller-catalog.md). No workers. */
-import { createSecretBox } from '../../lib/ssh-keys.ts';
-import { createHostsService } from '../hosts/hosts.service.ts';
-import { createResellerKeys } from '../hosts/reseller-keys.ts';
 import type { RegisterModule } from '../module.ts';
 import { createCatalogRepository } from './catalog.repository.ts';
 import { registerCatalogRoutes } from './catalog.routes.ts';
@@ -13,9 +10,10 @@ export const registerCatalogModule: RegisterModule = async (api, deps) => {
   const catalog = createCatalogService({
     db: deps.db,
     repo: createCatalogRepository(deps.db),
-    hosts: createHostsService({ db: deps.db, registry: deps.registry, access, log: deps.log }),
+    hosts: deps.engine.hosts,
+    hostsRepo: deps.engine.hostsRepository,
     audit: deps.audit,
-    keys: createResellerKeys({ db: deps.db, secrets: createSecretBox(deps.secret) }),
+    keys: deps.engine.resellerKeys,
     access,
   });
   registerCatalogRoutes(api, catalog);

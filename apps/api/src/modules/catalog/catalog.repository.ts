@@ -1,11 +1,13 @@
-/** SQL of the reseller area's catalog and hosts; every query takes the staff member's reseller id. */
+/**
+ * SQL of the reseller area's catalog; every query takes the staff member's reseller id. Its hosts are read through
+ * the engine's hosts repository (engine/hosts/hosts.repository.ts).
+ */
 import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   configurationPrices,
   configurations,
   countries,
-  hosts,
   imageWithdrawals,
   images,
   providerOfferings,
@@ -14,35 +16,12 @@ import {
   resellers,
   virtualMachines,
 } from '../../db/schema.ts';
-import { hostUsageQuery } from '../../db/host-usage.ts';
 import { providerServes } from '../access/catalog-visibility.ts';
 
-export type HostRow = typeof hosts.$inferSelect;
 export type ProviderRow = typeof providers.$inferSelect;
 export type PriceRow = typeof configurationPrices.$inferSelect;
 
 export function createCatalogRepository(db: Db) {
-  /** The reseller's hosts (of its own providers), with what their live VMs take. */
-  function hostsQuery(resellerId: number, hostId?: number) {
-    const used = hostUsageQuery(db).as('used');
-    return db
-      .select({
-        host: hosts,
-        region: regions.name,
-        provider: providers.name,
-        vms: sql<number>`coalesce(${used.vms}, 0)`.mapWith(Number),
-        cpu: sql<number>`coalesce(${used.cpu}, 0)`.mapWith(Number),
-        ram: sql<number>`coalesce(${used.ram}, 0)`.mapWith(Number),
-        disk: sql<number>`coalesce(${used.disk}, 0)`.mapWith(Number),
-      })
-      .from(hosts)
-      .innerJoin(providers, eq(providers.id, hosts.providerId))
-      .innerJoin(regions, eq(regions.id, hosts.regionId))
-      .leftJoin(used, eq(used.hostId, hosts.id))
-      .where(and(eq(providers.resellerId, resellerId), hostId === undefined ? undefined : eq(hosts.id, hostId)))
-      .orderBy(asc(hosts.name));
-  }
-
   return {
     async currency(resellerId: number): Promise<string> {
       const [row] = await db
@@ -131,28 +110,6 @@ export function createCatalogRepository(db: Db) {
             .where(sql`${images.regionId} in ${regionIds}`)
             .orderBy(asc(images.name)),
 
-    hostCounts: (resellerId: number) =>
-      db
-        .select({ regionId: hosts.regionId, n: sql<number>`count(*)::int`.mapWith(Number) })
-        .from(hosts)
-        .innerJoin(providers, eq(providers.id, hosts.providerId))
-        .where(eq(providers.resellerId, resellerId))
-        .groupBy(hosts.regionId),
-
-    hosts: (resellerId: number) => hostsQuery(resellerId),
-    async host(resellerId: number, id: number) {
-      const [row] = await hostsQuery(resellerId, id);
-      return row ?? null;
-    },
-    async hostByName(name: string) {
-      const [row] = await db
-        .select({ id: hosts.id, resellerId: providers.resellerId })
-        .from(hosts)
-        .innerJoin(providers, eq(providers.id, hosts.providerId))
-        .where(eq(hosts.name, name));
-      return row ?? null;
-    },
-
     /** The reseller's providers that hosts may be registered under (libvirt ones). */
     libvirtProviders: (resellerId: number) =>
       db
@@ -190,26 +147,21 @@ export function createCatalogRepository(db: Db) {
         .limit(1);
       return row ?? null;
     },
-    /** Per provider of the reseller: the regions it serves, its hosts, its live VMs. */
+    /** Per provider of the reseller: the regions it serves and its live VMs (its hosts: the hosts repository). */
     async providerFacts(resellerId: number) {
       const own = sql`(select id from providers where reseller_id = ${resellerId})`;
-      const [served, hostCounts, vmCounts] = await Promise.all([
+      const [served, vmCounts] = await Promise.all([
         db
           .selectDistinct({ providerId: providerOfferings.providerId, regionId: providerOfferings.regionId })
           .from(providerOfferings)
           .where(sql`${providerOfferings.providerId} in ${own}`),
-        db
-          .select({ providerId: hosts.providerId, n: sql<number>`count(*)::int`.mapWith(Number) })
-          .from(hosts)
-          .where(sql`${hosts.providerId} in ${own}`)
-          .groupBy(hosts.providerId),
         db
           .select({ providerId: virtualMachines.providerId, n: sql<number>`count(*)::int`.mapWith(Number) })
           .from(virtualMachines)
           .where(and(sql`${virtualMachines.providerId} in ${own}`, isNull(virtualMachines.deletedAt)))
           .groupBy(virtualMachines.providerId),
       ]);
-      return { served, hostCounts, vmCounts };
+      return { served, vmCounts };
     },
     insertProvider: async (tx: Tx, row: { resellerId: number; name: string; driver: string; enabled: boolean }) =>
       (await tx.insert(providers).values(row).returning())[0]!,
@@ -301,4 +253,3 @@ export function createCatalogRepository(db: Db) {
   };
 }
 export type CatalogRepository = ReturnType<typeof createCatalogRepository>;
-export type HostListRow = Awaited<ReturnType<CatalogRepository['hosts']>>[number];

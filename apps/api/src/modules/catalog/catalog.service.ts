@@ -38,10 +38,11 @@ import { iso } from '../../lib/http.ts';
 import { noLimit, type Admit } from '../../lib/reseller-gate.ts';
 import { sshFingerprint } from '../../lib/ssh-keys.ts';
 import { HostUriError, parseHostUri, type HostUri } from '../../providers/libvirt/host-uri.ts';
-import { scanHostKey } from '../hosts/host-keyscan.ts';
-import { HostInputError, type HostsService } from '../hosts/hosts.service.ts';
-import type { ResellerKeys } from '../hosts/reseller-keys.ts';
-import type { CatalogRepository, HostListRow, HostRow, PriceRow, ProviderRow } from './catalog.repository.ts';
+import { scanHostKey } from '../../engine/hosts/host-keyscan.ts';
+import { HostInputError, type HostsService } from '../../engine/hosts/hosts.service.ts';
+import type { ResellerKeys } from '../../engine/hosts/reseller-keys.ts';
+import type { HostListRow, HostRow, HostsRepository } from '../../engine/hosts/hosts.repository.ts';
+import type { CatalogRepository, PriceRow, ProviderRow } from './catalog.repository.ts';
 
 /** The staff member acting, the staff company their audit entries belong to, and the request. */
 export interface StaffCtx {
@@ -60,13 +61,15 @@ export function createCatalogService(deps: {
   db: Db;
   repo: CatalogRepository;
   hosts: HostsService;
+  /** The engine's host queries (the reseller's hosts with usage, counts). */
+  hostsRepo: HostsRepository;
   audit: Audit;
   /** The resellers' portal SSH keys, the egress rule and whether qemu+tcp is allowed (issue 21). */
   keys: ResellerKeys;
   access: { egress: { resolveAllowed(host: string): Promise<string[]> }; allowTcp: boolean };
   scanHostKey?: typeof scanHostKey;
 }) {
-  const { db, repo, audit } = deps;
+  const { db, repo, audit, hostsRepo } = deps;
   const scan = deps.scanHostKey ?? scanHostKey;
 
   /**
@@ -123,7 +126,11 @@ export function createCatalogService(deps: {
     );
   }
   async function providerList(resellerId: number): Promise<ResellerProvider[]> {
-    const [rows, facts] = await Promise.all([repo.ownProviders(resellerId), repo.providerFacts(resellerId)]);
+    const [rows, facts, hostCounts] = await Promise.all([
+      repo.ownProviders(resellerId),
+      repo.providerFacts(resellerId),
+      hostsRepo.countByProvider(resellerId),
+    ]);
     const count = (list: { providerId: number; n: number }[], id: number) =>
       list.find((c) => c.providerId === id)?.n ?? 0;
     return rows.map((p) => ({
@@ -135,7 +142,7 @@ export function createCatalogService(deps: {
         .filter((o) => o.providerId === p.id)
         .map((o) => o.regionId)
         .sort((a, b) => a - b),
-      hosts: count(facts.hostCounts, p.id),
+      hosts: count(hostCounts, p.id),
       vms: count(facts.vmCounts, p.id),
     }));
   }
@@ -174,7 +181,7 @@ export function createCatalogService(deps: {
     };
   }
   async function hostView(resellerId: number, id: number): Promise<ResellerHost> {
-    const row = await repo.host(resellerId, id);
+    const row = await hostsRepo.ofReseller(resellerId, id);
     if (!row) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
     return toHost(row);
   }
@@ -256,7 +263,7 @@ export function createCatalogService(deps: {
       const [rows, ownProviders, counts, withdrawn] = await Promise.all([
         repo.servedRegions(scope.resellerId),
         repo.hasOwnProviders(scope.resellerId),
-        repo.hostCounts(scope.resellerId),
+        hostsRepo.countByRegion(scope.resellerId),
         repo.withdrawnImages(scope.resellerId),
       ]);
       const byId = new Map<
@@ -405,7 +412,7 @@ export function createCatalogService(deps: {
 
     async hosts(scope: StaffScope) {
       const [rows, providers, regions, publicKey] = await Promise.all([
-        repo.hosts(scope.resellerId),
+        hostsRepo.list({ resellerId: scope.resellerId }),
         repo.libvirtProviders(scope.resellerId),
         repo.allRegions(),
         deps.keys.publicKey(scope.resellerId),
@@ -424,7 +431,7 @@ export function createCatalogService(deps: {
     /** Removes a host of the reseller's providers that runs no live VM (409 while it does). */
     async deleteHost(ctx: StaffCtx, id: number): Promise<{ id: number }> {
       requireWrite(ctx);
-      const row = await repo.host(ctx.scope.resellerId, id);
+      const row = await hostsRepo.ofReseller(ctx.scope.resellerId, id);
       if (!row) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
       const { removed, liveVms } = await deps.hosts.removeById(id);
       if (liveVms > 0) throw new ConflictError(hostInUseText(liveVms));
@@ -440,7 +447,7 @@ export function createCatalogService(deps: {
       if (!(await repo.provider(resellerId, input.providerId))) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
       if (!(await repo.region(input.regionId))) throw new NotFoundError(CATALOG_TEXT.regionNotFound);
       // The hosts service updates a host of the same name; only the reseller's own may be updated that way.
-      const existing = await repo.hostByName(input.name);
+      const existing = await hostsRepo.ownerByName(input.name);
       if (existing && existing.resellerId !== resellerId) throw new ConflictError(CATALOG_TEXT.hostNameTaken);
       // The URI is checked and, over qemu+ssh, the host's key read again: pinned only if it is the one the reseller saw.
       const { parsed, hostKey } = await inspect(input.uri, admit, input.hostKeyFingerprint ?? null);
@@ -465,7 +472,7 @@ export function createCatalogService(deps: {
     async updateHost(ctx: StaffCtx, id: number, patch: HostUpdate): Promise<ResellerHost> {
       requireWrite(ctx);
       const resellerId = ctx.scope.resellerId;
-      if (!(await repo.host(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
+      if (!(await hostsRepo.ofReseller(resellerId, id))) throw new NotFoundError(CATALOG_TEXT.hostNotFound);
       if (Object.keys(patch).length === 0) throw new BadRequestError(CATALOG_TEXT.noChange);
       const result = await asBadRequest(() => deps.hosts.update(id, patch));
       if (!result) throw new NotFoundError(CATALOG_TEXT.hostNotFound);

@@ -24,7 +24,7 @@ async function timed(fn: () => Promise<void>): Promise<Check> {
 }
 
 export async function registerHealthModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
-  registerHealthRoutes(api, deps);
+  registerHealthRoutes(api, { database: deps.database, mailer: deps.mailer, registry: deps.engine.registry });
   return [];
 }
 

@@ -6,10 +6,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { importReportSchema } from '@portal/contract/platform';
-import type { Db } from '../../db/client.ts';
 import { loggableError } from '../../lib/errors.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
-import { createHostsService, expandAddresses, HostInputError } from '../hosts/hosts.service.ts';
+import { expandAddresses, HostInputError, type HostsService } from '../../engine/hosts/hosts.service.ts';
 import { ROW_FAILED } from './imports.service.ts';
 
 type Report = z.infer<typeof importReportSchema>;
@@ -20,8 +18,8 @@ const addressRowSchema = z
   })
   .strict();
 
-export function createHostImports(deps: { db: Db; registry: ProviderRegistry; log: Pick<FastifyBaseLogger, 'error'> }) {
-  const hosts = createHostsService({ db: deps.db, registry: deps.registry });
+export function createHostImports(deps: { hosts: HostsService; log: Pick<FastifyBaseLogger, 'error'> }) {
+  const { hosts } = deps;
 
   async function each(
     kind: string,

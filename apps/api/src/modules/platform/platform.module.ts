@@ -98,7 +98,7 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
   registerRoute(api, platformRoutes.importCompanies, async ({ body }) => ({
     data: await imports.companies(body.rows),
   }));
-  const hostImports = createHostImports({ db: deps.db, registry: deps.registry, log: deps.log });
+  const hostImports = createHostImports({ hosts: deps.engine.operatorHosts, log: deps.log });
   registerRoute(api, platformRoutes.importHosts, async ({ body }) => ({ data: await hostImports.hosts(body.rows) }));
   registerRoute(api, platformRoutes.importPublicAddresses, async ({ body }) => ({
     data: await hostImports.publicAddresses(body.rows),

@@ -21,7 +21,7 @@ import type { CompaniesRepository, CompanyListQuery } from './companies.reposito
 
 type Deps = Pick<
   ModuleDeps,
-  'db' | 'clock' | 'audit' | 'tokens' | 'mailer' | 'sessions' | 'portalUrl' | 'defaultFrom' | 'vmControl'
+  'db' | 'clock' | 'audit' | 'tokens' | 'mailer' | 'sessions' | 'portalUrl' | 'defaultFrom' | 'engine'
 > & {
   repo: CompaniesRepository;
 };
@@ -146,7 +146,7 @@ export function createCompaniesService(deps: Deps) {
 
     /**
      * Suspends: marks the company (the session lookup and sign-in refuse its users from then on), signs its users
-     * out, and stops its running VMs through the VM module's operations.
+     * out, and stops its running VMs through the engine's operations.
      */
     async suspend(ctx: StaffCtx, id: number, reason: string | null) {
       requireWrite(ctx.staff);
@@ -156,14 +156,11 @@ export function createCompaniesService(deps: Deps) {
       if (!(await repo.setSuspension(db, ctx.staff.resellerId, id, clock.now(), reason || null)))
         throw new ConflictError(COMPANIES_TEXT.alreadySuspended);
       for (const userId of await repo.userIdsOf(id)) await deps.sessions.destroyAllFor(userId);
-      const control = deps.vmControl.current;
-      const stoppedVms = control
-        ? await control.stopRunningVms(id, {
-            userId: ctx.staff.userId,
-            resellerId: ctx.staff.resellerId,
-            requestId: ctx.requestId,
-          })
-        : 0;
+      const stoppedVms = await deps.engine.stopCompanyMachines(id, {
+        userId: ctx.staff.userId,
+        resellerId: ctx.staff.resellerId,
+        requestId: ctx.requestId,
+      });
       await record(ctx, id, 'company.suspend', { reason: reason || null, stoppedVms });
       return { stoppedVms };
     },

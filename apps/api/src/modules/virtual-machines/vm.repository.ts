@@ -334,21 +334,6 @@ export function createVmRepository(db: Db) {
       return { rows: found.map(({ total: _total, ...row }) => row), total };
     },
 
-    /** A company's live VMs in one status (suspension stops its running ones; issue 13). */
-    async ofCompanyInStatus(companyId: number, status: VmRow['status']): Promise<VmRow[]> {
-      return db
-        .select()
-        .from(virtualMachines)
-        .where(
-          and(
-            eq(virtualMachines.companyId, companyId),
-            eq(virtualMachines.status, status),
-            isNull(virtualMachines.deletedAt),
-          ),
-        )
-        .orderBy(asc(virtualMachines.id));
-    },
-
     async byId(id: number): Promise<VmRow | undefined> {
       const [row] = await db
         .select()

@@ -22,26 +22,17 @@ import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Duplex } from 'node:stream';
 import type { ConsoleKind } from '../../providers/provider.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
-import { createEnqueue, queueSuspensionStops } from '../../engine/operations/enqueue.ts';
-import type { OperationsRepository } from '../../engine/operations/operations.repository.ts';
-import { publishVm, type VmEvents } from '../../engine/vm-events.ts';
+import { publishVm } from '../../engine/vm-events.ts';
 import { placeVm } from '../../engine/placement.ts';
-import { asOpenSshPrivateKey, generateCredentials, type SecretBox } from '../../engine/vm-secrets.ts';
+import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secrets.ts';
 import { quotaRefusal } from '../../db/quotas.ts';
 import type { Tx } from '../../db/client.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log'> & {
+type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log' | 'engine'> & {
   repo: VmRepository;
-  operations: OperationsRepository;
-  registry: ProviderRegistry;
-  events: VmEvents;
-  secrets: SecretBox;
-  /** Tells the runner there is work (it also polls). */
-  kick: () => void;
 };
 /** The caller: tenant scope, request id, and the reseller whose catalog applies (docs/decisions/0012). */
 type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
@@ -60,8 +51,7 @@ export interface ConsoleVm {
 export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
 
 export function createVmService(deps: Deps) {
-  const { db, access, audit, repo } = deps;
-  const queue = createEnqueue(deps);
+  const { db, access, audit, repo, engine } = deps;
 
   async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
     const vm = await repo.byId(id);
@@ -85,10 +75,9 @@ export function createVmService(deps: Deps) {
 
   /** Records an operation and the VM's in-progress status in one transaction (operations/enqueue.ts). */
   async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation, guard?: (tx: Tx) => Promise<void>) {
-    const outcome = await queue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
+    const outcome = await engine.enqueue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
     if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
     if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
-    deps.kick();
   }
 
   /** 409 naming the limit when `adding` would pass the company's or the team's quota. */
@@ -112,26 +101,6 @@ export function createVmService(deps: Deps) {
   }
 
   return {
-    /**
-     * Suspension (issue 13): a stop of each running VM of the company, recorded as the portal's Stop records it
-     * (operation, status, audit), so the runner does the work. A VM that is busy with another operation is left
-     * alone here: the reconciler's sweep stops it once it is Running and idle. Answers how many stops were enqueued.
-     */
-    async stopRunningVmsOfCompany(
-      companyId: number,
-      actor: { userId: number; resellerId: number; requestId: string },
-    ): Promise<number> {
-      const by = { userId: actor.userId, requestId: actor.requestId };
-      const stopped = await queueSuspensionStops(
-        queue,
-        await repo.ofCompanyInStatus(companyId, 'Running'),
-        by,
-        (vm, err) => deps.log.warn({ vmId: vm.id, err }, 'could not stop a VM of a suspended company'),
-      );
-      if (stopped) deps.kick();
-      return stopped;
-    },
-
     // ---- catalog ----
     countries: (resellerId: number) => repo.countries(resellerId),
     regions: (countryId: number, resellerId: number) => repo.regions(countryId, resellerId),
@@ -182,7 +151,7 @@ export function createVmService(deps: Deps) {
       if (running) {
         try {
           const provider = await repo.provider(vm.providerId);
-          const u = await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).usage(vm.providerRef!);
+          const u = await engine.registry.driverFor(provider!, await repo.host(vm.hostId)).usage(vm.providerRef!);
           usage = { cpuUsage: u.cpuPercent, ramUsage: u.ramUsedGb };
         } catch {
           // Usage is best effort; the card shows a dash.
@@ -232,13 +201,13 @@ export function createVmService(deps: Deps) {
     async password(scope: TenantScope, id: number, requestId?: string) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.sshPassword) await recordSecretRead(scope, vm, 'vm.password.view', requestId);
-      return { sshPassword: vm.sshPassword ? deps.secrets.open(vm.sshPassword) : '' };
+      return { sshPassword: vm.sshPassword ? engine.secrets.open(vm.sshPassword) : '' };
     },
     async privateKey(scope: TenantScope, id: number, requestId?: string) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (!vm.privateKey) throw new NotFoundError('This virtual machine has no key');
       await recordSecretRead(scope, vm, 'vm.accessKey.download', requestId);
-      return { privateKey: asOpenSshPrivateKey(deps.secrets.open(vm.privateKey), vm.name.replace(/[^\w.@-]/g, '_')) };
+      return { privateKey: asOpenSshPrivateKey(engine.secrets.open(vm.privateKey), vm.name.replace(/[^\w.@-]/g, '_')) };
     },
     async access(scope: TenantScope, id: number) {
       const vm = await loadVisible(scope, id, 'vm.operate');
@@ -254,7 +223,7 @@ export function createVmService(deps: Deps) {
     async consoleKinds(vm: VmRow) {
       const all: ConsoleKind[] = ['vnc', 'serial'];
       try {
-        const driver = deps.registry.driverFor((await repo.provider(vm.providerId))!, await repo.host(vm.hostId));
+        const driver = engine.registry.driverFor((await repo.provider(vm.providerId))!, await repo.host(vm.hostId));
         const channels = await driver.consoleChannels?.(vm.providerRef!);
         return all.filter((kind) => channels?.[kind]);
       } catch {
@@ -269,7 +238,7 @@ export function createVmService(deps: Deps) {
       try {
         return {
           name: vm.name,
-          text: await deps.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef),
+          text: await engine.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef),
         };
       } catch {
         // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
@@ -294,7 +263,7 @@ export function createVmService(deps: Deps) {
       try {
         // The machine's own host: with several hosts the provider's default URI may be another machine entirely.
         // A host URI its owner's policy refuses throws here, before anything runs.
-        const driver = deps.registry.driverFor(provider!, host);
+        const driver = engine.registry.driverFor(provider!, host);
         const open = (await driver.consoleChannels?.(vm.providerRef))?.[kind];
         if (!open) return null;
         stream = await open();
@@ -328,7 +297,7 @@ export function createVmService(deps: Deps) {
       },
     ) {
       // A suspended company makes no machines, as it starts none (operations/enqueue.ts).
-      if (await deps.operations.companySuspended(ctx.scope.companyId))
+      if (await engine.operations.companySuspended(ctx.scope.companyId))
         throw new ForbiddenError(API_MESSAGES.companySuspended);
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
@@ -384,13 +353,13 @@ export function createVmService(deps: Deps) {
             image: input.image,
             providerId: input.providerId,
             hostId: host?.id ?? null,
-            sshPassword: deps.secrets.seal(creds.password),
-            privateKey: deps.secrets.seal(creds.privateKeyOpenSsh),
+            sshPassword: engine.secrets.seal(creds.password),
+            privateKey: engine.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
           });
           const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
           if (publicIp) vm.publicIp = publicIp;
-          await deps.operations.insert(tx, {
+          await engine.operations.insert(tx, {
             vmId: vm.id,
             requestedByUserId: ctx.scope.userId,
             kind: 'create',
@@ -418,8 +387,8 @@ export function createVmService(deps: Deps) {
         }
         return rows;
       });
-      for (const vm of created) publishVm(deps.events, vm);
-      deps.kick();
+      for (const vm of created) publishVm(engine.events, vm);
+      engine.kick();
       return { ids: created.map((v) => v.id) };
     },
 

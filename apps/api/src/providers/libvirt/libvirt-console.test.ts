@@ -17,7 +17,7 @@ import WebSocket from 'ws';
 import { routes } from '@portal/contract/routes';
 import { eq } from 'drizzle-orm';
 import { configurations, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
-import { createHostsService } from '../../modules/hosts/hosts.service.ts';
+import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';

@@ -19,7 +19,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { configurations, hosts, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
-import { createHostsService } from '../../modules/hosts/hosts.service.ts';
+import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { createOperatorTokens } from '../../modules/operator/operator-tokens.ts';
 import { buildApp, type App } from '../../app.ts';
 import { TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
