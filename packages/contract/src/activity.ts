@@ -61,6 +61,7 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
   reset: 'VM reset',
   resize: 'VM resized',
   delete: 'VM deleted',
+  move: 'VM moved to another host',
 };
 
 /**

@@ -25,6 +25,17 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reset'), payload: z.object({}).strict() }),
   z.object({ kind: z.literal('resize'), payload: z.object({ configurationId: z.number().int() }).strict() }),
   z.object({ kind: z.literal('delete'), payload: z.object({}).strict() }),
+  // A draining host's machine to another host (docs/draining.md); `status`: the VM's when the move was queued.
+  z.object({
+    kind: z.literal('move'),
+    payload: z
+      .object({
+        fromHostId: z.number().int(),
+        toHostId: z.number().int(),
+        status: z.enum(VM_STEADY_STATUSES),
+      })
+      .strict(),
+  }),
 ]);
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
@@ -48,6 +59,9 @@ export const OPERATIONS = {
   // A machine keeps its power state through a resize.
   resize: { runningStatus: 'Resizing', endsIn: 'unchanged' },
   delete: { runningStatus: 'Stopping', endsIn: 'deleted' },
+  // The platform places the machine on another host, as a create places a new one: Provisioning, actions closed,
+  // until it is there in its previous power state (docs/draining.md says why not Stopping or Resizing).
+  move: { runningStatus: 'Provisioning', endsIn: 'unchanged' },
 } as const satisfies { readonly [K in OperationKind]: OperationDef };
 
 export interface VmActionDef {

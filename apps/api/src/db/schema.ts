@@ -633,6 +633,10 @@ export const operations = pgTable(
     uniqueIndex('operations_one_active_per_vm')
       .on(t.vmId)
       .where(sql`status in ('pending', 'running')`),
+    /** A VM's failed operations (a drain waits before it tries a failed move again: engine/drain). */
+    index('operations_failed_vm_idx')
+      .on(t.vmId, t.finishedAt)
+      .where(sql`status = 'failed'`),
   ],
 );
 

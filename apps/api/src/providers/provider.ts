@@ -90,6 +90,14 @@ export interface ProviderDriver {
   /** Optional: the base images in the host's pool, by the catalog names they serve. */
   images?(): Promise<string[]>;
   /**
+   * Optional: moves a machine to another host of the same provider, cold (docs/draining.md): stops it (gracefully,
+   * then forcibly after the stop timeout), copies its disks to `target` (the destination host's driver), defines it
+   * there with the same identity (name, MAC, addresses) and starts it if it was running, then removes it here. A
+   * failure leaves it on this host, defined and in its previous power state. `running`: the machine ran when the move
+   * was queued (an attempt resumed after a crash finds it already stopped by the attempt before).
+   */
+  moveTo?(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
+  /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).
    */

@@ -43,6 +43,12 @@ export function leavesMachineOff(kind: OperationKind): boolean {
   return endsIn === 'deleted' || (VM_OFF_STATUSES as readonly string[]).includes(endsIn);
 }
 
+/** As leavesMachineOff, and a move of a machine that is off (a move keeps the power state: engine/drain). */
+function keepsMachineOff(operation: Operation): boolean {
+  if (operation.kind === 'move') return (VM_OFF_STATUSES as readonly string[]).includes(operation.payload.status);
+  return leavesMachineOff(operation.kind);
+}
+
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; cause?: { code?: string } };
   return e?.code === '23505' || e?.cause?.code === '23505';
@@ -60,7 +66,7 @@ export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; cl
   const { db, audit } = deps;
   const operations = createOperationsRepository(db, deps.clock);
   return async (vm, operation, by, guard) => {
-    if (!leavesMachineOff(operation.kind) && (await operations.companySuspended(vm.companyId))) return 'suspended';
+    if (!keepsMachineOff(operation) && (await operations.companySuspended(vm.companyId))) return 'suspended';
     if (await operations.active(vm.id)) return 'busy';
     const status = OPERATIONS[operation.kind].runningStatus;
     try {

@@ -2,7 +2,8 @@
  * The simulator: a cloud that behaves like one. Every action takes time, machines remember their
  * state, usage moves, and names can make it fail on purpose (for tests and demos):
  *  - a name containing `fail-create` fails permanently when created;
- *  - a name containing `flaky` fails transiently on its first two attempts of each action.
+ *  - a name containing `flaky` fails transiently on its first two attempts of each action;
+ *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was).
  */
 import { z } from 'zod';
 import { simulatedSerial } from './sim-console.ts';
@@ -171,6 +172,25 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
     async consoleChannels(ref) {
       const m = machine(ref);
       return { serial: async () => simulatedSerial(m.spec.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')) };
+    },
+    // The hosts of a simulator provider share its one driver: a move keeps the machine (ref, addresses) and its
+    // power state, through a stop and a start as a cold move on a real host does.
+    async moveTo(ref, target, { running }) {
+      if (target !== this) throw new Error('The simulator moves machines between the hosts of one provider only');
+      const m = machine(ref);
+      const wasRunning = m.state === 'running' || running;
+      await wait();
+      flaky('move', ref, m.spec.name);
+      m.state = 'stopped';
+      m.log.push('', 'reboot: Power down (moving to another host)');
+      if (m.spec.name.includes('fail-move')) {
+        // Left on its host as it was: started again if it ran.
+        if (wasRunning) boot(m);
+        throw new Error('The simulator could not copy the disk to the target host (simulated move failure)');
+      }
+      await wait();
+      m.log.push('Moved to another host');
+      if (wasRunning) boot(m);
     },
     async adopt(ref, spec, state, ips) {
       if (machines.has(ref)) return;
