@@ -23,6 +23,7 @@ import { forgetOnWrites } from './modules/auth/session-cache.ts';
 import { connectionOf } from './engine/vm-events.ts';
 import { createEngine } from './engine/engine.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
+import { inviteCompanyAdmin } from './modules/operator/first-admin.ts';
 import { createAccess } from './modules/access/access.ts';
 import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
@@ -217,7 +218,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
 
-  const egress = createEgressPolicy({ allow: config.EGRESS_ALLOW, ...(deps.resolver ? { lookup: deps.resolver } : {}) });
+  const egress = createEgressPolicy({
+    allow: config.EGRESS_ALLOW,
+    ...(deps.resolver ? { lookup: deps.resolver } : {}),
+  });
   // Reseller hosts are reached through the egress policy, with each reseller's portal key (issue 21).
   const resellerKeys = createResellerKeys({ db, secrets: createSecretBox(deps.secret) });
   const hostAccess: HostAccess = {
@@ -262,6 +266,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     brands,
     egress,
     log: app.log,
+    inviteCompanyAdmin: (tx, companyId, email, actorUserId = null) =>
+      inviteCompanyAdmin(
+        tx,
+        { tokens, mailer, audit, portalUrl: publicUrl(config), defaultFrom: config.MAIL_FROM ?? 'portal@localhost' },
+        companyId,
+        email,
+        actorUserId,
+      ),
   };
   const workers: Worker[] = [];
   await app.register(

@@ -1,11 +1,13 @@
 /**
  * What each host's live (not deleted) VMs take: their count and the CPUs, RAM and disk of their sizes. One
  * definition for the reseller's and the operator's host lists and for placement, so the numbers staff see are
- * the numbers placement decides with.
+ * the numbers placement decides with. A VM on its way to a host (a draining host's move, queued or running:
+ * engine/drain) counts on that host too, from the moment it is queued: its room there is held while its disk copies.
  */
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from './client.ts';
-import { configurations, virtualMachines } from './schema.ts';
+import { configurations, operations, virtualMachines } from './schema.ts';
 
 export interface HostUsage {
   vms: number;
@@ -18,23 +20,41 @@ export const NO_USAGE: HostUsage = { vms: 0, cpu: 0, ram: 0, disk: 0 };
 
 /** The grouped query (one row per host with VMs); `hostIds` narrows it to those hosts. */
 export function hostUsageQuery(db: Db | Tx, hostIds?: number[]) {
-  return db
-    .select({
-      hostId: virtualMachines.hostId,
-      vms: sql<number>`count(*)::int`.as('vms'),
-      cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`.as('cpu'),
-      ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`.as('ram'),
-      disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int`.as('disk'),
-    })
+  const placed = db
+    .select({ hostId: sql<number>`${virtualMachines.hostId}`.as('host_id'), size: virtualMachines.configurationId })
     .from(virtualMachines)
-    .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))
     .where(
       and(
         isNull(virtualMachines.deletedAt),
         hostIds ? inArray(virtualMachines.hostId, hostIds) : isNotNull(virtualMachines.hostId),
       ),
-    )
-    .groupBy(virtualMachines.hostId);
+    );
+  // Active operations are few (operations_due_idx leads with the status).
+  const toHost = sql<number>`(${operations.payload}->>'toHostId')::int`;
+  const arriving = db
+    .select({ hostId: toHost.as('host_id'), size: virtualMachines.configurationId })
+    .from(operations)
+    .innerJoin(virtualMachines, eq(virtualMachines.id, operations.vmId))
+    .where(
+      and(
+        inArray(operations.status, ['pending', 'running']),
+        eq(operations.kind, 'move'),
+        isNull(virtualMachines.deletedAt),
+        hostIds ? inArray(toHost, hostIds) : undefined,
+      ),
+    );
+  const onHost = unionAll(placed, arriving).as('on_host');
+  return db
+    .select({
+      hostId: onHost.hostId,
+      vms: sql<number>`count(*)::int`.as('vms'),
+      cpu: sql<number>`coalesce(sum(${configurations.cpu}), 0)::int`.as('cpu'),
+      ram: sql<number>`coalesce(sum(${configurations.ram}), 0)::int`.as('ram'),
+      disk: sql<number>`coalesce(sum(${configurations.disk}), 0)::int`.as('disk'),
+    })
+    .from(onHost)
+    .innerJoin(configurations, eq(configurations.id, onHost.size))
+    .groupBy(onHost.hostId);
 }
 
 /** Usage per host id for the given hosts (hosts without VMs get NO_USAGE). */

@@ -41,7 +41,7 @@ export function createDrainRepository(db: Db) {
     },
 
     /** Whether a move off this host is queued or running (one at a time per draining host). */
-    async moveUnderWay(tx: Tx, hostId: number): Promise<boolean> {
+    async moveUnderWay(tx: Db | Tx, hostId: number): Promise<boolean> {
       const res = await tx.execute(sql`select 1 from operations
         where status in ('pending', 'running') and kind = 'move' and (payload->>'fromHostId')::int = ${hostId} limit 1`);
       return res.rows.length > 0;
@@ -51,7 +51,7 @@ export function createDrainRepository(db: Db) {
      * The host's machines that may move now, in id order: live, made (a provider ref), resting, with no operation
      * under way, and whose last failed move (if any) ended before `retryAfter`.
      */
-    movable: (tx: Tx, hostId: number, retryAfter: Date, limit: number) =>
+    movable: (tx: Db | Tx, hostId: number, retryAfter: Date, limit: number) =>
       tx
         .select({ vm: virtualMachines, config: configurations })
         .from(virtualMachines)

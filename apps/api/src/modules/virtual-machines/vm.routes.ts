@@ -9,7 +9,9 @@ import { UnauthorizedError } from '../../lib/errors.ts';
 import { enforceUserAccess, registerRoute, stillUserAccess } from '../../lib/http.ts';
 import { scopeOf } from '../module.ts';
 import type { Access } from '../access/access.ts';
-import type { SessionStore } from '../auth/session-store.ts';
+import type { ModuleDeps } from '../module.ts';
+
+type SessionStore = ModuleDeps['sessions'];
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import { consolePage, EXPIRED_CONSOLE_PAGE } from './console-page.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
