@@ -11,6 +11,11 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The API's modules (modules/<area>/); `access` is the shared permission layer every module may use. */
+const apiModules = readdirSync(new URL('./apps/api/src/modules', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
 const webFeatures = readdirSync(new URL('./apps/web/src/features', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
@@ -66,8 +71,45 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': forbid(
+        ['**/modules/**', '**/engine/**'],
+        'lib/, plugins/, db/, providers/ and mail/ sit below the engine and modules/: pass what they need in instead.',
+      ),
+    },
+  },
+  // The engine (engine/) drives the machines for every module and imports none of them (tests included: their
+  // fixtures from other modules come through apps/api/test/).
+  {
+    files: ['apps/api/src/engine/**'],
+    rules: {
+      'no-restricted-imports': forbid(
         ['**/modules/**'],
-        'lib/, plugins/, db/, providers/ and mail/ sit below modules/: pass what they need in instead.',
+        'engine/ imports nothing of modules/: a module asks the engine through ModuleDeps `engine`.',
+      ),
+    },
+  },
+  // A module imports modules/module.ts, modules/access/, its own folder, engine/, lib/, db/, providers/, mail/ and
+  // plugins/ - never another module. What two modules share is a ModuleDeps service (built in app.ts), the engine,
+  // or SQL in db/; tests take other modules' parts through apps/api/test/module-parts.ts.
+  ...apiModules
+    .filter((m) => m !== 'access')
+    .map((mod) => ({
+      files: [`apps/api/src/modules/${mod}/**`],
+      rules: {
+        'no-restricted-imports': forbid(
+          apiModules
+            .filter((m) => m !== mod && m !== 'access')
+            .flatMap((m) => [`**/modules/${m}/**`, `../${m}/**`, `../../${m}/**`]),
+          `A module imports no other module (docs/architecture.md): use ModuleDeps, the engine or db/.`,
+        ),
+      },
+    })),
+  // modules/access/ is below every module: it imports none of them.
+  {
+    files: ['apps/api/src/modules/access/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        apiModules.filter((m) => m !== 'access').flatMap((m) => [`**/modules/${m}/**`, `../${m}/**`]),
+        'modules/access/ is shared by every module and imports none of them.',
       ),
     },
   },

@@ -14,7 +14,7 @@ import { systemClock } from '../lib/clock.ts';
 import { createTestApp, signIn, type TestApp } from '../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../test/fixtures.ts';
 import { seededCatalog } from '../../test/vm-catalog.ts';
-import { ensureStaffCompany } from '../modules/reseller-companies/staff.ts';
+import { ensureStaffCompany } from '../../test/module-parts.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
 import type { MachineState, ProviderDriver } from '../providers/provider.ts';
 import { refForKey } from '../providers/libvirt/names.ts';

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Database, Db } from '../db/client.ts';
+import type { Database, Db, Tx } from '../db/client.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Access } from './access/access.ts';
@@ -20,6 +20,7 @@ import type { Metrics } from './platform/metrics.ts';
 import type { ResellerHosts } from './branding/reseller-hosts.ts';
 import type { BrandWriter } from './branding/brand-writer.ts';
 import type { EgressPolicy } from '../lib/egress.ts';
+import type { FirstAdminOutcome } from './operator/first-admin.ts';
 
 export { scopeOf } from '../lib/auth-context.ts';
 
@@ -58,6 +59,16 @@ export interface ModuleDeps {
   /** Fallback mail sender when a reseller has none. */
   defaultFrom: string;
   log: FastifyBaseLogger;
+  /**
+   * Invites a company's first administrator (a user with company administration and a mailed invitation): the
+   * reseller area's company create and the operator's company import (modules/operator/first-admin.ts).
+   */
+  inviteCompanyAdmin: (
+    db: Db | Tx,
+    companyId: number,
+    email: string,
+    actorUserId?: number | null,
+  ) => Promise<FirstAdminOutcome>;
 }
 
 /** A module's background work (runners, reconcilers, sweepers), started by server.ts and stopped on close. */

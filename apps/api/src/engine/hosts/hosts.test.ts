@@ -14,7 +14,7 @@ import { hostLoads } from '../placement.ts';
 import { createVmEvents } from '../vm-events.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
-import { createOperatorTokens } from '../../modules/operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../../test/module-parts.ts';
 
 let t: TestApp;
 let admin: TestClient;

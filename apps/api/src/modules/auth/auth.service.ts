@@ -15,7 +15,8 @@ import { dummyPasswordHash, hashNewPassword, verifyPassword } from '../../lib/pa
 import type { Mailer } from '../../mail/mailer.ts';
 import { portalLink, portalRootFor } from '../../mail/portal-links.ts';
 import { mfaCodeMail, resetPasswordMail, wrongCodesMail } from '../../mail/templates.ts';
-import type { ResellerHosts } from '../branding/reseller-hosts.ts';
+import { senderOf } from '../../mail/sender.ts';
+import type { ModuleDeps } from '../module.ts';
 import type { IdentityRepository, UserWithBrand } from './identity.repository.ts';
 import type { OneTimeTokens } from './one-time-tokens.ts';
 import type { SessionCache } from './session-cache.ts';
@@ -35,7 +36,7 @@ export interface AuthServiceDeps {
   /** Fallback sender when the reseller has no address. */
   defaultFrom: string;
   /** Which reseller a custom domain belongs to: its users alone sign in there (docs/custom-domains.md). */
-  hosts?: Pick<ResellerHosts, 'resolve'>;
+  hosts?: Pick<ModuleDeps['resellerHosts'], 'resolve'>;
   /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
   /** Records completed sign-ins in the activity log. */
@@ -45,11 +46,6 @@ export interface AuthServiceDeps {
 export interface ClientInfo {
   ip?: string;
   userAgent?: string;
-}
-
-export function senderOf(user: Pick<UserWithBrand, 'resellerEmail' | 'resellerName'>, fallback: string): string {
-  const address = user.resellerEmail ?? fallback;
-  return user.resellerName ? `"${user.resellerName.replace(/"/g, '')}" <${address}>` : address;
 }
 
 export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): AuthUser {

@@ -8,7 +8,6 @@ import { eq } from 'drizzle-orm';
 import { brandingFormSchema, type BrandingForm } from '@portal/contract/reseller-branding';
 import type { Db, Tx } from '../../db/client.ts';
 import { resellers } from '../../db/schema.ts';
-import type { SessionCache } from '../auth/session-cache.ts';
 import type { ResellerHosts } from './reseller-hosts.ts';
 
 export interface BrandFields {
@@ -59,8 +58,17 @@ const brandColumns = {
   supportEmail: resellers.supportEmail,
 };
 
-export function createBrandWriter(deps: { db: Db; resellerHosts: ResellerHosts; sessionCache: SessionCache }) {
+export function createBrandWriter(deps: {
+  db: Db;
+  resellerHosts: ResellerHosts;
+  /** This instance's session cache (ModuleDeps `sessionCache`): a brand change clears it. */
+  sessionCache: { clear(): void };
+}) {
   return {
+    /** The form's rules and normalising without a save (the reseller import's new rows); throws BrandInvalid. */
+    fieldsOf: brandFieldsOf,
+    /** Whether `err` is the form's refusal (its message names the field). */
+    isInvalid: (err: unknown): err is BrandInvalid => err instanceof BrandInvalid,
     async brand(resellerId: number, tx: Db | Tx = deps.db): Promise<BrandFields | undefined> {
       const [row] = await tx.select(brandColumns).from(resellers).where(eq(resellers.id, resellerId));
       return row;

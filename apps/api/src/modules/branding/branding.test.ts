@@ -18,7 +18,7 @@ import { auditLog, companies, distributors, resellers } from '../../db/schema.ts
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { brandIndexHtml } from '../../plugins/static-web.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../../test/module-parts.ts';
 import { startTestDnsServer, type TestDnsServer } from '../../../test/dns-server.ts';
 
 const r = routes.resellerBranding;

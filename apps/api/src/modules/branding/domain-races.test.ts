@@ -9,7 +9,7 @@ import { routes } from '@portal/contract/routes';
 import { resellerDomains } from '../../db/schema.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
-import { ensureStaffCompany } from '../reseller-companies/staff.ts';
+import { ensureStaffCompany } from '../../../test/module-parts.ts';
 
 const r = routes.resellerBranding;
 const HOSTS = ['a.race.example.test', 'b.race.example.test', 'c.race.example.test', 'd.race.example.test'];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { hosts, providers, regions, resellers } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../../test/module-parts.ts';
 
 let t: TestApp;
 beforeAll(async () => {

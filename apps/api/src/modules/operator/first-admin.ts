@@ -11,7 +11,6 @@ import type { Audit } from '../../lib/audit.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { portalLink } from '../../mail/portal-links.ts';
 import { inviteMail } from '../../mail/templates.ts';
-import type { OneTimeTokens } from '../auth/one-time-tokens.ts';
 
 export type FirstAdminOutcome =
   /** `send`: mails the invitation; call it once the caller's transaction has committed. */
@@ -19,7 +18,8 @@ export type FirstAdminOutcome =
   | { outcome: 'exists'; userId: number; companyId: number };
 
 export interface FirstAdminDeps {
-  tokens: OneTimeTokens;
+  /** The one-time tokens (ModuleDeps `tokens`): the invitation's confirm-email key. */
+  tokens: { issue(userId: number, purpose: 'confirm_email', ttlMs: number, tx?: Tx): Promise<string> };
   mailer: Mailer;
   audit: Audit;
   portalUrl: string;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteData } from '@portal/contract/common';
 import { routes } from '@portal/contract/routes';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../../test/module-parts.ts';
 
 let t: TestApp;
 let token: string;

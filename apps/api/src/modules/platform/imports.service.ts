@@ -12,12 +12,11 @@ import {
   resellerImportRowSchema,
   type importReportSchema,
 } from '@portal/contract/platform';
+import type { ModuleDeps } from '../module.ts';
 import type { Db, Tx } from '../../db/client.ts';
 import { companies, distributors, resellers } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
-import { BrandInvalid, brandFieldsOf, type BrandWriter } from '../branding/brand-writer.ts';
 import { SQLSTATE, databaseErrorOf, loggableError } from '../../lib/errors.ts';
-import { inviteCompanyAdmin, type FirstAdminDeps } from '../operator/first-admin.ts';
 
 type Report = z.infer<typeof importReportSchema>;
 type RowOutcome = Report['rows'][number];
@@ -104,8 +103,9 @@ export function createImportsService(deps: {
   audit: Audit;
   log: ImportLog;
   /** Reseller brands go through the branding screen's path (its rules, normalisation and cache). */
-  brands: BrandWriter;
-  firstAdmin?: FirstAdminDeps;
+  brands: ModuleDeps['brands'];
+  /** Without it a row's adminEmail invites nobody. */
+  inviteCompanyAdmin?: ModuleDeps['inviteCompanyAdmin'];
 }) {
   const { db, log } = deps;
   const record = (tx: Tx, action: string, type: string, id: number, after: unknown) =>
@@ -150,7 +150,7 @@ export function createImportsService(deps: {
           try {
             return await save();
           } catch (err) {
-            if (err instanceof BrandInvalid) throw new RowRejected(err.message);
+            if (deps.brands.isInvalid(err)) throw new RowRejected(err.message);
             throw err;
           }
         };
@@ -166,7 +166,7 @@ export function createImportsService(deps: {
           .values({
             externalId: row.externalId,
             distributorId: distributor.id,
-            ...(await brandOf(() => brandFieldsOf(brandFields(row)))),
+            ...(await brandOf(() => deps.brands.fieldsOf(brandFields(row)))),
           })
           .returning({ id: resellers.id });
         await record(tx, 'import.reseller.create', 'reseller', made!.id, row);
@@ -185,8 +185,8 @@ export function createImportsService(deps: {
           .from(companies)
           .where(eq(companies.externalId, row.externalId));
         const inviteAdmin = async (companyId: number): Promise<(() => Promise<void>) | undefined> => {
-          if (!row.adminEmail || !deps.firstAdmin) return undefined;
-          const result = await inviteCompanyAdmin(tx, deps.firstAdmin, companyId, row.adminEmail);
+          if (!row.adminEmail || !deps.inviteCompanyAdmin) return undefined;
+          const result = await deps.inviteCompanyAdmin(tx, companyId, row.adminEmail);
           if (result.outcome === 'exists' && result.companyId !== companyId)
             throw new RowRejected('adminEmail: this address already has an account elsewhere');
           return result.outcome === 'invited' ? result.send : undefined;

@@ -10,11 +10,13 @@ import { distributors } from '../../db/schema.ts';
 import { createAudit } from '../../lib/audit.ts';
 import { LoggedQueryError } from '../../lib/errors.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import {
+  createOperatorTokens,
+  createBrandWriter,
+  createResellerHosts,
+  createSessionCache,
+} from '../../../test/module-parts.ts';
 import { createImportsService, ROW_FAILED } from './imports.service.ts';
-import { createBrandWriter } from '../branding/brand-writer.ts';
-import { createResellerHosts } from '../branding/reseller-hosts.ts';
-import { createSessionCache } from '../auth/session-cache.ts';
 import { systemClock } from '../../lib/clock.ts';
 
 const SECRET = 'secret-mailbox-5512';

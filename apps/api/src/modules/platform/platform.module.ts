@@ -6,7 +6,7 @@ import { clientLogs, supportMessages } from '../../db/schema.ts';
 import { UnauthorizedError, NotFoundError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
-import { senderOf } from '../auth/auth.service.ts';
+import { senderOf } from '../../mail/sender.ts';
 import { createImportsService } from './imports.service.ts';
 import { createHostImports } from './host-imports.ts';
 import { eq } from 'drizzle-orm';
@@ -30,13 +30,7 @@ export async function registerPlatformModule(api: FastifyInstance, deps: ModuleD
     audit: deps.audit,
     log: deps.log,
     brands: deps.brands,
-    firstAdmin: {
-      tokens: deps.tokens,
-      mailer: deps.mailer,
-      audit: deps.audit,
-      portalUrl: deps.portalUrl,
-      defaultFrom: deps.defaultFrom,
-    },
+    inviteCompanyAdmin: deps.inviteCompanyAdmin,
   });
 
   registerRoute(api, platformRoutes.getLogoUrl, async ({ auth }) => {

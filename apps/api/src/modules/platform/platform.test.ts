@@ -13,7 +13,7 @@ import {
   users,
 } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
-import { createOperatorTokens } from '../operator/operator-tokens.ts';
+import { createOperatorTokens } from '../../../test/module-parts.ts';
 import { openDatabase } from '../../db/client.ts';
 import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';

@@ -16,13 +16,9 @@ import { companyLimits, setCompanyLimits, sumUsage, usageByTeam } from '../../db
 import { ConflictError, ForbiddenError, NotFoundError, SQLSTATE, databaseErrorOf } from '../../lib/errors.ts';
 import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
-import { inviteCompanyAdmin } from '../operator/first-admin.ts';
 import type { CompaniesRepository, CompanyListQuery } from './companies.repository.ts';
 
-type Deps = Pick<
-  ModuleDeps,
-  'db' | 'clock' | 'audit' | 'tokens' | 'mailer' | 'sessions' | 'portalUrl' | 'defaultFrom' | 'engine'
-> & {
+type Deps = Pick<ModuleDeps, 'db' | 'clock' | 'audit' | 'sessions' | 'inviteCompanyAdmin' | 'engine'> & {
   repo: CompaniesRepository;
 };
 export interface StaffCtx {
@@ -105,19 +101,7 @@ export function createCompaniesService(deps: Deps) {
       try {
         result = await db.transaction(async (tx) => {
           const id = await repo.insert(tx, ctx.staff.resellerId, input.name);
-          const invited = await inviteCompanyAdmin(
-            tx,
-            {
-              tokens: deps.tokens,
-              mailer: deps.mailer,
-              audit,
-              portalUrl: deps.portalUrl,
-              defaultFrom: deps.defaultFrom,
-            },
-            id,
-            input.adminEmail,
-            ctx.staff.userId,
-          );
+          const invited = await deps.inviteCompanyAdmin(tx, id, input.adminEmail, ctx.staff.userId);
           if (invited.outcome === 'exists') throw new EmailTaken();
           await repo.setUserNames(tx, invited.userId, input.adminFirstName, input.adminLastName);
           await audit.record(

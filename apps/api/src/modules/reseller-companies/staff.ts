@@ -10,7 +10,7 @@ import type { Db, Tx } from '../../db/client.ts';
 import { companies, resellerDomains, resellers, users } from '../../db/schema.ts';
 import { portalLink } from '../../mail/portal-links.ts';
 import { inviteMail } from '../../mail/templates.ts';
-import type { FirstAdminDeps } from '../operator/first-admin.ts';
+import type { ModuleDeps } from '../module.ts';
 
 /** The reseller's staff company, created on first use (at most one per reseller: a partial unique index). */
 export async function ensureStaffCompany(db: Db | Tx, resellerId: number): Promise<number | null> {
@@ -44,7 +44,7 @@ export type StaffInviteOutcome =
  */
 export async function inviteStaffMember(
   db: Db | Tx,
-  deps: FirstAdminDeps,
+  deps: Pick<ModuleDeps, 'tokens' | 'mailer' | 'audit' | 'portalUrl' | 'defaultFrom'>,
   input: { resellerId: number; email: string; role: StaffRole; actorUserId?: number | null; requestId?: string },
 ): Promise<StaffInviteOutcome> {
   const email = input.email.trim().toLowerCase();

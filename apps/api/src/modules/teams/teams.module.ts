@@ -4,13 +4,11 @@ import type { ModuleDeps, Worker } from '../module.ts';
 import { createTeamsRepository } from './teams.repository.ts';
 import { registerTeamsRoutes } from './teams.routes.ts';
 import { createTeamsService } from './teams.service.ts';
-import { createUsersRepository } from '../users/users.repository.ts';
 import { createTeamQuotasService, registerQuotaRoutes } from './quotas.ts';
 
 export async function registerTeamsModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const teams = createTeamsRepository(deps.db);
-  const users = createUsersRepository(deps.db);
-  registerTeamsRoutes(api, { teams: createTeamsService({ ...deps, teams, users }) });
+  registerTeamsRoutes(api, { teams: createTeamsService({ ...deps, teams }) });
   registerQuotaRoutes(api, createTeamQuotasService(deps));
   return [];
 }

@@ -1,8 +1,9 @@
 /** SQL for teams and memberships. Every query takes the company id. */
-import { and, asc, count, eq, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, isNull, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { teamMembers, teams, users, virtualMachines } from '../../db/schema.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
+import { createMemberships } from '../../db/memberships.ts';
 
 export interface TeamListFilter {
   companyId: number;
@@ -29,6 +30,8 @@ export function createTeamsRepository(db: Db) {
   }
 
   return {
+    // Memberships other modules read too (users invites into teams, removes from them): db/memberships.ts.
+    ...createMemberships(db),
     async list(f: TeamListFilter) {
       const where = teamFilter(f);
       const { limit, offset } = pageWindow(f.page, f.rowsPerPage);
@@ -126,23 +129,6 @@ export function createTeamsRepository(db: Db) {
       return row?.n ?? 0;
     },
 
-    /** Names of the teams where `userId` is the only Admin. */
-    async teamsWithSoleAdmin(userId: number, adminRoleId: number, q: Tx | Db = db): Promise<string[]> {
-      const rows = await q
-        .select({ name: teams.name })
-        .from(teamMembers)
-        .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-        .where(
-          and(
-            eq(teamMembers.userId, userId),
-            eq(teamMembers.roleId, adminRoleId),
-            sql`not exists (select 1 from team_members o where o.team_id = ${teamMembers.teamId} and o.role_id = ${adminRoleId} and o.user_id <> ${userId})`,
-          ),
-        )
-        .orderBy(asc(teams.name));
-      return rows.map((r) => r.name);
-    },
-
     async liveVmCount(teamId: number, tx: Tx | Db = db): Promise<number> {
       const [row] = await tx
         .select({ n: count() })
@@ -159,35 +145,6 @@ export function createTeamsRepository(db: Db) {
       await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for('update');
     },
 
-    /**
-     * Locks team rows (in id order, so two callers cannot deadlock) for a change to their memberships:
-     * the last-Admin check and the removal then see the same members, whatever else runs at once.
-     */
-    async lockTeams(tx: Tx, teamIds: number[]) {
-      if (teamIds.length === 0) return;
-      await tx
-        .select({ id: teams.id })
-        .from(teams)
-        .where(inArray(teams.id, teamIds))
-        .orderBy(asc(teams.id))
-        .for('update');
-    },
-
-    /** The teams a user belongs to (to lock them before the user goes). */
-    async teamIdsOf(userId: number, q: Tx | Db = db): Promise<number[]> {
-      const rows = await q.select({ id: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId));
-      return rows.map((r) => r.id);
-    },
-
-    async companyTeamIds(companyId: number, ids: number[]): Promise<number[]> {
-      if (ids.length === 0) return [];
-      const rows = await db
-        .select({ id: teams.id })
-        .from(teams)
-        .where(and(eq(teams.companyId, companyId), inArray(teams.id, ids)));
-      return rows.map((r) => r.id);
-    },
-
     async insert(tx: Tx, values: { companyId: number; name: string; parentTeamId: number | null }) {
       const [row] = await tx.insert(teams).values(values).returning();
       return row!;
@@ -195,10 +152,6 @@ export function createTeamsRepository(db: Db) {
 
     async rename(tx: Tx, teamId: number, name: string) {
       await tx.update(teams).set({ name, updatedAt: new Date() }).where(eq(teams.id, teamId));
-    },
-
-    async addMember(tx: Tx, teamId: number, userId: number, roleId: number) {
-      await tx.insert(teamMembers).values({ teamId, userId, roleId });
     },
 
     async setRole(tx: Tx, teamId: number, userId: number, roleId: number) {

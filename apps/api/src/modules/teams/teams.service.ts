@@ -14,9 +14,8 @@ import type { ModuleDeps } from '../module.ts';
 import { PERMISSIONS, ROLE_PERMISSIONS, effectivePermissions } from '../access/permissions.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
 import type { TeamsRepository } from './teams.repository.ts';
-import type { UsersRepository } from '../users/users.repository.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit'> & { teams: TeamsRepository; users: UsersRepository };
+type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit'> & { teams: TeamsRepository };
 type Ctx = { scope: TenantScope; requestId: string };
 
 const roleIds = new Set<number>(BUILT_IN_ROLES.map((r) => r.id));
@@ -45,7 +44,7 @@ function requireRole(roleId: number): void {
 }
 
 export function createTeamsService(deps: Deps) {
-  const { db, access, audit, teams, users } = deps;
+  const { db, access, audit, teams } = deps;
   const auditOf = (
     ctx: Ctx,
     action: string,
@@ -145,7 +144,7 @@ export function createTeamsService(deps: Deps) {
     async addUser(ctx: Ctx, input: { teamId: number; userId: number; roleId: number }) {
       await access.requireTeam(ctx.scope, input.teamId, 'team.manage');
       requireRole(input.roleId);
-      if (!(await users.byId(ctx.scope.companyId, input.userId))) throw new NotFoundError('User not found');
+      if (!(await teams.userInCompany(ctx.scope.companyId, input.userId))) throw new NotFoundError('User not found');
       if (await teams.membership(input.teamId, input.userId))
         throw new ConflictError('User is already a member of this team');
       await db.transaction(async (tx) => {

@@ -7,9 +7,9 @@ import type { ModuleDeps } from '../module.ts';
 import { portalLink } from '../../mail/portal-links.ts';
 import { alreadyRegisteredMail, inviteMail } from '../../mail/templates.ts';
 import { roleGrants } from '../access/permissions.ts';
-import { senderOf } from '../auth/auth.service.ts';
+import { senderOf } from '../../mail/sender.ts';
 import { BUILT_IN_ROLES } from '../../seed/roles.ts';
-import type { TeamsRepository } from '../teams/teams.repository.ts';
+import type { Memberships } from '../../db/memberships.ts';
 import type { UsersRepository, userColumns } from './users.repository.ts';
 import { setCompanyAdmin } from './company-admin.ts';
 
@@ -17,7 +17,7 @@ type Deps = Pick<
   ModuleDeps,
   'db' | 'access' | 'audit' | 'tokens' | 'mailer' | 'identity' | 'portalUrl' | 'defaultFrom' | 'clock'
 > & {
-  teams: TeamsRepository;
+  teams: Memberships;
   users: UsersRepository;
 };
 type Ctx = { scope: TenantScope; requestId: string };

@@ -21,8 +21,10 @@ import { BadRequestError, ForbiddenError, NotFoundError, ProviderUnavailableErro
 import type { ConsoleKind } from '../../providers/provider.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { Access } from '../access/access.ts';
-import type { SessionStore } from '../auth/session-store.ts';
-import type { ResellerHosts } from '../branding/reseller-hosts.ts';
+import type { ModuleDeps } from '../module.ts';
+
+type SessionStore = ModuleDeps['sessions'];
+type ResellerHosts = ModuleDeps['resellerHosts'];
 import { scopeOf } from '../module.ts';
 import type { ConsoleTokenStore } from './console-tokens.ts';
 import type { ConsoleVm, VmService } from './vm.service.ts';

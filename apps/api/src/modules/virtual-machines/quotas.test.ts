@@ -13,7 +13,7 @@ import { auditLog, companies, virtualMachines } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
-import { ensureStaffCompany } from '../reseller-companies/staff.ts';
+import { ensureStaffCompany } from '../../../test/module-parts.ts';
 
 const setCompany = routes.resellerQuotas.setCompany;
 let t: TestApp;
