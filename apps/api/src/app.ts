@@ -230,6 +230,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     resellerKey: (resellerId) => resellerKeys.get(resellerId),
   };
   const audit = createAudit(db);
+  // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
+  const registry = createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess);
   // The engine, once, before any module: modules reach it through ModuleDeps `engine` (engine/engine.ts).
   const engine = await createEngine({
     config,
@@ -237,8 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     audit,
     secret: deps.secret,
-    // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-    registry: createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess),
+    registry,
     hostAccess: { egress, allowTcp: config.RESELLER_HOST_TCP },
     resellerKeys,
     log: app.log,
@@ -303,6 +304,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async close() {
       for (const w of workers) await w.stop();
       await engine.stop();
+      // The hosts' virsh sessions (they would end on their own after a minute idle, or with the portal).
+      registry.close();
       await app.close();
       await sessionCache.stop();
       await mailer.stop();

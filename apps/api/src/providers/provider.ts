@@ -59,6 +59,8 @@ export type ConsoleChannels = Partial<Record<ConsoleKind, () => Promise<Duplex>>
 
 export interface ProviderDriver {
   readonly kind: string;
+  /** Optional: ends what the driver keeps open to its host (libvirt: its virsh session); later calls reopen it. */
+  close?(): void;
   create(spec: MachineSpec): Promise<CreatedMachine>;
   start(ref: string): Promise<void>;
   /** Asks the guest to power off (ACPI), as the power button of a real machine does. */

@@ -34,6 +34,8 @@ export interface ProviderRegistry {
    */
   driverFor(provider: ProviderRef, host?: HostRef | null): ProviderDriver;
   kinds(): string[];
+  /** Ends what every driver keeps open to its host (libvirt's virsh sessions); the portal is closing. */
+  close(): void;
 }
 
 export function createProviderRegistry(
@@ -75,5 +77,8 @@ export function createProviderRegistry(
       return driver;
     },
     kinds: () => Object.keys(factories),
+    close() {
+      for (const driver of instances.values()) driver.close?.();
+    },
   };
 }

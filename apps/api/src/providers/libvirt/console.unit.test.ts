@@ -97,6 +97,8 @@ describe('the VNC tunnel process', () => {
       connectUri: () => Promise.resolve(uri),
       run: () => Promise.resolve('vnc://127.0.0.1:0\n'),
       maybe: () => Promise.resolve(null),
+      close: () => undefined,
+      sessionPid: () => null,
     };
     return libvirtConsoleChannels('irontech-x', { virsh, virshBinary: 'virsh' }).vnc!();
   }

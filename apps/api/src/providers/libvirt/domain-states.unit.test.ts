@@ -34,6 +34,8 @@ let dir: string;
 let uri: string;
 let wrapper: string;
 let calls: string;
+/** The commands written to a session's virsh (its stdin, through tee), the framing's marker lines left out. */
+let sessionInput: string;
 /** ref → the state the portal should see, for the 200 domains of ours in the node. */
 const expected = new Map<string, MachineState>();
 
@@ -52,18 +54,29 @@ beforeAll(async () => {
   await writeFile(file, `<node>${domains.join('')}</node>`);
   uri = `test://${file}`;
   calls = path.join(dir, 'calls');
+  sessionInput = path.join(dir, 'session-input');
   wrapper = path.join(dir, 'virsh');
   const virsh = execFileSync('sh', ['-c', 'command -v virsh'], { encoding: 'utf8' }).trim();
-  await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${calls}'\nexec '${virsh}' "$@"\n`, { mode: 0o700 });
+  // A session is `virsh -q -c <uri>` alone: what it is fed is recorded too.
+  await writeFile(
+    wrapper,
+    `#!/bin/sh\necho "$*" >> '${calls}'\n[ $# -gt 3 ] && exec '${virsh}' "$@"\ntee -a '${sessionInput}' | '${virsh}' "$@"\n`,
+    { mode: 0o700 },
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 const processes = async () => (await readFile(calls, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const sessionCommands = async () =>
+  (await readFile(sessionInput, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((l) => l && !/^(echo ')?irontech[0-9a-f]/.test(l));
 
 it("reads every domain's state of a 200-domain host in one virsh process, the same states status() gives", async () => {
-  const driver = createLibvirtDriver({ uri, virshBinary: wrapper });
+  await writeFile(calls, '');
+  const driver = createLibvirtDriver({ uri, virshBinary: wrapper, session: false });
   const started = process.hrtime.bigint();
   const states = await driver.statusAll();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -77,6 +90,26 @@ it("reads every domain's state of a 200-domain host in one virsh process, the sa
     expect(await driver.status(ref)).toBe(states.get(ref));
   }
   expect(await processes()).toHaveLength(1 + RUNSTATES.length);
+});
+
+it("with the host's session (the default): the pass's call and later reads are commands to one long-lived virsh", async () => {
+  await writeFile(calls, '');
+  const driver = createLibvirtDriver({ uri, virshBinary: wrapper });
+  try {
+    const states = await driver.statusAll();
+    expect(states).toEqual(expected);
+    expect(await processes()).toEqual([`-q -c ${uri}`]);
+    expect(await sessionCommands()).toEqual(['domstats --state']);
+    for (let i = 0; i < RUNSTATES.length; i++) {
+      const ref = refForKey(`vm-${i}`);
+      expect(await driver.status(ref)).toBe(states.get(ref));
+    }
+    expect(await driver.statusAll()).toEqual(expected);
+    expect(await processes()).toHaveLength(1);
+    expect(await sessionCommands()).toHaveLength(2 + RUNSTATES.length);
+  } finally {
+    driver.close?.();
+  }
 });
 
 it('maps the words virsh prints as status() does, and refuses an answer it cannot read whole', () => {

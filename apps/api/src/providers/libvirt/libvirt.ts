@@ -111,6 +111,11 @@ export const libvirtSettingsSchema = z.object({
   stopTimeoutMs: z.number().int().min(0).max(1_800_000).default(60_000),
   /** How long delete lets a running guest shut down (and release its DHCP lease) before it is destroyed. */
   deleteGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * Short reads (the reconciler's one call per pass, states, definitions, leases, health) share one long-lived virsh
+   * per host (virsh.ts, virsh-session.ts); false: a process per call, as before issue 22.
+   */
+  session: z.boolean().default(true),
 });
 export type LibvirtSettings = z.input<typeof libvirtSettingsSchema>;
 
@@ -134,7 +139,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** `target`: how to reach the host (registry.ts; a reseller host's URI is checked before each connection). */
 export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTarget): LibvirtDriver {
   const s = libvirtSettingsSchema.parse(input);
-  const virsh = createVirsh(target ?? s.uri, s.virshBinary);
+  const virsh = createVirsh(target ?? s.uri, s.virshBinary, 60_000, { session: s.session });
   const pool = s.pool.name;
   const locks = new Map<string, Promise<unknown>>();
   const cpuSamples = new Map<string, { cpuNs: number; at: number }>();
@@ -488,6 +493,10 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
 
   return {
     kind: 'libvirt',
+
+    close() {
+      virsh.close();
+    },
 
     watch(listener) {
       listeners.add(listener);

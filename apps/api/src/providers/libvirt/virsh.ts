@@ -1,11 +1,15 @@
 /**
  * Runs the `virsh` client against one libvirt URI (docs/decisions/0005-libvirt-driver.md says why the
- * client and not a native binding). Every call is a fresh connection of about 50–100 ms; the driver's
- * actions are bounded by guest boots and shutdowns, so that cost does not matter.
+ * client and not a native binding). Short reads (SESSION_COMMANDS: the reconciler's one call per host per pass,
+ * states, definitions, leases, health) go through the host's one long-lived virsh session (virsh-session.ts) when
+ * the caller asks for one: a libvirt round trip instead of a process and a connection (about 60 ms locally, a whole
+ * SSH handshake over qemu+ssh). Everything else is a process of its own: writes, long transfers, and streams
+ * (consoles and `event --loop` never come here), whose cost is bounded by guest boots and shutdowns anyway.
  */
 import { spawn } from 'node:child_process';
 import { TransientProviderError } from '../provider.ts';
 import type { HostTarget } from './host-connection.ts';
+import { createVirshSession, SAFE_ARG, VirshSessionError, type VirshSession } from './virsh-session.ts';
 
 export class VirshError extends Error {
   override name = 'VirshError';
@@ -39,12 +43,97 @@ export interface Virsh {
   run(args: string[], opts?: { timeoutMs?: number; encoding?: 'utf8' | 'buffer' }): Promise<string>;
   /** As run, but returns null when the object does not exist. */
   maybe(args: string[]): Promise<string | null>;
+  /** Ends the host's session process (when there is one): the host is gone, or the portal closes; a later read starts another. */
+  close(): void;
+  /** The pid of the session's virsh, or null (none running, or no session). */
+  sessionPid(): number | null;
 }
 
-export function createVirsh(target: string | HostTarget, binary = 'virsh', defaultTimeoutMs = 60_000): Virsh {
+/**
+ * Commands that only read and answer at once: the ones a session may run. A call whose arguments are not all plain
+ * words (SAFE_ARG), or whose timeout is longer than a read's, runs as a process whatever its command.
+ */
+export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
+  'domstats',
+  'domstate',
+  'dominfo',
+  'dumpxml',
+  'domifaddr',
+  'domdisplay',
+  'list',
+  'nodeinfo',
+  'version',
+  'pool-info',
+  'pool-dumpxml',
+  'vol-info',
+  'vol-list',
+  'vol-path',
+  'net-info',
+  'net-dumpxml',
+  'net-dhcp-leases',
+]);
+
+export interface VirshOptions {
+  /** One long-lived virsh per host for short reads (SESSION_COMMANDS); false: a process per call. */
+  session?: boolean;
+  /** A session left this long without a call ends (default 60 s). */
+  sessionIdleMs?: number;
+  /** Called with the pid of each session virsh started (benchmarks read their CPU). */
+  onSessionSpawn?: (pid: number) => void;
+}
+
+/** How long a read may take at most to be run by the session (a longer one is not a short read). */
+const SESSION_MAX_TIMEOUT_MS = 60_000;
+
+export function createVirsh(
+  target: string | HostTarget,
+  binary = 'virsh',
+  defaultTimeoutMs = 60_000,
+  options: VirshOptions = {},
+): Virsh {
   const { label: uri, connect } =
     typeof target === 'string' ? { label: target, connect: () => Promise.resolve(target) } : target;
-  async function run(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+  const session: VirshSession | null = options.session
+    ? createVirshSession({
+        binary,
+        connect,
+        idleMs: options.sessionIdleMs,
+        onSpawn: options.onSessionSpawn,
+        restartOn: UNREACHABLE_RE,
+      })
+    : null;
+
+  /** The session's reply (or failure) as the process runner would give it. */
+  async function inSession(s: VirshSession, args: string[], timeoutMs: number): Promise<string> {
+    const what = (text: string) => `virsh ${args[0] ?? ''} on ${uri}: ${text.slice(0, 500)}`;
+    let reply;
+    try {
+      reply = await s.exec(args, timeoutMs);
+    } catch (e) {
+      if (!(e instanceof VirshSessionError)) throw e;
+      if (e.code === 'ENOENT')
+        throw new Error(`${binary} is not installed (apt-get install --no-install-recommends libvirt-clients)`, {
+          cause: e,
+        });
+      if (e.reason === 'timeout') throw new TransientProviderError(what('no answer in time'));
+      if (e.reason === 'exited' && e.stderr && !UNREACHABLE_RE.test(e.stderr))
+        throw new VirshError(what(e.stderr), e.stderr);
+      throw new TransientProviderError(what(e.stderr || e.message));
+    }
+    if (!reply.failed) return reply.stdout;
+    if (UNREACHABLE_RE.test(reply.stderr)) throw new TransientProviderError(what(reply.stderr));
+    throw new VirshError(what(reply.stderr), reply.stderr);
+  }
+
+  async function run(args: string[], opts: { timeoutMs?: number; encoding?: 'utf8' | 'buffer' } = {}): Promise<string> {
+    const timeoutMs = opts.timeoutMs ?? defaultTimeoutMs;
+    if (
+      session &&
+      SESSION_COMMANDS.has(args[0] ?? '') &&
+      timeoutMs <= SESSION_MAX_TIMEOUT_MS &&
+      args.every((a) => SAFE_ARG.test(a))
+    )
+      return inSession(session, args, timeoutMs);
     // Nothing is spawned before the target is checked: a refused host or address throws here.
     const connectUri = await connect();
     return new Promise((resolve, reject) => {
@@ -73,7 +162,7 @@ export function createVirsh(target: string | HostTarget, binary = 'virsh', defau
       };
       child.stdout.on('data', collect(out));
       child.stderr.on('data', collect(err));
-      const timer = setTimeout(killGroup, opts.timeoutMs ?? defaultTimeoutMs);
+      const timer = setTimeout(killGroup, timeoutMs);
       child.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         reject(
@@ -97,6 +186,8 @@ export function createVirsh(target: string | HostTarget, binary = 'virsh', defau
     uri,
     connectUri: connect,
     run,
+    close: () => session?.close(),
+    sessionPid: () => session?.pid() ?? null,
     async maybe(args) {
       try {
         return await run(args);
