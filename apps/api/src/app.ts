@@ -29,6 +29,7 @@ import { registerTeamsModule } from './modules/teams/teams.module.ts';
 import { registerUsersModule } from './modules/users/users.module.ts';
 import { registerVirtualMachinesModule } from './modules/virtual-machines/virtual-machines.module.ts';
 import { registerCatalogModule } from './modules/catalog/catalog.module.ts';
+import { registerSshKeysModule } from './modules/ssh-keys/ssh-keys.module.ts';
 import { registerPlatformModule } from './modules/platform/platform.module.ts';
 import { registerBillingModule } from './modules/billing/billing.module.ts';
 import { registerResellerCompaniesModule } from './modules/reseller-companies/reseller-companies.module.ts';
@@ -92,6 +93,7 @@ const MODULES: RegisterModule[] = [
   registerActivityModule,
   registerResellerCompaniesModule,
   registerCatalogModule,
+  registerSshKeysModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;

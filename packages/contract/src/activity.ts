@@ -91,6 +91,8 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'vm.accessKey.download': 'VM private key downloaded',
   'vm.console.open': 'VM console opened',
   'vm.console.close': 'VM console closed',
+  'user.sshKey.add': 'SSH key added',
+  'user.sshKey.remove': 'SSH key removed',
   ...Object.fromEntries(Object.entries(VM_OPERATION_LABELS).map(([kind, label]) => [`vm.${kind}`, label])),
 };
 

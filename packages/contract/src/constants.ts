@@ -85,6 +85,11 @@ export const DEFAULT_BRAND = {
 /** Largest PostgreSQL `integer`: every id the API accepts is 1..PG_INT_MAX, so an overflow is bad input, not a 500. */
 export const PG_INT_MAX = 2_147_483_647;
 
+/** A user's SSH key store (issue 23 item 5): keys per user, the longest public key line accepted, RSA's floor. */
+export const SSH_KEYS = { perUser: 50, maxLineLength: 16 * 1024, minRsaBits: 2048 } as const;
+/** The largest cloud-init user-data a create takes, in bytes of UTF-8 (issue 23 item 5). */
+export const USER_DATA_MAX_BYTES = 16 * 1024;
+
 /** Limits on free text coming from outside. */
 export const LIMITS = {
   bodyBytes: 64 * 1024,

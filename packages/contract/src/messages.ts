@@ -165,6 +165,54 @@ export const TEXT = {
   lightMode: 'Light mode',
 } as const;
 
+/** The SSH key store and a create's keys and user-data (issue 23 item 5): the portal and the server say the same. */
+export const SSH_KEY_TEXT = {
+  title: 'SSH keys',
+  intro:
+    'Public keys you can install on new virtual machines. Each machine keeps a copy of the keys it was created with, so removing a key here does not change machines that already have it.',
+  nameLabel: 'Name',
+  keyLabel: 'Public key',
+  keyPlaceholder: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… you@laptop',
+  keyHelp: 'Paste one line from a .pub file: Ed25519, ECDSA or RSA (2048 bits or more).',
+  add: 'Add key',
+  added: (name: string) => `SSH key ${name} added`,
+  removed: (name: string) => `SSH key ${name} removed`,
+  empty: 'No SSH keys yet',
+  removeBody: (name: string) =>
+    `${name} will no longer be offered for new virtual machines. Machines created with it keep it.`,
+  // ---- what a key may be ----
+  nameRequired: 'Key name is required',
+  nameTooLong: 'Key name must not exceed 100 characters',
+  keyRequired: 'Public key is required',
+  notAKey: 'This is not an SSH public key.',
+  privateKey: 'This is a private key. Paste the public key (the .pub file) instead.',
+  rsaTooShort: 'RSA keys must be at least 2048 bits.',
+  typeRefused: (type: string) => `${type} keys are not accepted. Use an Ed25519, ECDSA or RSA (2048 bits or more) key.`,
+  tooLong: 'This key is too long.',
+  // ---- the store's rules ----
+  nameTaken: 'You already have a key with this name.',
+  duplicate: (name: string) => `This key is already in your list, as ${name}.`,
+  limit: (n: number) => `You can keep at most ${n} SSH keys. Remove one first.`,
+  notFound: 'SSH key not found',
+  // ---- a create's choice, and the VM page ----
+  chooseLabel: 'SSH keys',
+  chooseHelp: 'Installed for the default user, beside the key the portal makes for this machine.',
+  noKeysToChoose: 'You have no SSH keys yet.',
+  manageKeys: 'Manage SSH keys',
+  keyNotYours: 'One of the chosen SSH keys does not exist or is not yours.',
+  tooManyChosen: (n: number) => `Choose at most ${n} SSH keys.`,
+  userDataLabel: 'User data (cloud-init)',
+  userDataHelp: 'Optional. Runs once at first boot: #cloud-config YAML, or a script starting with #!. At most 16 KiB.',
+  userDataTooLarge: (maxBytes: number) => `User data must be at most ${maxBytes / 1024} KiB.`,
+  userDataFormat: 'User data must start with #cloud-config or #! (a script).',
+  sshUser: 'SSH user',
+  installedKeys: 'SSH keys',
+  portalKey: 'Portal key (Download Private Key)',
+  userDataGiven: (bytes: number, kind: 'cloud-config' | 'script') =>
+    `${kind === 'cloud-config' ? '#cloud-config' : 'Script'}, ${bytes.toLocaleString('en-US')} bytes`,
+  userDataShown: 'User data',
+} as const;
+
 /** Messages the server puts in the envelope. */
 export const API_MESSAGES = {
   ok: 'OK',

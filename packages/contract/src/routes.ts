@@ -8,6 +8,7 @@ import { quotaRoutes, resellerQuotaRoutes } from './quotas.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
+import { sshKeyRoutes } from './ssh-keys.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -29,6 +30,7 @@ export const routes = {
   resellerCatalog: resellerCatalogRoutes,
   quotas: quotaRoutes,
   resellerQuotas: resellerQuotaRoutes,
+  sshKeys: sshKeyRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

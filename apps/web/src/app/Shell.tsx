@@ -9,6 +9,7 @@ import ChevronsLeft from 'lucide-react/icons/chevrons-left';
 import ChevronsRight from 'lucide-react/icons/chevrons-right';
 import HelpCircle from 'lucide-react/icons/help-circle';
 import History from 'lucide-react/icons/history';
+import KeyRound from 'lucide-react/icons/key-round';
 import LayoutDashboard from 'lucide-react/icons/layout-dashboard';
 import LogOut from 'lucide-react/icons/log-out';
 import Menu from 'lucide-react/icons/menu';
@@ -26,7 +27,7 @@ import {
   SIDEBAR_WIDTH_COLLAPSED,
   SIDEBAR_WIDTH_EXPANDED,
 } from '@portal/contract/constants';
-import { TEXT } from '@portal/contract/messages';
+import { SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import { useAuth } from '../lib/auth-context.tsx';
 import { useBrand } from '../lib/public-brand.ts';
 import { useTheme } from '../lib/theme.ts';
@@ -154,6 +155,21 @@ function NavContent({
       </ul>
       <div className="space-y-2 border-t border-slate-800 px-2 py-3">
         <ThemeToggle collapsed={collapsed} />
+        {/* The user's own things (issue 23 item 5: their SSH keys) sit with the user, not with the company's areas;
+            reseller staff have no customer keys. */}
+        {!user?.staffRole && (
+          <Link
+            to="/sshKeys"
+            onClick={onNavigate}
+            className={linkClass(collapsed, isActiveLink(pathname, { to: '/sshKeys', also: [] }))}
+            aria-current={isActiveLink(pathname, { to: '/sshKeys', also: [] }) ? 'page' : undefined}
+            aria-label={collapsed ? SSH_KEY_TEXT.title : undefined}
+            title={collapsed ? SSH_KEY_TEXT.title : undefined}
+          >
+            <KeyRound className="h-5 w-5 shrink-0" aria-hidden />
+            {!collapsed && <span>{SSH_KEY_TEXT.title}</span>}
+          </Link>
+        )}
         <Link
           to="/logout"
           onClick={onNavigate}

@@ -170,6 +170,10 @@ export function createRouter() {
                         path: '/activity',
                         lazy: page(() => import('../features/activity/routes/ActivityPage.tsx'), 'ActivityPage'),
                       },
+                      {
+                        path: '/sshKeys',
+                        lazy: page(() => import('../features/ssh-keys/routes/SshKeysPage.tsx'), 'SshKeysPage'),
+                      },
                     ],
                   },
                 ],
