@@ -1,9 +1,10 @@
 import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, pageQueryFields, pagedSchema, route, timestampSchema } from './common.ts';
-import { VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
-import { VALIDATION } from './messages.ts';
+import { SSH_KEYS, VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
+import { SSH_KEY_TEXT, VALIDATION } from './messages.ts';
 import { permissionKeySchema } from './permissions.ts';
+import { userDataSchema } from './ssh-keys.ts';
 import { OPERATION_KINDS } from './vm-lifecycle.ts';
 import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
 
@@ -65,6 +66,15 @@ export const vmDetailsSchema = z.object({
   pendingOperation: z.enum(OPERATION_KINDS).nullable(),
   /** The caller's effective permissions on this VM (the portal offers only these; the server still checks). */
   permissions: z.array(permissionKeySchema),
+  /**
+   * How the machine is logged in to (issue 23 item 5): the default user, the keys it was created with (the
+   * portal's own first, then the creator's chosen keys as they were then) and whether it was given user-data.
+   */
+  access: z.object({
+    sshUsername: z.string(),
+    keys: z.array(z.object({ name: z.string(), fingerprint: z.string(), portal: z.boolean() })),
+    userData: z.object({ bytes: z.number().int(), kind: z.enum(['cloud-config', 'script']) }).nullable(),
+  }),
 });
 export type VmDetails = z.infer<typeof vmDetailsSchema>;
 
@@ -137,6 +147,10 @@ export const vmActionRoutes = {
     data: z.null(),
   }),
   forceStop: route({
+    /** The caller's own stored keys to install beside the portal's (issue 23 item 5); another user's id is a 400. */
+    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
+    /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
+    userData: userDataSchema.optional(),
     ...base,
     method: 'POST',
     path: `${P}/forceStop/:id`,

@@ -15,8 +15,18 @@ export interface MachineSpec {
   region: string;
   /** The login the portal shows (`sshUsername`): the guest gives it the password and key. */
   username: string;
-  /** OpenSSH public key to install for the default user. */
+  /** OpenSSH public key to install for the default user (the portal's own, whose private key the portal hands out). */
   publicKey: string;
+  /**
+   * The customer's chosen public keys (`type base64 [comment]` lines, validated by the key store), installed for
+   * the default user beside `publicKey`; absent or [] when none (issue 23 item 5).
+   */
+  authorizedKeys?: string[];
+  /**
+   * cloud-init user-data given at create (`#cloud-config` YAML or a `#!` script, at most 16 KiB), for the NoCloud
+   * seed's user-data; absent or null when none. Only the create passes it (adopt does not).
+   */
+  userData?: string | null;
   /** Password for the default user. */
   password: string;
   /** The public address the portal allocated from the region's pool (drivers that can, give it to the guest). */

@@ -26,6 +26,8 @@ export function specOf({ vm, config, region }: StoredMachine): MachineSpec {
     region,
     username: vm.sshUsername,
     publicKey: vm.publicKey ?? '',
+    // The customer's chosen keys as copied at create (issue 23 item 5).
+    authorizedKeys: vm.sshKeys.map((k) => k.publicKey),
     password: '',
     publicIp: vm.publicIp,
   };

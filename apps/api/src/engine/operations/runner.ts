@@ -85,6 +85,7 @@ function createSteps(
       const made = await driver.create({
         ...specOf({ vm, config, region }),
         password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+        userData: vm.userData ? secrets.open(vm.userData) : null,
       });
       // The address of the region's public pool (allocated at create) wins over one the driver made up.
       return {

@@ -1,6 +1,6 @@
 /** SQL for the catalog and VMs (operations have their own repository under operations/). VM reads take the caller's visibility scope. */
 import type { OperationKind } from '@portal/contract/vm-lifecycle';
-import { and, asc, count, desc, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
 import {
@@ -13,6 +13,7 @@ import {
   providerOfferings,
   providers,
   regions,
+  sshKeys,
   virtualMachines,
 } from '../../db/schema.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
@@ -57,6 +58,10 @@ export function createVmRepository(db: Db) {
           hostId: virtualMachines.hostId,
           providerRef: virtualMachines.providerRef,
           errorReason: virtualMachines.errorReason,
+          sshUsername: virtualMachines.sshUsername,
+          publicKey: virtualMachines.publicKey,
+          sshKeys: virtualMachines.sshKeys,
+          userData: virtualMachines.userData,
         },
         configuration: {
           id: configurations.id,
@@ -352,6 +357,17 @@ export function createVmRepository(db: Db) {
       const [row] = await query.execute({ id, companyId: scope.companyId, userId: scope.userId });
       return row;
     },
+
+    /**
+     * The caller's own stored SSH keys among `ids` (a create copies them onto its VMs; issue 23 item 5). Owner-scoped:
+     * another user's id is simply not found.
+     */
+    ownSshKeys: (userId: number, ids: number[]) =>
+      db
+        .select({ id: sshKeys.id, name: sshKeys.name, fingerprint: sshKeys.fingerprint, publicKey: sshKeys.publicKey })
+        .from(sshKeys)
+        .where(and(eq(sshKeys.userId, userId), inArray(sshKeys.id, ids)))
+        .orderBy(asc(sshKeys.id)),
 
     async insertVm(tx: Tx, values: typeof virtualMachines.$inferInsert) {
       const [row] = await tx.insert(virtualMachines).values(values).returning();

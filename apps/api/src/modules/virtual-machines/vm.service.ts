@@ -10,7 +10,9 @@ import {
   type VmActionName,
 } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { API_MESSAGES } from '@portal/contract/messages';
+import { API_MESSAGES, SSH_KEY_TEXT } from '@portal/contract/messages';
+import { userDataKind } from '@portal/contract/ssh-keys';
+import { sshFingerprint } from '../../lib/ssh-keys.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -178,6 +180,16 @@ export function createVmService(deps: Deps) {
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,
+        access: {
+          sshUsername: vm.sshUsername,
+          keys: [
+            ...(vm.publicKey
+              ? [{ name: SSH_KEY_TEXT.portalKey, fingerprint: sshFingerprint(vm.publicKey), portal: true }]
+              : []),
+            ...vm.sshKeys.map((k) => ({ name: k.name, fingerprint: k.fingerprint, portal: false })),
+          ],
+          userData: vm.userData === null ? null : describeUserData(engine.secrets.open(vm.userData)),
+        },
         pendingOperation: row.pendingOperation,
         permissions: vmPermissionsOf(scope, vm, row.roleId),
       };
@@ -298,6 +310,8 @@ export function createVmService(deps: Deps) {
     ) {
       // A suspended company makes no machines, as it starts none (operations/enqueue.ts).
       if (await engine.operations.companySuspended(ctx.scope.companyId))
+        sshKeyIds?: number[] | undefined;
+        userData?: string | undefined;
         throw new ForbiddenError(API_MESSAGES.companySuspended);
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
@@ -311,6 +325,13 @@ export function createVmService(deps: Deps) {
         throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
       const names =
         input.numberOfInstances === 1
+      // The caller's own keys only (issue 23 item 5), copied onto each VM: removing one from the store later does not
+      // change what the machine was built with. Another user's id reads as missing.
+      const keyIds = [...new Set(input.sshKeyIds ?? [])];
+      const found = keyIds.length ? await repo.ownSshKeys(ctx.scope.userId, keyIds) : [];
+      if (found.length !== keyIds.length) throw new BadRequestError(SSH_KEY_TEXT.keyNotYours);
+      const sshKeys = keyIds.map((id) => found.find((k) => k.id === id)!).map(({ id: _id, ...copy }) => copy);
+      const userData = input.userData ? input.userData : null;
           ? [input.name]
           : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
@@ -360,6 +381,9 @@ export function createVmService(deps: Deps) {
           const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
           if (publicIp) vm.publicIp = publicIp;
           await engine.operations.insert(tx, {
+            sshKeys,
+            // Sealed like the password: a first-boot script often carries secrets.
+            userData: userData === null ? null : engine.secrets.seal(userData),
             vmId: vm.id,
             requestedByUserId: ctx.scope.userId,
             kind: 'create',
@@ -382,6 +406,8 @@ export function createVmService(deps: Deps) {
               requestId: ctx.requestId,
             },
             tx,
+                sshKeys: sshKeys.map((k) => k.fingerprint),
+                userDataBytes: userData === null ? null : Buffer.byteLength(userData),
           );
           rows.push(vm);
         }
@@ -447,3 +473,8 @@ export type VmService = ReturnType<typeof createVmService>;
 function toConfiguration(c: { id: number; key: string; name: string; cpu: number; ram: number; disk: number }) {
   return { id: c.id, key: c.key as VmSizeKey, name: c.name, cpu: c.cpu, ram: c.ram, disk: c.disk };
 }
+/** What the VM page says of a user-data: its kind and size, never its text (it may hold secrets). */
+function describeUserData(userData: string) {
+  return { bytes: Buffer.byteLength(userData), kind: userDataKind(userData) };
+}
+

@@ -33,6 +33,26 @@ interface SimMachine {
   log: string[];
 }
 
+/**
+ * What cloud-init would do with the spec at first boot, as the simulated boot log says it (issue 23 item 5): how many
+ * keys the default user gets (the portal's and the customer's chosen ones), each chosen key's type and comment, and
+ * the user-data's size and first line. The spec itself is kept with the machine.
+ */
+function firstBootLines(spec: MachineSpec): string[] {
+  const chosen = spec.authorizedKeys ?? [];
+  const keys = (spec.publicKey ? 1 : 0) + chosen.length;
+  const lines = [`cloud-init: ${keys} authorized key${keys === 1 ? '' : 's'} installed for ${spec.username}`];
+  for (const key of chosen) {
+    const [type, , ...comment] = key.split(' ');
+    lines.push(`cloud-init: authorized key ${type} ${comment.join(' ')}`.trimEnd());
+  }
+  if (spec.userData) {
+    const first = spec.userData.split('\n', 1)[0];
+    lines.push(`cloud-init: user-data (${Buffer.byteLength(spec.userData)} bytes, ${first}) applied`);
+  }
+  return lines;
+}
+
 export function createSimulatorDriver(opts: { stepMs: number; site?: string | undefined }): ProviderDriver {
   const machines = new Map<string, SimMachine>();
   const byKey = new Map<string, string>();
@@ -95,7 +115,7 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
           bootedAt: Date.now(),
           publicIp: `203.0.113.${(n % 250) + 2}`,
           privateIp: `10.20.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`,
-          log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`],
+          log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`, ...firstBootLines(spec)],
         };
         machines.set(ref, m);
         byKey.set(spec.key, ref);

@@ -1,5 +1,6 @@
 /** VM reads and writes, straight from the contract's route table. Every write refreshes the VM reads; live events refresh them too. */
 import { keepPreviousData } from '@tanstack/react-query';
+import { routes } from '@portal/contract/routes';
 import { vmRoutes } from '@portal/contract/virtual-machines';
 import { VM_ACTIONS, type VmActionName } from '@portal/contract/vm-lifecycle';
 import { callApi } from '../../../lib/api.ts';
@@ -38,6 +39,9 @@ export const useVmIdAction = (action: VmIdAction) => useRouteMutation(vmRoutes[a
 export const useRenameVm = () => useRouteMutation(vmRoutes.edit, { invalidates: VM_READS });
 export const useUpgradeVm = () => useRouteMutation(vmRoutes.changeConfiguration, { invalidates: VM_READS });
 export const useCreateVm = () => useRouteMutation(vmRoutes.create, { invalidates: VM_READS });
+
+/** The caller's stored SSH keys, to choose from in the create form (the same read as the SSH keys screen's). */
+export const useSshKeyChoices = () => useRouteQuery(routes.sshKeys.list, {}, { staleTime: 30_000 });
 
 export const fetchPassword = (id: number) => callApi(vmRoutes.getPassword, { params: { id } });
 export const fetchPrivateKey = (id: number) => callApi(vmRoutes.getAccessKey, { params: { id } });

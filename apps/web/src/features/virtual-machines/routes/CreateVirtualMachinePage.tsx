@@ -7,11 +7,11 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useEffect, useId, type ReactNode } from 'react';
 import { useForm, useWatch, type FieldPath, type Resolver } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { idSchema } from '@portal/contract/common';
 import { INSTANCE_COUNT_MAX, INSTANCE_COUNT_MIN } from '@portal/contract/constants';
-import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { ERRORS, SSH_KEY_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { instanceCountSchema } from '@portal/contract/validation';
 import { createVmBodySchema } from '@portal/contract/virtual-machines';
@@ -21,7 +21,7 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
 import { useBack } from '../../../lib/use-back.ts';
-import { useCreateVm } from '../api/vms.ts';
+import { useCreateVm, useSshKeyChoices } from '../api/vms.ts';
 
 /** SPEC point 8 has no helper text for these three lookups; ours follow the catalogue's form. */
 const FETCH_COUNTRIES = 'Error fetching countries';
@@ -38,12 +38,21 @@ interface CreateVmForm {
   providerId: string;
   numberOfInstances: string;
   teamId: string;
+  /** The chosen stored keys' ids (issue 23 item 5). */
+  sshKeyIds: string[];
+  userData: string;
 }
-type ChainField = Exclude<FieldPath<CreateVmForm>, 'name'>;
+type ChainField = Exclude<FieldPath<CreateVmForm>, 'name' | 'sshKeyIds' | `sshKeyIds.${number}` | 'userData'>;
 
 const createVmFormSchema = createVmBodySchema.extend({
   countryId: idSchema,
   teamId: z.preprocess((v) => (v === '' ? null : v), createVmBodySchema.shape.teamId),
+  // None chosen and an empty text are left out of the request.
+  sshKeyIds: z.preprocess(
+    (v) => (Array.isArray(v) && v.length > 0 ? v.map(Number) : undefined),
+    createVmBodySchema.shape.sshKeyIds,
+  ),
+  userData: z.preprocess((v) => (v === '' ? undefined : v), createVmBodySchema.shape.userData),
 });
 type CreateVmValues = z.output<typeof createVmFormSchema>;
 
@@ -97,6 +106,8 @@ const EMPTY: CreateVmForm = {
   providerId: '',
   numberOfInstances: '',
   teamId: '',
+  sshKeyIds: [],
+  userData: '',
 };
 
 /** Why a list of the chain is empty: the reseller offers nothing there (issue 25: an empty dropdown said nothing). */
@@ -138,6 +149,70 @@ function Field({
 const selectClass =
   'block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm disabled:bg-slate-100 dark:disabled:bg-slate-800 disabled:text-slate-400';
 
+/**
+ * The stored SSH keys to install (issue 23 item 5): a checkbox per key with its fingerprint, and a way to the
+ * keys screen. The portal's own key and password are made for every machine as before.
+ */
+function SshKeyChoice({
+  keys,
+  chosen,
+  error,
+  onChange,
+}: {
+  keys: ReturnType<typeof useSshKeyChoices>;
+  chosen: string[];
+  error: string | undefined;
+  onChange: (ids: string[]) => void;
+}) {
+  const helpId = useId();
+  return (
+    <fieldset className="space-y-2" aria-describedby={helpId}>
+      <legend className="text-sm font-medium text-slate-700 dark:text-slate-300">{SSH_KEY_TEXT.chooseLabel}</legend>
+      <p id={helpId} className="text-xs text-slate-500 dark:text-slate-400">
+        {SSH_KEY_TEXT.chooseHelp}
+      </p>
+      {keys.error ? (
+        <ErrorText error={keys.error} />
+      ) : keys.data?.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300">{SSH_KEY_TEXT.noKeysToChoose}</p>
+      ) : (
+        <ul className="space-y-1">
+          {keys.data?.map((k) => {
+            const value = String(k.id);
+            return (
+              <li key={k.id}>
+                <label className="flex items-start gap-2 rounded-md px-1 py-1 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
+                  <input
+                    type="checkbox"
+                    className="mt-0.5 h-4 w-4 shrink-0 accent-brand-600"
+                    checked={chosen.includes(value)}
+                    onChange={(e) =>
+                      onChange(e.target.checked ? [...chosen, value] : chosen.filter((id) => id !== value))
+                    }
+                  />
+                  <span className="min-w-0">
+                    <span className="font-medium text-slate-900 dark:text-slate-100">{k.name}</span>
+                    <span className="block break-all font-mono text-xs text-slate-500 dark:text-slate-400">
+                      {k.fingerprint}
+                    </span>
+                  </span>
+                </label>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {error && <p className="text-sm text-red-600 dark:text-red-400">{error}</p>}
+      <Link
+        to="/sshKeys"
+        className="inline-block text-sm font-medium text-brand-700 underline hover:text-brand-800 dark:text-brand-300"
+      >
+        {SSH_KEY_TEXT.manageKeys}
+      </Link>
+    </fieldset>
+  );
+}
+
 export function CreateVirtualMachinePage() {
   const navigate = useNavigate();
   const back = useBack('/virtualMachines');
@@ -149,9 +224,8 @@ export function CreateVirtualMachinePage() {
     mode: 'onSubmit',
     reValidateMode: 'onSubmit',
   });
-  const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId } = useWatch({
-    control: form.control,
-  });
+  const { name, countryId, regionId, image, configurationId, providerId, numberOfInstances, teamId, sshKeyIds } =
+    useWatch({ control: form.control });
   const errors = form.formState.errors;
   const resetCreate = create.reset;
 
@@ -178,6 +252,7 @@ export function CreateVirtualMachinePage() {
     { enabled: regionId !== '' && configurationId !== '' },
   );
   const teams = useRouteQuery(routes.teams.list, { query: { page: 1, rowsPerPage: 100 } });
+  const sshKeys = useSshKeyChoices();
 
   // Messages of a failed submit go away as soon as the user changes something.
   useEffect(() => {
@@ -387,6 +462,31 @@ export function CreateVirtualMachinePage() {
             )}
           </Field>
         </div>
+
+        <SshKeyChoice
+          keys={sshKeys}
+          chosen={sshKeyIds ?? []}
+          error={errors.sshKeyIds?.message}
+          onChange={(ids) => form.setValue('sshKeyIds', ids)}
+        />
+        <Field label={SSH_KEY_TEXT.userDataLabel} error={errors.userData?.message}>
+          {(id) => (
+            <>
+              <textarea
+                id={id}
+                rows={5}
+                spellCheck={false}
+                {...form.register('userData')}
+                placeholder={'#cloud-config\npackages:\n  - nginx'}
+                aria-describedby={`${id}-help`}
+                className={`${selectClass} font-mono text-xs`}
+              />
+              <p id={`${id}-help`} className="text-xs text-slate-500 dark:text-slate-400">
+                {SSH_KEY_TEXT.userDataHelp}
+              </p>
+            </>
+          )}
+        </Field>
 
         {formError && <ErrorText error={formError} />}
         <Button type="submit" disabled={create.isPending}>

@@ -15,7 +15,7 @@ import type { LucideIcon } from 'lucide-react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import { toast } from 'react-toastify';
-import { ERRORS, TEXT } from '@portal/contract/messages';
+import { ERRORS, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import type { Permission } from '@portal/contract/permissions';
 import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
@@ -220,7 +220,7 @@ export function VmDetailsPage() {
         <p className="text-sm text-slate-500 dark:text-slate-400">Loading...</p>
       ) : (
         <div className="grid gap-6 xl:grid-cols-3">
-          <div className="xl:col-span-2">
+          <div className="space-y-6 xl:col-span-2">
             <Card title="Details">
               <dl className="grid gap-4 sm:grid-cols-2">
                 <Item label="Name">{vm.name}</Item>
@@ -283,6 +283,37 @@ export function VmDetailsPage() {
                   {data.errorReason}
                 </p>
               )}
+            </Card>
+            <Card title="SSH Access">
+              <dl className="grid gap-4 sm:grid-cols-2">
+                <Item label={SSH_KEY_TEXT.sshUser}>
+                  <span className="font-mono" data-testid="vm-ssh-user">
+                    {data.access.sshUsername}
+                  </span>
+                  <CopyButton label={SSH_KEY_TEXT.sshUser} value={data.access.sshUsername} />
+                </Item>
+                <Item label={SSH_KEY_TEXT.userDataShown}>
+                  {data.access.userData
+                    ? SSH_KEY_TEXT.userDataGiven(data.access.userData.bytes, data.access.userData.kind)
+                    : TEXT.none}
+                </Item>
+              </dl>
+              <h3 className="mt-4 text-xs font-medium uppercase tracking-wide text-slate-500 dark:text-slate-400">
+                {SSH_KEY_TEXT.installedKeys}
+              </h3>
+              <ul
+                className="mt-1 divide-y divide-slate-100 dark:divide-slate-800"
+                aria-label={SSH_KEY_TEXT.installedKeys}
+              >
+                {data.access.keys.map((k) => (
+                  <li key={`${k.portal}-${k.fingerprint}`} className="py-2 text-sm" data-installed-key={k.name}>
+                    <span className="font-medium text-slate-900 dark:text-slate-100">{k.name}</span>
+                    <code className="block break-all font-mono text-xs text-slate-500 dark:text-slate-400">
+                      {k.fingerprint}
+                    </code>
+                  </li>
+                ))}
+              </ul>
             </Card>
           </div>
           <div className="space-y-6">
