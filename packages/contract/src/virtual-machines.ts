@@ -102,6 +102,10 @@ export const createVmBodySchema = z
     name: vmNameSchema,
     numberOfInstances: instanceCountSchema,
     teamId: idSchema.nullable().optional(),
+    /** The caller's own stored keys to install beside the portal's (issue 23 item 5); another user's id is a 400. */
+    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
+    /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
+    userData: userDataSchema.optional(),
   })
   .strict();
 
@@ -147,10 +151,6 @@ export const vmActionRoutes = {
     data: z.null(),
   }),
   forceStop: route({
-    /** The caller's own stored keys to install beside the portal's (issue 23 item 5); another user's id is a 400. */
-    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
-    /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
-    userData: userDataSchema.optional(),
     ...base,
     method: 'POST',
     path: `${P}/forceStop/:id`,

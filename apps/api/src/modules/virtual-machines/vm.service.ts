@@ -180,6 +180,8 @@ export function createVmService(deps: Deps) {
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,
+        pendingOperation: row.pendingOperation,
+        permissions: vmPermissionsOf(scope, vm, row.roleId),
         access: {
           sshUsername: vm.sshUsername,
           keys: [
@@ -190,8 +192,6 @@ export function createVmService(deps: Deps) {
           ],
           userData: vm.userData === null ? null : describeUserData(engine.secrets.open(vm.userData)),
         },
-        pendingOperation: row.pendingOperation,
-        permissions: vmPermissionsOf(scope, vm, row.roleId),
       };
     },
 
@@ -306,12 +306,12 @@ export function createVmService(deps: Deps) {
         name: string;
         numberOfInstances: number;
         teamId?: number | null | undefined;
+        sshKeyIds?: number[] | undefined;
+        userData?: string | undefined;
       },
     ) {
       // A suspended company makes no machines, as it starts none (operations/enqueue.ts).
       if (await engine.operations.companySuspended(ctx.scope.companyId))
-        sshKeyIds?: number[] | undefined;
-        userData?: string | undefined;
         throw new ForbiddenError(API_MESSAGES.companySuspended);
       const teamId = input.teamId ?? null;
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
@@ -321,10 +321,6 @@ export function createVmService(deps: Deps) {
       if (!(await repo.imageOffered(ctx.resellerId, input.regionId, input.image)))
         throw new BadRequestError(CATALOG_TEXT.imageNotOffered);
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
-      if (!(await repo.sizeOffered(ctx.resellerId, input.configurationId)))
-        throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
-      const names =
-        input.numberOfInstances === 1
       // The caller's own keys only (issue 23 item 5), copied onto each VM: removing one from the store later does not
       // change what the machine was built with. Another user's id reads as missing.
       const keyIds = [...new Set(input.sshKeyIds ?? [])];
@@ -332,6 +328,10 @@ export function createVmService(deps: Deps) {
       if (found.length !== keyIds.length) throw new BadRequestError(SSH_KEY_TEXT.keyNotYours);
       const sshKeys = keyIds.map((id) => found.find((k) => k.id === id)!).map(({ id: _id, ...copy }) => copy);
       const userData = input.userData ? input.userData : null;
+      if (!(await repo.sizeOffered(ctx.resellerId, input.configurationId)))
+        throw new BadRequestError(CATALOG_TEXT.sizeNotOffered);
+      const names =
+        input.numberOfInstances === 1
           ? [input.name]
           : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
@@ -377,13 +377,13 @@ export function createVmService(deps: Deps) {
             sshPassword: engine.secrets.seal(creds.password),
             privateKey: engine.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
+            sshKeys,
+            // Sealed like the password: a first-boot script often carries secrets.
+            userData: userData === null ? null : engine.secrets.seal(userData),
           });
           const publicIp = await repo.allocatePublicAddress(tx, vm.id, input.regionId);
           if (publicIp) vm.publicIp = publicIp;
           await engine.operations.insert(tx, {
-            sshKeys,
-            // Sealed like the password: a first-boot script often carries secrets.
-            userData: userData === null ? null : engine.secrets.seal(userData),
             vmId: vm.id,
             requestedByUserId: ctx.scope.userId,
             kind: 'create',
@@ -402,12 +402,12 @@ export function createVmService(deps: Deps) {
                 regionId: input.regionId,
                 image: input.image,
                 teamId,
+                sshKeys: sshKeys.map((k) => k.fingerprint),
+                userDataBytes: userData === null ? null : Buffer.byteLength(userData),
               },
               requestId: ctx.requestId,
             },
             tx,
-                sshKeys: sshKeys.map((k) => k.fingerprint),
-                userDataBytes: userData === null ? null : Buffer.byteLength(userData),
           );
           rows.push(vm);
         }
@@ -470,11 +470,11 @@ export function createVmService(deps: Deps) {
 }
 export type VmService = ReturnType<typeof createVmService>;
 
-function toConfiguration(c: { id: number; key: string; name: string; cpu: number; ram: number; disk: number }) {
-  return { id: c.id, key: c.key as VmSizeKey, name: c.name, cpu: c.cpu, ram: c.ram, disk: c.disk };
-}
 /** What the VM page says of a user-data: its kind and size, never its text (it may hold secrets). */
 function describeUserData(userData: string) {
   return { bytes: Buffer.byteLength(userData), kind: userDataKind(userData) };
 }
 
+function toConfiguration(c: { id: number; key: string; name: string; cpu: number; ram: number; disk: number }) {
+  return { id: c.id, key: c.key as VmSizeKey, name: c.name, cpu: c.cpu, ram: c.ram, disk: c.disk };
+}
