@@ -50,8 +50,9 @@ export interface Virsh {
 }
 
 /**
- * Commands that only read and answer at once: the ones a session may run. A call whose arguments are not all plain
- * words (SAFE_ARG), or whose timeout is longer than a read's, runs as a process whatever its command.
+ * Commands that only read and answer at once: the ones a session may run (and `pool-refresh`, which only rescans the
+ * pool's directory: the host monitor's images() runs it for every host on every check). A call whose arguments are
+ * not all plain words (SAFE_ARG), or whose timeout is longer than a read's, runs as a process whatever its command.
  */
 export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
   'domstats',
@@ -65,6 +66,7 @@ export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
   'version',
   'pool-info',
   'pool-dumpxml',
+  'pool-refresh',
   'vol-info',
   'vol-list',
   'vol-path',
