@@ -20,6 +20,7 @@ import type { ResellerKeys } from './hosts/reseller-keys.ts';
 import { createEnqueue, queueSuspensionStops, type EnqueueOutcome, type Requester } from './operations/enqueue.ts';
 import { createOperationsRepository, type OperationsRepository } from './operations/operations.repository.ts';
 import { createOperationRunner } from './operations/runner.ts';
+import { createDrainer, type Drainer } from './drain/drainer.ts';
 import { createReconciler } from './reconciler.ts';
 import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
 import { createSecretBox, type SecretBox } from './vm-secrets.ts';
@@ -57,6 +58,11 @@ export interface Engine {
   stopCompanyMachines(companyId: number, actor: CompanyActor): Promise<number>;
   /** Tells the runner there is work (it also polls); a no-op until the workers start. */
   kick(): void;
+  /**
+   * Moves the machines of draining hosts off, one at a time per host (engine/drain, docs/draining.md); its worker
+   * looks every VM_DRAIN_INTERVAL_MS, kick() asks for a pass now (a host was just set to draining).
+   */
+  drainer: Pick<Drainer, 'kick' | 'drainOnce'>;
   /** Seals and opens VM credentials. */
   secrets: SecretBox;
   /** Every host query (engine, reseller area's catalog, CLI). */
@@ -143,6 +149,15 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
   const operations = createOperationsRepository(db, clock);
   const queue = createEnqueue({ db, audit: deps.audit, events, clock });
   const hostsRepository = createHostsRepository(db);
+  const drainer = createDrainer({
+    db,
+    events,
+    audit: deps.audit,
+    log,
+    clock,
+    intervalMs: config.VM_DRAIN_INTERVAL_MS,
+    onQueued: kick,
+  });
 
   return {
     registry,
@@ -155,6 +170,7 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
     resellerKeys: deps.resellerKeys,
     metrics: null,
     kick,
+    drainer,
     async enqueue(vm, operation, by, guard) {
       const outcome = await queue(vm, operation, by, guard);
       if (outcome === 'queued') kick();
@@ -175,10 +191,12 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
       hostMonitor.start();
       runner.start();
       reconciler.start();
+      drainer.start();
     },
     async stop() {
       started = false;
       await runner.stop();
+      await drainer.stop();
       await reconciler.stop();
       await hostMonitor.stop();
       await relay?.stop();
