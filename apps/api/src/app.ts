@@ -233,7 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const audit = createAudit(db);
   // QEMU machines live beside the embedded database, so they outlive a restart of the portal.
-  const registry = createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS }, hostAccess);
+  const registry = createProviderRegistry({}, { simulatorStepMs: config.SIMULATOR_STEP_MS, clock }, hostAccess);
   // The engine, once, before any module: modules reach it through ModuleDeps `engine` (engine/engine.ts).
   const engine = await createEngine({
     config,

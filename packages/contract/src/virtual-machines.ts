@@ -78,6 +78,51 @@ export const vmDetailsSchema = z.object({
 });
 export type VmDetails = z.infer<typeof vmDetailsSchema>;
 
+/**
+ * The spans a VM's graphs cover, in seconds: up to 24 h in minute points, beyond in hourly ones (the engine keeps
+ * minutes 24 h and hours 90 days; engine/metrics/).
+ */
+export const VM_METRICS_RANGES = {
+  '1h': 3_600,
+  '24h': 86_400,
+  '7d': 604_800,
+  '30d': 2_592_000,
+  '90d': 7_776_000,
+} as const;
+export type VmMetricsRange = keyof typeof VM_METRICS_RANGES;
+const metricsRangeKeys = Object.keys(VM_METRICS_RANGES) as [VmMetricsRange, ...VmMetricsRange[]];
+
+/**
+ * One time bucket of a VM (`at`: its start). Totals over the seconds the engine's samples covered in it, so a byte
+ * rate is bytes / seconds; CPU % of all the VM's vCPUs and memory in use are means over the bucket (null: no sample).
+ */
+export const vmMetricsPointSchema = z.object({
+  at: timestampSchema,
+  seconds: z.number(),
+  cpuPercent: z.number().nullable(),
+  memoryUsedBytes: z.number().nullable(),
+  diskReadBytes: z.number(),
+  diskWriteBytes: z.number(),
+  netRxBytes: z.number(),
+  netTxBytes: z.number(),
+});
+export type VmMetricsPoint = z.infer<typeof vmMetricsPointSchema>;
+
+export const vmMetricsSchema = z.object({
+  range: z.enum(metricsRangeKeys),
+  /** The points' width: a minute for ranges up to 24 h, an hour beyond. */
+  stepSeconds: z.union([z.literal(60), z.literal(3600)]),
+  /** The first bucket's start and the time of the answer. Buckets without samples are left out. */
+  from: timestampSchema,
+  to: timestampSchema,
+  points: z.array(vmMetricsPointSchema),
+  /** The engine's latest sample of the VM (what VM details show), null before its first. */
+  latest: z.object({ at: timestampSchema, cpuPercent: z.number(), memoryUsedBytes: z.number().nullable() }).nullable(),
+  /** Network bytes this calendar month (UTC), as billed: `month` is `YYYY-MM`; rx is what the VM received. */
+  traffic: z.object({ month: z.string(), rxBytes: z.number(), txBytes: z.number() }),
+});
+export type VmMetrics = z.infer<typeof vmMetricsSchema>;
+
 export const dashboardCountsSchema = z.object(
   Object.fromEntries(VM_SIZE_KEYS.map((k) => [k, z.number().int()])) as Record<
     (typeof VM_SIZE_KEYS)[number],
@@ -253,6 +298,15 @@ export const vmRoutes = {
     summary: 'One VM with status and usage',
     params: idParamsSchema,
     data: vmDetailsSchema,
+  }),
+  metrics: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/metrics/:id`,
+    summary: "A VM's CPU, memory, disk and network history for its graphs, and this month's traffic",
+    params: idParamsSchema,
+    query: z.object({ range: z.enum(metricsRangeKeys).default('1h') }),
+    data: vmMetricsSchema,
   }),
   getAccess: route({
     ...base,

@@ -21,6 +21,7 @@ import { createEnqueue, queueSuspensionStops, type EnqueueOutcome, type Requeste
 import { createOperationsRepository, type OperationsRepository } from './operations/operations.repository.ts';
 import { createOperationRunner } from './operations/runner.ts';
 import { createDrainer, type Drainer } from './drain/drainer.ts';
+import { createEngineMetrics, type EngineMetrics } from './metrics/metrics.ts';
 import { createReconciler } from './reconciler.ts';
 import { connectionOf, createPgVmEvents, createVmEvents, type PgVmEvents, type VmEvents } from './vm-events.ts';
 import { createSecretBox, type SecretBox } from './vm-secrets.ts';
@@ -35,12 +36,8 @@ export interface CompanyActor {
   requestId: string;
 }
 
-/**
- * The engine's figures (CPU, memory, disk and network per machine; the metrics history of issue 22 item 3).
- * The slot is here so modules reach them through the engine; engine/metrics/ fills it in.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by engine/metrics/
-export interface EngineMetrics {}
+/** The engine's figures (CPU, memory, disk and network per machine; the metrics history of issue 22 item 3). */
+export type { EngineMetrics } from './metrics/metrics.ts';
 
 export interface Engine {
   /** The VM drivers, one per provider row (and per host URI). */
@@ -73,8 +70,8 @@ export interface Engine {
   operatorHosts: HostsService;
   /** Each reseller's portal SSH key pair (its public half is shown in the reseller area). */
   resellerKeys: ResellerKeys;
-  /** The engine's figures; null until engine/metrics/ provides them. */
-  metrics: EngineMetrics | null;
+  /** Each VM's latest sample and history, filled by the reconciler's per-host samples (engine/metrics/). */
+  metrics: EngineMetrics;
   /** The runner, reconciler and host monitor (started by app.ts's startWorkers, stopped by close). */
   start(): void;
   stop(): Promise<void>;
@@ -125,8 +122,10 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
   const kick = () => {
     if (started) void runner.tick();
   };
-  // Its pass also stops suspended companies' VMs that are running (reconciler.ts).
+  const metrics = createEngineMetrics({ db, clock, log });
+  // Its pass also stops suspended companies' VMs that are running (reconciler.ts), and stores each host's sample.
   const reconciler = createReconciler({
+    metrics,
     db,
     registry,
     events,
@@ -168,7 +167,7 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
     hosts: createHostsService({ db, registry, access: deps.hostAccess, log }),
     operatorHosts: createHostsService({ db, registry }),
     resellerKeys: deps.resellerKeys,
-    metrics: null,
+    metrics,
     kick,
     drainer,
     async enqueue(vm, operation, by, guard) {
@@ -191,6 +190,7 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
       hostMonitor.start();
       runner.start();
       reconciler.start();
+      metrics.start();
       drainer.start();
     },
     async stop() {
@@ -198,6 +198,7 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
       await runner.stop();
       await drainer.stop();
       await reconciler.stop();
+      await metrics.stop();
       await hostMonitor.stop();
       await relay?.stop();
     },

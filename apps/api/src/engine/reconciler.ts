@@ -9,9 +9,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { VM_OFF_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../db/client.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { MachineState, ProviderDriver } from '../providers/provider.ts';
+import type { HostSample, MachineState, ProviderDriver } from '../providers/provider.ts';
 import type { Audit } from '../lib/audit.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
+import type { EngineMetrics } from './metrics/metrics.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
 import { adoptIfMissing } from './operations/adopt.ts';
 import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
@@ -30,6 +31,11 @@ export function createReconciler(opts: {
   events: VmEvents;
   log: FastifyBaseLogger;
   clock?: Clock;
+  /**
+   * Where each host's sample goes (engine/metrics): with it, drivers that can answer states and statistics in their
+   * one call per pass (sampleAll) are asked that way, and the statistics of the VMs read are stored per host.
+   */
+  metrics?: Pick<EngineMetrics, 'record'>;
   intervalMs?: number;
   /** Where the sweep's stops are recorded: the app's audit log. */
   audit: Audit;
@@ -139,9 +145,16 @@ export function createReconciler(opts: {
   /** Rows already read, compared with their driver's states asked now; a host that does not answer is left as is. */
   async function followRows(driver: ProviderDriver, rows: Row[]): Promise<number> {
     let states: Map<string, MachineState> | null = null;
-    if (driver.statusAll) {
+    let sample: HostSample | null = null;
+    let sampledAt = clock.now();
+    const sampling = opts.metrics && driver.sampleAll;
+    if (sampling || driver.statusAll) {
       try {
-        states = await driver.statusAll();
+        if (sampling) {
+          sample = await driver.sampleAll!();
+          sampledAt = clock.now();
+          states = sample.states;
+        } else states = await driver.statusAll!();
       } catch (err) {
         log.warn({ hostId: rows[0]!.host?.id ?? null, vms: rows.length, err }, 'reconcile failed for a host');
         return 0;
@@ -158,7 +171,24 @@ export function createReconciler(opts: {
         log.warn({ vmId: row.vm.id, err }, 'reconcile failed');
       }
     }
+    if (sample && opts.metrics) await recordSample(opts.metrics, rows, sample, sampledAt);
     return changed;
+  }
+
+  /** The statistics of the rows' machines in the host's sample, stored at once (one write per host). */
+  async function recordSample(metrics: Pick<EngineMetrics, 'record'>, rows: Row[], sample: HostSample, at: Date) {
+    const samples = [];
+    for (const { vm } of rows) {
+      const stats = sample.stats.get(vm.providerRef!);
+      if (stats) samples.push({ vmId: vm.id, companyId: vm.companyId, stats });
+    }
+    if (samples.length === 0) return;
+    try {
+      await metrics.record(samples, at);
+    } catch (err) {
+      // The pass's work is done; the next pass samples again (its interval then spans both).
+      log.warn({ hostId: rows[0]!.host?.id ?? null, vms: samples.length, err }, 'storing a host sample failed');
+    }
   }
 
   /** Brings one VM in line with the provider's word; true when its status changed. */

@@ -47,6 +47,32 @@ export interface HostCapacity {
 
 export type MachineState = 'running' | 'stopped' | 'missing';
 
+/**
+ * A running machine's statistics as its host reports them: counters since the machine (its QEMU process) started,
+ * so a counter lower than the last one read means it restarted; and the memory it uses now.
+ */
+export interface MachineStats {
+  /** CPU time of all its vCPUs, ns. */
+  cpuTimeNs: number;
+  /** The vCPUs it runs with (CPU % is of all of them). */
+  vcpus: number;
+  /** Guest memory in use, bytes (what the guest reports through its balloon driver, else what QEMU holds); null: unknown. */
+  memoryUsedBytes: number | null;
+  /** Bytes read from and written to its disks. */
+  diskReadBytes: number;
+  diskWriteBytes: number;
+  /** Bytes its network interfaces received and sent (as the guest sees them). */
+  netRxBytes: number;
+  netTxBytes: number;
+}
+
+/** One host's answer for all its machines: their states, and the statistics of those that run. */
+export interface HostSample {
+  states: Map<string, MachineState>;
+  /** By ref; a running machine absent here gave no statistics this time. */
+  stats: Map<string, MachineStats>;
+}
+
 export interface Usage {
   /** Percent of all cores, 0–100. */
   cpuPercent: number;
@@ -86,6 +112,11 @@ export interface ProviderDriver {
    * answer is 'missing', as status() would say. The reconciler asks once per host per pass (issue 22).
    */
   statusAll?(): Promise<Map<string, MachineState>>;
+  /**
+   * Optional: statusAll with the statistics of every running machine, still in one call to the host (libvirt: one
+   * `virsh domstats`). The reconciler's pass uses it when present and stores the statistics (engine/metrics).
+   */
+  sampleAll?(): Promise<HostSample>;
   usage(ref: string): Promise<Usage>;
   /** The text console: boot log and a prompt. */
   console(ref: string): Promise<string>;

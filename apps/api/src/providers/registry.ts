@@ -1,4 +1,5 @@
 /** Drivers by provider row: each provider names a driver kind and its settings. */
+import type { Clock } from '../lib/clock.ts';
 import type { ProviderDriver } from './provider.ts';
 import { createLibvirtDriver, libvirtSettingsSchema } from './libvirt/libvirt.ts';
 import { HostRefusedError, hostTarget, type HostAccess, type HostTarget } from './libvirt/host-connection.ts';
@@ -40,14 +41,18 @@ export interface ProviderRegistry {
 
 export function createProviderRegistry(
   overrides: Record<string, DriverFactory> = {},
-  defaults: { simulatorStepMs?: number } = {},
+  defaults: { simulatorStepMs?: number; clock?: Clock } = {},
   /** How reseller hosts are reached (egress, keys); without it they are refused. */
   access: HostAccess | null = null,
 ): ProviderRegistry {
   const factories: Record<string, DriverFactory> = {
     simulator: (settings) => {
       const parsed = simulatorSettingsSchema.parse(settings ?? {});
-      return createSimulatorDriver({ ...parsed, stepMs: parsed.stepMs ?? defaults.simulatorStepMs ?? 2000 });
+      return createSimulatorDriver({
+        ...parsed,
+        stepMs: parsed.stepMs ?? defaults.simulatorStepMs ?? 2000,
+        ...(defaults.clock ? { clock: defaults.clock } : {}),
+      });
     },
     libvirt: (settings, target) => createLibvirtDriver(libvirtSettingsSchema.parse(settings ?? {}), target),
     ...overrides,

@@ -241,6 +241,19 @@ const cells: Cell[] = [
     check: (res) => expect(res.data).toMatchObject({ virtualMachine: { id: shared.operatorOwn, teamId: null } }),
   },
   {
+    call: 'GET /virtualMachines/metrics/:id',
+    expect: vmView,
+    run: (c) => c.call(routes.vms.metrics, { params: { id: shared.read }, query: { range: '24h' } }),
+    check: (res) =>
+      expect(res.data).toMatchObject({ range: '24h', stepSeconds: 60, traffic: { rxBytes: expect.any(Number) } }),
+  },
+  {
+    call: 'GET /virtualMachines/metrics/:id (team-less VM of the Operator)',
+    expect: { companyAdmin: A, teamAdmin: 404, operator: A, viewer: 404, nonMember: 404, otherCompany: 404 },
+    run: (c) => c.call(routes.vms.metrics, { params: { id: shared.operatorOwn }, query: { range: '7d' } }),
+    check: (res) => expect(res.data).toMatchObject({ range: '7d', stepSeconds: 3600, points: expect.any(Array) }),
+  },
+  {
     call: 'GET /virtualMachines/getPassword/:id',
     expect: vmChange,
     run: (c) => c.call(routes.vms.getPassword, { params: { id: shared.read } }),

@@ -61,6 +61,9 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.details, async ({ auth, params }) => ({
     data: await vms.details(scopeOf(auth), params.id),
   }));
+  registerRoute(app, vmRoutes.metrics, async ({ auth, params, query }) => ({
+    data: await vms.metrics(scopeOf(auth), params.id, query.range),
+  }));
   registerRoute(app, vmRoutes.dashboard, async ({ auth }) => ({ data: await vms.dashboard(scopeOf(auth)) }));
   registerRoute(app, vmRoutes.getPassword, async ({ auth, params, request }) => ({
     data: await vms.password(scopeOf(auth), params.id, request.id),

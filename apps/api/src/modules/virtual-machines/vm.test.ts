@@ -18,7 +18,8 @@ let admin: TestClient;
 
 beforeAll(async () => {
   t = await createTestApp({
-    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+    // A reconcile pass every 250 ms: VM details show the usage of the engine's per-host samples (issue 22).
+    env: { SIMULATOR_STEP_MS: '30', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '250' },
   });
   t.portal.startWorkers();
   admin = await signIn(t);
@@ -66,6 +67,16 @@ async function waitForStatus(id: number, status: string, client = admin, timeout
     if (res.data?.status === status) return res.data;
     if (Date.now() > deadline) throw new Error(`VM ${id} is ${res.data?.status}, not ${status}`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Details once the engine has sampled the running VM twice (CPU % is taken over the interval between samples). */
+async function waitForUsage(id: number, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await admin.call(routes.vms.details, { params: { id } });
+    if (res.data?.usage.cpuUsage > 0 || Date.now() > deadline) return res.data;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -120,7 +131,9 @@ describe('lifecycle', () => {
       image: 'Debian 12',
     });
     expect(running.virtualMachine.network.publicIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    expect(running.usage.cpuUsage).toBeGreaterThan(0);
+    const sampled = await waitForUsage(id);
+    expect(sampled.usage.cpuUsage).toBeGreaterThan(0);
+    expect(sampled.usage.ramUsage).toBeGreaterThan(0);
 
     const stop = await admin.call(routes.vms.stop, { params: { id } });
     expect(stop.status).toBe(200);

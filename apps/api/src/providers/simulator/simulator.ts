@@ -6,10 +6,13 @@
  *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was).
  */
 import { z } from 'zod';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { simulatedSerial } from './sim-console.ts';
 import {
   TransientProviderError,
   type CreatedMachine,
+  type HostSample,
+  type MachineStats,
   type MachineSpec,
   type MachineState,
   type ProviderDriver,
@@ -31,7 +34,35 @@ interface SimMachine {
   publicIp: string;
   privateIp: string;
   log: string[];
+  /** Counters since the machine last booted (they restart at 0, as a domain's do), advanced to `countedAt`. */
+  counters: Omit<MachineStats, 'vcpus' | 'memoryUsedBytes'>;
+  countedAt: number;
 }
+
+/** A machine's own pace (0–1) at a moment: a slow wave per machine, so graphs move and differ between machines. */
+function pace(m: SimMachine, at: number, period: number, offset: number): number {
+  let seed = 0;
+  for (const ch of m.ref) seed = (seed * 31 + ch.charCodeAt(0)) % 997;
+  return 0.5 + 0.4 * Math.sin(at / period + seed + offset);
+}
+
+/**
+ * Advances a running machine's counters to `now` at plausible rates (CPU 10–90 % of its vCPUs, disk and network
+ * some KB/s to MB/s): monotonic between boots, computed from the injected clock so tests can drive them.
+ */
+function advance(m: SimMachine, now: number) {
+  const seconds = Math.max(0, now - m.countedAt) / 1000;
+  m.countedAt = Math.max(m.countedAt, now);
+  if (m.state !== 'running' || seconds === 0) return;
+  const c = m.counters;
+  c.cpuTimeNs += Math.round(seconds * 1e9 * m.spec.cpu * pace(m, now, 600_000, 0));
+  c.diskReadBytes += Math.round(seconds * 200_000 * pace(m, now, 900_000, 1));
+  c.diskWriteBytes += Math.round(seconds * 400_000 * pace(m, now, 700_000, 2));
+  c.netRxBytes += Math.round(seconds * 1_000_000 * pace(m, now, 1_200_000, 3));
+  c.netTxBytes += Math.round(seconds * 300_000 * pace(m, now, 1_100_000, 4));
+}
+
+const zeroCounters = () => ({ cpuTimeNs: 0, diskReadBytes: 0, diskWriteBytes: 0, netRxBytes: 0, netTxBytes: 0 });
 
 /**
  * What cloud-init would do with the spec at first boot, as the simulated boot log says it (issue 23 item 5): how many
@@ -53,7 +84,13 @@ function firstBootLines(spec: MachineSpec): string[] {
   return lines;
 }
 
-export function createSimulatorDriver(opts: { stepMs: number; site?: string | undefined }): ProviderDriver {
+export function createSimulatorDriver(opts: {
+  stepMs: number;
+  site?: string | undefined;
+  /** The machines' statistics follow it (sampleAll); the portal's clock. */
+  clock?: Clock;
+}): ProviderDriver {
+  const clock = opts.clock ?? systemClock;
   const machines = new Map<string, SimMachine>();
   const byKey = new Map<string, string>();
   const attempts = new Map<string, number>();
@@ -77,6 +114,8 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
 
   function boot(m: SimMachine) {
     m.state = 'running';
+    m.counters = zeroCounters();
+    m.countedAt = clock.now().getTime();
     m.bootedAt = Date.now();
     const t = () => `[${((Date.now() - m.bootedAt) / 1000 + Math.random()).toFixed(6).padStart(12)}]`;
     m.log.push(
@@ -116,6 +155,8 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
           publicIp: `203.0.113.${(n % 250) + 2}`,
           privateIp: `10.20.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`,
           log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`, ...firstBootLines(spec)],
+          counters: zeroCounters(),
+          countedAt: clock.now().getTime(),
         };
         machines.set(ref, m);
         byKey.set(spec.key, ref);
@@ -139,6 +180,7 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
       const m = machine(ref);
       await wait();
       flaky('stop', ref, m.spec.name);
+      advance(m, clock.now().getTime());
       m.state = 'stopped';
       m.log.push('', 'reboot: Power down');
     },
@@ -146,6 +188,7 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
       // Immediate: no guest to wait for.
       const m = machine(ref);
       flaky('forceStop', ref, m.spec.name);
+      advance(m, clock.now().getTime());
       m.state = 'stopped';
       m.log.push('', '[host] powered off');
     },
@@ -176,6 +219,19 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
     },
     async statusAll() {
       return new Map([...machines.values()].map((m): [string, MachineState] => [m.ref, m.state]));
+    },
+    async sampleAll(): Promise<HostSample> {
+      const now = clock.now().getTime();
+      const states = new Map<string, MachineState>();
+      const stats = new Map<string, MachineStats>();
+      for (const m of machines.values()) {
+        states.set(m.ref, m.state);
+        if (m.state !== 'running') continue;
+        advance(m, now);
+        const memory = m.spec.ramGb * 1024 ** 3 * (0.3 + 0.4 * pace(m, now, 1_800_000, 5));
+        stats.set(m.ref, { ...m.counters, vcpus: m.spec.cpu, memoryUsedBytes: Math.round(memory) });
+      }
+      return { states, stats };
     },
     async usage(ref): Promise<Usage> {
       const m = machines.get(ref);
@@ -222,6 +278,8 @@ export function createSimulatorDriver(opts: { stepMs: number; site?: string | un
         publicIp: ips.publicIp ?? '203.0.113.1',
         privateIp: ips.privateIp ?? '10.20.0.1',
         log: [`Re-adopted ${spec.name}`],
+        counters: zeroCounters(),
+        countedAt: clock.now().getTime(),
       };
       machines.set(ref, m);
       byKey.set(spec.key, ref);
