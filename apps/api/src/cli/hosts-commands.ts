@@ -103,7 +103,9 @@ export async function runHostCommand(argv: string[], db: Db): Promise<string | n
           const state = !h.enabled
             ? 'disabled'
             : h.draining
-              ? 'draining'
+              ? vms === 0
+                ? 'drained'
+                : `draining (${vms} VM(s) to move)`
               : h.lastError
                 ? `unreachable (${h.lastError})`
                 : h.lastSeenAt

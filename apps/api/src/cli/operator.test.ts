@@ -223,9 +223,10 @@ describe('operator host and public-ip', () => {
 
         expect(await op('host', 'drain', 'lab-1')).toEqual({
           exitCode: 0,
-          output: 'Host lab-1 is draining: it takes no new VMs; its VMs keep running.',
+          output: 'Host lab-1 is drained: it takes no new VMs and holds none.',
         });
-        expect((await op('host', 'list')).output).toContain('\tdraining\t');
+        // Draining with no VM left to move: drained.
+        expect((await op('host', 'list')).output).toContain('\tdrained\t');
         expect(await op('host', 'drain', 'lab-1')).toEqual({ exitCode: 1, output: 'Host lab-1 is already draining.' });
         expect(await op('host', 'enable', 'lab-1')).toEqual({ exitCode: 0, output: 'Host lab-1 takes new VMs again.' });
         expect(await op('host', 'drain', 'lab-9')).toEqual({ exitCode: 1, output: 'No host lab-9.' });

@@ -182,11 +182,15 @@ export function createHostsService(deps: {
       if (host.draining === draining && host.enabled)
         return { changed: false, message: `Host ${name} is already ${draining ? 'draining' : 'enabled'}.` };
       await repo.update(host.id, { draining, enabled: true });
+      // The engine's drainer moves its VMs off, one at a time (engine/drain, docs/draining.md).
+      const left = draining ? await repo.liveVms(host.id) : 0;
       return {
         changed: true,
-        message: draining
-          ? `Host ${name} is draining: it takes no new VMs; its VMs keep running.`
-          : `Host ${name} takes new VMs again.`,
+        message: !draining
+          ? `Host ${name} takes new VMs again.`
+          : left === 0
+            ? `Host ${name} is drained: it takes no new VMs and holds none.`
+            : `Host ${name} is draining: it takes no new VMs; its ${left} VM(s) move to other hosts of its region, one at a time.`,
       };
     },
 
