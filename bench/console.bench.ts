@@ -72,6 +72,8 @@ const settings = {
   maxCpus: 1,
   maxRamMb: 256,
   maxDiskGb: 2,
+  // The busybox fixture: this bench measures the console channels.
+  guestImage: 'test-fixture',
 };
 const portal = await buildApp({
   config: loadConfig({

@@ -37,6 +37,8 @@ beforeAll(async () => {
     maxCpus: 1,
     maxRamMb: 256,
     maxDiskGb: 2,
+    // The busybox fixture: this test is about the console pages.
+    guestImage: 'test-fixture',
   };
   const [provider] = await portal.db
     .insert(providers)

@@ -58,6 +58,8 @@ beforeAll(async () => {
     maxCpus: 1,
     maxRamMb: 256,
     maxDiskGb: 2,
+    // The busybox fixture: these tests are about the console channels.
+    guestImage: 'test-fixture',
   };
   const [provider] = await t.db
     .insert(providers)

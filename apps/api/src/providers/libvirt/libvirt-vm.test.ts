@@ -204,6 +204,8 @@ it(
       vcpusPerCpu: 0.5,
       ramMbPerGb: 64,
       maxDiskGb: 2,
+      // The busybox fixture: the real Debian image's portal tests come with issue 23's keys and rebuild.
+      guestImage: 'test-fixture',
       stopTimeoutMs: 30_000,
       deleteGraceMs: 5_000,
     };

@@ -55,6 +55,8 @@ function settings(uri: string, publicSetup: 'routed' | 'nat'): LibvirtSettings {
     maxCpus: 2,
     maxRamMb: 384,
     maxDiskGb: 3,
+    // The busybox fixture (seconds to boot under TCG): this test is about the driver's plumbing.
+    guestImage: 'test-fixture',
     bootTimeoutMs: 120_000,
     stopTimeoutMs: 30_000,
     deleteGraceMs: 15_000,

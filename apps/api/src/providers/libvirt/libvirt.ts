@@ -89,6 +89,11 @@ export const libvirtSettingsSchema = z.object({
   guestImages: z.array(z.string().min(1).max(100)).default(['Debian 12']),
   /** Upload the Irontech guest image (scripts/guest-image) into the pool when it is not there yet. */
   uploadGuestImage: z.boolean().default(true),
+  /**
+   * Which one: `debian-12` (build-debian.sh, a real Debian 12) or `test-fixture` (build.sh, a busybox initramfs
+   * that boots in seconds; for tests of the driver's and consoles' plumbing, never for customers).
+   */
+  guestImage: z.enum(['debian-12', 'test-fixture']).default('debian-12'),
   guestImageCacheDir: z.string().min(1).max(500).optional(),
   /** The login the seed gives the password and key when the spec names none (the portal's VMs name `root`). */
   guestUser: z
@@ -200,7 +205,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
 
       let guestVolume: string | null = null;
       if (s.uploadGuestImage) {
-        const file = await ensureGuestImage({ cacheDir: s.guestImageCacheDir });
+        const file = await ensureGuestImage({ cacheDir: s.guestImageCacheDir, kind: s.guestImage });
         guestVolume = path.basename(file);
         if ((await virsh.maybe(['vol-info', '--pool', pool, guestVolume])) === null)
           await uploadVolume(guestVolume, await readFile(file));
@@ -561,6 +566,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
             user: spec.username || s.guestUser,
             password: spec.password,
             publicKey: spec.publicKey,
+            macs: [macForKey(spec.key), ...(meta.publicIp && s.publicNetwork ? [publicMacForKey(spec.key)] : [])],
           });
           await uploadVolume(v.seed, iso);
           await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));

@@ -86,6 +86,33 @@ it('refuses seed values that would break out of their line', () => {
   expect(() => yamlQuote('a\nb')).toThrow();
 });
 
+it("names the NICs by MAC in the seed's network-config (DHCP on each), and none without MACs", () => {
+  const base = { instanceId: 'i-1', hostname: 'web-01', user: 'root', password: 'p', publicKey: '' };
+  expect(seedFiles(base).networkConfig).toBeNull();
+  expect(seedFiles({ ...base, macs: ['52:54:00:AA:bb:01', '52:54:00:aa:bb:02'] }).networkConfig).toBe(
+    [
+      'version: 2',
+      'ethernets:',
+      '  eth0:',
+      "    match: { macaddress: '52:54:00:aa:bb:01' }",
+      '    set-name: eth0',
+      '    dhcp4: true',
+      '  eth1:',
+      "    match: { macaddress: '52:54:00:aa:bb:02' }",
+      '    set-name: eth1',
+      '    dhcp4: true',
+      '',
+    ].join('\n'),
+  );
+  expect(() => seedFiles({ ...base, macs: ["52:54:00:aa:bb:01' x"] })).toThrow(/MAC/);
+});
+
+it('gives the domain a virtio-serial channel for the guest agent', () => {
+  expect(domainXml(domainParams(null))).toContain(
+    "<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>",
+  );
+});
+
 const domainParams = (nat: DomainParams['nat']): DomainParams => ({
   ref: refForKey('k'),
   uuid: uuidForKey('k'),

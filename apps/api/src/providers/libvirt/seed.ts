@@ -1,7 +1,8 @@
 /**
- * The cloud-init NoCloud seed: an ISO 9660 image labelled `cidata` holding `meta-data` and `user-data`. Debian
- * and Ubuntu cloud images apply it with cloud-init; the Irontech guest (scripts/guest-image) reads the same
- * subset of #cloud-config with a small awk script, so the driver writes only what both understand.
+ * The cloud-init NoCloud seed: an ISO 9660 image labelled `cidata` holding `meta-data`, `user-data` and, given the
+ * NICs' MACs, `network-config`. The Debian 12 guest (scripts/guest-image/build-debian.sh) and Debian/Ubuntu/Rocky
+ * cloud images apply it with cloud-init; the busybox test fixture (scripts/guest-image/build.sh) reads a subset of
+ * #cloud-config with a small awk script (and DHCPs every NIC), so the user-data holds only what both understand.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,9 +24,27 @@ export interface SeedInput {
   user: string;
   password: string;
   publicKey: string;
+  /**
+   * The machine's NICs by MAC, in order: the first is `eth0` (its private network), a second `eth1` (the public
+   * network). They go into the seed's `network-config` (DHCP on each) so cloud-init brings up every NIC, not only
+   * the first (its fallback), under the same names whatever the image's own naming.
+   */
+  macs?: string[];
 }
 
-export function seedFiles(s: SeedInput): { metaData: string; userData: string } {
+const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
+
+/** NoCloud `network-config` (version 2): DHCP on each NIC, matched by its MAC and named eth0, eth1, … */
+export function networkConfig(macs: string[]): string {
+  const lines = ['version: 2', 'ethernets:'];
+  macs.forEach((mac, i) => {
+    if (!MAC_RE.test(mac)) throw new Error(`"${mac}" is not a MAC address`);
+    lines.push(`  eth${i}:`, `    match: { macaddress: '${mac}' }`, `    set-name: eth${i}`, '    dhcp4: true');
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+export function seedFiles(s: SeedInput): { metaData: string; userData: string; networkConfig: string | null } {
   const metaData = `instance-id: ${s.instanceId}\nlocal-hostname: ${s.hostname}\n`;
   const lines = [
     '#cloud-config',
@@ -52,16 +71,21 @@ export function seedFiles(s: SeedInput): { metaData: string; userData: string } 
       "  - [sh, -c, 'systemctl reload ssh || systemctl reload sshd || true']",
     );
   }
-  return { metaData, userData: `${lines.join('\n')}\n` };
+  return {
+    metaData,
+    userData: `${lines.join('\n')}\n`,
+    networkConfig: s.macs?.length ? networkConfig(s.macs.map((m) => m.toLowerCase())) : null,
+  };
 }
 
 /** Builds the seed ISO with genisoimage (Debian `genisoimage`) and returns its bytes. */
 export async function buildSeedIso(s: SeedInput): Promise<Buffer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-seed-'));
   try {
-    const { metaData, userData } = seedFiles(s);
+    const { metaData, userData, networkConfig: network } = seedFiles(s);
     await writeFile(path.join(dir, 'meta-data'), metaData, { mode: 0o600 });
     await writeFile(path.join(dir, 'user-data'), userData, { mode: 0o600 });
+    if (network) await writeFile(path.join(dir, 'network-config'), network, { mode: 0o600 });
     const iso = path.join(dir, 'seed.iso');
     try {
       await execFileP('genisoimage', [
@@ -74,6 +98,7 @@ export async function buildSeedIso(s: SeedInput): Promise<Buffer> {
         '-rock',
         path.join(dir, 'user-data'),
         path.join(dir, 'meta-data'),
+        ...(network ? [path.join(dir, 'network-config')] : []),
       ]);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')

@@ -108,6 +108,7 @@ export function domainXml(p: DomainParams): string {
       <target port='0'/>
     </serial>
     <console type='pty'><target type='serial' port='0'/></console>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
     <graphics type='vnc' port='-1' autoport='yes' websocket='-1' listen='127.0.0.1'>
       <listen type='address' address='127.0.0.1'/>
     </graphics>
