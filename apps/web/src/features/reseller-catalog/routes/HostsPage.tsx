@@ -14,8 +14,11 @@ import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 type Toggle = { host: HostView; field: 'draining' | 'enabled'; value: boolean };
 
 const TOGGLE_TEXT = {
-  'draining:true': ['Drain', 'It takes no new VMs; the VMs on it keep running.'],
-  'draining:false': ['Stop draining', 'It takes new VMs again.'],
+  'draining:true': [
+    'Drain',
+    'It takes no new VMs, and its VMs move to other hosts of its region, one at a time, keeping their addresses.',
+  ],
+  'draining:false': ['Stop draining', 'It takes new VMs again; VMs already moved stay where they are.'],
   'enabled:false': ['Disable', 'It takes no new VMs until it is enabled again.'],
   'enabled:true': ['Enable', 'It takes new VMs again.'],
 } as const;
@@ -103,7 +106,12 @@ export function HostsPage() {
                     <HostHealthBadge host={h} />
                   </td>
                   <td className="px-4 py-2.5">
-                    {!h.enabled ? 'Disabled' : h.draining ? 'Draining' : 'Taking new VMs'}
+                    <div>{!h.enabled ? 'Disabled' : h.draining ? 'Draining' : 'Taking new VMs'}</div>
+                    {h.draining && (
+                      <div className="text-xs text-slate-500 dark:text-slate-400">
+                        {h.used.vms === 0 ? 'Drained' : `${h.used.vms} VM${h.used.vms === 1 ? '' : 's'} to move`}
+                      </div>
+                    )}
                   </td>
                   <td className="px-4 py-2.5">
                     {mayEdit && (
