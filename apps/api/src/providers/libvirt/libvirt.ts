@@ -655,17 +655,17 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       return parseDomainStates(await virsh.run(['domstats', '--state']));
     },
 
+    // The same one call with each running domain's counters (the engine's metrics sample): still one process.
+    async sampleAll() {
+      return parseDomainSample(await virsh.run(['domstats', ...SAMPLE_GROUPS]));
+    },
+
     async usage(ref): Promise<Usage> {
       checkRef(ref);
       const out = await virsh.maybe(['domstats', ref, '--cpu-total', '--balloon', '--vcpu']);
       if (out === null || !/cpu\.time=/.test(out)) return { cpuPercent: 0, ramUsedGb: 0 };
       const stat = (k: string) =>
         Number(new RegExp(`^\\s*${k.replace('.', '\\.')}=(\\d+)`, 'm').exec(out)?.[1] ?? Number.NaN);
-    // The same one call with each running domain's counters (the engine's metrics sample): still one process.
-    async sampleAll() {
-      return parseDomainSample(await virsh.run(['domstats', ...SAMPLE_GROUPS]));
-    },
-
       const cpuNs = stat('cpu.time');
       const vcpus = stat('vcpu.current') || 1;
       const now = Date.now();
