@@ -6,7 +6,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import KeyRound from 'lucide-react/icons/key-round';
 import Trash2 from 'lucide-react/icons/trash-2';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
@@ -37,6 +37,9 @@ function AddKeyCard() {
     resolver: zodResolver(addSshKeyBodySchema),
     defaultValues: { name: '', publicKey: '' },
   });
+  // The server's answer (a name taken, say) goes away as soon as the user changes the form.
+  const resetAdd = add.reset;
+  useEffect(() => form.subscribe({ formState: { values: true }, callback: () => resetAdd() }), [form, resetAdd]);
   const onSubmit = form.handleSubmit((body) =>
     add.mutate(
       { body },
@@ -44,7 +47,6 @@ function AddKeyCard() {
         onSuccess: ({ data }) => {
           toast.success(SSH_KEY_TEXT.added(data.name));
           form.reset();
-          add.reset();
         },
       },
     ),
