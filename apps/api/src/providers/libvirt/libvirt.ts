@@ -130,12 +130,12 @@ export interface LibvirtDriver extends ProviderDriver {
   images(): Promise<string[]>;
   watch(listener: (ref: string) => void): () => void;
   statusAll(): Promise<Map<string, MachineState>>;
+  sampleAll(): Promise<HostSample>;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
 }
 
 interface Host {
-  sampleAll(): Promise<HostSample>;
   poolPath: string;
   /** The base volume used for images the `images` setting does not name. */
   guestVolume: string | null;
