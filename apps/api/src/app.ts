@@ -207,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     enabled: config.SESSION_CACHE,
     clock,
     connection: database.pool ? connectionOf(database.pool) : null,
+    pool: database.pool,
     log: app.log,
   });
   forgetOnWrites(app, sessionCache.cache);

@@ -141,8 +141,9 @@ export const configSchema = z.object({
   VM_DRAIN_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   /** How often a live VM status stream checks that its session still stands. */
   VM_STREAM_SESSION_CHECK_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
-  /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel (docs/decisions/0008-api-performance.md). */
-  SESSION_CACHE: bool.default(false),
+  /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel; on by default, off
+   *  while that listener or the pool cannot reach PostgreSQL (docs/decisions/0008-api-performance.md). */
+  SESSION_CACHE: bool.default(true),
   /** Check every answer against the contract's zod schema (default: under Vitest and NODE_ENV test/development). */
   RESPONSE_CHECK: bool.optional(),
   /** Sign-in, code and forgot-password attempts allowed per minute per client. */

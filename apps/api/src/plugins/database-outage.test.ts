@@ -3,6 +3,10 @@
  * 500; once it is back the next request succeeds without a restart (issue 9 item 13). The outage is
  * real: the app reaches the cluster through a TCP relay that the test cuts (existing connections are
  * dropped, new ones refused) and restores. PostgreSQL only (PGlite runs in-process).
+ *
+ * The portal runs with the default configuration, so the session cache is on (issue 22 item 9): a warm
+ * session's identity calls (`auth/check`, `users/me`) must not answer from memory while the pool cannot reach
+ * PostgreSQL, even when the cache's own listening connection still stands.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -16,6 +20,7 @@ import { seedDemoTenant, seedReferenceData } from '../seed/seed.ts';
 import { ADMIN, TestClient } from '../../test/harness.ts';
 import { startSmtpCatcher, codeFrom, type SmtpCatcher } from '../../test/smtp-catcher.ts';
 import { startRelay, type Relay } from '../../test/tcp-relay.ts';
+import { AUTH_CHANGES_APPLICATION_NAME } from '../modules/auth/auth-changes.ts';
 
 const pgUrl = inject('pgUrl');
 
@@ -25,6 +30,7 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
   let portal: App;
   let smtp: SmtpCatcher;
   let dbName: string;
+  let directUrl: string;
 
   beforeAll(async () => {
     dbName = `o_${randomBytes(6).toString('hex')}`;
@@ -33,6 +39,7 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     await admin.query(`create database ${dbName}`);
     await admin.end();
     const direct = new URL(pgUrl!.replace(/\/postgres$/, `/${dbName}`));
+    directUrl = direct.toString();
     relay = await startRelay(direct);
     const viaRelay = new URL(direct);
     viaRelay.port = String(relay.port);
@@ -96,5 +103,103 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     while (res.status !== 200 && Date.now() - back < 5000) res = await client.call(routes.password.me);
     expect(res.status).toBe(200);
     expect(Date.now() - back).toBeLessThan(1000);
+  });
+  async function signedIn(): Promise<TestClient> {
+    const seenMail = new Set(smtp.messages);
+    const client = new TestClient(portal, '/irontech/api/v1');
+    expect(
+      (await client.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } })).status,
+    ).toBe(200);
+    const mail = await smtp.waitFor(ADMIN.email, (m) => !seenMail.has(m));
+    expect((await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } })).status).toBe(200);
+    return client;
+  }
+
+  /** Runs `call` while another connection holds the sessions table locked; the lock goes after `ms` at most. */
+  async function whileSessionsLocked<T>(ms: number, call: () => Promise<T>): Promise<{ value: T; tookMs: number }> {
+    const locker = new pg.Client({ connectionString: directUrl });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table sessions in access exclusive mode');
+      const started = Date.now();
+      const release = new Promise<void>((r) => setTimeout(r, ms));
+      const answered = call().then((value) => ({ value, tookMs: Date.now() - started }));
+      await Promise.race([answered, release]);
+      await locker.query('rollback');
+      return await answered;
+    } finally {
+      await locker.end();
+    }
+  }
+
+  async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async function expectOutageAnswers(client: TestClient) {
+    for (const route of [routes.auth.check, routes.password.me]) {
+      const res = await client.call(route);
+      expect([res.status, res.message]).toEqual([503, API_MESSAGES.databaseUnavailable]);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  }
+
+  async function expectRecovery(client: TestClient) {
+    const back = Date.now();
+    let res = await client.call(routes.auth.check);
+    while (res.status !== 200 && Date.now() - back < 5000) res = await client.call(routes.auth.check);
+    expect(res.status).toBe(200);
+    expect(Date.now() - back).toBeLessThan(1000);
+  }
+
+  it('with the defaults, answers a warm session from memory (the session cache is on)', async () => {
+    const client = await signedIn();
+    for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
+    // No read of the session: the answer comes while the sessions table is locked, long before the lock goes.
+    const { value, tookMs } = await whileSessionsLocked(3000, () => client.call(routes.auth.check));
+    expect(value.status).toBe(200);
+    expect(tookMs).toBeLessThan(1000);
+  });
+
+  it("steps aside while the pool cannot reach PostgreSQL, though the cache's listener still listens: 503 with Retry-After", async () => {
+    const client = await signedIn();
+    for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
+    // New connections are refused and the pool's are ended by the server; the auth_changes listener's stays.
+    relay.down = true;
+    const admin = new pg.Client({ connectionString: directUrl });
+    await admin.connect();
+    try {
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and application_name <> $1',
+        [AUTH_CHANGES_APPLICATION_NAME],
+      );
+      await until(() => database.pool!.totalCount === 0, 'the pool to lose its connections');
+      const listening = await admin.query(
+        'select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1',
+        [AUTH_CHANGES_APPLICATION_NAME],
+      );
+      expect(listening.rows[0].n).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    await expectOutageAnswers(client);
+    relay.down = false;
+    await expectRecovery(client);
+  });
+
+  it('answers 503 with Retry-After for a warm session once a cut is seen, and recovers without a restart', async () => {
+    const client = await signedIn();
+    for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
+    relay.cut();
+    // The peers see the close on their next turn of the event loop; the pool then holds no connection.
+    await until(() => database.pool!.totalCount === 0, 'the pool to see the cut');
+    await expectOutageAnswers(client);
+    relay.down = false;
+    await expectRecovery(client);
   });
 });

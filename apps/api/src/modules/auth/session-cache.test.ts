@@ -6,6 +6,7 @@
  * the instances through the triggers alone.
  */
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RouteDef } from '@portal/contract/common';
 import { routes } from '@portal/contract/routes';
@@ -23,8 +24,8 @@ let b: App;
 let bDatabase: Database | null = null;
 
 beforeAll(async () => {
-  // The cache is opt-in (SESSION_CACHE); these tests are about it, so both instances run with it on.
-  a = await createTestApp({ env: { SESSION_CACHE: 'true' } });
+  // The default configuration: the cache is on by default (SESSION_CACHE), on PostgreSQL.
+  a = await createTestApp();
   if (crossInstance) {
     const url = (a.database.pool!.options as { connectionString: string }).connectionString;
     bDatabase = await openDatabase({ databaseUrl: url, poolSize: 3 });
@@ -110,6 +111,32 @@ describe('session cache across instances', () => {
   });
 
   if (crossInstance) {
+    it('is on with the defaults: B answers a warm session while the sessions table is locked', async () => {
+      const email = 'warm@example.com';
+      await createUser(a, 1, email);
+      const same = onB(await signIn(a, email, PASSWORD));
+      for (let i = 0; i < 2; i++) expect(await status(same)).toBe(200);
+      const url = (a.database.pool!.options as { connectionString: string }).connectionString;
+      const locker = new pg.Client({ connectionString: url });
+      await locker.connect();
+      try {
+        await locker.query('begin');
+        await locker.query('lock table sessions in access exclusive mode');
+        const started = Date.now();
+        const answered = status(same).then((s) => [s, Date.now() - started] as const);
+        // Without the cache the call waits for the lock, which goes after 3 s.
+        const [s, tookMs] = await Promise.race([
+          answered,
+          new Promise<readonly [number, number]>((r) => setTimeout(() => r([0, 3000]), 3000)),
+        ]);
+        await locker.query('rollback');
+        await answered;
+        expect([s, tookMs < 1000]).toEqual([200, true]);
+      } finally {
+        await locker.end();
+      }
+    });
+
     it('follows changes made outside any instance: a forced password reset and a revoked company administration', async () => {
       const email = 'outsider@example.com';
       await createUser(a, 1, email, { isCompanyAdmin: true });

@@ -10,6 +10,10 @@
  *   and forgets what the message names;
  * - while that listening connection is down the cache is off (and emptied when it comes back), so a missed
  *   message cannot leave a stale entry behind;
+ * - while the pool cannot reach PostgreSQL the cache steps aside (and is emptied): a pooled connection lost,
+ *   a query or a connection attempt failing as unreachable (`isDatabaseUnavailable`) turn it off until a
+ *   pooled query or a new pooled connection succeeds again. Every call then reads the database, so an outage
+ *   answers 503 with Retry-After on every call, the identity calls of a warm session included;
  * - this instance also forgets synchronously where it writes (the session store's destroy calls; any write
  *   request of a company's user forgets that company's entries before its answer is sent), so a client sees its
  *   own change on its next request without waiting for the notification (PGlite, one process, has only this);
@@ -20,6 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthUser } from '@portal/contract/auth';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { isDatabaseUnavailable } from '../../lib/errors.ts';
 
 /** The channel the triggers of migration 0003 notify. Payloads: `s:<session id>`, `u:<user id>`, `c:<company id>`, `*`. */
 export const AUTH_CHANGES_CHANNEL = 'auth_changes';
@@ -44,6 +49,12 @@ interface ProfileEntry {
 export interface SessionCache {
   /** Off while cross-instance invalidation cannot be trusted (the listener is down). */
   enabled: boolean;
+  /** False while the pool cannot reach PostgreSQL: the cache then holds and serves nothing. */
+  readonly databaseReachable: boolean;
+  /** The pool lost a connection or could not reach the database: step aside (and forget everything). */
+  databaseDown(): void;
+  /** A pooled query or connection succeeded: the database answers again. */
+  databaseUp(): void;
   /** A token for `setSession`/`setProfile`: a value read before an invalidation is not stored after it. */
   generation(): number;
   session(id: string): AuthContext | undefined;
@@ -62,16 +73,28 @@ export function createSessionCache(deps: { clock: Clock; enabled: boolean }): Se
   const sessions = new Map<string, SessionEntry>();
   const profiles = new Map<number, ProfileEntry>();
   let generation = 0;
+  let reachable = true;
   const bump = () => void (generation += 1);
+  const serving = () => cache.enabled && reachable;
   const bounded = <K, V>(map: Map<K, V>) => {
     if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
   };
 
   const cache: SessionCache = {
     enabled: deps.enabled,
+    get databaseReachable() {
+      return reachable;
+    },
+    databaseDown() {
+      reachable = false;
+      cache.clear(); // also: a read that started before the outage is not stored after it
+    },
+    databaseUp() {
+      reachable = true;
+    },
     generation: () => generation,
     session(id) {
-      if (!cache.enabled) return undefined;
+      if (!serving()) return undefined;
       const entry = sessions.get(id);
       if (!entry) return undefined;
       if (deps.clock.now().getTime() >= entry.freshUntil) {
@@ -81,13 +104,13 @@ export function createSessionCache(deps: { clock: Clock; enabled: boolean }): Se
       return entry.auth;
     },
     setSession(id, auth, freshUntil, readAt) {
-      if (!cache.enabled || readAt !== generation) return;
+      if (!serving() || readAt !== generation) return;
       sessions.delete(id); // re-inserted last: the oldest entries are the first to go
       sessions.set(id, { auth, freshUntil });
       bounded(sessions);
     },
     profile(userId) {
-      if (!cache.enabled) return undefined;
+      if (!serving()) return undefined;
       const entry = profiles.get(userId);
       if (!entry) return undefined;
       if (deps.clock.now().getTime() >= entry.freshUntil) {
@@ -97,7 +120,7 @@ export function createSessionCache(deps: { clock: Clock; enabled: boolean }): Se
       return entry.user;
     },
     setProfile(user, companyId, readAt) {
-      if (!cache.enabled || readAt !== generation) return;
+      if (!serving() || readAt !== generation) return;
       profiles.delete(user.id);
       profiles.set(user.id, { user, companyId, freshUntil: deps.clock.now().getTime() + PROFILE_FRESH_MS });
       bounded(profiles);
@@ -133,19 +156,49 @@ export function createSessionCache(deps: { clock: Clock; enabled: boolean }): Se
   return cache;
 }
 
+let nextPoll: { promise: Promise<void>; started: boolean } | null = null;
+
+/**
+ * Resolves once the event loop has polled its sockets after this call: a connection closed before the call
+ * (an outage the kernel has already delivered) has then been seen by the pool and the listener, and has
+ * stepped the cache aside. Callers that arrive together share one wait (two `setImmediate`s: the poll phase
+ * lies between them), so the cost is a turn of the loop, not work per request.
+ */
+export function afterNextPoll(): Promise<void> {
+  if (nextPoll && !nextPoll.started) return nextPoll.promise;
+  const wait = { started: false, promise: Promise.resolve() };
+  wait.promise = new Promise<void>((resolve) =>
+    setImmediate(() => {
+      wait.started = true;
+      if (nextPoll === wait) nextPoll = null;
+      setImmediate(resolve);
+    }),
+  );
+  nextPoll = wait;
+  return wait.promise;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Read-your-writes on this instance: a write request forgets, before its answer is sent, the cached entries
  * of the writer's company (everything, for writes without a session: sign-in, resets by mailed link, operator
- * calls). Other instances hear of the change from the triggers.
+ * calls; and for reseller staff, whose writes reach their customers' companies: a suspension ends their
+ * sessions). Other instances hear of the change from the triggers.
+ *
+ * And a request that found the database unreachable (the 503 of an outage) steps the cache aside, so the
+ * next calls of warm sessions answer 503 too instead of answering from memory.
  */
 export function forgetOnWrites(app: FastifyInstance, cache: SessionCache): void {
   app.addHook('onSend', (request, _reply, payload, done) => {
     if (!SAFE_METHODS.has(request.method)) {
-      if (request.auth) cache.forgetCompany(request.auth.companyId);
+      if (request.auth && !request.auth.staffRole) cache.forgetCompany(request.auth.companyId);
       else cache.clear();
     }
     done(null, payload);
+  });
+  app.addHook('onError', (_request, _reply, error, done) => {
+    if (isDatabaseUnavailable(error)) cache.databaseDown();
+    done();
   });
 }

@@ -6,7 +6,7 @@ import { companies, sessions, users } from '../../db/schema.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, type Random } from '../../lib/crypto.ts';
-import type { SessionCache } from './session-cache.ts';
+import { afterNextPoll, type SessionCache } from './session-cache.ts';
 
 /** How often the last-seen time (and a sliding expiry) is written back. */
 const TOUCH_EVERY_MS = 60_000;
@@ -81,8 +81,13 @@ export function createSessionStore(deps: {
     async resolve(token) {
       if (token.length > 200) return null;
       const id = idOf(token);
-      const cached = deps.cache?.session(id);
-      if (cached) return cached;
+      // From memory only once the loop has looked at its sockets since the call came: an outage already
+      // delivered then steps the cache aside first, and the session is read (and fails with 503) instead.
+      if (deps.cache?.session(id)) {
+        await afterNextPoll();
+        const cached = deps.cache.session(id);
+        if (cached) return cached;
+      }
       const readAt = deps.cache?.generation() ?? 0;
       const now = clock.now();
       const [row] = await resolveQuery.execute({ id, now });
