@@ -6,11 +6,12 @@
  * Framing: virsh reads commands with readline even from a pipe, so stdout carries a prompt and the echo of every line
  * before the command's own output, and nothing says where a reply ends or whether it failed. After each command the
  * session sends two more lines with random tokens:
- *   <errToken>                  an unknown command: virsh writes "error: unknown command: '<errToken>'" on stderr
  *   echo '<half>''<half>'       virsh writes the two halves joined on stdout (the echoed line never holds them joined)
- * A reply is complete when the joined token is on stdout and the error line on stderr (virsh wrote the error line
- * before the token, so stderr needs no ordering across the two pipes). Its output is what stdout held between the
- * echo of the command and the prompt of <errToken>; it failed when stderr held an `error:` line before that marker.
+ *   <errToken>                  an unknown command: virsh writes "error: unknown command: '<errToken>'" on stderr
+ * A reply is complete when stdout holds the joined token followed by the prompt and echo of <errToken> (a whole line:
+ * the token alone has no newline, and readline leaves its prompt unflushed while it waits for input) and stderr holds
+ * the error line. Its output is what stdout held between the echo of the command and the prompt of the echo; it
+ * failed when stderr held an `error:` line before the marker's.
  *
  * Only commands whose arguments are plain words (SAFE_ARG) are sent: a quote, a space, a semicolon or a newline
  * would be parsed by virsh's shell or start another command. One command runs at a time (a queue); a command that
@@ -167,18 +168,20 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
     if (!cur) return;
     cur.size += bytes;
     if (cur.size > MAX_OUTPUT) return fail(p, new VirshSessionError('virsh answered too much', 'output'));
-    const outAt = p.out.indexOf(cur.outToken);
+    const trailer = `${cur.outToken}${PROMPT}${cur.errToken}\n`;
+    const outAt = p.out.indexOf(trailer);
     const errAt = p.err.indexOf(`'${cur.errToken}'`);
     if (outAt < 0 || errAt < 0) return;
     const segment = p.out.slice(0, outAt);
-    p.out = p.out.slice(outAt + cur.outToken.length);
+    p.out = p.out.slice(outAt + trailer.length);
     const errLineStart = p.err.lastIndexOf('\n', errAt) + 1;
     const errLineEnd = p.err.indexOf('\n', errAt);
     const stderr = p.err.slice(0, errLineStart);
     p.err = errLineEnd < 0 ? '' : p.err.slice(errLineEnd + 1);
-    // segment: PROMPT <command> \n <output> PROMPT <errToken> \n PROMPT echo … \n
+    // segment: PROMPT <command> \n <output> PROMPT echo '<half>''<half>' \n
     const begin = segment.indexOf('\n');
-    const end = segment.lastIndexOf(`${PROMPT}${cur.errToken}\n`);
+    const half = cur.outToken.length >> 1;
+    const end = segment.lastIndexOf(`${PROMPT}echo '${cur.outToken.slice(0, half)}''${cur.outToken.slice(half)}'\n`);
     if (!segment.startsWith(PROMPT) || begin < 0 || end < begin)
       return fail(
         p,
@@ -257,7 +260,7 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
     const timer = setTimeout(() => fail(p, new VirshSessionError('no answer in time', 'timeout')), Math.max(1, left));
     p.current = { job, outToken, errToken, size: 0, timer };
     p.child.stdin.write(
-      `${job.args.join(' ')}\n${errToken}\necho '${outToken.slice(0, half)}''${outToken.slice(half)}'\n`,
+      `${job.args.join(' ')}\necho '${outToken.slice(0, half)}''${outToken.slice(half)}'\n${errToken}\n`,
     );
     // The reply may already be there (never for a fresh write, but keeps the rule in one place).
     progress(p, 0);

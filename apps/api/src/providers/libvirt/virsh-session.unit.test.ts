@@ -257,6 +257,20 @@ describe.runIf(realVirsh)('virsh session against real virsh (test:///default)', 
     await expect.poll(() => pidAlive(second), { timeout: 4000 }).toBe(false);
   });
 
+  it("ends a reply with a whole line: a line-by-line filter on virsh's output (sed -u) does not hold it back", async () => {
+    const filtered = join(dir, 'virsh-through-sed');
+    writeFileSync(filtered, `#!/bin/sh\n'${realVirsh}' "$@" | sed -u ''\n`);
+    chmodSync(filtered, 0o755);
+    const through = createVirsh(uri, filtered, 60_000, { session: true });
+    opened.push(through);
+    for (const args of [
+      ['domstats', '--state'],
+      ['domstate', 'test'],
+      ['list', '--all', '--name'],
+    ])
+      expect(await through.run(args, { timeoutMs: 10_000 })).toBe(await oneShot.run(args));
+  });
+
   it('an unreachable daemon is a transient error, as for a process', async () => {
     const down = createVirsh('qemu+tcp://127.0.0.1:1/system', realVirsh, 60_000, { session: true });
     opened.push(down);
