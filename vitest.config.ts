@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const LIBVIRT_DAEMON_PGLITE = [
   'apps/api/src/providers/libvirt/libvirt.test.ts',
   'apps/api/src/providers/libvirt/reseller-ssh-host.test.ts',
+  // Two libvirtd of its own (in namespaces, beside the shared one): a cold move between hosts (docs/draining.md).
+  'apps/api/src/providers/libvirt/libvirt-move.test.ts',
 ];
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
@@ -57,6 +59,7 @@ export default defineConfig({
             ...LIBVIRT_DAEMON_POSTGRES,
           ],
           provide: { pgUrl: null },
+          globalSetup: ['apps/api/test/global-pglite.ts'],
         },
       },
       {
@@ -80,6 +83,7 @@ export default defineConfig({
           name: 'libvirt',
           include: LIBVIRT_DAEMON_PGLITE,
           provide: { pgUrl: null },
+          globalSetup: ['apps/api/test/global-pglite.ts'],
           fileParallelism: false,
         },
       },
@@ -98,6 +102,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
           provide: { pgUrl: null },
+          globalSetup: ['apps/api/test/global-pglite.ts'],
           testTimeout: 90_000,
           // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
           expect: { poll: { timeout: 10_000, interval: 50 } },

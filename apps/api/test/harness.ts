@@ -4,6 +4,7 @@
  * SMTP peer. Nothing of our own server or database is mocked.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { z } from 'zod';
@@ -14,7 +15,8 @@ import type { Resolver } from '../src/lib/egress.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database, type Db } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
-import { seedDemoTenant, seedReferenceData } from '../src/seed/seed.ts';
+import { seedReferenceData } from '../src/seed/seed.ts';
+import { ADMIN, databaseUrl, seedTestTenant } from './database-templates.ts';
 import { startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
 declare module 'vitest' {
@@ -23,7 +25,7 @@ declare module 'vitest' {
   }
 }
 
-export const ADMIN = { email: 'admin@example.com', password: 'Admin-Password-1!' } as const;
+export { ADMIN };
 
 export interface TestApp {
   portal: App;
@@ -35,18 +37,35 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+/**
+ * The file's database, copied from the run's template (`seeded`: migrated, reference data, the demo tenant; else
+ * migrated only) when the project's global setup made one (database-templates.ts), else migrated here. `seeded`
+ * tells whether the copy is seeded already.
+ */
+async function openTestDatabase(
+  template: 'seeded' | 'migrated',
+): Promise<{ database: Database; seeded: boolean; drop: () => Promise<void> }> {
   const pgUrl = inject('pgUrl');
-  if (!pgUrl) return { database: await openDatabase({ dataDir: 'memory://' }), drop: async () => {} };
+  const templates = inject('databaseTemplates');
+  if (!pgUrl) {
+    const snapshot = templates?.pglite?.[template];
+    const database = await openDatabase({
+      dataDir: 'memory://',
+      ...(snapshot ? { loadDataDir: new Blob([readFileSync(snapshot)]) } : {}),
+    });
+    return { database, seeded: !!snapshot && template === 'seeded', drop: async () => {} };
+  }
   const name = `t_${randomBytes(6).toString('hex')}`;
+  const from = templates?.postgres?.[template];
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${from ? ` template ${from}` : ''}`);
   await admin.end();
-  const url = pgUrl.replace(/\/postgres$/, `/${name}`);
+  const url = databaseUrl(pgUrl, name);
   const database = await openDatabase({ databaseUrl: url, poolSize: 5 });
   return {
     database,
+    seeded: !!from && template === 'seeded',
     drop: async () => {
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
@@ -60,7 +79,7 @@ export async function createTestApp(
   opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean; resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCatcher();
-  const { database, drop } = await openTestDatabase();
+  const { database, seeded, drop } = await openTestDatabase(opts.seed === false ? 'migrated' : 'seeded');
   const config = loadConfig({
     PUBLIC_URL: 'http://portal.test',
     SMTP_URL: smtp.url,
@@ -68,9 +87,8 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  await seedReferenceData(database.db);
-  if (opts.seed !== false)
-    await seedDemoTenant(database.db, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
+  if (opts.seed === false) await seedReferenceData(database.db);
+  else if (!seeded) await seedTestTenant(database.db);
   const portal = await buildApp({
     config,
     database,

@@ -26,6 +26,8 @@ export interface Database {
   pool: pg.Pool | null;
   /** Runs a raw statement; for health checks and tests. */
   ping(): Promise<void>;
+  /** PGlite only: the data directory as a tarball (`loadDataDir` starts another database from it; test templates). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** PGlite directory; `memory://` for an in-memory database (tests). */
   dataDir?: string;
+  /** An in-memory PGlite starts from this `dumpDataDir` tarball instead of an empty cluster (tests' templates). */
+  loadDataDir?: Blob;
   poolSize?: number;
   /** Told when an idle pooled connection fails (the default prints one line to stderr). */
   onIdleError?: (err: Error) => void;
@@ -66,7 +70,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // The contrib extensions the migrations create (VM name search); real PostgreSQL ships them in contrib.
   const extensions = { pg_trgm, btree_gin };
   if (dir.startsWith('memory://')) {
-    client = new PGlite({ extensions });
+    client = new PGlite({ extensions, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   } else {
     secureDataDir(dir);
     const path = resolve(dir, 'pglite');
@@ -84,6 +88,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     pool: null,
     ping: async () => {
       await client.query('select 1');
+    },
+    dumpDataDir: async () => {
+      await client.exec('checkpoint');
+      return client.dumpDataDir('none');
     },
     close: async () => {
       await client.close();
