@@ -141,6 +141,27 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     }
   }
 
+  /** The cache's listener is back (after an outage it reconnects with backoff; the cache is off until then). */
+  async function listening() {
+    const admin = new pg.Client({ connectionString: directUrl });
+    await admin.connect();
+    try {
+      await until(
+        async () => {
+          const { rows } = await admin.query(
+            'select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1',
+            [AUTH_CHANGES_APPLICATION_NAME],
+          );
+          return rows[0].n === 1;
+        },
+        "the session cache's listener to be back",
+        20_000,
+      );
+    } finally {
+      await admin.end();
+    }
+  }
+
   async function expectOutageAnswers(client: TestClient) {
     for (const route of [routes.auth.check, routes.password.me]) {
       const res = await client.call(route);
@@ -158,6 +179,7 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
   }
 
   it('with the defaults, answers a warm session from memory (the session cache is on)', async () => {
+    await listening();
     const client = await signedIn();
     for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
     // No read of the session: the answer comes while the sessions table is locked, long before the lock goes.
@@ -167,6 +189,7 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
   });
 
   it("steps aside while the pool cannot reach PostgreSQL, though the cache's listener still listens: 503 with Retry-After", async () => {
+    await listening();
     const client = await signedIn();
     for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
     // New connections are refused and the pool's are ended by the server; the auth_changes listener's stays.
@@ -193,6 +216,7 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
   });
 
   it('answers 503 with Retry-After for a warm session once a cut is seen, and recovers without a restart', async () => {
+    await listening();
     const client = await signedIn();
     for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
     relay.cut();
