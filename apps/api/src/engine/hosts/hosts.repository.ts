@@ -103,6 +103,14 @@ export function createHostsRepository(db: Db) {
       const [row] = await listQuery({ resellerId, hostId });
       return row ?? null;
     },
+    /** The operator's enabled hosts (not resellers'), by id: the public health check shows them as last seen. */
+    operatorEnabled: () =>
+      db
+        .select({ host: hosts })
+        .from(hosts)
+        .innerJoin(providers, eq(providers.id, hosts.providerId))
+        .where(and(eq(hosts.enabled, true), isNull(providers.resellerId)))
+        .orderBy(asc(hosts.id)),
     /** How many hosts the reseller's providers have per region. */
     countByRegion: (resellerId: number) =>
       db

@@ -1,10 +1,9 @@
 /** Health checks a load balancer understands: 200 when healthy, 503 when not. */
 import type { FastifyInstance } from 'fastify';
 import { platformRoutes } from '@portal/contract/platform';
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { hosts, providers } from '../../db/schema.ts';
+import type { HostsRepository } from '../../engine/hosts/hosts.repository.ts';
 import { registerRoute } from '../../lib/http.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
@@ -24,13 +23,23 @@ async function timed(fn: () => Promise<void>): Promise<Check> {
 }
 
 export async function registerHealthModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
-  registerHealthRoutes(api, { database: deps.database, mailer: deps.mailer, registry: deps.engine.registry });
+  registerHealthRoutes(api, {
+    database: deps.database,
+    mailer: deps.mailer,
+    registry: deps.engine.registry,
+    hosts: deps.engine.hostsRepository,
+  });
   return [];
 }
 
 export function registerHealthRoutes(
   app: FastifyInstance,
-  deps: { database: Database; mailer: Mailer; registry: ProviderRegistry },
+  deps: {
+    database: Database;
+    mailer: Mailer;
+    registry: ProviderRegistry;
+    hosts: Pick<HostsRepository, 'operatorEnabled'>;
+  },
 ): void {
   // The API answers (200) even when mail is down, but says so: nobody can sign in without their code.
   registerRoute(app, platformRoutes.healthApi, async ({ request }) => {
@@ -76,12 +85,7 @@ export function registerHealthRoutes(
       };
     }
     // Each registered host as the host monitor last saw it (no call to the hosts on a public request).
-    for (const { host } of await deps.database.db
-      .select({ host: hosts })
-      .from(hosts)
-      .innerJoin(providers, eq(providers.id, hosts.providerId))
-      .where(and(eq(hosts.enabled, true), isNull(providers.resellerId)))
-      .orderBy(asc(hosts.id))) {
+    for (const { host } of await deps.hosts.operatorEnabled()) {
       const up = host.lastError === null && host.lastSeenAt !== null;
       const detail = named
         ? `${host.uri}${host.draining ? ' (draining)' : ''}: ${host.lastError ?? (host.lastSeenAt ? `seen ${host.lastSeenAt.toISOString()}` : 'not seen yet')}`

@@ -7,7 +7,6 @@ import {
   cities,
   configurations,
   countries,
-  hosts,
   images,
   publicAddresses,
   providerOfferings,
@@ -283,13 +282,6 @@ export function createVmRepository(db: Db) {
       if (!row) return null;
       await tx.update(virtualMachines).set({ publicIp: row.address }).where(eq(virtualMachines.id, vmId));
       return row.address;
-    },
-
-    /** The host a VM was placed on (null for VMs of providers without hosts). */
-    async host(id: number | null) {
-      if (id === null) return null;
-      const [row] = await db.select().from(hosts).where(eq(hosts.id, id)).limit(1);
-      return row ?? null;
     },
 
     async provider(id: number) {

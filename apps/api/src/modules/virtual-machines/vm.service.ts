@@ -54,6 +54,8 @@ export const BUSY_MESSAGE = 'Another operation is already in progress on this vi
 
 export function createVmService(deps: Deps) {
   const { db, access, audit, repo, engine } = deps;
+  /** The host a VM was placed on (null for VMs of providers without hosts). */
+  const hostOf = (id: number | null) => (id === null ? null : engine.hostsRepository.byId(id));
 
   async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
     const vm = await repo.byId(id);
@@ -239,7 +241,7 @@ export function createVmService(deps: Deps) {
     async consoleKinds(vm: VmRow) {
       const all: ConsoleKind[] = ['vnc', 'serial'];
       try {
-        const driver = engine.registry.driverFor((await repo.provider(vm.providerId))!, await repo.host(vm.hostId));
+        const driver = engine.registry.driverFor((await repo.provider(vm.providerId))!, await hostOf(vm.hostId));
         const channels = await driver.consoleChannels?.(vm.providerRef!);
         return all.filter((kind) => channels?.[kind]);
       } catch {
@@ -254,7 +256,7 @@ export function createVmService(deps: Deps) {
       try {
         return {
           name: vm.name,
-          text: await engine.registry.driverFor(provider!, await repo.host(vm.hostId)).console(vm.providerRef),
+          text: await engine.registry.driverFor(provider!, await hostOf(vm.hostId)).console(vm.providerRef),
         };
       } catch {
         // The provider cannot give a console now (machine unknown to it, host down): the portal shows its failure text.
@@ -274,7 +276,7 @@ export function createVmService(deps: Deps) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.status !== 'Running' || !vm.providerRef) throw new ConflictError('Console is currently unavailable');
       const provider = await repo.provider(vm.providerId);
-      const host = await repo.host(vm.hostId);
+      const host = await hostOf(vm.hostId);
       let stream: Duplex;
       try {
         // The machine's own host: with several hosts the provider's default URI may be another machine entirely.
