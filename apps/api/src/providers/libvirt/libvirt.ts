@@ -29,6 +29,7 @@ import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
+import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
 import { machineStateOf, parseDomainSample, parseDomainStates, SAMPLE_GROUPS } from './domain-states.ts';
@@ -182,10 +183,12 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
 
   let hostPromise: Promise<Host> | null = null;
   function host(): Promise<Host> {
-    hostPromise ??= (async () => {
+    // One setup per libvirt at a time in this process, and a define someone else made meanwhile is done
+    // (host-objects.ts: two demo hosts on one URI raced to define the pool).
+    hostPromise ??= serializePerUri(target?.label ?? s.uri, async () => {
       const poolInfo = await virsh.maybe(['pool-info', pool]);
       if (poolInfo === null) {
-        await withXmlFile(dirPoolXml(pool, s.pool.path), (f) => virsh.run(['pool-define', f]));
+        await defineIdempotent(() => withXmlFile(dirPoolXml(pool, s.pool.path), (f) => virsh.run(['pool-define', f])));
         await virsh.run(['pool-build', pool]);
         await virsh.run(['pool-autostart', pool]);
       }
@@ -195,8 +198,10 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
 
       const netInfo = await virsh.maybe(['net-info', s.network.name]);
       if (netInfo === null) {
-        await withXmlFile(natNetworkXml(s.network.name, s.network.bridge, s.network.cidr), (f) =>
-          virsh.run(['net-define', f]),
+        await defineIdempotent(() =>
+          withXmlFile(natNetworkXml(s.network.name, s.network.bridge, s.network.cidr), (f) =>
+            virsh.run(['net-define', f]),
+          ),
         );
         await virsh.run(['net-autostart', s.network.name]);
       }
@@ -211,7 +216,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
           await uploadVolume(guestVolume, await readFile(file));
       }
       return { poolPath, guestVolume };
-    })();
+    });
     hostPromise.catch(() => (hostPromise = null));
     return hostPromise;
   }
