@@ -40,8 +40,11 @@ export const useRenameVm = () => useRouteMutation(vmRoutes.edit, { invalidates: 
 export const useUpgradeVm = () => useRouteMutation(vmRoutes.changeConfiguration, { invalidates: VM_READS });
 export const useCreateVm = () => useRouteMutation(vmRoutes.create, { invalidates: VM_READS });
 
-/** The caller's stored SSH keys, to choose from in the create form (the same read as the SSH keys screen's). */
-export const useSshKeyChoices = () => useRouteQuery(routes.sshKeys.list, {}, { staleTime: 30_000 });
+/**
+ * The caller's stored SSH keys, to choose from in the create form (the same read as the SSH keys screen's); read again
+ * whenever the tab comes back to the front (the form's "Manage SSH keys" opens the keys screen in another tab).
+ */
+export const useSshKeyChoices = () => useRouteQuery(routes.sshKeys.list, {}, { refetchOnWindowFocus: 'always' });
 
 export const fetchPassword = (id: number) => callApi(vmRoutes.getPassword, { params: { id } });
 export const fetchPrivateKey = (id: number) => callApi(vmRoutes.getAccessKey, { params: { id } });

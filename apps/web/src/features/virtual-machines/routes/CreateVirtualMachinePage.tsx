@@ -5,6 +5,7 @@
  * the regions); the schema's messages for unchosen lists become the spec's "Please select …" texts.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
+import ExternalLink from 'lucide-react/icons/external-link';
 import { useEffect, useId, type ReactNode } from 'react';
 import { useForm, useWatch, type FieldPath, type Resolver } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
@@ -203,11 +204,16 @@ function SshKeyChoice({
         </ul>
       )}
       {error && <p className="text-sm text-red-600 dark:text-red-400">{error}</p>}
+      {/* In a new tab, so what is filled in here stays; the list is read again when this tab is back in front. */}
       <Link
         to="/sshKeys"
-        className="inline-block text-sm font-medium text-brand-700 underline hover:text-brand-800 dark:text-brand-300"
+        target="_blank"
+        rel="noopener"
+        className="inline-flex items-center gap-1 text-sm font-medium text-brand-700 underline hover:text-brand-800 dark:text-brand-300"
       >
         {SSH_KEY_TEXT.manageKeys}
+        <ExternalLink className="h-3.5 w-3.5" aria-hidden />
+        <span className="sr-only">(opens in a new tab)</span>
       </Link>
     </fieldset>
   );
