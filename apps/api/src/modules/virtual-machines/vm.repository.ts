@@ -75,6 +75,14 @@ export function createVmRepository(db: Db) {
         roleId: sql<
           number | null
         >`(select m.role_id from team_members m where m.user_id = ${scope.userId} and m.team_id = ${virtualMachines.teamId})`,
+        // The engine's latest sample of the machine (engine/metrics: its host is asked once per pass), read in this
+        // same statement: details ask no host and add no query.
+        sampleCpuPercent: sql<
+          number | null
+        >`(select l.cpu_percent from vm_metric_latest l where l.vm_id = ${virtualMachines.id})`,
+        sampleMemoryBytes: sql<
+          string | null
+        >`(select l.memory_used_bytes from vm_metric_latest l where l.vm_id = ${virtualMachines.id})`,
       })
       .from(virtualMachines)
       .innerJoin(configurations, eq(configurations.id, virtualMachines.configurationId))

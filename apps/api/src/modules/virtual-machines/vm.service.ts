@@ -153,11 +153,11 @@ export function createVmService(deps: Deps) {
       const running = vm.status === 'Running' && vm.providerRef !== null;
       let usage = { cpuUsage: 0, ramUsage: 0 };
       // The engine's latest sample (its host is asked once per pass for all its machines): no call to the host here.
-      const sample = running ? await engine.metrics.latest(vm.id) : null;
-      if (sample)
+      if (running && row.sampleCpuPercent !== null)
         usage = {
-          cpuUsage: sample.cpuPercent,
-          ramUsage: sample.memoryUsedBytes === null ? 0 : Math.round((sample.memoryUsedBytes / 1024 ** 3) * 100) / 100,
+          cpuUsage: Number(row.sampleCpuPercent),
+          ramUsage:
+            row.sampleMemoryBytes === null ? 0 : Math.round((Number(row.sampleMemoryBytes) / 1024 ** 3) * 100) / 100,
         };
       return {
         virtualMachine: {
