@@ -29,6 +29,7 @@ import { libvirtConsoleChannels } from './console.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
+import { moveMachine, type MoveEndpoint } from './move.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -118,6 +119,8 @@ export const libvirtSettingsSchema = z.object({
   stopTimeoutMs: z.number().int().min(0).max(1_800_000).default(60_000),
   /** How long delete lets a running guest shut down (and release its DHCP lease) before it is destroyed. */
   deleteGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+  /** How long a move (draining) may take to copy one volume to another host. */
+  moveCopyTimeoutMs: z.number().int().min(1000).max(86_400_000).default(14_400_000),
   /**
    * Short reads (the reconciler's one call per pass, states, definitions, leases, health) share one long-lived virsh
    * per host (virsh.ts, virsh-session.ts); false: a process per call, as before issue 22.
@@ -134,6 +137,10 @@ export interface LibvirtDriver extends ProviderDriver {
   sampleAll(): Promise<HostSample>;
   /** The machine's address on its libvirt network, from the DHCP leases (null before its first lease). */
   privateIp(ref: string): Promise<string | null>;
+  /** A cold move to another host of the provider (move.ts, docs/draining.md). */
+  moveTo(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
+  /** This host as a move's other end (move.ts). */
+  moveEndpoint(): MoveEndpoint;
 }
 
 interface Host {
@@ -460,6 +467,49 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     await destroy(ref);
   }
 
+  // ---- moves between hosts (move.ts): this host at either end; the caller holds the machine's lock --------------
+
+  const moveEndpoint: MoveEndpoint = {
+    label: s.uri,
+    virsh,
+    virshBinary: s.virshBinary,
+    pool,
+    copyTimeoutMs: s.moveCopyTimeoutMs,
+    prepare: async () => void (await host()),
+    meta: mustMeta,
+    leasedAddress: (ref) => leaseIp(ref),
+    state: domState,
+    isDefined: async (ref) => (await virsh.maybe(['dumpxml', '--inactive', ref])) !== null,
+    stop: (ref) => stopGracefully(ref, s.stopTimeoutMs),
+    async start(ref) {
+      const state = await domState(ref);
+      if (state === 'paused') await virsh.run(['resume', ref]);
+      else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+    },
+    async define(ref, meta) {
+      const h = await host();
+      await withXmlFile(definition(ref, meta, h), (f) => virsh.run(['define', f]));
+    },
+    async reserve(ref, meta) {
+      if (meta.privateIp) await addStaticHost(s.network.name, ref, macForKey(meta.key), meta.privateIp);
+      if (meta.publicIp && s.publicNetwork)
+        await addStaticHost(s.publicNetwork.name, ref, publicMacForKey(meta.key), meta.publicIp);
+    },
+    release: (ref) => releaseAddresses(ref),
+    async undefine(ref) {
+      await virsh.run(['undefine', ref, '--managed-save', '--snapshots-metadata']).catch((e) => {
+        if (!isNotFound(e)) throw e;
+      });
+    },
+    async deleteVolumes(ref) {
+      await virsh.run(['pool-refresh', pool]);
+      const v = volumes(ref);
+      for (const vol of [v.disk, v.seed, v.log]) await virsh.maybe(['vol-delete', '--pool', pool, vol]);
+      cpuSamples.delete(ref);
+    },
+    lock: withLock,
+  };
+
   // ---- lifecycle events: one `virsh event --loop` per host, restarted when it ends -----------------------
 
   const listeners = new Set<(ref: string) => void>();
@@ -699,6 +749,12 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     },
 
     privateIp: (ref) => leaseIp(ref),
+
+    moveEndpoint: () => moveEndpoint,
+    moveTo: (ref, target, opts) => {
+      checkRef(ref);
+      return moveMachine(moveEndpoint, target, ref, opts);
+    },
 
     async capacity() {
       await host();
