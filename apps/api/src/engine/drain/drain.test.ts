@@ -2,7 +2,8 @@
  * Draining with the simulator, engine deep (enqueue → runner → driver; no HTTP): a draining host's machines move
  * one at a time to the other enabled, non-draining hosts of their provider and region that have room, each move
  * audited, the VM keeping its id, name, addresses and power state; capacity is held on the target while a move runs;
- * a failing move leaves the VM where it was and the drain goes on with the host's other VMs, trying it again later.
+ * a failing move leaves the VM where it was and the drain goes on with the host's other VMs, trying it again later;
+ * the operator CLI's drain and host list.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
@@ -20,6 +21,7 @@ import {
   regions,
   virtualMachines,
 } from '../../db/schema.ts';
+import { runHostCommand } from '../../cli/hosts-commands.ts';
 import { createAudit, type Audit } from '../../lib/audit.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
@@ -308,4 +310,23 @@ it('moves a powered-off VM of a suspended company (it stays off); a running one 
   } finally {
     await t.db.update(companies).set({ suspendedAt: null }).where(eq(companies.id, on.companyId));
   }
+});
+
+it('the operator CLI drains a host: it says how many VMs will move, and lists the host as drained once they have', async () => {
+  const w = await world('d', [
+    { name: 'from', cpus: 64 },
+    { name: 'to', cpus: 64 },
+  ]);
+  const vms = [await w.vm('one', w.hosts.from!), await w.vm('two', w.hosts.from!, 'Stopped')];
+  const from = w.hosts.from!.name;
+  expect(await runHostCommand(['host', 'drain', from], t.db)).toBe(
+    `Host ${from} is draining: it takes no new VMs; its 2 VM(s) move to other hosts of its region, one at a time.`,
+  );
+  const row = async () => (await runHostCommand(['host', 'list'], t.db))!.split('\n').find((l) => l.startsWith(from));
+  expect(await row()).toContain('\tdraining (2 VM(s) to move)\t');
+  // What the engine's drainer worker does every VM_DRAIN_INTERVAL_MS, with the runner carrying each move out.
+  const drainer = createDrainer({ db: t.db, events, audit, log });
+  for (let i = 0; i < 4 && (await drainer.drainOnce()) > 0; i++) await settle();
+  expect(await row()).toContain('\t0 VM(s)\tdrained\t');
+  for (const vm of vms) expect(await read(vm.id)).toMatchObject({ hostId: w.hosts.to!.id, status: vm.status });
 });
