@@ -62,6 +62,7 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
   resize: 'VM resized',
   delete: 'VM deleted',
   move: 'VM moved to another host',
+  rebuild: 'VM rebuilt',
 };
 
 /**

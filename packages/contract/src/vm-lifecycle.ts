@@ -36,6 +36,18 @@ export const operationSchema = z.discriminatedUnion('kind', [
       })
       .strict(),
   }),
+  // A reinstall from an image of the VM's region (issue 23 item 6). The chosen keys and user-data are written on the
+  // VM when it is queued (user-data sealed); the payload says, for the activity log, what was asked without secrets.
+  z.object({
+    kind: z.literal('rebuild'),
+    payload: z
+      .object({
+        image: z.string(),
+        sshKeys: z.array(z.string()),
+        userDataBytes: z.number().int().nullable(),
+      })
+      .strict(),
+  }),
 ]);
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
@@ -59,6 +71,9 @@ export const OPERATIONS = {
   // A machine keeps its power state through a resize.
   resize: { runningStatus: 'Resizing', endsIn: 'unchanged' },
   delete: { runningStatus: 'Stopping', endsIn: 'deleted' },
+  // A reinstall shows what a create shows (no status of its own: the spec fixes them) and always ends running: a
+  // fresh system boots to run cloud-init with the new keys and user-data (docs/virtual-machines.md, "Rebuild").
+  rebuild: { runningStatus: 'Provisioning', endsIn: 'Running' },
   // The platform places the machine on another host, as a create places a new one: Provisioning, actions closed,
   // until it is there in its previous power state (docs/draining.md says why not Stopping or Resizing).
   move: { runningStatus: 'Provisioning', endsIn: 'unchanged' },

@@ -141,6 +141,12 @@ export interface ProviderDriver {
    */
   moveTo?(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
   /**
+   * Optional: reinstalls a machine from `spec.image` (issue 23 item 6): powers it off (gracefully, then forcibly),
+   * throws its disk and seed away, makes them anew from the image with the spec's keys, password and user-data, and
+   * starts it. The machine keeps its ref, name, size, MAC and addresses. Idempotent: a retry after a crash redoes it.
+   */
+  rebuild?(ref: string, spec: MachineSpec): Promise<void>;
+  /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).
    */

@@ -131,6 +131,17 @@ function createSteps(
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
       return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now(), publicIp: null };
     },
+    // A reinstall (issue 23 item 6): the same machine (ref, size, addresses) from the new image, with the keys and
+    // user-data the service wrote on the VM when it queued this, and the portal's password and key as they were.
+    async rebuild({ driver, target: { vm, config, region }, payload, ref }) {
+      if (!driver.rebuild) throw new Error(`The ${driver.kind} driver cannot rebuild machines`);
+      await driver.rebuild(ref(), {
+        ...specOf({ vm: { ...vm, image: payload.image }, config, region }),
+        password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+        userData: vm.userData ? secrets.open(vm.userData) : null,
+      });
+      return { status: OPERATIONS.rebuild.endsIn, image: payload.image };
+    },
     // A draining host's machine to another host of its provider and region (engine/drain, docs/draining.md). The VM
     // keeps its id, name, addresses and power state; its host changes only once the machine is there, in the
     // transaction that records the outcome. A failure leaves it on its host as it was (the driver's promise).
