@@ -15,6 +15,8 @@ export const registerCatalogModule: RegisterModule = async (api, deps) => {
     audit: deps.audit,
     keys: deps.engine.resellerKeys,
     access,
+    // A host set to draining: the engine's drainer looks at once rather than at its next pass (docs/draining.md).
+    onDraining: () => deps.engine.drainer.kick(),
   });
   registerCatalogRoutes(api, catalog);
   return [];

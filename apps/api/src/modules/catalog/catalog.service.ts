@@ -68,6 +68,8 @@ export function createCatalogService(deps: {
   keys: ResellerKeys;
   access: { egress: { resolveAllowed(host: string): Promise<string[]> }; allowTcp: boolean };
   scanHostKey?: typeof scanHostKey;
+  /** Told when a host was set to draining (its VMs start moving off: docs/draining.md). */
+  onDraining?: () => void;
 }) {
   const { db, repo, audit, hostsRepo } = deps;
   const scan = deps.scanHostKey ?? scanHostKey;
@@ -479,6 +481,7 @@ export function createCatalogService(deps: {
       const keys = Object.keys(patch) as (keyof HostUpdate)[];
       const pick = (h: HostRow) => Object.fromEntries(keys.map((k) => [k, h[k]]));
       await record(ctx, 'host.update', 'host', id, pick(result.before), pick(result.after));
+      if (patch.draining === true && !result.before.draining) deps.onDraining?.();
       return hostView(resellerId, id);
     },
   };
