@@ -13,6 +13,35 @@ const LIBVIRT_DAEMON_POSTGRES = [
 ];
 
 /**
+ * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement they send,
+ * reduced to its shape (tables, clauses, functions, operators and casts; not column lists or values), is also sent
+ * by a file that still runs on PGlite: measured from PostgreSQL's statement log of a whole api-postgres run, one
+ * database per file. None of them branches on the engine (the in-process VM event stream does, so vm-events.test
+ * stays on both). The embedded engine's smoke path stays on PGlite: server-start (a real first start), vm.test
+ * (sign-in, create, lifecycle) and vm-events.test (the live stream).
+ */
+const POSTGRES_COVERS_ALONE = [
+  'apps/api/src/mail/mailer.test.ts',
+  'apps/api/src/modules/auth/auth.test.ts',
+  'apps/api/src/modules/auth/suspended-reset.test.ts',
+  'apps/api/src/modules/catalog/host-uri-attacks.test.ts',
+  'apps/api/src/modules/platform/branding-urls.test.ts',
+  'apps/api/src/plugins/fast-serializer.test.ts',
+  'apps/api/src/plugins/forwarded-host.test.ts',
+  'apps/api/src/plugins/no-store.test.ts',
+];
+
+/** API files that open an in-memory PGlite of their own whatever the project: once, in api-pglite, is enough. */
+const ENGINE_OF_THEIR_OWN = [
+  'apps/api/src/db/data-dir.test.ts',
+  'apps/api/src/engine/host-monitor.test.ts',
+  'apps/api/src/lib/log-redaction.test.ts',
+  'apps/api/src/lib/request-logging.test.ts',
+  'apps/api/src/plugins/security-headers.test.ts',
+  'apps/api/src/plugins/server-shell.test.ts',
+];
+
+/**
  * Three depths (ARCHITECTURE.md habit 9): unit tests; API tests through the real server on PGlite and
  * again on a real PostgreSQL cluster; screens in Chromium against the running server.
  *
@@ -55,6 +84,7 @@ export default defineConfig({
             'apps/api/src/modules/catalog/catalog-races.test.ts',
             'apps/api/src/modules/reseller-companies/reseller-races.test.ts',
             'apps/api/src/modules/branding/domain-races.test.ts',
+            ...POSTGRES_COVERS_ALONE,
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
           ],
@@ -71,6 +101,7 @@ export default defineConfig({
           exclude: [
             'apps/api/src/**/*.unit.test.ts',
             'apps/api/src/server-start.test.ts',
+            ...ENGINE_OF_THEIR_OWN,
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
           ],
