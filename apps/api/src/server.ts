@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   secureDataDir(config.DATA_DIR);
   let database: Database;
   try {
-    database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, role: 'server' });
   } catch (err) {
     throw new StartupError(describeDatabaseError(err, config));
   }

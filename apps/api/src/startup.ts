@@ -5,6 +5,7 @@
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from './config.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 
 export class StartupError extends Error {}
 
@@ -36,6 +37,7 @@ export function describeDatabaseError(err: unknown, config: Pick<Config, 'DATABA
   const { codes, messages } = codesOf(err);
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
   if (!config.DATABASE_URL) {
+    if (err instanceof DataDirInUseError) return err.message;
     if (has('EACCES', 'EPERM', 'EROFS'))
       return `DATA_DIR ${resolve(config.DATA_DIR)} is not writable (${codes.join(', ')}): give this user write access or set DATA_DIR elsewhere.`;
     if (has('ENOSPC')) return `DATA_DIR ${resolve(config.DATA_DIR)}: the disk is full. Free space and start again.`;

@@ -11,8 +11,11 @@
  *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
  *   npm run operator -- reseller-staff add|list|remove ...   a reseller's staff accounts (cli/staff-commands.ts)
  *   npm run operator -- domains list|remove|reassign|verify ...   resellers' custom domains (cli/domain-commands.ts)
+ *   npm run operator -- providers list|show|set|unset ...   providers' settings: caps, images map, public network
+ *        (cli/provider-commands.ts)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
- * Stop a PGlite-backed server first: the embedded database allows one process at a time.
+ * Stop a PGlite-backed server first: the embedded database allows one process at a time, and a command refuses
+ * (exit status 1, saying so) while the portal has DATA_DIR open (db/data-dir-lock.ts). On PostgreSQL it runs any time.
  */
 import { asc, eq } from 'drizzle-orm';
 import pino from 'pino';
@@ -32,6 +35,7 @@ import { createOperatorTokens } from '../modules/operator/operator-tokens.ts';
 import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts';
 import { STAFF_USAGE, runStaffCommand } from './staff-commands.ts';
 import { DOMAIN_USAGE, runDomainCommand } from './domain-commands.ts';
+import { PROVIDER_USAGE, runProviderCommand } from './provider-commands.ts';
 
 export interface OperatorResult {
   /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
@@ -48,7 +52,9 @@ export const OPERATOR_USAGE =
   ' | ' +
   STAFF_USAGE +
   ' | ' +
-  DOMAIN_USAGE;
+  DOMAIN_USAGE +
+  ' | ' +
+  PROVIDER_USAGE;
 
 /** Runs one command on an open database (runOperator opens and closes it; tests run several on one). */
 export async function runOperatorOn(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
@@ -63,6 +69,8 @@ export async function runOperatorOn(database: Database, config: Config, argv: st
     if (staffOutput !== null) return done(staffOutput);
     const domainOutput = await runDomainCommand(argv, database, secret);
     if (domainOutput !== null) return done(domainOutput);
+    const providerOutput = await runProviderCommand(argv, database.db);
+    if (providerOutput !== null) return done(providerOutput);
   } catch (err) {
     if (err instanceof NothingChanged) return unchanged(err.message);
     throw err;
@@ -195,7 +203,12 @@ export async function runOperatorOn(database: Database, config: Config, argv: st
 /** Runs one command against the configured database; throws on bad usage or a failure. */
 export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<OperatorResult> {
   const config = loadConfig(env);
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  // On PGlite this refuses while the portal (or another command) has DATA_DIR open (db/data-dir-lock.ts).
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    role: 'operator command',
+  });
   try {
     return await runOperatorOn(database, config, argv);
   } finally {

@@ -13,6 +13,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { secureDataDir } from './data-dir.ts';
+import { lockDataDir, type DataDirRole } from './data-dir-lock.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle handle every repository takes. PGlite's has the same query surface. */
@@ -42,6 +43,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Told when an idle pooled connection fails (the default prints one line to stderr). */
   onIdleError?: (err: Error) => void;
+  /** Who opens an on-disk PGlite: named in the refusal another process gets (data-dir-lock.ts). */
+  role?: DataDirRole;
 }
 
 const defaultIdleError = (err: Error) =>
@@ -67,17 +70,26 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const dir = opts.dataDir ?? './data';
   let client: PGlite;
+  let release = () => {};
   // The contrib extensions the migrations create (VM name search); real PostgreSQL ships them in contrib.
   const extensions = { pg_trgm, btree_gin };
   if (dir.startsWith('memory://')) {
     client = new PGlite({ extensions, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   } else {
     secureDataDir(dir);
+    // One process at a time: another one's writes would never reach this one's copy (data-dir-lock.ts).
+    release = lockDataDir(dir, opts.role);
     const path = resolve(dir, 'pglite');
     client = new PGlite(path, { extensions });
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+  try {
+    await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+  } catch (err) {
+    await client.close().catch(() => {});
+    release();
+    throw err;
+  }
   // PGlite sets its files' modes itself (0666, whatever the umask): DATA_DIR's own 0700 is the barrier
   // that holds at all times; the files are brought back to owner-only after start-up and at close.
   const onDisk = !dir.startsWith('memory://');
@@ -96,6 +108,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     close: async () => {
       await client.close();
       if (onDisk) secureDataDir(dir);
+      release();
     },
   };
 }

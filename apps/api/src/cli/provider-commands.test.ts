@@ -1,0 +1,123 @@
+/**
+ * Providers' settings from the operator command line (issue 23 item 2): shown, set and unset without SQL, every
+ * change checked with the driver's own schema first (a bad value or an unknown setting is refused naming it, and
+ * nothing is written), audited. Both engines (api-pglite and api-postgres).
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { auditLog, providers } from '../db/schema.ts';
+import { seedReferenceData } from '../seed/seed.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../../test/scratch-database.ts';
+import { loadConfig } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { runOperatorOn } from './operator.ts';
+
+const run = promisify(execFile);
+const cli = fileURLToPath(new URL('./operator.ts', import.meta.url));
+
+let scratch: ScratchDatabase;
+let database: Database | null = null;
+const opened = async () => (database ??= await scratch.open());
+beforeEach(async () => {
+  scratch = await createScratchDatabase();
+  const { db } = await opened();
+  await seedReferenceData(db, { driver: 'libvirt', libvirtUri: 'qemu+tcp://127.0.0.1:1/system' });
+});
+afterEach(async () => {
+  await database?.close();
+  database = null;
+  await scratch.drop();
+});
+
+const operator = async (...argv: string[]) => runOperatorOn(await opened(), loadConfig(scratch.env), argv);
+const settingsOf = async (id: number) =>
+  (await (await opened()).db.select({ s: providers.settings }).from(providers).where(eq(providers.id, id)))[0]?.s;
+
+it('lists providers, shows settings with the defaults, sets caps, the images map and the public network, and unsets', async () => {
+  expect(await operator('providers', 'list')).toEqual({
+    exitCode: 0,
+    output: '#1\tNorthwind Cloud\tlibvirt\tplatform\tenabled\n#2\tIrontech Metal\tlibvirt\tplatform\tenabled',
+  });
+  const shown = await operator('providers', 'show', 'northwind cloud');
+  expect(shown.exitCode).toBe(0);
+  expect(shown.output).toMatch(/^#1 Northwind Cloud \(libvirt, platform, enabled\)\nSettings:\n\{/);
+  expect(shown.output).toContain(`With the driver's defaults:`);
+  expect(shown.output).toContain('"guestUser": "root"');
+  const before = await settingsOf(1);
+
+  expect(
+    await operator(
+      'providers',
+      'set',
+      '#1',
+      'maxRamMb=2048',
+      'publicNetwork.name=public',
+      'images.Ubuntu 24.04=ubuntu-24.04.qcow2',
+    ),
+  ).toEqual({
+    exitCode: 0,
+    output:
+      'Provider #1 Northwind Cloud: set maxRamMb, publicNetwork.name, images.Ubuntu 24.04. A running portal applies it when it restarts.',
+  });
+  expect(await settingsOf(1)).toEqual({
+    ...(before as object),
+    maxRamMb: 2048,
+    publicNetwork: { name: 'public' },
+    images: { 'Ubuntu 24.04': 'ubuntu-24.04.qcow2' },
+  });
+  const audit = await (
+    await opened()
+  ).db
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.action, 'provider.settings.update'));
+  expect(audit).toHaveLength(1);
+  expect(audit[0]).toMatchObject({ targetType: 'provider', targetId: '1', before });
+
+  expect(await operator('providers', 'set', '#1', 'maxRamMb=2048')).toEqual({
+    exitCode: 1,
+    output: 'Provider #1 Northwind Cloud: the settings are already so; nothing changed.',
+  });
+  expect((await operator('providers', 'unset', 'Northwind Cloud', 'maxRamMb', 'publicNetwork')).exitCode).toBe(0);
+  // The seeded cap is gone: the driver's default (no cap) applies again.
+  const { maxRamMb: _cap, ...uncapped } = before as Record<string, unknown>;
+  expect(await settingsOf(1)).toEqual({ ...uncapped, images: { 'Ubuntu 24.04': 'ubuntu-24.04.qcow2' } });
+});
+
+it('refuses bad values, unknown settings and unknown providers, naming them, and writes nothing', async () => {
+  const before = await settingsOf(1);
+  await expect(operator('providers', 'set', '#1', 'maxRamMb=12')).rejects.toThrow(
+    'Not changed: maxRamMb: Too small: expected number to be >=128.',
+  );
+  await expect(operator('providers', 'set', '#1', 'maxRamMb=lots')).rejects.toThrow(
+    'Not changed: maxRamMb: Invalid input: expected number, received string.',
+  );
+  await expect(operator('providers', 'set', '#1', 'maxRam=4096')).rejects.toThrow(
+    /^libvirt has no setting "maxRam"\. Its settings: uri, /,
+  );
+  await expect(operator('providers', 'set', '#1', 'images.Bad=../etc/passwd')).rejects.toThrow(
+    /^Not changed: images\.Bad: /,
+  );
+  await expect(operator('providers', 'set', '#1', 'maxRamMb')).rejects.toThrow(
+    '"maxRamMb" is not <key>=<value> (e.g. maxRamMb=4096).',
+  );
+  expect(await operator('providers', 'show', '#99')).toEqual({
+    exitCode: 1,
+    output: 'No provider #99. See: providers list',
+  });
+  expect(await settingsOf(1)).toEqual(before);
+
+  // As a process: the message on stderr, exit status 1.
+  await database?.close();
+  database = null;
+  const failed = await run(process.execPath, ['--import', 'tsx', cli, 'providers', 'set', '#1', 'domainType=xen'], {
+    env: { ...process.env, ...scratch.env },
+  }).catch((e: { code: number; stderr: string }) => e);
+  expect(failed).toMatchObject({
+    code: 1,
+    stderr: `Not changed: domainType: Invalid option: expected one of "qemu"|"kvm".\n`,
+  });
+});
