@@ -7,7 +7,7 @@
  * its disk over SSH. A move that fails once the guest is stopped and its disk copied (B refuses the definition: a
  * domain holds its UUID) leaves it running on A with its disk, nothing left on B. The move then runs: the guest runs
  * on B with the same name, MAC and private address, B's DHCP holds its entry, the marker is on its disk, and A has
- * no domain, volume or DHCP entry left.
+ * no domain, volume or DHCP entry left. Moved back powered off onto a stale definition of it on A, B's copy wins.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -190,6 +190,19 @@ it('moves a running guest from host A to host B with its disk, MAC and address; 
   expect(await readMarker(b, ip)).toContain(marker);
   console.log(`cold move of a running guest between two libvirtd: ${moveSeconds.toFixed(1)} s`);
 
-  await b.driver.delete(ref);
+  // Back to A powered off, where a stale definition of it waits (not marked as copied from B): it is discarded, not
+  // kept over B's copy; the guest comes back on A with the marker.
+  await b.driver.stop(ref);
+  const stale = path.join(keyDir, 'stale.xml');
+  await writeFile(stale, await b.virsh(['dumpxml', '--inactive', ref]));
+  await a.virsh(['define', stale]);
+  await b.driver.moveTo(ref, a.driver, { running: false });
+  expect(await a.driver.status(ref)).toBe('stopped');
   expect(await b.driver.status(ref)).toBe('missing');
+  await a.driver.start(ref);
+  await waitForSsh(a, ip);
+  expect(await readMarker(a, ip)).toContain(marker);
+
+  await a.driver.delete(ref);
+  expect(await a.driver.status(ref)).toBe('missing');
 }, 900_000);

@@ -13,8 +13,9 @@
  * 6. Only then is it removed from the source (undefine, volumes, DHCP entries).
  * A failure in 3–5 discards what the target got and starts the machine again where it was: it stays on the source,
  * defined and in its previous power state. A failure in 6 throws a TransientProviderError: the retry finds the
- * machine defined on the target and the source stopped, and finishes the removal (an earlier attempt's state is
- * read from both hosts, so a retried or resumed move never copies twice or loses the newer copy).
+ * machine defined on the target, marked as copied from this source, and the source stopped, and finishes the removal
+ * (an earlier attempt's state is read from both hosts, so a retried or resumed move never copies twice; a copy on the
+ * target without that mark, an older one, is discarded rather than kept over the source's).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { constants, createReadStream, createWriteStream } from 'node:fs';
@@ -85,11 +86,24 @@ async function poolUuid(e: MoveEndpoint): Promise<string> {
   return (await e.virsh.run(['pool-uuid', e.pool])).trim();
 }
 
+/** The mark a move puts on the definition it makes on the target: which host (pool) the copy came from. */
+const MOVE_NS = 'urn:irontech:move';
+
+/** The pool UUID of the host the target's copy was made from, or null (no mark: not a copy a move made). */
+async function copiedFrom(to: MoveEndpoint, ref: string): Promise<string | null> {
+  try {
+    const out = await to.virsh.run(['metadata', ref, '--uri', MOVE_NS, '--config']);
+    return /from=["']([^"']+)["']/.exec(out)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { running: boolean }) {
   await Promise.all([from.prepare(), to.prepare()]);
   // Two URIs of one daemon would copy a volume onto itself and then delete it.
-  if ((await poolUuid(from)) === (await poolUuid(to)))
-    throw new Error(`${from.label} and ${to.label} are the same libvirt host`);
+  const fromPool = await poolUuid(from);
+  if (fromPool === (await poolUuid(to))) throw new Error(`${from.label} and ${to.label} are the same libvirt host`);
 
   const fromState = await from.state(ref);
   const onTarget = await to.isDefined(ref);
@@ -100,14 +114,15 @@ async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { r
     return;
   }
   if (onTarget) {
-    if (!isRunningState(fromState)) {
-      // An earlier attempt defined it there after a complete copy (definition is its last step), then stopped short
-      // of removing it here: finish that.
+    if (!isRunningState(fromState) && (await copiedFrom(to, ref)) === fromPool) {
+      // An earlier attempt defined it there after a complete copy from here (definition and its mark are the copy's
+      // last steps), then stopped short of removing it here: finish that.
       if (opts.running && !isRunningState(await to.state(ref))) await to.start(ref);
       await removeSource(from, ref);
       return;
     }
-    // It runs here: what the target holds is an older copy (an attempt rolled back without cleaning up).
+    // Otherwise what the target holds is not this machine's latest copy (an attempt rolled back without cleaning
+    // up, or a copy left there long ago): it goes, and the machine is copied from here.
     await discard(to, ref);
   }
 
@@ -139,6 +154,17 @@ async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { r
     await from.stop(ref);
     for (const v of vols) await copyVolume(from, to, v.name, v.bytes);
     await to.define(ref, meta);
+    await to.virsh.run([
+      'metadata',
+      ref,
+      '--uri',
+      MOVE_NS,
+      '--key',
+      'move',
+      '--set',
+      `<move from="${fromPool}"/>`,
+      '--config',
+    ]);
     if (wasRunning) await to.start(ref);
   } catch (err) {
     // Nothing half-moved: the target forgets it, the source has it as it was.
