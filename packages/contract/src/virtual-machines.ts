@@ -154,6 +154,18 @@ export const createVmBodySchema = z
   })
   .strict();
 
+/**
+ * A rebuild (issue 23 item 6): an image offered in the VM's region (listImages), the caller's own stored keys to
+ * install (they replace the VM's chosen keys; the portal's key and password stay) and optional user-data.
+ */
+export const rebuildVmBodySchema = z
+  .object({
+    image: imageSchema,
+    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
+    userData: userDataSchema.optional(),
+  })
+  .strict();
+
 const base = { tag: 'Virtual Machines', access: 'user' } as const;
 const P = '/virtualMachines';
 
@@ -356,6 +368,15 @@ export const vmRoutes = {
     path: `${P}/changeConfiguration`,
     summary: 'Upgrade a VM to a configuration with more CPU',
     body: z.object({ id: idSchema, configurationId: idSchema }).strict(),
+    data: z.null(),
+  }),
+  rebuild: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/rebuild/:id`,
+    summary: 'Reinstall a VM from an image of its region, with chosen keys and user-data (its disk is erased)',
+    params: idParamsSchema,
+    body: rebuildVmBodySchema,
     data: z.null(),
   }),
   ...vmActionRoutes,

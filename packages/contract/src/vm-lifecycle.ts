@@ -142,6 +142,16 @@ export const VM_ACTIONS = {
     participle: 'upgraded',
     label: 'Upgrade',
   },
+  // Reinstall from an image (issue 23 item 6): destroys the disk as a delete does, hence the delete permission. Not
+  // from Error (a machine that was never made has nothing to rebuild) nor while an operation runs.
+  rebuild: {
+    operation: 'rebuild',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.delete',
+    participle: 'rebuilt',
+    label: 'Rebuild',
+    accepted: 'VM rebuild started',
+  },
   rename: {
     operation: null,
     from: VM_STEADY_STATUSES,

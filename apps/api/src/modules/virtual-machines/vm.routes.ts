@@ -96,6 +96,10 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     await vms.upgrade(ctxOf(auth, request), body.id, body.configurationId);
     return { message: TEXT.upgradeWait, data: null };
   });
+  registerRoute(app, vmRoutes.rebuild, async ({ auth, params, body, request }) => {
+    await vms.rebuild(ctxOf(auth, request), params.id, body);
+    return { message: VM_ACTIONS.rebuild.accepted, data: null };
+  });
   registerRoute(app, vmRoutes.edit, async ({ auth, params, body, request }) => {
     await vms.rename(ctxOf(auth, request), params.id, body.name);
     return { message: 'VM renamed', data: null };

@@ -451,6 +451,38 @@ export function createVmService(deps: Deps) {
         refuseOverQuota(tx, vm.companyId, vm.teamId, growth),
       );
     },
+    /**
+     * Reinstall from an image of the VM's region (issue 23 item 6). The VM keeps its id, name, size, addresses, team
+     * and the portal's password and key (what its users saved keeps working); the chosen keys (the caller's own, as
+     * at create) replace the VM's, the user-data replaces or clears its own. Those are written on the VM in the
+     * transaction that queues the operation, so the runner and a retry after a crash read them from there.
+     */
+    async rebuild(
+      ctx: Ctx,
+      id: number,
+      input: { image: string; sshKeyIds?: number[] | undefined; userData?: string | undefined },
+    ) {
+      const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.rebuild.permission);
+      if (!(await repo.imageOffered(ctx.resellerId, vm.regionId, input.image)))
+        throw new BadRequestError(CATALOG_TEXT.imageNotOffered);
+      const keyIds = [...new Set(input.sshKeyIds ?? [])];
+      const found = keyIds.length ? await repo.ownSshKeys(ctx.scope.userId, keyIds) : [];
+      if (found.length !== keyIds.length) throw new BadRequestError(SSH_KEY_TEXT.keyNotYours);
+      const sshKeys = keyIds.map((kid) => found.find((k) => k.id === kid)!).map(({ id: _id, ...copy }) => copy);
+      const userData = input.userData ? input.userData : null;
+      requireAvailable(vm, 'rebuild');
+      const payload = {
+        image: input.image,
+        sshKeys: sshKeys.map((k) => k.fingerprint),
+        userDataBytes: userData === null ? null : Buffer.byteLength(userData),
+      };
+      await enqueue(ctx, vm, { kind: VM_ACTIONS.rebuild.operation, payload }, async (tx) => {
+        await repo.setStatus(tx, vm.id, {
+          sshKeys,
+          userData: userData === null ? null : engine.secrets.seal(userData),
+        });
+      });
+    },
     async rename(ctx: Ctx, id: number, name: string) {
       const vm = await loadVisible(ctx.scope, id, VM_ACTIONS.rename.permission);
       requireAvailable(vm, 'rename');

@@ -210,6 +210,18 @@ export function createSimulatorDriver(opts: {
         boot(m);
       } else m.log.push(`Resized to ${size.cpu} CPUs, ${size.ramGb}GB RAM, ${size.diskGb}GB disk`);
     },
+    // A reinstall: the machine keeps its ref and addresses; its disk (here: what it logged and knew) starts anew from
+    // the image, it boots with the new keys and user-data, whatever its power state was.
+    async rebuild(ref, spec) {
+      const m = machine(ref);
+      await wait();
+      flaky('rebuild', ref, m.spec.name);
+      advance(m, clock.now().getTime());
+      m.state = 'stopped';
+      m.spec = { ...spec, key: m.spec.key };
+      m.log = [`Rebuilt ${spec.name} from ${spec.image}: previous disk erased`, ...firstBootLines(spec)];
+      boot(m);
+    },
     async delete(ref) {
       await wait();
       machines.delete(ref);
