@@ -13,6 +13,7 @@
  *   npm run operator -- domains list|remove|reassign|verify ...   resellers' custom domains (cli/domain-commands.ts)
  *   npm run operator -- providers list|show|set|unset ...   providers' settings: caps, images map, public network
  *        (cli/provider-commands.ts)
+ *   npm run operator -- images list|withdraw|offer ...   the regions' images and what each reseller offers (cli/image-commands.ts)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.
  * Stop a PGlite-backed server first: the embedded database allows one process at a time, and a command refuses
  * (exit status 1, saying so) while the portal has DATA_DIR open (db/data-dir-lock.ts). On PostgreSQL it runs any time.
@@ -36,6 +37,7 @@ import { HOST_USAGE, NothingChanged, runHostCommand } from './hosts-commands.ts'
 import { STAFF_USAGE, runStaffCommand } from './staff-commands.ts';
 import { DOMAIN_USAGE, runDomainCommand } from './domain-commands.ts';
 import { PROVIDER_USAGE, runProviderCommand } from './provider-commands.ts';
+import { IMAGE_USAGE, runImageCommand } from './image-commands.ts';
 
 export interface OperatorResult {
   /** 0: done (or a read-only listing); 1: nothing was changed that was asked for. */
@@ -54,7 +56,9 @@ export const OPERATOR_USAGE =
   ' | ' +
   DOMAIN_USAGE +
   ' | ' +
-  PROVIDER_USAGE;
+  PROVIDER_USAGE +
+  ' | ' +
+  IMAGE_USAGE;
 
 /** Runs one command on an open database (runOperator opens and closes it; tests run several on one). */
 export async function runOperatorOn(database: Database, config: Config, argv: string[]): Promise<OperatorResult> {
@@ -71,6 +75,8 @@ export async function runOperatorOn(database: Database, config: Config, argv: st
     if (domainOutput !== null) return done(domainOutput);
     const providerOutput = await runProviderCommand(argv, database.db);
     if (providerOutput !== null) return done(providerOutput);
+    const imageOutput = await runImageCommand(argv, database.db);
+    if (imageOutput !== null) return done(imageOutput);
   } catch (err) {
     if (err instanceof NothingChanged) return unchanged(err.message);
     throw err;

@@ -1,5 +1,5 @@
 /**
- * Providers' settings from the operator command line (issue 23 item 2): shown, set and unset without SQL, every
+ * Providers' settings and images from the operator command line (issue 23 item 2): shown, set and unset without SQL, every
  * change checked with the driver's own schema first (a bad value or an unknown setting is refused naming it, and
  * nothing is written), audited. Both engines (api-pglite and api-postgres).
  */
@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { auditLog, providers } from '../db/schema.ts';
-import { seedReferenceData } from '../seed/seed.ts';
+import { auditLog, imageWithdrawals, providers, resellers } from '../db/schema.ts';
+import { seedDemoTenant, seedReferenceData } from '../seed/seed.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../../test/scratch-database.ts';
 import { loadConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -120,4 +120,39 @@ it('refuses bad values, unknown settings and unknown providers, naming them, and
     code: 1,
     stderr: `Not changed: domainType: Invalid option: expected one of "qemu"|"kvm".\n`,
   });
+});
+
+it('lists the regions\u2019 images, and withdraws and offers one for a reseller as its catalog screen does', async () => {
+  const { db } = await opened();
+  await seedDemoTenant(db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
+  const [reseller] = await db.select({ id: resellers.id, name: resellers.name }).from(resellers);
+  const list = await operator('images', 'list', `#${reseller!.id}`);
+  expect(list.output.split('\n')).toContain(`US East\tDebian 12\toffered by ${reseller!.name}`);
+  expect(await operator('images', 'withdraw', `#${reseller!.id}`, 'us east', 'Debian 12')).toEqual({
+    exitCode: 0,
+    output: `${reseller!.name} no longer offers Debian 12 in US East.`,
+  });
+  expect(
+    await db
+      .select({ image: imageWithdrawals.image })
+      .from(imageWithdrawals)
+      .where(eq(imageWithdrawals.resellerId, reseller!.id)),
+  ).toEqual([{ image: 'Debian 12' }]);
+  expect((await operator('images', 'list', reseller!.name)).output.split('\n')).toContain(
+    `US East\tDebian 12\twithdrawn by ${reseller!.name}`,
+  );
+  expect(await operator('images', 'withdraw', `#${reseller!.id}`, 'US East', 'Debian 12')).toEqual({
+    exitCode: 1,
+    output: `${reseller!.name} already withdrew Debian 12 in US East; nothing changed.`,
+  });
+  expect(await operator('images', 'offer', `#${reseller!.id}`, 'US East', 'Debian 12')).toMatchObject({ exitCode: 0 });
+  expect(await operator('images', 'offer', `#${reseller!.id}`, 'US East', 'Windows 95')).toEqual({
+    exitCode: 1,
+    output: 'US East has no image "Windows 95". See: images list',
+  });
+  expect(await operator('images', 'offer', '#999', 'US East', 'Debian 12')).toEqual({
+    exitCode: 1,
+    output: 'No reseller #999.',
+  });
+  await expect(operator('images', 'offer', 'only-two', 'args')).rejects.toThrow(/^Usage: images list/);
 });
