@@ -84,6 +84,17 @@ export class TransientProviderError extends Error {
   override name = 'TransientProviderError';
 }
 
+/** How the reason of a move that must be finished starts (the runner retries it however long it takes). */
+export const MOVE_UNFINISHED = 'The machine runs on its new host; removing it from the old one failed';
+
+/**
+ * A move whose machine already runs on its new host but is not removed from the old one yet: retried until it is, so
+ * the VM is never shown on the old host while its machine runs on the new one (docs/draining.md).
+ */
+export class MoveUnfinishedError extends TransientProviderError {
+  override name = 'MoveUnfinishedError';
+}
+
 /** A live console: the machine's display (RFB, as a VNC server speaks it) or its first serial port. */
 export type ConsoleKind = 'vnc' | 'serial';
 
@@ -132,6 +143,14 @@ export interface ProviderDriver {
   watch?(listener: (ref: string) => void): () => void;
   /** Optional: the base images in the host's pool, by the catalog names they serve. */
   images?(): Promise<string[]>;
+  /**
+   * Optional: moves a machine to another host of the same provider, cold (docs/draining.md): stops it (gracefully,
+   * then forcibly after the stop timeout), copies its disks to `target` (the destination host's driver), defines it
+   * there with the same identity (name, MAC, addresses) and starts it if it was running, then removes it here. A
+   * failure leaves it on this host, defined and in its previous power state. `running`: the machine ran when the move
+   * was queued (an attempt resumed after a crash finds it already stopped by the attempt before).
+   */
+  moveTo?(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
   /**
    * Optional: moves a machine to another host of the same provider, cold (docs/draining.md): stops it (gracefully,
    * then forcibly after the stop timeout), copies its disks to `target` (the destination host's driver), defines it

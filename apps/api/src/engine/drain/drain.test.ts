@@ -24,6 +24,7 @@ import {
 import { runHostCommand } from '../../cli/hosts-commands.ts';
 import { createAudit, type Audit } from '../../lib/audit.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { MOVE_UNFINISHED, MoveUnfinishedError } from '../../providers/provider.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
@@ -329,4 +330,49 @@ it('the operator CLI drains a host: it says how many VMs will move, and lists th
   for (let i = 0; i < 4 && (await drainer.drainOnce()) > 0; i++) await settle();
   expect(await row()).toContain('\t0 VM(s)\tdrained\t');
   for (const vm of vms) expect(await read(vm.id)).toMatchObject({ hostId: w.hosts.to!.id, status: vm.status });
+});
+
+it('a move whose machine reached its new host but is not removed from the old one is retried past the attempts limit, and shows moved only once done', async () => {
+  const w = await world('e', [
+    { name: 'from', cpus: 64 },
+    { name: 'to', cpus: 64 },
+  ]);
+  const vm = await w.vm('sticky-1', w.hosts.from!);
+  const real = registry.driverFor(w.provider);
+  let failures = 4;
+  const sticky = createProviderRegistry({
+    simulator: () => ({
+      ...real,
+      async moveTo(ref, _target, opts) {
+        if (failures-- > 0) throw new MoveUnfinishedError(`${MOVE_UNFINISHED}: simulated`);
+        await real.moveTo!(ref, real, opts);
+      },
+    }),
+  });
+  const clock = manualClock();
+  await t.db.update(hosts).set({ draining: true }).where(eq(hosts.id, w.hosts.from!.id));
+  expect(await createDrainer({ db: t.db, events, audit, log, clock }).drainOnce()).toBe(1);
+  const runner = createOperationRunner({
+    db: t.db,
+    registry: sticky,
+    events,
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log,
+    clock,
+    maxAttempts: 2,
+    backoffMs: 1,
+  });
+  for (let i = 0; i < 5; i++) {
+    await runner.tick();
+    await runner.idle();
+    const [op] = await moves([vm.id]);
+    if (i < 4) {
+      // Never failed for good, never shown on the new host before its old one let go of it.
+      expect(op).toMatchObject({ status: 'pending', attempts: i + 1 });
+      expect(await read(vm.id)).toMatchObject({ status: 'Provisioning', hostId: w.hosts.from!.id });
+    } else expect(op).toMatchObject({ status: 'succeeded', attempts: 5 });
+    clock.advance(16_000);
+  }
+  await runner.stop();
+  expect(await read(vm.id)).toMatchObject({ status: 'Running', hostId: w.hosts.to!.id });
 });

@@ -12,7 +12,7 @@
  *    and started there if it ran.
  * 6. Only then is it removed from the source (undefine, volumes, DHCP entries).
  * A failure in 3–5 discards what the target got and starts the machine again where it was: it stays on the source,
- * defined and in its previous power state. A failure in 6 throws a TransientProviderError: the retry finds the
+ * defined and in its previous power state. A failure in 6 throws a MoveUnfinishedError (retried until it works): the retry finds the
  * machine defined on the target, marked as copied from this source, and the source stopped, and finishes the removal
  * (an earlier attempt's state is read from both hosts, so a retried or resumed move never copies twice; a copy on the
  * target without that mark, an older one, is discarded rather than kept over the source's).
@@ -25,7 +25,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { TransientProviderError, type ProviderDriver } from '../provider.ts';
+import { MOVE_UNFINISHED, MoveUnfinishedError, TransientProviderError, type ProviderDriver } from '../provider.ts';
 import type { Virsh } from './virsh.ts';
 import type { MachineMeta } from './xml.ts';
 import { volumes } from './names.ts';
@@ -181,10 +181,9 @@ async function removeSource(from: MoveEndpoint, ref: string) {
     await from.deleteVolumes(ref);
     await from.release(ref);
   } catch (err) {
-    throw new TransientProviderError(
-      `${ref} runs on its new host; removing it from ${from.label} failed (retried): ${(err as Error).message}`,
-      { cause: err },
-    );
+    throw new MoveUnfinishedError(`${MOVE_UNFINISHED} (${ref} on ${from.label}): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
