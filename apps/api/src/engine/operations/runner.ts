@@ -30,8 +30,6 @@ import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
 import { createDrainRepository, type DrainRepository } from '../drain/drain.repository.ts';
 import { unavailableReason } from '../placement.ts';
-import { createDrainRepository, type DrainRepository } from '../drain/drain.repository.ts';
-import { unavailableReason } from '../placement.ts';
 import { adoptIfMissing, specOf } from './adopt.ts';
 import {
   createOperationsRepository,
@@ -138,24 +136,6 @@ function createSteps(
       await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
       return { status: OPERATIONS.stop.endsIn, deletedAt: clock.now(), publicIp: null };
-    },
-    // A draining host's machine to another host of its provider and region (engine/drain, docs/draining.md). The VM
-    // keeps its id, name, addresses and power state; its host changes only once the machine is there, in the
-    // transaction that records the outcome. A failure leaves it on its host as it was (the driver's promise).
-    async move({ driver, target: { vm, provider, host }, payload, ref }) {
-      if (vm.hostId !== payload.fromHostId) throw new Error('The VM is no longer on the host it was to move from');
-      const to = await drain.hostById(payload.toHostId);
-      if (!to || to.host.providerId !== vm.providerId || to.host.regionId !== vm.regionId)
-        throw new Error('The target host is gone or no longer serves this VM');
-      const why = unavailableReason(to.host);
-      if (why) throw new Error(`Host ${to.host.name} is ${why}; the VM stays on ${host?.name ?? 'its host'}`);
-      if (!driver.moveTo) throw new Error(`The ${driver.kind} driver cannot move machines between hosts`);
-      const toDriver = registry.driverFor(provider, to.host);
-      await driver.moveTo(ref(), toDriver, { running: payload.status === 'Running' });
-      const state = await toDriver.status(ref());
-      // Powered off it keeps its word for it (Stopped, or Shutoff when it was powered off outside the portal).
-      const status = state === 'stopped' && payload.status === 'Shutoff' ? 'Shutoff' : STATUS_OF_MACHINE[state];
-      return { hostId: to.host.id, status };
     },
     // A reinstall (issue 23 item 6): the same machine (ref, size, addresses) from the new image, with the keys and
     // user-data the service wrote on the VM when it queued this, and the portal's password and key as they were.
