@@ -143,7 +143,8 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
     log,
     clock,
     intervalMs: config.VM_HOST_CHECK_INTERVAL_MS,
-    onMachineEvent: () => reconciler.kick(),
+    // Only the event's host is looked at (a whole pass over a large fleet takes seconds).
+    onMachineEvent: (_ref, hostId) => reconciler.kickHost(hostId),
   });
   const operations = createOperationsRepository(db, clock);
   const queue = createEnqueue({ db, audit: deps.audit, events, clock });

@@ -38,7 +38,7 @@ export function createHostMonitor(opts: {
   intervalMs?: number;
   timeoutMs?: number;
   /** Called when a host's engine reports a machine's state changed (the reconciler looks at once). */
-  onMachineEvent?: (ref: string) => void;
+  onMachineEvent?: (ref: string, hostId: number) => void;
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
@@ -55,7 +55,8 @@ export function createHostMonitor(opts: {
     const current = watching.get(host.id);
     if (current?.uri === host.uri) return;
     current?.stop();
-    watching.set(host.id, { uri: host.uri, stop: driver.watch(opts.onMachineEvent) });
+    const onEvent = opts.onMachineEvent;
+    watching.set(host.id, { uri: host.uri, stop: driver.watch((ref) => onEvent(ref, host.id)) });
   }
   function unwatchAllBut(hostIds: Set<number>) {
     for (const [id, { stop }] of watching)

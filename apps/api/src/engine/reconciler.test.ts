@@ -277,6 +277,34 @@ it("asks each host once per pass for all its machines' states, and still follows
     [3, 0],
     [0, 15],
   ]);
+
+  // An engine event on host a (kickHost, the host monitor's watch): a pass over host a alone, at once.
+  const [hostA] = await t.db.select().from(hosts).where(eq(hosts.uri, 'test:///fleet-a'));
+  const running = createReconciler({
+    db: t.db,
+    registry,
+    events: createVmEvents(),
+    log,
+    audit: createAudit(t.db),
+    intervalMs: 3_600_000,
+  });
+  running.start(); // one whole pass at start, then none for an hour
+  await expect.poll(calls, { timeout: 10_000 }).toEqual([
+    [4, 0],
+    [4, 0],
+    [4, 0],
+    [0, 20],
+  ]);
+  fakes.get('test:///fleet-a')!.states.set(a[9]!, 'stopped');
+  running.kickHost(hostA!.id);
+  await expect.poll(async () => (await status(a[9]!)).status, { timeout: 5_000 }).toBe('Shutoff');
+  expect(calls()).toEqual([
+    [5, 0],
+    [4, 0],
+    [4, 0],
+    [0, 20],
+  ]);
+  await running.stop();
 });
 
 it('never undoes an operation that finished between reading the rows and the host answering', async () => {

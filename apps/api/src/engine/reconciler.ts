@@ -91,8 +91,10 @@ export function createReconciler(opts: {
    * could undo what an operation did in between. One newer than its row is harmless: the update is conditional on
    * the row as read (status and updatedAt), so an operation that finished meanwhile is never overwritten.
    */
-  async function followProviders(): Promise<number> {
-    const walks = await repo.reconcileWalks();
+  async function followProviders(onlyHosts?: ReadonlySet<number>): Promise<number> {
+    const walks = (await repo.reconcileWalks()).filter(
+      (w) => !onlyHosts || (w.hostId !== null && onlyHosts.has(w.hostId)),
+    );
     const targets = await repo.walkTargets(walks);
     const byDriver = new Map<ProviderDriver, Walk[]>();
     for (const walk of walks) {
@@ -237,9 +239,36 @@ export function createReconciler(opts: {
     }, 50);
   }
 
+  const kickedHosts = new Set<number>();
+  let hostTimer: NodeJS.Timeout | null = null;
+  let hostRunning: Promise<void> | null = null;
+  /**
+   * A pass over one host's machines soon (its engine reported a change): the status reaches the live stream in the
+   * time one host takes, not a whole pass over every host (issue 22: within 2 s). It may overlap a whole pass: the
+   * conditional update keeps them from undoing each other.
+   */
+  function kickHost(hostId: number) {
+    if (!timer) return;
+    kickedHosts.add(hostId);
+    if (!hostRunning) hostTimer ??= setTimeout(runKickedHosts, 50);
+  }
+  function runKickedHosts() {
+    hostTimer = null;
+    const only = new Set(kickedHosts);
+    kickedHosts.clear();
+    hostRunning = followProviders(only)
+      .then(() => undefined)
+      .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
+      .finally(() => {
+        hostRunning = null;
+        if (kickedHosts.size > 0 && timer) hostTimer ??= setTimeout(runKickedHosts, 50);
+      });
+  }
+
   return {
     reconcileOnce,
     kick,
+    kickHost,
     start() {
       if (timer) return;
       const pass = () => {
@@ -258,6 +287,9 @@ export function createReconciler(opts: {
     async stop() {
       if (kickTimer) clearTimeout(kickTimer);
       kickTimer = null;
+      if (hostTimer) clearTimeout(hostTimer);
+      hostTimer = null;
+      await hostRunning;
       if (timer) clearInterval(timer);
       timer = null;
       await running;
