@@ -152,14 +152,6 @@ export interface ProviderDriver {
    */
   moveTo?(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
   /**
-   * Optional: moves a machine to another host of the same provider, cold (docs/draining.md): stops it (gracefully,
-   * then forcibly after the stop timeout), copies its disks to `target` (the destination host's driver), defines it
-   * there with the same identity (name, MAC, addresses) and starts it if it was running, then removes it here. A
-   * failure leaves it on this host, defined and in its previous power state. `running`: the machine ran when the move
-   * was queued (an attempt resumed after a crash finds it already stopped by the attempt before).
-   */
-  moveTo?(ref: string, target: ProviderDriver, opts: { running: boolean }): Promise<void>;
-  /**
    * Optional: reinstalls a machine from `spec.image` (issue 23 item 6): powers it off (gracefully, then forcibly),
    * throws its disk and seed away, makes them anew from the image with the spec's keys, password and user-data, and
    * starts it. The machine keeps its ref, name, size, MAC and addresses. Idempotent: a retry after a crash redoes it.
