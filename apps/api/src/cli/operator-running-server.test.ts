@@ -92,7 +92,7 @@ describe.skipIf(inject('pgUrl'))('operator commands and a portal running on PGli
     },
   );
 
-  it('takes over the lock of a process that is gone, and names another live holder', () => {
+  it('takes over the lock of a process that is gone or whose pid was reused, and names another live holder', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'op-lock-'));
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(join(dataDir, 'pglite.lock'), `${gone.stdout}\nserver\n`);
@@ -106,6 +106,10 @@ describe.skipIf(inject('pgUrl'))('operator commands and a portal running on PGli
       expect(() => lockDataDir(dataDir)).toThrow(
         `The embedded database in ${dataDir} is in use by another operator command (pid ${sleeper.pid}): wait for it to end, or use DATABASE_URL (PostgreSQL) for more than one process at a time.`,
       );
+      // The same pid, started at another time (a reused pid, a restarted container): not the holder.
+      writeFileSync(join(dataDir, 'pglite.lock'), `${sleeper.pid}\nserver\n1\n`);
+      lockDataDir(dataDir, 'operator command')();
+      expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
     } finally {
       sleeper.kill();
     }

@@ -27,19 +27,32 @@ const held = new Map<string, number>();
 
 const lockFile = (dir: string) => join(resolve(dir), 'pglite.lock');
 
-function alive(pid: number): boolean {
+/** When the process started (Linux: /proc/<pid>/stat's field 22, in clock ticks since boot); '' elsewhere. */
+function startTime(pid: number): string {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
   }
 }
 
-function readHolder(file: string): { pid: number; role: string } | null {
+/** The holder still runs: its pid is alive and, where known, started when the lock says (a container restarted
+ * with the same small pids, or a reused pid, is not the holder). */
+function alive(holder: { pid: number; started: string }): boolean {
   try {
-    const [pid = '', role = 'process'] = readFileSync(file, 'utf8').split('\n');
-    return /^\d+$/.test(pid) ? { pid: Number(pid), role: role || 'process' } : null;
+    process.kill(holder.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const now = startTime(holder.pid);
+  return !holder.started || !now || now === holder.started;
+}
+
+function readHolder(file: string): { pid: number; role: string; started: string } | null {
+  try {
+    const [pid = '', role = 'process', started = ''] = readFileSync(file, 'utf8').split('\n');
+    return /^\d+$/.test(pid) ? { pid: Number(pid), role: role || 'process', started } : null;
   } catch {
     return null;
   }
@@ -63,14 +76,14 @@ export function lockDataDir(dir: string, role: DataDirRole = 'process'): () => v
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n${role}\n`);
+      writeSync(fd, `${process.pid}\n${role}\n${startTime(process.pid)}\n`);
       closeSync(fd);
       held.set(file, 1);
       return once(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 4) throw e;
       const holder = readHolder(file);
-      if (holder && holder.pid !== process.pid && alive(holder.pid))
+      if (holder && holder.pid !== process.pid && alive(holder))
         throw new DataDirInUseError(inUseMessage(dir, holder), holder.pid, holder.role);
       // Empty: its writer may be between creating and writing it; look again shortly before taking it over.
       if (!holder && attempt < 2) {
