@@ -30,6 +30,7 @@ import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKey, volumes } from './names.ts';
 import { buildSeedIso } from './seed.ts';
 import { moveMachine, type MoveEndpoint } from './move.ts';
+import { rebuildMachine } from './rebuild.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -754,6 +755,12 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     moveTo: (ref, target, opts) => {
       checkRef(ref);
       return moveMachine(moveEndpoint, target, ref, opts);
+    },
+
+    // A reinstall (rebuild.ts): stop, undefine, volumes gone, then this driver's create from the new spec.
+    rebuild(ref, spec) {
+      checkRef(ref);
+      return rebuildMachine(moveEndpoint, (next) => this.create(next), ref, spec);
     },
 
     async capacity() {
