@@ -47,6 +47,8 @@ export const vmDetailsSchema = z.object({
     configurationId: z.number().int(),
     country: z.string(),
     region: z.string(),
+    /** The VM's region: its images (listImages) are what a rebuild may choose from. */
+    regionId: z.number().int(),
     image: z.string(),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,

@@ -170,6 +170,16 @@ export const VM_ACTIONS = {
 } as const satisfies Record<string, VmActionDef>;
 export type VmActionName = keyof typeof VM_ACTIONS;
 
+/** What the rebuild dialog says (issue 23 item 6). */
+export const REBUILD_TEXT = {
+  title: (name: string) => `Rebuild ${name}`,
+  warning:
+    'Rebuilding erases the VM’s disk and installs the chosen image. Its name, size, addresses and team stay, and so do the portal’s password and key. The chosen SSH keys and user-data replace the ones it has; the VM starts when it is ready.',
+  imageLabel: 'Image',
+  chooseImage: 'Select an image',
+  confirmLabel: (name: string) => `Type ${name} to confirm`,
+} as const;
+
 /** Why an action cannot start from a status, or null when it can. Same words on server and portal. */
 export function actionUnavailableReason(action: VmActionName, status: VmStatus): string | null {
   const def: VmActionDef = VM_ACTIONS[action];

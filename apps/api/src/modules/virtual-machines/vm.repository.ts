@@ -49,6 +49,7 @@ export function createVmRepository(db: Db) {
           name: virtualMachines.name,
           status: virtualMachines.status,
           image: virtualMachines.image,
+          regionId: virtualMachines.regionId,
           createdAt: virtualMachines.createdAt,
           updatedAt: virtualMachines.updatedAt,
           publicIp: virtualMachines.publicIp,

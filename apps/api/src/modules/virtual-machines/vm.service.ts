@@ -167,6 +167,7 @@ export function createVmService(deps: Deps) {
           configurationId: configuration.id,
           country: row.country,
           region: row.region,
+          regionId: vm.regionId,
           image: vm.image,
           createdAt: iso(vm.createdAt),
           updatedAt: iso(vm.updatedAt),

@@ -38,6 +38,7 @@ export type VmIdAction = ConfirmedVmAction | 'delete';
 export const useVmIdAction = (action: VmIdAction) => useRouteMutation(vmRoutes[action], { invalidates: VM_READS });
 export const useRenameVm = () => useRouteMutation(vmRoutes.edit, { invalidates: VM_READS });
 export const useUpgradeVm = () => useRouteMutation(vmRoutes.changeConfiguration, { invalidates: VM_READS });
+export const useRebuildVm = () => useRouteMutation(vmRoutes.rebuild, { invalidates: VM_READS });
 export const useCreateVm = () => useRouteMutation(vmRoutes.create, { invalidates: VM_READS });
 
 /**

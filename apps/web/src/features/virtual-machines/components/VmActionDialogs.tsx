@@ -3,20 +3,31 @@
  * with a `confirm`) share one dialog whose texts come from the table; rename and upgrade are forms.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useState } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
-import { ERRORS, TEXT } from '@portal/contract/messages';
+import { ERRORS, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { renameSchema } from '@portal/contract/validation';
-import { vmRoutes } from '@portal/contract/virtual-machines';
-import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
+import { rebuildVmBodySchema, vmRoutes } from '@portal/contract/virtual-machines';
+import { REBUILD_TEXT, VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
-import { useConfigurations, useRenameVm, useUpgradeVm, useVmIdAction, type ConfirmedVmAction } from '../api/vms.ts';
+import { useRouteQuery } from '../../../lib/route-query.ts';
+import {
+  useConfigurations,
+  useRebuildVm,
+  useRenameVm,
+  useSshKeyChoices,
+  useUpgradeVm,
+  useVmIdAction,
+  type ConfirmedVmAction,
+} from '../api/vms.ts';
+import { SshKeyChoice } from '../routes/CreateVirtualMachinePage.tsx';
 
 export function ConfirmActionDialog({
   action,
@@ -200,6 +211,118 @@ export function UpgradeDialog({
           </div>
         </form>
       )}
+    </Modal>
+  );
+}
+
+/**
+ * Rebuild (reinstall): an image of the VM's region, the caller's stored keys, optional user-data, and the VM's name
+ * typed to confirm (the disk is erased). The server checks everything again.
+ */
+export function RebuildDialog({
+  vm,
+  onClose,
+}: {
+  vm: { id: number; name: string; regionId: number; image: string };
+  onClose: () => void;
+}) {
+  const images = useRouteQuery(routes.vms.listImages, { params: { id: vm.regionId } });
+  const keys = useSshKeyChoices();
+  const rebuild = useRebuildVm();
+  const [image, setImage] = useState(vm.image);
+  const [sshKeyIds, setSshKeyIds] = useState<string[]>([]);
+  const [userData, setUserData] = useState('');
+  const [typed, setTyped] = useState('');
+  const ids = useId();
+  const parsed = rebuildVmBodySchema.safeParse({
+    image,
+    sshKeyIds: sshKeyIds.map(Number),
+    ...(userData ? { userData } : {}),
+  });
+  const userDataError = parsed.success ? undefined : parsed.error.issues.find((i) => i.path[0] === 'userData')?.message;
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!parsed.success || typed !== vm.name) return;
+    rebuild.mutate(
+      { params: { id: vm.id }, body: parsed.data },
+      {
+        onSuccess: () => {
+          toast.success(VM_ACTIONS.rebuild.accepted);
+          onClose();
+        },
+      },
+    );
+  }
+  return (
+    <Modal open title={REBUILD_TEXT.title(vm.name)} onClose={onClose}>
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <p className="text-sm font-medium text-red-700 dark:text-red-300">{REBUILD_TEXT.warning}</p>
+        <div className="space-y-1">
+          <label htmlFor={`${ids}-image`} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            {REBUILD_TEXT.imageLabel}
+          </label>
+          {images.error ? (
+            <ErrorText error={images.error} prefix={ERRORS.fetchImages} />
+          ) : (
+            <select
+              id={`${ids}-image`}
+              className="block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm"
+              value={image}
+              onChange={(e) => setImage(e.target.value)}
+            >
+              <option value="">{REBUILD_TEXT.chooseImage}</option>
+              {(images.data ?? []).map((i) => (
+                <option key={i} value={i}>
+                  {i}
+                </option>
+              ))}
+            </select>
+          )}
+        </div>
+        <SshKeyChoice keys={keys} chosen={sshKeyIds} error={undefined} onChange={setSshKeyIds} />
+        <div className="space-y-1">
+          <label htmlFor={`${ids}-userdata`} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            {SSH_KEY_TEXT.userDataLabel}
+          </label>
+          <textarea
+            id={`${ids}-userdata`}
+            rows={4}
+            spellCheck={false}
+            value={userData}
+            onChange={(e) => setUserData(e.target.value)}
+            placeholder={'#cloud-config\npackages:\n  - nginx'}
+            aria-describedby={`${ids}-userdata-help`}
+            aria-invalid={userDataError ? true : undefined}
+            className="block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 font-mono text-xs"
+          />
+          <p id={`${ids}-userdata-help`} className="text-xs text-slate-500 dark:text-slate-400">
+            {SSH_KEY_TEXT.userDataHelp}
+          </p>
+          {userData && userDataError && <p className="text-sm text-red-600 dark:text-red-400">{userDataError}</p>}
+        </div>
+        <div className="space-y-1">
+          <label htmlFor={`${ids}-confirm`} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+            {REBUILD_TEXT.confirmLabel(vm.name)}
+          </label>
+          <input
+            id={`${ids}-confirm`}
+            value={typed}
+            autoComplete="off"
+            spellCheck={false}
+            onChange={(e) => setTyped(e.target.value)}
+            className="block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm"
+          />
+        </div>
+        <ErrorText error={rebuild.error} />
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="danger" disabled={!parsed.success || typed !== vm.name || rebuild.isPending}>
+            {VM_ACTIONS.rebuild.label}
+          </Button>
+        </div>
+      </form>
     </Modal>
   );
 }

@@ -154,7 +154,7 @@ const selectClass =
  * The stored SSH keys to install (issue 23 item 5): a checkbox per key with its fingerprint, and a way to the
  * keys screen. The portal's own key and password are made for every machine as before.
  */
-function SshKeyChoice({
+export function SshKeyChoice({
   keys,
   chosen,
   error,

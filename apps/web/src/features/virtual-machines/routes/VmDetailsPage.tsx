@@ -3,6 +3,7 @@ import Download from 'lucide-react/icons/download';
 import Eye from 'lucide-react/icons/eye';
 import EyeOff from 'lucide-react/icons/eye-off';
 import Monitor from 'lucide-react/icons/monitor';
+import HardDriveDownload from 'lucide-react/icons/hard-drive-download';
 import Play from 'lucide-react/icons/play';
 import Power from 'lucide-react/icons/power';
 import RefreshCw from 'lucide-react/icons/refresh-cw';
@@ -28,7 +29,7 @@ import { useBack } from '../../../lib/use-back.ts';
 import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
 import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { ConfirmActionDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
+import { ConfirmActionDialog, RebuildDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 
 /** The icon of each action's button; everything else about an action comes from VM_ACTIONS. */
 const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
@@ -37,6 +38,7 @@ const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
   forceStop: Power,
   reset: RotateCcw,
   upgrade: TrendingUp,
+  rebuild: HardDriveDownload,
   rename: Type,
   delete: Trash2,
 };
@@ -381,6 +383,7 @@ export function VmDetailsPage() {
           onDone={() => details.refetch()}
         />
       )}
+      {dialog === 'rebuild' && vm && <RebuildDialog vm={vm} onClose={() => setDialog(null)} />}
       {dialog === 'rename' && vm && <RenameDialog vmId={id} currentName={vm.name} onClose={() => setDialog(null)} />}
       {dialog === 'upgrade' && vm && (
         <UpgradeDialog
