@@ -8,7 +8,7 @@ import { companies, hosts, providers, regions, users } from '../apps/api/src/db/
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { axeViolations } from './support/axe.ts';
-import { ADMIN, screenshot, startPortal, type Portal } from './support/portal.ts';
+import { ADMIN, SCREENSHOTS, screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
 let resellerId: number;
@@ -85,6 +85,17 @@ describe('reseller catalog and hosts', () => {
     await expect.poll(() => debian.isChecked()).toBe(false);
     expect(await axeViolations(page, 'main')).toEqual([]);
     await screenshot(page, 'reseller-catalog');
+    // The regions' images at a desktop and a phone size (issue 23 item 2), then back to the default size.
+    // Once the toasts (5 s each) are gone: at 390 px they cover the images.
+    await expect.poll(() => page.locator('.Toastify__toast').count(), { timeout: 15_000 }).toBe(0);
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await region.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}reseller-catalog-images-1440.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await region.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}reseller-catalog-images-390.png` });
+    if (size) await page.setViewportSize(size);
 
     await seenHosts();
     await page.getByRole('link', { name: 'Hosts' }).click();
