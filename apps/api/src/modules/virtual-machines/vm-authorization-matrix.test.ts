@@ -167,11 +167,12 @@ beforeAll(async () => {
     small: configs.find((c) => c.key === 'small')!.id,
   });
 
-  // 6 callers × (stop, force stop, reset, upgrade, delete) Running VMs, 6 to start (stopped below), and the shared ones.
-  const made = await createVms(5 * 6 + 6 + 2, 'mx');
+  // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete) Running VMs, 6 to start (stopped below), and the
+  // shared ones.
+  const made = await createVms(6 * 6 + 6 + 2, 'mx');
   [shared.read, shared.edit] = [made[0]!, made[1]!];
-  pool.Running = made.slice(2, 2 + 5 * 6);
-  pool.Stopped = made.slice(2 + 5 * 6);
+  pool.Running = made.slice(2, 2 + 6 * 6);
+  pool.Stopped = made.slice(2 + 6 * 6);
   for (const id of pool.Stopped) {
     const res = await admin.call(routes.vms.stop, { params: { id } });
     if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
@@ -330,6 +331,16 @@ const cells: Cell[] = [
     run: (c, id) => c.call(routes.vms.changeConfiguration, { body: { id, configurationId: catalog.small } }),
     check: async (_res, _actor, id) =>
       expect(await vmRow(id)).toMatchObject({ configurationId: catalog.small, status: 'Running' }),
+  },
+  {
+    call: 'POST /virtualMachines/rebuild/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.vms.rebuild, { params: { id }, body: { image: 'Ubuntu 24.04 LTS' } }),
+    check: async (_res, _actor, id) => {
+      expect(await vmRow(id)).toMatchObject({ image: 'Ubuntu 24.04 LTS', status: 'Running' });
+      expect((await opsOf(id)).filter((o) => o.kind === 'rebuild').map((o) => o.status)).toEqual(['succeeded']);
+    },
   },
   {
     call: 'DELETE /virtualMachines/delete/:id',
