@@ -22,6 +22,17 @@ import { promisify } from 'node:util';
 import { pidAlive } from './pid-alive.ts';
 
 const execFileP = promisify(execFile);
+
+/** Spawns with the umask a daemon started by init has (022), then restores this process's own. */
+export function asDaemon<T>(spawnIt: () => Promise<T>): Promise<T> {
+  const previous = process.umask(0o022);
+  try {
+    // The child takes the umask at spawn, which happens synchronously inside spawnIt: restored before any await.
+    return spawnIt();
+  } finally {
+    process.umask(previous);
+  }
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const LIBVIRT_TEST_DIR = '/tmp/irontech-libvirtd';
@@ -143,8 +154,13 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   await copyFile(NAT_HOOK, NAT_HOOK_INSTALLED);
   await chmod(NAT_HOOK_INSTALLED, 0o755);
   await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
-  await execFileP('/usr/sbin/virtlogd', ['-d', '-f', files.virtlogdConf, '-p', files.virtlogdPid]);
-  await execFileP('/usr/sbin/libvirtd', ['-d', '--listen', '-f', files.libvirtdConf, '-p', files.libvirtdPid]);
+  // A daemon started by init runs with umask 022. The test process may carry the portal's 077 (secureDataDir: a
+  // global setup that opened an on-disk PGlite), and libvirtd would pass it on: dnsmasq (user nobody) could then not
+  // read the network's static DHCP hosts file and would hand out dynamic addresses.
+  await asDaemon(() => execFileP('/usr/sbin/virtlogd', ['-d', '-f', files.virtlogdConf, '-p', files.virtlogdPid]));
+  await asDaemon(() =>
+    execFileP('/usr/sbin/libvirtd', ['-d', '--listen', '-f', files.libvirtdConf, '-p', files.libvirtdPid]),
+  );
 
   const socketPath = path.join(sockDir, 'libvirt-sock');
   const socketUri = `qemu:///system?socket=${socketPath}`;

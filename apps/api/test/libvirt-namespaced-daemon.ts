@@ -116,6 +116,8 @@ export async function startNamespacedLibvirtDaemon(
   await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
   const script = [
     'set -e',
+    // A daemon's umask, not the test process's (libvirt-daemon.ts asDaemon says why).
+    'umask 022',
     ...mounts.map((m) => `mount --bind '${m.from}' '${m.over}'`),
     'ip link set lo up',
     `/usr/sbin/virtlogd -d -f '${files.virtlogdConf}' -p '${files.virtlogdPid}'`,
