@@ -14,7 +14,10 @@ let portal: Portal;
 let resellerId: number;
 beforeAll(async () => {
   // The registered host is on loopback over plain TCP: the operator allows both here (issue 21).
-  portal = await startPortal({ env: { RESELLER_HOST_TCP: 'true', EGRESS_ALLOW: '127.0.0.0/8' } });
+  // The hosts' states are the test's (seenHosts): the host monitor looks only once, at start, before they exist.
+  portal = await startPortal({
+    env: { RESELLER_HOST_TCP: 'true', EGRESS_ALLOW: '127.0.0.0/8', VM_HOST_CHECK_INTERVAL_MS: '3600000' },
+  });
   const [admin] = await portal.db.select().from(users).where(eq(users.email, ADMIN.email));
   const [company] = await portal.db.select().from(companies).where(eq(companies.id, admin!.companyId));
   resellerId = company!.resellerId;

@@ -18,7 +18,10 @@ const failWith = (message: string, status = 500) => ({
 
 let portal: Portal;
 beforeAll(async () => {
-  portal = await startPortal({ env: { SIMULATOR_STEP_MS: '400', VM_RUNNER_POLL_MS: '50' } });
+  // Usage comes from the engine's samples (two passes make a rate): a pass a second shows it within seconds.
+  portal = await startPortal({
+    env: { SIMULATOR_STEP_MS: '400', VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '1000' },
+  });
 });
 afterAll(async () => {
   await portal?.stop();

@@ -24,7 +24,23 @@ export function useVmList(q: VmListQuery) {
   );
 }
 
-export const useVmDetails = (id: number) => useRouteQuery(vmRoutes.details, { params: { id } }, { enabled: id > 0 });
+/**
+ * A VM's details, refreshed while the page is open: its usage is the engine's latest sample (taken each reconcile
+ * pass), so a running machine with no sample yet (just started) is asked again soon, and otherwise every 15 s.
+ */
+export const useVmDetails = (id: number) =>
+  useRouteQuery(
+    vmRoutes.details,
+    { params: { id } },
+    {
+      enabled: id > 0,
+      refetchInterval: (query) => {
+        const data = query.state.data;
+        if (!data) return false;
+        return data.status === 'Running' && !data.usage.cpuUsage ? 2_000 : 15_000;
+      },
+    },
+  );
 export const useConfigurations = () => useRouteQuery(vmRoutes.listConfigurations, {}, { staleTime: 5 * 60_000 });
 
 /** Actions confirmed with a plain yes/no: the rows of VM_ACTIONS that carry `confirm` texts. */
