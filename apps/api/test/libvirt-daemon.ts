@@ -49,10 +49,35 @@ export interface LibvirtDaemon {
   tcpUri: string;
   dir: string;
   virsh(uri: string, args: string[]): Promise<string>;
-  stop(cleanup: { domainPattern: RegExp; networks: string[]; pools: string[] }): Promise<void>;
+  stop(cleanup: TestObjects): Promise<void>;
 }
 
-async function readPid(file: string): Promise<number | null> {
+/** What a test's daemon held: its domains (by name pattern), networks and pools, removed best-effort before it stops. */
+export interface TestObjects {
+  domainPattern: RegExp;
+  networks: string[];
+  pools: string[];
+}
+
+/** Destroys and undefines a test's domains, networks and pools; each step's failure is ignored (already gone). */
+export async function removeTestObjects(virsh: (args: string[]) => Promise<string>, cleanup: TestObjects) {
+  const quiet = (args: string[]) => virsh(args).catch(() => '');
+  for (const name of (await quiet(['list', '--all', '--name'])).split('\n').map((n) => n.trim())) {
+    if (!cleanup.domainPattern.test(name)) continue;
+    await quiet(['destroy', name]);
+    await quiet(['undefine', name, '--managed-save', '--snapshots-metadata']);
+  }
+  for (const n of cleanup.networks) {
+    await quiet(['net-destroy', n]);
+    await quiet(['net-undefine', n]);
+  }
+  for (const p of cleanup.pools) {
+    await quiet(['pool-destroy', p]);
+    await quiet(['pool-undefine', p]);
+  }
+}
+
+export async function readPid(file: string): Promise<number | null> {
   try {
     const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
     return Number.isInteger(pid) && pid > 1 && pidAlive(pid) ? pid : null;
@@ -61,7 +86,8 @@ async function readPid(file: string): Promise<number | null> {
   }
 }
 
-async function killAndWait(pidFile: string) {
+/** Stops the daemon whose pid file this is: SIGTERM, then SIGKILL after 10 s (a zombie counts as gone). */
+export async function killAndWait(pidFile: string) {
   const pid = await readPid(pidFile);
   if (pid === null) return;
   process.kill(pid, 'SIGTERM');
@@ -187,21 +213,8 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
     dir,
     virsh,
     async stop(cleanup) {
-      const quiet = (args: string[]) => virsh(socketUri, args).catch(() => '');
       try {
-        for (const name of (await quiet(['list', '--all', '--name'])).split('\n').map((n) => n.trim())) {
-          if (!cleanup.domainPattern.test(name)) continue;
-          await quiet(['destroy', name]);
-          await quiet(['undefine', name, '--managed-save', '--snapshots-metadata']);
-        }
-        for (const n of cleanup.networks) {
-          await quiet(['net-destroy', n]);
-          await quiet(['net-undefine', n]);
-        }
-        for (const p of cleanup.pools) {
-          await quiet(['pool-destroy', p]);
-          await quiet(['pool-undefine', p]);
-        }
+        await removeTestObjects((args) => virsh(socketUri, args), cleanup);
       } finally {
         await killAndWait(files.libvirtdPid);
         await killAndWait(files.virtlogdPid);

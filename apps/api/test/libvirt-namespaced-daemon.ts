@@ -11,10 +11,10 @@
  * system daemon of libvirt-daemon.ts or its lock: such daemons run beside it.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { pidAlive } from './pid-alive.ts';
+import { killAndWait, readPid, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
 
 const execFileP = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,24 +29,7 @@ export interface NamespacedLibvirtDaemon {
   virsh(args: string[]): Promise<string>;
   /** Runs a command in the daemon's network namespace. */
   inNetns(command: string, args: string[], opts?: { timeout?: number }): Promise<string>;
-  stop(cleanup: { domainPattern: RegExp; networks: string[]; pools: string[] }): Promise<void>;
-}
-
-async function readPid(file: string): Promise<number | null> {
-  try {
-    const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
-    return Number.isInteger(pid) && pid > 1 && pidAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-async function killAndWait(pidFile: string) {
-  const pid = await readPid(pidFile);
-  if (pid === null) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && pidAlive(pid); i++) await sleep(100);
-  if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  stop(cleanup: TestObjects): Promise<void>;
 }
 
 /** The directory tree (no files) of `from` under `to`, with the same modes and owners. */
@@ -163,21 +146,8 @@ export async function startNamespacedLibvirtDaemon(
       ).stdout;
     },
     async stop(cleanup) {
-      const quiet = (args: string[]) => virsh(args).catch(() => '');
       try {
-        for (const name of (await quiet(['list', '--all', '--name'])).split('\n').map((n) => n.trim())) {
-          if (!cleanup.domainPattern.test(name)) continue;
-          await quiet(['destroy', name]);
-          await quiet(['undefine', name, '--managed-save', '--snapshots-metadata']);
-        }
-        for (const n of cleanup.networks) {
-          await quiet(['net-destroy', n]);
-          await quiet(['net-undefine', n]);
-        }
-        for (const p of cleanup.pools) {
-          await quiet(['pool-destroy', p]);
-          await quiet(['pool-undefine', p]);
-        }
+        await removeTestObjects(virsh, cleanup);
       } finally {
         await killAndWait(files.libvirtdPid);
         await killAndWait(files.virtlogdPid);
