@@ -39,6 +39,8 @@ const ENGINE_OF_THEIR_OWN = [
   'apps/api/src/lib/request-logging.test.ts',
   'apps/api/src/plugins/security-headers.test.ts',
   'apps/api/src/plugins/server-shell.test.ts',
+  // The embedded database's one-process lock: a server on an on-disk PGlite and the operator CLI beside it.
+  'apps/api/src/cli/operator-running-server.test.ts',
 ];
 
 /**

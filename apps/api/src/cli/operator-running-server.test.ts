@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/client.ts';
 import { lockDataDir } from '../db/data-dir-lock.ts';
 
@@ -55,7 +55,7 @@ function operator(dataDir: string, ...args: string[]) {
   return { code: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() };
 }
 
-describe.skipIf(inject('pgUrl'))('operator commands and a portal running on PGlite', () => {
+describe('operator commands and a portal running on PGlite', () => {
   it(
     'refuses while the portal runs, saying what to do, and works once it has stopped',
     { timeout: 600_000 },
