@@ -77,6 +77,16 @@ export async function removeTestObjects(virsh: (args: string[]) => Promise<strin
   }
 }
 
+/** A test daemon pair's config and pid files in `dir`. */
+export function daemonFiles(dir: string) {
+  return {
+    libvirtdConf: path.join(dir, 'libvirtd.conf'),
+    virtlogdConf: path.join(dir, 'virtlogd.conf'),
+    libvirtdPid: path.join(dir, 'libvirtd.pid'),
+    virtlogdPid: path.join(dir, 'virtlogd.pid'),
+  };
+}
+
 export async function readPid(file: string): Promise<number | null> {
   try {
     const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
@@ -146,12 +156,7 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   await lock(30 * 60_000);
   const dir = LIBVIRT_TEST_DIR;
   const sockDir = path.join(dir, 'sock');
-  const files = {
-    libvirtdConf: path.join(dir, 'libvirtd.conf'),
-    virtlogdConf: path.join(dir, 'virtlogd.conf'),
-    libvirtdPid: path.join(dir, 'libvirtd.pid'),
-    virtlogdPid: path.join(dir, 'virtlogd.pid'),
-  };
+  const files = daemonFiles(dir);
   // A daemon left by a crashed run is ended first.
   await killAndWait(files.libvirtdPid);
   await killAndWait(files.virtlogdPid);

@@ -14,7 +14,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { killAndWait, readPid, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
+import { daemonFiles, killAndWait, readPid, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
 
 const execFileP = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,12 +49,7 @@ export async function startNamespacedLibvirtDaemon(
   dir: string,
   opts: { binds?: { from: string; over: string }[] } = {},
 ): Promise<NamespacedLibvirtDaemon> {
-  const files = {
-    libvirtdConf: path.join(dir, 'libvirtd.conf'),
-    virtlogdConf: path.join(dir, 'virtlogd.conf'),
-    libvirtdPid: path.join(dir, 'libvirtd.pid'),
-    virtlogdPid: path.join(dir, 'virtlogd.pid'),
-  };
+  const files = daemonFiles(dir);
   // A daemon left by a crashed run is ended first (its namespaces go with its last process).
   await killAndWait(files.libvirtdPid);
   await killAndWait(files.virtlogdPid);
