@@ -544,6 +544,11 @@ export const virtualMachines = pgTable(
       .default(sql`'[]'::jsonb`),
     /** cloud-init user-data given at create, sealed like the password (it often carries secrets); null: none. */
     userData: text('user_data'),
+    /**
+     * While the VM is Starting: when its machine was powered on and the portal began waiting for the guest to answer
+     * (docs/virtual-machines.md, "Starting"); the portal shows the time since. Null in every other status.
+     */
+    bootingSince: timestamp('booting_since', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Set when deletion completes; usage counts still see the VM for the months it existed. */

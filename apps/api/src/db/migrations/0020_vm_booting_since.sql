@@ -1,0 +1,1 @@
+ALTER TABLE "virtual_machines" ADD COLUMN "booting_since" timestamp with time zone;
