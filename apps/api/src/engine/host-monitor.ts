@@ -13,6 +13,7 @@ import { hostErrorForTenant } from '../providers/libvirt/host-connection.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { createHostsRepository, type HostRow } from './hosts/hosts.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
+import { createPeriodic } from './periodic.ts';
 
 /** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
 export const hostUnreachableReason = (hostName: string, error: string) =>
@@ -43,15 +44,13 @@ export function createHostMonitor(opts: {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const hostsRepo = createHostsRepository(db);
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
   /**
    * Event subscriptions by host id, with the URI each watches: one per enabled host while the monitor runs, made
    * again when the host's URI changes and ended when the host is disabled or gone.
    */
   const watching = new Map<number, { uri: string; stop: () => void }>();
   function watch(host: HostRow, driver: ReturnType<typeof registry.driverFor>) {
-    if (!timer || !opts.onMachineEvent || !driver.watch) return;
+    if (!loop.started || !opts.onMachineEvent || !driver.watch) return;
     const current = watching.get(host.id);
     if (current?.uri === host.uri) return;
     current?.stop();
@@ -151,26 +150,13 @@ export function createHostMonitor(opts: {
     return changed;
   }
 
+  const loop = createPeriodic(checkOnce, { intervalMs: opts.intervalMs ?? 10_000, log, what: 'host monitor' });
+
   return {
     checkOnce,
-    start() {
-      if (timer) return;
-      const pass = () => {
-        running ??= checkOnce()
-          .then(() => undefined)
-          .catch((err: unknown) => log.error({ err }, 'host monitor failed'))
-          .finally(() => {
-            running = null;
-          });
-      };
-      timer = setInterval(pass, opts.intervalMs ?? 10_000);
-      timer.unref();
-      pass();
-    },
+    start: loop.start,
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
+      await loop.stop();
       unwatchAllBut(new Set());
     },
   };

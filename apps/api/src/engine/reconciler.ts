@@ -17,6 +17,7 @@ import { publishVm, type VmEvents } from './vm-events.ts';
 import { adoptIfMissing } from './operations/adopt.ts';
 import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
 import { createOperationsRepository, type Walk } from './operations/operations.repository.ts';
+import { createPeriodic } from './periodic.ts';
 
 /** Resting statuses the provider's word may change (an Error VM waits for its user). */
 const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
@@ -58,8 +59,6 @@ export function createReconciler(opts: {
   const hostBatchLimit = opts.hostBatchLimit ?? 5_000;
   const repo = createOperationsRepository(db, clock);
   const enqueue = createEnqueue({ db, audit: opts.audit, events, clock });
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
 
   /** Queues a stop of each Running VM of a suspended company that has no operation under way; answers how many. */
   async function stopSuspended(): Promise<number> {
@@ -215,27 +214,24 @@ export function createReconciler(opts: {
     return !!updated;
   }
 
+  const loop = createPeriodic(reconcileOnce, { intervalMs: opts.intervalMs ?? 15_000, log, what: 'reconciler' });
   let kickTimer: NodeJS.Timeout | null = null;
   let again = false;
   /** A pass soon (an engine event arrived), coalescing a burst of events into one or two passes. */
   function kick() {
-    if (!timer) return;
-    if (running) {
+    if (!loop.started) return;
+    if (loop.busy) {
       again = true;
       return;
     }
     kickTimer ??= setTimeout(() => {
       kickTimer = null;
-      running ??= reconcileOnce()
-        .then(() => undefined)
-        .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
-        .finally(() => {
-          running = null;
-          if (again) {
-            again = false;
-            kick();
-          }
-        });
+      void loop.pass().then(() => {
+        if (again) {
+          again = false;
+          kick();
+        }
+      });
     }, 50);
   }
 
@@ -248,7 +244,7 @@ export function createReconciler(opts: {
    * conditional update keeps them from undoing each other.
    */
   function kickHost(hostId: number) {
-    if (!timer) return;
+    if (!loop.started) return;
     kickedHosts.add(hostId);
     if (!hostRunning) hostTimer ??= setTimeout(runKickedHosts, 50);
   }
@@ -261,7 +257,7 @@ export function createReconciler(opts: {
       .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
       .finally(() => {
         hostRunning = null;
-        if (kickedHosts.size > 0 && timer) hostTimer ??= setTimeout(runKickedHosts, 50);
+        if (kickedHosts.size > 0 && loop.started) hostTimer ??= setTimeout(runKickedHosts, 50);
       });
   }
 
@@ -269,30 +265,15 @@ export function createReconciler(opts: {
     reconcileOnce,
     kick,
     kickHost,
-    start() {
-      if (timer) return;
-      const pass = () => {
-        running ??= reconcileOnce()
-          .then(() => undefined)
-          .catch((err: unknown) => log.error({ err }, 'reconciler failed'))
-          .finally(() => {
-            running = null;
-          });
-      };
-      // Once at start (machines a driver forgot come back before anyone asks for them), then on a timer.
-      pass();
-      timer = setInterval(pass, opts.intervalMs ?? 15_000);
-      timer.unref();
-    },
+    // Once at start (machines a driver forgot come back before anyone asks for them), then on a timer.
+    start: loop.start,
     async stop() {
       if (kickTimer) clearTimeout(kickTimer);
       kickTimer = null;
       if (hostTimer) clearTimeout(hostTimer);
       hostTimer = null;
       await hostRunning;
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
+      await loop.stop();
     },
   };
 }

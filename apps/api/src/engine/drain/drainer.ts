@@ -24,6 +24,7 @@ import { allocatedFraction, chooseHost, hostLoads, unavailableReason } from '../
 import { createEnqueue, type EnqueueOutcome } from '../operations/enqueue.ts';
 import type { VmEvents } from '../vm-events.ts';
 import { createDrainRepository, type DrainHost } from './drain.repository.ts';
+import { createPeriodic } from '../periodic.ts';
 
 /** The audit entry's cause of a move (with the hosts' names; their ids are the operation's payload). */
 export const drainCause = (from: string, to: string) => `host ${from} is draining; moved to ${to}`;
@@ -55,8 +56,6 @@ export function createDrainer(opts: {
   const retryFailedAfterMs = opts.retryFailedAfterMs ?? 10 * 60_000;
   const repo = createDrainRepository(db);
   const enqueue = createEnqueue({ db, audit: opts.audit, events: opts.events, clock });
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
   /** Hosts whose VMs no host could take, last pass (logged once until that changes). */
   const stuck = new Set<number>();
 
@@ -136,31 +135,16 @@ export function createDrainer(opts: {
     return queued;
   }
 
-  const pass = () => {
-    running ??= drainOnce()
-      .catch((err: unknown) => log.error({ err }, 'drainer failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
+  const loop = createPeriodic(drainOnce, { intervalMs: opts.intervalMs ?? 5_000, log, what: 'drainer' });
 
   return {
     drainOnce,
     /** A pass soon (a host was set to draining, a move ended); a no-op until started. */
     kick() {
-      if (timer) pass();
+      if (loop.started) void loop.pass();
     },
-    start() {
-      if (timer) return;
-      timer = setInterval(pass, opts.intervalMs ?? 5_000);
-      timer.unref();
-      pass();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
+    start: loop.start,
+    stop: loop.stop,
   };
 }
 export type Drainer = ReturnType<typeof createDrainer>;
