@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
+import { OS_FAMILIES } from '@portal/contract/images';
 import {
   bigint,
   boolean,
@@ -476,6 +477,33 @@ export const imageWithdrawals = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.resellerId, t.regionId, t.image] })],
+);
+
+/** An image's OS family (packages/contract/src/images.ts), enforced by the database. */
+export const osFamilyEnum = pgEnum('os_family', OS_FAMILIES);
+
+/**
+ * What an image is (docs/decisions/0018-image-descriptions.md): OS family and version, the login cloud-init makes
+ * (a new VM's `ssh_username`), the smallest disk it fits. By image name, like image_withdrawals, so it outlives the
+ * host monitor's re-inserts of `images` rows and holds in every region: the platform's (reseller_id null; the
+ * operator's `images describe`) and a reseller's own (its catalog screen), which its customers see instead.
+ */
+export const imageDescriptions = pgTable(
+  'image_descriptions',
+  {
+    id: serial('id').primaryKey(),
+    resellerId: integer('reseller_id').references(() => resellers.id, { onDelete: 'cascade' }),
+    image: text('image').notNull(),
+    osFamily: osFamilyEnum('os_family').notNull(),
+    version: text('version').notNull(),
+    defaultUser: text('default_user').notNull(),
+    minDiskGb: integer('min_disk_gb').notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('image_descriptions_platform_key').on(t.image).where(sql`reseller_id is null`),
+    uniqueIndex('image_descriptions_reseller_key').on(t.resellerId, t.image).where(sql`reseller_id is not null`),
+  ],
 );
 
 /** Which provider can run which configuration of which image in which region. */
