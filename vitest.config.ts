@@ -10,6 +10,8 @@ const LIBVIRT_DAEMON_PGLITE = [
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
   'apps/api/src/providers/libvirt/libvirt-console.test.ts',
+  // The real Debian 12 image through the portal (issue 23's Tests): one VM, four TCG boots (docs/testing.md).
+  'apps/api/src/providers/libvirt/libvirt-debian.test.ts',
 ];
 
 /**
