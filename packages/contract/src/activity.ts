@@ -63,6 +63,9 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
   delete: 'VM deleted',
   move: 'VM moved to another host',
   rebuild: 'VM rebuilt',
+  snapshot: 'VM snapshot taken',
+  snapshotRevert: 'VM reverted to a snapshot',
+  snapshotDelete: 'VM snapshot deleted',
 };
 
 /**

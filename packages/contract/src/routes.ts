@@ -8,6 +8,7 @@ import { quotaRoutes, resellerQuotaRoutes } from './quotas.ts';
 import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
+import { snapshotRoutes } from './snapshots.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
@@ -20,6 +21,7 @@ export const routes = {
   teams: teamsRoutes,
   permissions: permissionsRoutes,
   vms: vmRoutes,
+  snapshots: snapshotRoutes,
   platform: platformRoutes,
   resellerBranding: resellerBrandingRoutes,
   billing: billingRoutes,

@@ -48,6 +48,22 @@ export const operationSchema = z.discriminatedUnion('kind', [
       })
       .strict(),
   }),
+  // Snapshots (issue 24 item 1; docs/decisions/0019-snapshots.md). The row in vm_snapshots is made when the take is
+  // queued; `providerName` is the driver's name for it, `status` the VM's when it was queued (a take or a delete keeps
+  // the power state, and says Shutoff again rather than Stopped).
+  ...(['snapshot', 'snapshotRevert', 'snapshotDelete'] as const).map((kind) =>
+    z.object({
+      kind: z.literal(kind),
+      payload: z
+        .object({
+          snapshotId: z.number().int(),
+          name: z.string(),
+          providerName: z.string(),
+          status: z.enum(VM_STEADY_STATUSES),
+        })
+        .strict(),
+    }),
+  ),
 ]);
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
@@ -77,6 +93,11 @@ export const OPERATIONS = {
   // The platform places the machine on another host, as a create places a new one: Provisioning, actions closed,
   // until it is there in its previous power state (docs/draining.md says why not Stopping or Resizing).
   move: { runningStatus: 'Provisioning', endsIn: 'unchanged' },
+  // Snapshots keep the power state, except a revert: the machine comes back as it was when the snapshot was taken
+  // (running with its memory, or powered off; decision 0019).
+  snapshot: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
+  snapshotDelete: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
+  snapshotRevert: { runningStatus: 'Reverting', endsIn: 'unchanged' },
 } as const satisfies { readonly [K in OperationKind]: OperationDef };
 
 export interface VmActionDef {
@@ -170,6 +191,56 @@ export const VM_ACTIONS = {
 } as const satisfies Record<string, VmActionDef>;
 export type VmActionName = keyof typeof VM_ACTIONS;
 
+/**
+ * The snapshot actions (issue 24 item 1; docs/decisions/0019-snapshots.md): rows like VM_ACTIONS', kept apart because
+ * the VM page's Snapshots card offers them, not its actions card.
+ */
+export const SNAPSHOT_ACTIONS = {
+  // Taking one is vm.operate (it loses nothing). Going back to one erases what the disk
+  // gained since, and deleting one erases what it kept: vm.delete, as a rebuild, which erases the disk.
+  snapshot: {
+    operation: 'snapshot',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.operate',
+    participle: 'snapshotted',
+    label: 'Take snapshot',
+    accepted: 'Snapshot is being taken',
+  },
+  snapshotRevert: {
+    operation: 'snapshotRevert',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.delete',
+    participle: 'reverted',
+    label: 'Revert',
+    accepted: 'VM is being reverted to the snapshot',
+  },
+  snapshotDelete: {
+    operation: 'snapshotDelete',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.delete',
+    participle: 'changed',
+    label: 'Delete',
+    accepted: 'Snapshot is being deleted',
+  },
+} as const satisfies Record<string, VmActionDef>;
+export type SnapshotActionName = keyof typeof SNAPSHOT_ACTIONS;
+
+/** What the VM page's Snapshots card says (issue 24 item 1). */
+export const SNAPSHOT_TEXT = {
+  title: 'Snapshots',
+  empty: 'No snapshots yet.',
+  nameLabel: 'Snapshot name',
+  limit: (max: number) => `A VM can keep at most ${max} snapshots. Delete one to take another.`,
+  nameTaken: 'This VM already has a snapshot with this name',
+  notFound: 'Snapshot not found',
+  notReady: (state: string) => `The snapshot cannot be used while it is ${state}`,
+  revertTitle: 'Revert to snapshot',
+  revertText: (name: string) =>
+    `Are you sure you want to revert the VM to ${name}? Everything written to its disk since the snapshot was taken is lost. A snapshot taken while the VM ran brings it back running, as it was at that moment.`,
+  deleteTitle: 'Delete snapshot',
+  deleteText: (name: string) => `Are you sure you want to delete the snapshot ${name}? It cannot be undone.`,
+} as const;
+
 /** What the rebuild dialog says (issue 23 item 6). */
 export const REBUILD_TEXT = {
   title: (name: string) => `Rebuild ${name}`,
@@ -181,7 +252,8 @@ export const REBUILD_TEXT = {
 } as const;
 
 /** Why an action cannot start from a status, or null when it can. Same words on server and portal. */
-export function actionUnavailableReason(action: VmActionName, status: VmStatus): string | null {
-  const def: VmActionDef = VM_ACTIONS[action];
+export function actionUnavailableReason(action: VmActionName | SnapshotActionName, status: VmStatus): string | null {
+  const def: VmActionDef =
+    action in SNAPSHOT_ACTIONS ? SNAPSHOT_ACTIONS[action as SnapshotActionName] : VM_ACTIONS[action as VmActionName];
   return def.from.includes(status) ? null : `The VM cannot be ${def.participle} while it is ${status}`;
 }

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
+import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
 import {
   bigint,
   boolean,
@@ -454,6 +455,8 @@ export const configurationPrices = pgTable(
      * VMs already running keep being billed at its price.
      */
     offered: boolean('offered').notNull().default(true),
+    /** How many snapshots a VM of this size may keep (issue 24 item 1); null: SNAPSHOTS.defaultPerVm (contract). */
+    snapshotLimit: integer('snapshot_limit'),
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.resellerId, t.configurationId] })],
@@ -634,6 +637,30 @@ export const sshKeys = pgTable(
     uniqueIndex('ssh_keys_user_name_key').on(t.userId, t.name),
     uniqueIndex('ssh_keys_user_fingerprint_key').on(t.userId, t.fingerprint),
   ],
+);
+
+/**
+ * A VM's snapshots (issue 24 item 1; docs/decisions/0019-snapshots.md). The row is made when the take is queued; the
+ * snapshot itself lives with the machine (libvirt: inside its qcow2 disk), under `provider_name`, the driver's name
+ * for it. `state`: creating, ready, reverting, deleting (an operation on it runs) or failed (the take failed: `error`).
+ * Deleted when the snapshot is; a VM's delete or rebuild deletes them all (its disk goes).
+ */
+export const vmSnapshots = pgTable(
+  'vm_snapshots',
+  {
+    id: serial('id').primaryKey(),
+    vmId: integer('vm_id')
+      .notNull()
+      .references(() => virtualMachines.id),
+    name: text('name').notNull(),
+    providerName: text('provider_name').notNull(),
+    state: text('state', { enum: SNAPSHOT_STATES }).notNull().default('creating'),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }),
+    includesMemory: boolean('includes_memory'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('vm_snapshots_vm_name_key').on(t.vmId, t.name)],
 );
 
 /** Durable VM work: recorded before it runs, claimed with FOR UPDATE SKIP LOCKED, resumed after restarts. */
