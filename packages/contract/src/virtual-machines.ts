@@ -30,6 +30,8 @@ export const vmListItemSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   status: vmStatusSchema,
+  /** While Starting: when the guest began to boot (docs/virtual-machines.md, "Starting"); null in any other status. */
+  bootingSince: timestampSchema.nullable(),
   configuration: z.string(),
   cpu: z.number().int(),
   ram: z.number().int(),
@@ -59,6 +61,8 @@ export const vmDetailsSchema = z.object({
     network: z.object({ publicIp: z.string().nullable(), privateIp: z.string().nullable() }),
   }),
   status: vmStatusSchema,
+  /** While Starting: when the guest began to boot (the portal shows the time since); null in any other status. */
+  bootingSince: timestampSchema.nullable(),
   consoleAvailable: z.boolean(),
   /** cpuUsage in percent of all cores (0–100); ramUsage in GB used. */
   usage: z.object({ cpuUsage: z.number(), ramUsage: z.number() }),

@@ -24,9 +24,14 @@ export interface MachineSpec {
   authorizedKeys?: string[];
   /**
    * cloud-init user-data given at create (`#cloud-config` YAML or a `#!` script, at most 16 KiB), for the NoCloud
-   * seed's user-data; absent or null when none. Only the create passes it (adopt does not).
+   * seed's user-data; absent or null when none. Create and rebuild pass it (adopt does not).
    */
   userData?: string | null;
+  /**
+   * cloud-init's instance-id for the seed; absent: the driver's own for the machine (libvirt: its ref). A rebuild
+   * gives a new one each time (libvirt/rebuild.ts), so cloud-init treats the reinstalled machine as a new instance.
+   */
+  instanceId?: string;
   /** Password for the default user. */
   password: string;
   /** The public address the portal allocated from the region's pool (drivers that can, give it to the guest). */
@@ -95,6 +100,31 @@ export class MoveUnfinishedError extends TransientProviderError {
   override name = 'MoveUnfinishedError';
 }
 
+/**
+ * A machine powered on but whose guest did not answer within the driver's boot timeout (docs/virtual-machines.md,
+ * "Starting"). Permanent; the machine is left running (the customer can look at its console, reset or delete it), so
+ * a create that ends so still records the machine (`created`).
+ */
+export class GuestNotReadyError extends Error {
+  override name = 'GuestNotReadyError';
+  constructor(
+    message: string,
+    readonly created: CreatedMachine | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Options of the calls that power a machine on (create, start, reset, rebuild, resize of a running one). The driver
+ * returns once the guest answers (libvirt: its guest agent, or a DHCP lease for images without one); `onBooting` is
+ * called once the machine is powered on and the wait for the guest begins (again after a power cycle inside the
+ * call), so the runner shows the VM as Starting meanwhile. The driver awaits it; it must not throw.
+ */
+export interface BootOptions {
+  onBooting?: () => void | Promise<void>;
+}
+
 /** A live console: the machine's display (RFB, as a VNC server speaks it) or its first serial port. */
 export type ConsoleKind = 'vnc' | 'serial';
 
@@ -108,13 +138,13 @@ export interface ProviderDriver {
   readonly kind: string;
   /** Optional: ends what the driver keeps open to its host (libvirt: its virsh session); later calls reopen it. */
   close?(): void;
-  create(spec: MachineSpec): Promise<CreatedMachine>;
-  start(ref: string): Promise<void>;
+  create(spec: MachineSpec, opts?: BootOptions): Promise<CreatedMachine>;
+  start(ref: string, opts?: BootOptions): Promise<void>;
   /** Asks the guest to power off (ACPI), as the power button of a real machine does. */
   stop(ref: string): Promise<void>;
   /** Powers off at once without asking the guest, as pulling the plug does. */
   forceStop(ref: string): Promise<void>;
-  reset(ref: string): Promise<void>;
+  reset(ref: string, opts?: BootOptions): Promise<void>;
   resize(ref: string, size: { cpu: number; ramGb: number; diskGb: number }): Promise<void>;
   delete(ref: string): Promise<void>;
   status(ref: string): Promise<MachineState>;
@@ -156,7 +186,7 @@ export interface ProviderDriver {
    * throws its disk and seed away, makes them anew from the image with the spec's keys, password and user-data, and
    * starts it. The machine keeps its ref, name, size, MAC and addresses. Idempotent: a retry after a crash redoes it.
    */
-  rebuild?(ref: string, spec: MachineSpec): Promise<void>;
+  rebuild?(ref: string, spec: MachineSpec, opts?: BootOptions): Promise<void>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -284,6 +284,25 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       await db.update(publicAddresses).set({ vmId: null, allocatedAt: null }).where(eq(publicAddresses.vmId, vmId));
     },
 
+    /**
+     * The VM's machine is powered on and its guest booting (the driver's onBooting): Starting since `at`, while this
+     * claim still holds the operation. The VM as written, or null when the claim was lost.
+     */
+    async markBooting(claim: Claim, at: Date) {
+      const [row] = await db
+        .update(virtualMachines)
+        .set({ status: 'Starting', bootingSince: at, updatedAt: clock.now() })
+        .where(
+          and(
+            eq(virtualMachines.id, claim.op.vmId),
+            sql`exists (select 1 from operations o where o.id = ${claim.op.id} and o.locked_by = ${claim.workerId}
+              and o.attempts = ${claim.op.attempts} and o.status = 'running')`,
+          ),
+        )
+        .returning();
+      return row ?? null;
+    },
+
     /** Sets a VM's reason (why an action waits) without touching its status. */
     async setReason(vmId: number, errorReason: string) {
       const [row] = await db

@@ -4,13 +4,15 @@
  */
 import { eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { operations, virtualMachines } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { GuestNotReadyError, type ProviderDriver } from '../../providers/provider.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
+import { createSimulatorDriver } from '../../providers/simulator/simulator.ts';
 import { createVmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
 import { createOperationRunner } from './runner.ts';
@@ -240,5 +242,99 @@ it('does not claim again an operation it is still working on when a renewal was 
   await runner.idle();
   const [done] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
   expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
+  await runner.stop();
+});
+
+it('shows a create and a start as Starting, since the guest began to boot, until the guest answers (issue 23 item 4)', async () => {
+  const admin = await signIn(t);
+  const { body } = await createBody(admin, 'sunrise');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
+  const events = createVmEvents();
+  const seen: string[] = [];
+  events.subscribe((e) => {
+    if (e.vmId === vmId) seen.push(e.status);
+  });
+  const runner = createOperationRunner({
+    db: t.db,
+    // The simulated guest boots for half a step after its machine is powered on.
+    registry: createProviderRegistry({}, { simulatorStepMs: 1200 }),
+    events,
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  });
+  const details = async () => (await admin.call(routes.vms.details, { params: { id: vmId } })).data;
+  const list = async () =>
+    (await admin.call(routes.vms.list, { query: { page: 1, rowsPerPage: 100, search: 'sunrise' } })).data.data;
+  expect(await details()).toMatchObject({ status: 'Provisioning', bootingSince: null });
+
+  await runner.tick();
+  await vi.waitFor(() => expect(seen).toEqual(['Starting']), { timeout: 5000, interval: 20 });
+  const bootedAt = clock.now().toISOString();
+  // What a client sees while the guest boots: Starting, and since when (the portal counts the time from it).
+  expect(await details()).toMatchObject({ status: 'Starting', bootingSince: bootedAt });
+  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Starting', bootingSince: bootedAt })]);
+  await runner.idle();
+  expect(seen).toEqual(['Starting', 'Running']);
+  expect(await details()).toMatchObject({ status: 'Running', bootingSince: null });
+  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Running', bootingSince: null })]);
+
+  // A start of the stopped machine: Starting (the runningStatus) is now also the booting, with its time.
+  expect((await admin.call(routes.vms.stop, { params: { id: vmId } })).status).toBe(200);
+  await runner.tick();
+  await runner.idle();
+  seen.length = 0;
+  expect((await admin.call(routes.vms.start, { params: { id: vmId } })).status).toBe(200);
+  clock.advance(1000);
+  await runner.tick();
+  await vi.waitFor(() => expect(seen).toEqual(['Starting']), { timeout: 5000, interval: 20 });
+  expect(await details()).toMatchObject({ status: 'Starting', bootingSince: clock.now().toISOString() });
+  await runner.idle();
+  expect(await details()).toMatchObject({ status: 'Running', bootingSince: null, errorReason: null });
+  await runner.stop();
+});
+
+it('keeps the machine of a create whose guest never answered: the VM shows it as it is, with the reason', async () => {
+  const admin = await signIn(t);
+  const { body } = await createBody(admin, 'silent');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
+  // The simulator, whose guest never answers: the machine runs, the driver gives up as the libvirt one does.
+  const sim = createSimulatorDriver({ stepMs: 10 });
+  const mute: ProviderDriver = {
+    ...sim,
+    async create(spec, opts) {
+      const made = await sim.create(spec, opts);
+      throw new GuestNotReadyError('The guest did not answer within 600 s', made);
+    },
+  };
+  const runner = createOperationRunner({
+    db: t.db,
+    registry: createProviderRegistry({ simulator: () => mute }),
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  });
+  await runner.tick();
+  await runner.idle();
+  const { data } = await admin.call(routes.vms.details, { params: { id: vmId } });
+  // Not Error with no machine: Running (the machine runs), the reason says why, and it can be reset, stopped or deleted.
+  expect(data).toMatchObject({
+    status: 'Running',
+    bootingSince: null,
+    errorReason: 'The guest did not answer within 600 s',
+    pendingOperation: null,
+  });
+  expect(data.virtualMachine.network.privateIp).toMatch(/^10\.20\./);
+  const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(op).toMatchObject({ status: 'failed', attempts: 1, lastError: 'The guest did not answer within 600 s' });
+  expect((await admin.call(routes.vms.delete, { params: { id: vmId } })).status).toBe(200);
+  await runner.tick();
+  await runner.idle();
+  expect(
+    await mute.status((await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId)))[0]!.providerRef!),
+  ).toBe('missing');
   await runner.stop();
 });

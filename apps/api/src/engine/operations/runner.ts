@@ -3,7 +3,9 @@
  * one due row at a time with FOR UPDATE SKIP LOCKED (safe with several API instances), holds it under a
  * lease, calls the provider driver, and records the outcome. Transient failures are retried with
  * exponential backoff; a permanent failure of a create puts the VM in Error with the reason, of any other
- * action leaves it as the provider reports it (reason kept). The lease is extended while the driver works;
+ * action leaves it as the provider reports it (reason kept). A power-on shows Starting from the moment the driver
+ * says the guest boots (its onBooting) until the guest answers (docs/virtual-machines.md, "Starting"); a guest that
+ * never answers is a permanent failure with the machine kept. The lease is extended while the driver works;
  * a row whose lease ran out (its runner died) is claimed again, and drivers are idempotent by key, so
  * nothing is done twice. The outcome and the VM's new state are written in one transaction.
  */
@@ -11,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   OPERATIONS,
+  operationSchema,
   type Operation,
   type OperationKind,
   type OperationPayload,
@@ -19,9 +22,11 @@ import {
 import type { Db } from '../../db/client.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import {
+  GuestNotReadyError,
   MOVE_UNFINISHED,
   MoveUnfinishedError,
   TransientProviderError,
+  type BootOptions,
   type MachineState,
   type ProviderDriver,
 } from '../../providers/provider.ts';
@@ -75,6 +80,8 @@ interface StepContext<K extends OperationKind> {
   payload: OperationPayload<K>;
   /** The machine's id at the provider; throws when it was never created. */
   ref: () => string;
+  /** For the driver's power-on calls: the VM shows Starting while the guest boots. */
+  boot: BootOptions;
 }
 type Steps = { [K in OperationKind]: (c: StepContext<K>) => Promise<VmPatch> };
 
@@ -87,12 +94,15 @@ function createSteps(
   drain: DrainRepository,
 ): Steps {
   return {
-    async create({ driver, target: { vm, config, region } }) {
-      const made = await driver.create({
-        ...specOf({ vm, config, region }),
-        password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
-        userData: vm.userData ? secrets.open(vm.userData) : null,
-      });
+    async create({ driver, target: { vm, config, region }, boot }) {
+      const made = await driver.create(
+        {
+          ...specOf({ vm, config, region }),
+          password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+          userData: vm.userData ? secrets.open(vm.userData) : null,
+        },
+        boot,
+      );
       // The address of the region's public pool (allocated at create) wins over one the driver made up.
       return {
         status: OPERATIONS.create.endsIn,
@@ -101,8 +111,8 @@ function createSteps(
         privateIp: made.privateIp,
       };
     },
-    async start({ driver, ref }) {
-      await driver.start(ref());
+    async start({ driver, ref, boot }) {
+      await driver.start(ref(), boot);
       return { status: OPERATIONS.start.endsIn };
     },
     async stop({ driver, ref }) {
@@ -113,11 +123,11 @@ function createSteps(
       await driver.forceStop(ref());
       return { status: OPERATIONS.forceStop.endsIn };
     },
-    async reset({ driver, ref }) {
-      await driver.reset(ref());
+    async reset({ driver, ref, boot }) {
+      await driver.reset(ref(), boot);
       return { status: OPERATIONS.reset.endsIn };
     },
-    async resize({ driver, ref, payload: { configurationId } }) {
+    async resize({ driver, ref, payload: { configurationId }, boot }) {
       const target = await repo.configuration(configurationId);
       if (!target) throw new Error('The target configuration no longer exists');
       const wasRunning = (await driver.status(ref())) === 'running';
@@ -126,7 +136,7 @@ function createSteps(
       // guest sees its new size when the upgrade ends. It keeps its power state (OPERATIONS.resize.endsIn is 'unchanged').
       if (wasRunning) {
         await driver.stop(ref());
-        await driver.start(ref());
+        await driver.start(ref(), boot);
       }
       return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
     },
@@ -139,13 +149,17 @@ function createSteps(
     },
     // A reinstall (issue 23 item 6): the same machine (ref, size, addresses) from the new image, with the keys and
     // user-data the service wrote on the VM when it queued this, and the portal's password and key as they were.
-    async rebuild({ driver, target: { vm, config, region }, payload, ref }) {
+    async rebuild({ driver, target: { vm, config, region }, payload, ref, boot }) {
       if (!driver.rebuild) throw new Error(`The ${driver.kind} driver cannot rebuild machines`);
-      await driver.rebuild(ref(), {
-        ...specOf({ vm: { ...vm, image: payload.image }, config, region }),
-        password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
-        userData: vm.userData ? secrets.open(vm.userData) : null,
-      });
+      await driver.rebuild(
+        ref(),
+        {
+          ...specOf({ vm: { ...vm, image: payload.image }, config, region }),
+          password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
+          userData: vm.userData ? secrets.open(vm.userData) : null,
+        },
+        boot,
+      );
       return { status: OPERATIONS.rebuild.endsIn, image: payload.image };
     },
     // A draining host's machine to another host of its provider and region (engine/drain, docs/draining.md). The VM
@@ -244,6 +258,23 @@ export function createOperationRunner(opts: RunnerOptions) {
     if (vm) publishVm(events, vm);
   }
 
+  /**
+   * The driver's onBooting for this claim: the VM shows Starting since now (published at once), while the claim holds.
+   * A failed write is logged, never thrown into the driver: the machine boots either way.
+   */
+  function bootOptions(claim: Claim): BootOptions {
+    return {
+      onBooting: async () => {
+        try {
+          const vm = await repo.markBooting(claim, clock.now());
+          if (vm) publishVm(events, vm);
+        } catch (err) {
+          log.warn({ err, operationId: claim.op.id }, 'could not show the VM as Starting');
+        }
+      },
+    };
+  }
+
   async function runOne(): Promise<boolean> {
     const op: OperationRow | null = await repo.claim(
       workerId,
@@ -272,11 +303,11 @@ export function createOperationRunner(opts: RunnerOptions) {
           if (!vm.providerRef) throw new Error('The machine was never created at the provider');
           return vm.providerRef;
         };
-        const patch = await runStep(steps, operation, { driver, target, ref });
+        const patch = await runStep(steps, operation, { driver, target, ref, boot: bootOptions(claim) });
         await finishAndPublish(
           claim,
           { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null },
-          { ...patch, errorReason: null },
+          { ...patch, errorReason: null, bootingSince: null },
         );
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
@@ -310,15 +341,28 @@ export function createOperationRunner(opts: RunnerOptions) {
         }
         log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
         // A failed create leaves no machine: Error. A failed action on an existing machine leaves it as
-        // the provider sees it (with the reason kept), so the VM can still be operated.
+        // the provider sees it (with the reason kept), so the VM can still be operated. A guest that did not answer
+        // after a power-on (GuestNotReadyError) leaves a machine too, even from a create: the VM keeps it, as it is.
+        const made = err instanceof GuestNotReadyError ? err.created : null;
         const status =
-          op.kind === 'create' || !driver
+          (op.kind === 'create' && !made) || !driver
             ? STATUS_OF_MACHINE.missing
-            : await observedStatus(driver, target?.vm.providerRef ?? null);
+            : await observedStatus(driver, made?.ref ?? target?.vm.providerRef ?? null);
+        const kept: VmPatch = {};
+        if (op.kind === 'create' && made)
+          Object.assign(kept, {
+            providerRef: made.ref,
+            publicIp: target?.vm.publicIp ?? made.publicIp,
+            privateIp: made.privateIp,
+          });
+        // A rebuild whose new guest did not answer was rebuilt all the same: it runs the new image.
+        const rebuilt = operationSchema.safeParse({ kind: op.kind, payload: op.payload });
+        if (err instanceof GuestNotReadyError && rebuilt.success && rebuilt.data.kind === 'rebuild')
+          kept.image = rebuilt.data.payload.image;
         await finishAndPublish(
           claim,
           { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null },
-          { status, errorReason: reason },
+          { ...kept, status, errorReason: reason, bootingSince: null },
         );
       } finally {
         release();

@@ -140,7 +140,11 @@ export function createVmService(deps: Deps) {
       if (q.teamId) await access.requireTeam(scope, q.teamId, 'vm.view');
       const { rows, total } = await repo.list(scope, { ...q, descending: q.sortDescending === 'true' });
       return {
-        data: rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })),
+        data: rows.map((r) => ({
+          ...r,
+          createdAt: iso(r.createdAt),
+          bootingSince: r.bootingSince && iso(r.bootingSince),
+        })),
         totalPages: totalPages(total, q.rowsPerPage),
       };
     },
@@ -178,6 +182,7 @@ export function createVmService(deps: Deps) {
           network: { publicIp: vm.publicIp, privateIp: vm.privateIp },
         },
         status: vm.status,
+        bootingSince: vm.bootingSince && iso(vm.bootingSince),
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,

@@ -17,7 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import {
+  GuestNotReadyError,
   TransientProviderError,
+  type BootOptions,
   type CreatedMachine,
   type MachineSpec,
   type HostSample,
@@ -114,10 +116,27 @@ export const libvirtSettingsSchema = z.object({
   vcpusPerCpu: z.number().min(0.01).max(1).default(1),
   /** MB of guest memory per billed GB (1024); a small test host scales memory down so sizes still differ. */
   ramMbPerGb: z.number().int().min(16).max(1024).default(1024),
-  /** How long a create waits for the guest's DHCP lease. */
-  bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(180_000),
-  /** How long stop waits for the ACPI shutdown before it forces the machine off. */
+  /**
+   * How long a power-on (create, start, reset, rebuild, the restart of an upgrade) waits for the guest to be ready
+   * (`readyWhen`) before it gives up with "The guest did not answer within N s", the machine left running. A real
+   * Debian under TCG on a loaded 2-core host took up to 7 min to SSH (docs/guest-image.md); KVM hosts: seconds.
+   */
+  bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(600_000),
+  /**
+   * When a powered-on machine is Running (docs/virtual-machines.md, "Starting"). `agent`: its guest agent answers
+   * `guest-ping` and, where the agent may run it, `cloud-init status` says the boot's cloud-init is over (SSH is up
+   * then; an agent that refuses guest-exec, or a guest without cloud-init, is ready at the ping). `lease`: it has a
+   * DHCP lease on the private network (images without an agent). Unset: `lease` for the busybox test fixture, which
+   * has no agent, and `agent` otherwise: the built Debian image has one, as every cloud image has or can install.
+   */
+  readyWhen: z.enum(['agent', 'lease']).optional(),
+  /** How long stop waits for the guest to power off before it forces the machine off. */
   stopTimeoutMs: z.number().int().min(0).max(1_800_000).default(60_000),
+  /**
+   * While a stop waits, the ACPI power button is pressed again this often: a guest still booting ignores it (systemd
+   * before logind is up), and one press would leave the stop waiting out `stopTimeoutMs` blind.
+   */
+  stopRepeatMs: z.number().int().min(500).max(600_000).default(3000),
   /** How long delete lets a running guest shut down (and release its DHCP lease) before it is destroyed. */
   deleteGraceMs: z.number().int().min(0).max(600_000).default(10_000),
   /** How long a move (draining) may take to copy one volume to another host. */
@@ -152,11 +171,17 @@ interface Host {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** libvirt's words for an agent that does not answer (yet): not connected, not responding, or no domain running. */
+const AGENT_NOT_UP_RE = /not responding|not connected|not available|is not running|not syncing|timed? ?out/i;
+/** `cloud-init status` words for a boot whose cloud-init is not over: not started yet, or running. */
+const CLOUD_INIT_BUSY_RE = /^status:\s*(running|not run)/m;
+
 /** `target`: how to reach the host (registry.ts; a reseller host's URI is checked before each connection). */
 export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTarget): LibvirtDriver {
   const s = libvirtSettingsSchema.parse(input);
   const virsh = createVirsh(target ?? s.uri, s.virshBinary, 60_000, { session: s.session });
   const pool = s.pool.name;
+  const readyWhen = s.readyWhen ?? (s.guestImage === 'test-fixture' ? 'lease' : 'agent');
   const locks = new Map<string, Promise<unknown>>();
   const cpuSamples = new Map<string, { cpuNs: number; at: number }>();
 
@@ -461,11 +486,89 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     }
   }
 
+  /**
+   * Asks the guest to power off and waits up to `ms`, then destroys it. With an agent, its `guest-shutdown` first (a
+   * guest's own shutdown, whatever its ACPI handling); then the ACPI power button every `stopRepeatMs`: a guest still
+   * booting ignores a press (systemd before logind is up), so one press left a stop during boot waiting out the timeout.
+   */
   async function stopGracefully(ref: string, ms: number) {
     if (!isRunning(await domState(ref))) return;
-    await virsh.run(['shutdown', ref, '--mode', 'acpi']).catch((e) => ignoreIf(e, /not running/i));
-    if (await waitForState(ref, (st) => !isRunning(st), ms)) return;
+    const until = Date.now() + ms;
+    const off = (st: string | null) => !isRunning(st);
+    const acpi = () => virsh.run(['shutdown', ref, '--mode', 'acpi']).catch((e) => ignoreIf(e, /not running/i));
+    const byAgent =
+      readyWhen === 'agent' &&
+      (await virsh.run(['shutdown', ref, '--mode', 'agent'], { timeoutMs: 15_000 }).then(
+        () => true,
+        () => false,
+      ));
+    if (!byAgent) await acpi();
+    for (;;) {
+      if (await waitForState(ref, off, Math.max(0, Math.min(s.stopRepeatMs, until - Date.now())))) return;
+      if (Date.now() >= until) break;
+      await acpi();
+    }
     await destroy(ref);
+  }
+
+  /** One guest agent command: its `return`, or the error libvirt reported (an unreachable host throws). */
+  async function agentCommand(
+    ref: string,
+    command: Record<string, unknown>,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+    try {
+      const out = await virsh.run(['qemu-agent-command', ref, '--timeout', '5', JSON.stringify(command)], {
+        timeoutMs: 20_000,
+      });
+      return { ok: true, value: (JSON.parse(out) as { return?: unknown }).return };
+    } catch (e) {
+      if (e instanceof VirshError) return { ok: false, error: e.stderr };
+      if (e instanceof SyntaxError) return { ok: false, error: 'the guest agent gave no JSON' };
+      throw e;
+    }
+  }
+
+  /**
+   * `readyWhen: agent`, one look: the agent answers, and cloud-init's run of this boot is over (`cloud-init status`
+   * through guest-exec, read from /run, so each boot's own). An agent that refuses guest-exec (RHEL's default) or a
+   * guest without cloud-init: ready at the ping.
+   */
+  async function agentReady(ref: string): Promise<boolean> {
+    if (!(await agentCommand(ref, { execute: 'guest-ping' })).ok) return false;
+    const exec = await agentCommand(ref, {
+      execute: 'guest-exec',
+      arguments: { path: 'cloud-init', arg: ['status'], 'capture-output': true },
+    });
+    if (!exec.ok) return !AGENT_NOT_UP_RE.test(exec.error);
+    const pid = (exec.value as { pid?: unknown } | undefined)?.pid;
+    if (typeof pid !== 'number') return true;
+    for (let i = 0; i < 20; i++) {
+      const st = await agentCommand(ref, { execute: 'guest-exec-status', arguments: { pid } });
+      if (!st.ok) return !AGENT_NOT_UP_RE.test(st.error);
+      const v = st.value as { exited?: boolean; 'out-data'?: string } | undefined;
+      if (v?.exited) return !CLOUD_INIT_BUSY_RE.test(Buffer.from(v['out-data'] ?? '', 'base64').toString('utf8'));
+      await sleep(500);
+    }
+    return false;
+  }
+
+  /**
+   * After a power-on: tells the caller the guest is booting (`onBooting`: the VM shows Starting), then waits until it
+   * is ready by `readyWhen`. Throws GuestNotReadyError when the boot timeout passes (the machine left running) or the
+   * machine powers off meanwhile (its guest shut itself down).
+   */
+  async function waitUntilReady(ref: string, opts: BootOptions | undefined): Promise<void> {
+    await opts?.onBooting?.();
+    const until = Date.now() + s.bootTimeoutMs;
+    for (;;) {
+      // A moment first: right after a reset the agent of the boot before may look connected.
+      await sleep(1000);
+      if (readyWhen === 'agent' ? await agentReady(ref) : (await leaseIp(ref)) !== null) return;
+      if (!isRunning(await domState(ref))) throw new GuestNotReadyError('The guest powered off while it was starting');
+      if (Date.now() >= until)
+        throw new GuestNotReadyError(`The guest did not answer within ${Math.round(s.bootTimeoutMs / 1000)} s`);
+      await sleep(readyWhen === 'agent' ? 2000 : 0);
+    }
   }
 
   // ---- moves between hosts (move.ts): this host at either end; the caller holds the machine's lock --------------
@@ -575,7 +678,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       };
     },
 
-    create: (spec: MachineSpec) => {
+    create: (spec: MachineSpec, opts?: BootOptions) => {
       const ref = refForKey(spec.key);
       return withLock(ref, async (): Promise<CreatedMachine> => {
         const h = await host();
@@ -617,11 +720,13 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
               .catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
           const iso = await buildSeedIso({
-            instanceId: ref,
+            instanceId: spec.instanceId ?? ref,
             hostname: guestHostname(spec.name),
             user: spec.username || s.guestUser,
             password: spec.password,
             publicKey: spec.publicKey,
+            authorizedKeys: spec.authorizedKeys,
+            userData: spec.userData,
             macs: [macForKey(spec.key), ...(meta.publicIp && s.publicNetwork ? [publicMacForKey(spec.key)] : [])],
           });
           await uploadVolume(v.seed, iso);
@@ -632,17 +737,26 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
         else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+        try {
+          await waitUntilReady(ref, opts);
+        } catch (e) {
+          // The machine exists and runs (or its guest powered it off): the VM keeps it, with the reason.
+          if (e instanceof GuestNotReadyError)
+            throw new GuestNotReadyError(e.message, { ref, publicIp: meta.publicIp ?? null, privateIp: meta.privateIp ?? null });
+          throw e;
+        }
         const privateIp = await waitForLease(ref);
         return { ref, publicIp: meta.publicIp ?? null, privateIp };
       });
     },
 
-    start: (ref) =>
+    start: (ref, opts) =>
       withLock(ref, async () => {
         await mustMeta(ref);
         const state = await domState(ref);
         if (state === 'paused') await virsh.run(['resume', ref]);
         else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+        await waitUntilReady(ref, opts);
       }),
 
     stop: (ref) =>
@@ -657,12 +771,13 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
         if (isRunning(await domState(ref))) await destroy(ref);
       }),
 
-    reset: (ref) =>
+    reset: (ref, opts) =>
       withLock(ref, async () => {
         await mustMeta(ref);
         // A machine that is off is powered on: the portal only offers reset on running machines anyway.
         if (!isRunning(await domState(ref))) await virsh.run(['start', ref]);
         else await virsh.run(['reset', ref]);
+        await waitUntilReady(ref, opts);
       }),
 
     resize: (ref, size) =>
@@ -758,9 +873,9 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     },
 
     // A reinstall (rebuild.ts): stop, undefine, volumes gone, then this driver's create from the new spec.
-    rebuild(ref, spec) {
+    rebuild(ref, spec, opts) {
       checkRef(ref);
-      return rebuildMachine(moveEndpoint, (next) => this.create(next), ref, spec);
+      return rebuildMachine(moveEndpoint, (next, o) => this.create(next, o), ref, spec, opts);
     },
 
     async capacity() {

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { combineUserData } from '../cloud-init-user-data.ts';
 
 const execFileP = promisify(execFile);
 
@@ -19,11 +20,23 @@ export function yamlQuote(s: string): string {
 }
 
 export interface SeedInput {
+  /**
+   * cloud-init's instance-id: a new one makes cloud-init run its once-per-instance modules again (users, keys,
+   * user-data). A create uses the ref; a rebuild a new one each time (rebuild.ts).
+   */
   instanceId: string;
   hostname: string;
   user: string;
   password: string;
   publicKey: string;
+  /** The customer's chosen keys (single lines, validated by the key store), installed beside `publicKey`. */
+  authorizedKeys?: string[] | undefined;
+  /**
+   * The customer's user-data (`#cloud-config` or a `#!` script). Given, the seed's user-data is a MIME multipart of
+   * theirs and the portal's (cloud-init-user-data.ts); absent, the portal's #cloud-config alone, which is all the
+   * busybox test fixture's awk reader understands.
+   */
+  userData?: string | null | undefined;
   /**
    * The machine's NICs by MAC, in order: the first is `eth0` (its private network), a second `eth1` (the public
    * network). They go into the seed's `network-config` (DHCP on each) so cloud-init brings up every NIC, not only
@@ -58,8 +71,8 @@ export function seedFiles(s: SeedInput): { metaData: string; userData: string; n
     "    sudo: 'ALL=(ALL) NOPASSWD:ALL'",
     '    shell: /bin/bash',
   ];
-  const key = s.publicKey.trim();
-  if (key) lines.push('    ssh_authorized_keys:', `      - ${yamlQuote(key)}`);
+  const keys = [s.publicKey, ...(s.authorizedKeys ?? [])].map((k) => k.trim()).filter(Boolean);
+  if (keys.length) lines.push('    ssh_authorized_keys:', ...keys.map((k) => `      - ${yamlQuote(k)}`));
   if (s.user === 'root') {
     // Cloud images refuse root logins by default: cloud-init's disable_root and OpenSSH's PermitRootLogin.
     lines.push(
@@ -73,7 +86,7 @@ export function seedFiles(s: SeedInput): { metaData: string; userData: string; n
   }
   return {
     metaData,
-    userData: `${lines.join('\n')}\n`,
+    userData: combineUserData(`${lines.join('\n')}\n`, s.userData),
     networkConfig: s.macs?.length ? networkConfig(s.macs.map((m) => m.toLowerCase())) : null,
   };
 }

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../../lib/clock.ts';
 import { simulatedSerial } from './sim-console.ts';
 import {
   TransientProviderError,
+  type BootOptions,
   type CreatedMachine,
   type HostSample,
   type MachineStats,
@@ -97,6 +98,15 @@ export function createSimulatorDriver(opts: {
   const creating = new Map<string, Promise<CreatedMachine>>();
   let counter = 0;
   const wait = () => new Promise((r) => setTimeout(r, opts.stepMs));
+  const half = () => new Promise((r) => setTimeout(r, opts.stepMs / 2));
+  /**
+   * A power-on's second half: the machine runs, its guest boots (the VM shows Starting: the runner's onBooting), and
+   * the call returns once the guest "answers". The two halves take one step, as an action took before.
+   */
+  async function guestBoot(o: BootOptions | undefined) {
+    await o?.onBooting?.();
+    await half();
+  }
 
   function flaky(action: string, ref: string, name: string) {
     if (!name.includes('flaky')) return;
@@ -131,7 +141,7 @@ export function createSimulatorDriver(opts: {
 
   return {
     kind: 'simulator',
-    async create(spec: MachineSpec): Promise<CreatedMachine> {
+    async create(spec: MachineSpec, o?: BootOptions): Promise<CreatedMachine> {
       // Idempotent by key, even while a first call is still running (a resumed operation).
       const pending = creating.get(spec.key);
       if (pending) return pending;
@@ -141,7 +151,7 @@ export function createSimulatorDriver(opts: {
         return { ref: m.ref, publicIp: m.publicIp, privateIp: m.privateIp };
       }
       const run = (async () => {
-        await wait();
+        await half();
         if (spec.name.includes('fail-create'))
           throw new Error('The simulator refused to create this machine (simulated permanent failure)');
         flaky('create', spec.key, spec.name);
@@ -161,6 +171,7 @@ export function createSimulatorDriver(opts: {
         machines.set(ref, m);
         byKey.set(spec.key, ref);
         boot(m);
+        await guestBoot(o);
         return { ref, publicIp: m.publicIp, privateIp: m.privateIp };
       })();
       creating.set(spec.key, run);
@@ -170,11 +181,12 @@ export function createSimulatorDriver(opts: {
         creating.delete(spec.key);
       }
     },
-    async start(ref) {
+    async start(ref, o) {
       const m = machine(ref);
-      await wait();
+      await half();
       flaky('start', ref, m.spec.name);
       if (m.state !== 'running') boot(m);
+      await guestBoot(o);
     },
     async stop(ref) {
       const m = machine(ref);
@@ -192,12 +204,13 @@ export function createSimulatorDriver(opts: {
       m.state = 'stopped';
       m.log.push('', '[host] powered off');
     },
-    async reset(ref) {
+    async reset(ref, o) {
       const m = machine(ref);
-      await wait();
+      await half();
       flaky('reset', ref, m.spec.name);
       m.log.push('', 'reboot: Restarting system');
       boot(m);
+      await guestBoot(o);
     },
     async resize(ref, size) {
       const m = machine(ref);
@@ -212,15 +225,16 @@ export function createSimulatorDriver(opts: {
     },
     // A reinstall: the machine keeps its ref and addresses; its disk (here: what it logged and knew) starts anew from
     // the image, it boots with the new keys and user-data, whatever its power state was.
-    async rebuild(ref, spec) {
+    async rebuild(ref, spec, o) {
       const m = machine(ref);
-      await wait();
+      await half();
       flaky('rebuild', ref, m.spec.name);
       advance(m, clock.now().getTime());
       m.state = 'stopped';
       m.spec = { ...spec, key: m.spec.key };
       m.log = [`Rebuilt ${spec.name} from ${spec.image}: previous disk erased`, ...firstBootLines(spec)];
       boot(m);
+      await guestBoot(o);
     },
     async delete(ref) {
       await wait();
