@@ -69,9 +69,6 @@ const settings = {
   uri: daemon.socketUri,
   pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
   network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.83.0/24' },
-  maxCpus: 1,
-  maxRamMb: 256,
-  maxDiskGb: 2,
   // The busybox fixture: this bench measures the console channels.
   guestImage: 'test-fixture',
 };

@@ -34,9 +34,6 @@ beforeAll(async () => {
     uri: daemon.socketUri,
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
     network: { name: NETWORK, bridge: 'irontestw0', cidr: '10.231.81.0/24' },
-    maxCpus: 1,
-    maxRamMb: 256,
-    maxDiskGb: 2,
     // The busybox fixture: this test is about the console pages.
     guestImage: 'test-fixture',
   };

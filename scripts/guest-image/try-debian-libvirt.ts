@@ -33,8 +33,6 @@ try {
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
     network: { name: NETWORK, bridge: 'irontestd0', cidr: '10.231.85.0/24' },
     guestImage: 'debian-12',
-    maxCpus: 1,
-    maxRamMb: 1024,
     bootTimeoutMs: 900_000,
     stopTimeoutMs: 180_000,
   });

@@ -11,7 +11,7 @@
  *   npm run operator -- reset-password <email>        prints a one-time password reset link (1 hour)
  *   npm run operator -- reseller-staff add|list|remove ...   a reseller's staff accounts (cli/staff-commands.ts)
  *   npm run operator -- domains list|remove|reassign|verify ...   resellers' custom domains (cli/domain-commands.ts)
- *   npm run operator -- providers list|show|set|unset ...   providers' settings: caps, images map, public network
+ *   npm run operator -- providers list|show|set|unset ...   providers' settings: images map, public network, timeouts
  *        (cli/provider-commands.ts)
  *   npm run operator -- images list|withdraw|offer ...   the regions' images and what each reseller offers (cli/image-commands.ts)
  * Every command prints what it changed; one that changes nothing it was asked to exits with status 1.

@@ -36,7 +36,7 @@ const operator = async (...argv: string[]) => runOperatorOn(await opened(), load
 const settingsOf = async (id: number) =>
   (await (await opened()).db.select({ s: providers.settings }).from(providers).where(eq(providers.id, id)))[0]?.s;
 
-it('lists providers, shows settings with the defaults, sets caps, the images map and the public network, and unsets', async () => {
+it('lists providers, shows settings with the defaults, sets a timeout, the images map and the public network, and unsets', async () => {
   expect(await operator('providers', 'list')).toEqual({
     exitCode: 0,
     output: '#1\tNorthwind Cloud\tlibvirt\tplatform\tenabled\n#2\tIrontech Metal\tlibvirt\tplatform\tenabled',
@@ -53,18 +53,18 @@ it('lists providers, shows settings with the defaults, sets caps, the images map
       'providers',
       'set',
       '#1',
-      'maxRamMb=2048',
+      'bootTimeoutMs=300000',
       'publicNetwork.name=public',
       'images.Ubuntu 24.04=ubuntu-24.04.qcow2',
     ),
   ).toEqual({
     exitCode: 0,
     output:
-      'Provider #1 Northwind Cloud: set maxRamMb, publicNetwork.name, images.Ubuntu 24.04. A running portal applies it when it restarts.',
+      'Provider #1 Northwind Cloud: set bootTimeoutMs, publicNetwork.name, images.Ubuntu 24.04. A running portal applies it when it restarts.',
   });
   expect(await settingsOf(1)).toEqual({
     ...(before as object),
-    maxRamMb: 2048,
+    bootTimeoutMs: 300000,
     publicNetwork: { name: 'public' },
     images: { 'Ubuntu 24.04': 'ubuntu-24.04.qcow2' },
   });
@@ -77,23 +77,22 @@ it('lists providers, shows settings with the defaults, sets caps, the images map
   expect(audit).toHaveLength(1);
   expect(audit[0]).toMatchObject({ targetType: 'provider', targetId: '1', before });
 
-  expect(await operator('providers', 'set', '#1', 'maxRamMb=2048')).toEqual({
+  expect(await operator('providers', 'set', '#1', 'bootTimeoutMs=300000')).toEqual({
     exitCode: 1,
     output: 'Provider #1 Northwind Cloud: the settings are already so; nothing changed.',
   });
-  expect((await operator('providers', 'unset', 'Northwind Cloud', 'maxRamMb', 'publicNetwork')).exitCode).toBe(0);
-  // The seeded cap is gone: the driver's default (no cap) applies again.
-  const { maxRamMb: _cap, ...uncapped } = before as Record<string, unknown>;
-  expect(await settingsOf(1)).toEqual({ ...uncapped, images: { 'Ubuntu 24.04': 'ubuntu-24.04.qcow2' } });
+  expect((await operator('providers', 'unset', 'Northwind Cloud', 'bootTimeoutMs', 'publicNetwork')).exitCode).toBe(0);
+  // The driver's default timeout applies again.
+  expect(await settingsOf(1)).toEqual({ ...(before as object), images: { 'Ubuntu 24.04': 'ubuntu-24.04.qcow2' } });
 });
 
 it('refuses bad values, unknown settings and unknown providers, naming them, and writes nothing', async () => {
   const before = await settingsOf(1);
-  await expect(operator('providers', 'set', '#1', 'maxRamMb=12')).rejects.toThrow(
-    'Not changed: maxRamMb: Too small: expected number to be >=128.',
+  await expect(operator('providers', 'set', '#1', 'bootTimeoutMs=12')).rejects.toThrow(
+    'Not changed: bootTimeoutMs: Too small: expected number to be >=1000.',
   );
-  await expect(operator('providers', 'set', '#1', 'maxRamMb=lots')).rejects.toThrow(
-    'Not changed: maxRamMb: Invalid input: expected number, received string.',
+  await expect(operator('providers', 'set', '#1', 'bootTimeoutMs=lots')).rejects.toThrow(
+    'Not changed: bootTimeoutMs: Invalid input: expected number, received string.',
   );
   await expect(operator('providers', 'set', '#1', 'maxRam=4096')).rejects.toThrow(
     /^libvirt has no setting "maxRam"\. Its settings: uri, /,
@@ -101,8 +100,8 @@ it('refuses bad values, unknown settings and unknown providers, naming them, and
   await expect(operator('providers', 'set', '#1', 'images.Bad=../etc/passwd')).rejects.toThrow(
     /^Not changed: images\.Bad: /,
   );
-  await expect(operator('providers', 'set', '#1', 'maxRamMb')).rejects.toThrow(
-    '"maxRamMb" is not <key>=<value> (e.g. maxRamMb=4096).',
+  await expect(operator('providers', 'set', '#1', 'bootTimeoutMs')).rejects.toThrow(
+    '"bootTimeoutMs" is not <key>=<value> (e.g. bootTimeoutMs=300000).',
   );
   expect(await operator('providers', 'show', '#99')).toEqual({
     exitCode: 1,
@@ -122,12 +121,43 @@ it('refuses bad values, unknown settings and unknown providers, naming them, and
   });
 });
 
+it('refuses the retired caps by name, says so in show, and drops stored ones at the next change (issue 23 item 3)', async () => {
+  const { db } = await opened();
+  const why =
+    'a guest gets exactly its configuration\'s vCPUs, memory and disk, and a host too small for a size is refused it at placement (docs/operator-guide.md, "Sizes")';
+  // What every libvirt demo provider stored before the caps went.
+  const old = { uri: 'qemu+tcp://127.0.0.1:1/system', maxCpus: 2, maxRamMb: 512, maxDiskGb: 10, ramMbPerGb: 64 };
+  await db.update(providers).set({ settings: old }).where(eq(providers.id, 1));
+
+  const shown = await operator('providers', 'show', '#1');
+  expect(shown.output).toContain(
+    `Retired and ignored: maxCpus, maxRamMb, maxDiskGb, ramMbPerGb (${why}); the next set or unset drops them.`,
+  );
+  const defaults = JSON.parse(shown.output.split(`With the driver's defaults:\n`)[1]!.split('\nRetired')[0]!);
+  expect(defaults).not.toHaveProperty('maxRamMb');
+
+  await expect(operator('providers', 'set', '#1', 'maxRamMb=4096')).rejects.toThrow(
+    `"maxRamMb" is no longer a setting: ${why}. Nothing changed.`,
+  );
+  await expect(operator('providers', 'set', '#1', 'vcpusPerCpu=0.5', 'stopTimeoutMs=1000')).rejects.toThrow(
+    `"vcpusPerCpu" is no longer a setting: ${why}. Nothing changed.`,
+  );
+  expect(await settingsOf(1)).toEqual(old);
+
+  expect(await operator('providers', 'set', '#1', 'stopTimeoutMs=30000')).toEqual({
+    exitCode: 0,
+    output: `Provider #1 Northwind Cloud: set stopTimeoutMs. Dropped the retired maxCpus, maxRamMb, maxDiskGb, ramMbPerGb: ${why}. A running portal applies it when it restarts.`,
+  });
+  expect(await settingsOf(1)).toEqual({ uri: old.uri, stopTimeoutMs: 30000 });
+  expect((await operator('providers', 'show', '#1')).output).not.toContain('Retired');
+});
+
 it('lists the regions\u2019 images, and withdraws and offers one for a reseller as its catalog screen does', async () => {
   const { db } = await opened();
   await seedDemoTenant(db, { adminEmail: 'owner@example.com', adminPassword: 'Owner-Password-1!' });
   const [reseller] = await db.select({ id: resellers.id, name: resellers.name }).from(resellers);
   const list = await operator('images', 'list', `#${reseller!.id}`);
-  expect(list.output.split('\n')).toContain(`US East\tDebian 12\toffered by ${reseller!.name}`);
+  expect(list.output.split('\n')).toContain(`US East\tDebian 12\tdebian 12\troot\t2 GB\toffered by ${reseller!.name}`);
   expect(await operator('images', 'withdraw', `#${reseller!.id}`, 'us east', 'Debian 12')).toEqual({
     exitCode: 0,
     output: `${reseller!.name} no longer offers Debian 12 in US East.`,
@@ -139,7 +169,7 @@ it('lists the regions\u2019 images, and withdraws and offers one for a reseller 
       .where(eq(imageWithdrawals.resellerId, reseller!.id)),
   ).toEqual([{ image: 'Debian 12' }]);
   expect((await operator('images', 'list', reseller!.name)).output.split('\n')).toContain(
-    `US East\tDebian 12\twithdrawn by ${reseller!.name}`,
+    `US East\tDebian 12\tdebian 12\troot\t2 GB\twithdrawn by ${reseller!.name}`,
   );
   expect(await operator('images', 'withdraw', `#${reseller!.id}`, 'US East', 'Debian 12')).toEqual({
     exitCode: 1,

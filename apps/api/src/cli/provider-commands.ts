@@ -23,6 +23,21 @@ export const PROVIDER_USAGE =
 
 const SCHEMAS: Record<string, z.ZodType> = { libvirt: libvirtSettingsSchema, simulator: simulatorSettingsSchema };
 
+/**
+ * Settings a driver no longer has, and why. The libvirt caps and scales went with issue 23 item 3: a guest gets
+ * exactly its configuration's size. Stored ones are ignored by the driver (its schema drops unknown keys); `set`
+ * refuses them by name, and the next set or unset drops those still stored, saying so.
+ */
+const RETIRED: Record<string, { keys: string[]; why: string }> = {
+  libvirt: {
+    keys: ['maxCpus', 'maxRamMb', 'maxDiskGb', 'vcpusPerCpu', 'ramMbPerGb'],
+    why: 'a guest gets exactly its configuration\'s vCPUs, memory and disk, and a host too small for a size is refused it at placement (docs/operator-guide.md, "Sizes")',
+  },
+};
+
+const retiredIn = (driver: string, settings: Settings) =>
+  (RETIRED[driver]?.keys ?? []).filter((k) => Object.hasOwn(settings, k));
+
 export class ProviderInputError extends Error {
   override name = 'ProviderInputError';
 }
@@ -132,6 +147,11 @@ export async function runProviderCommand(argv: string[], db: Db): Promise<string
       `Settings:`,
       JSON.stringify(p.settings ?? {}, null, 2),
       ...(effective?.success ? [`With the driver's defaults:`, JSON.stringify(effective.data, null, 2)] : []),
+      ...(retiredIn(p.driver, (p.settings ?? {}) as Settings).length
+        ? [
+            `Retired and ignored: ${retiredIn(p.driver, (p.settings ?? {}) as Settings).join(', ')} (${RETIRED[p.driver]!.why}); the next set or unset drops them.`,
+          ]
+        : []),
     ].join('\n');
   }
   if ((verb === 'set' || verb === 'unset') && ref && rest.length > 0) {
@@ -141,10 +161,18 @@ export async function runProviderCommand(argv: string[], db: Db): Promise<string
     for (const arg of rest) {
       if (verb === 'set') {
         const eqAt = arg.indexOf('=');
-        if (eqAt <= 0) throw new ProviderInputError(`"${arg}" is not <key>=<value> (e.g. maxRamMb=4096).`);
-        setPath(after, keyPath(arg.slice(0, eqAt)), parseValue(arg.slice(eqAt + 1)));
+        if (eqAt <= 0) throw new ProviderInputError(`"${arg}" is not <key>=<value> (e.g. bootTimeoutMs=300000).`);
+        const key = keyPath(arg.slice(0, eqAt));
+        if (RETIRED[p.driver]?.keys.includes(key[0]!))
+          throw new ProviderInputError(
+            `"${key[0]}" is no longer a setting: ${RETIRED[p.driver]!.why}. Nothing changed.`,
+          );
+        setPath(after, key, parseValue(arg.slice(eqAt + 1)));
       } else setPath(after, keyPath(arg), undefined);
     }
+    // Retired settings still stored go with this change (the driver ignores them anyway).
+    const dropped = retiredIn(p.driver, after);
+    for (const key of dropped) delete after[key];
     check(p.driver, after);
     if (JSON.stringify(after) === JSON.stringify(before))
       throw new NothingChanged(`Provider #${p.id} ${p.name}: the settings are already so; nothing changed.`);
@@ -159,7 +187,8 @@ export async function runProviderCommand(argv: string[], db: Db): Promise<string
       after: { ...after, by: 'operator command' },
     });
     const changedKeys = rest.map((a) => (verb === 'set' ? a.slice(0, a.indexOf('=')) : a));
-    return `Provider #${p.id} ${p.name}: ${verb === 'set' ? 'set' : 'unset'} ${changedKeys.join(', ')}. A running portal applies it when it restarts.`;
+    const droppedNote = dropped.length ? ` Dropped the retired ${dropped.join(', ')}: ${RETIRED[p.driver]!.why}.` : '';
+    return `Provider #${p.id} ${p.name}: ${verb === 'set' ? 'set' : 'unset'} ${changedKeys.join(', ')}.${droppedNote} A running portal applies it when it restarts.`;
   }
   throw new ProviderInputError(`Usage: ${PROVIDER_USAGE}`);
 }

@@ -55,9 +55,6 @@ beforeAll(async () => {
     uri: 'qemu+unix:///system?socket=/nonexistent/libvirt-sock',
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
     network: { name: NETWORK, bridge: 'irontestc0', cidr: '10.231.79.0/24' },
-    maxCpus: 1,
-    maxRamMb: 256,
-    maxDiskGb: 2,
     // The busybox fixture: these tests are about the console channels.
     guestImage: 'test-fixture',
   };

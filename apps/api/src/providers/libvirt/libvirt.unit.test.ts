@@ -127,8 +127,6 @@ const domainParams = (nat: DomainParams['nat']): DomainParams => ({
     ramGb: 1,
     diskGb: 1,
   },
-  vcpus: 1,
-  ramMb: 256,
   domainType: 'qemu',
   machine: 'q35',
   diskPath: '/p/d.qcow2',

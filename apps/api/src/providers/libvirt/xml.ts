@@ -13,7 +13,7 @@ export interface MachineMeta {
   name: string;
   image: string;
   region: string;
-  /** Billed size. */
+  /** The configuration's size: what is billed and exactly what the guest gets (guestSize). */
   cpu: number;
   ramGb: number;
   diskGb: number;
@@ -27,10 +27,8 @@ export interface DomainParams {
   ref: string;
   uuid: string;
   mac: string;
+  /** Its size in the definition is guestSize(meta): nothing else decides what the guest gets. */
   meta: MachineMeta;
-  /** What the guest really gets (capped by the driver's settings). */
-  vcpus: number;
-  ramMb: number;
   domainType: 'qemu' | 'kvm';
   machine: string;
   diskPath: string;
@@ -50,8 +48,17 @@ function ipv4(ip: string): string {
   return ip;
 }
 
+/**
+ * What the guest gets: exactly its configuration's size (issue 23 item 3), its vCPUs, its memory (GB = 1024 MiB)
+ * and its disk (GB = 1024^3 bytes). No cap or scale: a host too small for a size is refused it at placement.
+ */
+export function guestSize(size: Pick<MachineMeta, 'cpu' | 'ramGb' | 'diskGb'>) {
+  return { vcpus: size.cpu, ramMb: Math.round(size.ramGb * 1024), diskBytes: Math.round(size.diskGb * 1024 ** 3) };
+}
+
 export function domainXml(p: DomainParams): string {
   const meta = JSON.stringify(p.meta);
+  const { vcpus, ramMb } = guestSize(p.meta);
   return `<domain type='${p.domainType}'>
   <name>${p.ref}</name>
   <uuid>${p.uuid}</uuid>
@@ -64,9 +71,9 @@ export function domainXml(p: DomainParams): string {
         : ''
     }
   </metadata>
-  <memory unit='MiB'>${p.ramMb}</memory>
-  <currentMemory unit='MiB'>${p.ramMb}</currentMemory>
-  <vcpu placement='static'>${p.vcpus}</vcpu>
+  <memory unit='MiB'>${ramMb}</memory>
+  <currentMemory unit='MiB'>${ramMb}</currentMemory>
+  <vcpu placement='static'>${vcpus}</vcpu>
   <os>
     <type arch='x86_64' machine='${p.machine}'>hvm</type>
     <boot dev='hd'/>
