@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { VM_SIZES } from '@portal/contract/constants';
+import type { ImageDescription } from '@portal/contract/images';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import {
@@ -13,6 +14,7 @@ import {
   configurations,
   countries,
   hosts,
+  imageDescriptions,
   images,
   providerOfferings,
   providers,
@@ -22,6 +24,18 @@ import { libvirtSettingsSchema } from '../providers/libvirt/libvirt.ts';
 
 /** The simulated catalog's images (names only: the simulator boots nothing). */
 const SIMULATED_IMAGES = ['Ubuntu 24.04 LTS', 'Debian 12', 'Rocky Linux 9', 'Windows Server 2022'];
+
+/**
+ * What the seeded images are (decision 0018), platform-wide. "Debian 12" is the built guest image
+ * (scripts/guest-image/build-debian.sh): its login is root, and its 1.3 GiB virtual size rounds up to 2 GB (migration
+ * 0021 describes it the same way on installs older than descriptions). The simulated vendors' images take their
+ * cloud images' logins; Windows stays undescribed (a VM of an undescribed image logs in as root).
+ */
+export const SEEDED_IMAGE_DESCRIPTIONS: Record<string, ImageDescription> = {
+  'Debian 12': { osFamily: 'debian', version: '12', defaultUser: 'root', minDiskGb: 2 },
+  'Ubuntu 24.04 LTS': { osFamily: 'ubuntu', version: '24.04', defaultUser: 'ubuntu', minDiskGb: 4 },
+  'Rocky Linux 9': { osFamily: 'rocky', version: '9', defaultUser: 'rocky', minDiskGb: 10 },
+};
 
 /**
  * `VM_PROVIDER=libvirt`: both demo providers run on this host's libvirtd (`LIBVIRT_DEMO_URI`, default
@@ -97,6 +111,15 @@ export async function seedCatalog(
           })),
       );
     }
+    await tx
+      .insert(imageDescriptions)
+      .values(
+        imageNames.flatMap((image) => {
+          const description = SEEDED_IMAGE_DESCRIPTIONS[image];
+          return description ? [{ resellerId: null, image, ...description }] : [];
+        }),
+      )
+      .onConflictDoNothing();
     const offerings: { providerId: number; regionId: number; configurationId: number }[] = [];
     for (const region of [usEast!, usWest!, frankfurt!, singapore!]) {
       for (const size of VM_SIZES) {
