@@ -31,7 +31,7 @@ export const vmListItemSchema = z.object({
   name: z.string(),
   status: vmStatusSchema,
   /** While Starting: when the guest began to boot (docs/virtual-machines.md, "Starting"); null in any other status. */
-  bootingSince: timestampSchema.nullable(),
+  bootStartedAt: timestampSchema.nullable(),
   configuration: z.string(),
   cpu: z.number().int(),
   ram: z.number().int(),
@@ -62,7 +62,7 @@ export const vmDetailsSchema = z.object({
   }),
   status: vmStatusSchema,
   /** While Starting: when the guest began to boot (the portal shows the time since); null in any other status. */
-  bootingSince: timestampSchema.nullable(),
+  bootStartedAt: timestampSchema.nullable(),
   consoleAvailable: z.boolean(),
   /** cpuUsage in percent of all cores (0–100); ramUsage in GB used. */
   usage: z.object({ cpuUsage: z.number(), ramUsage: z.number() }),

@@ -267,18 +267,18 @@ it('shows a create and a start as Starting, since the guest began to boot, until
   const details = async () => (await admin.call(routes.vms.details, { params: { id: vmId } })).data;
   const list = async () =>
     (await admin.call(routes.vms.list, { query: { page: 1, rowsPerPage: 100, search: 'sunrise' } })).data.data;
-  expect(await details()).toMatchObject({ status: 'Provisioning', bootingSince: null });
+  expect(await details()).toMatchObject({ status: 'Provisioning', bootStartedAt: null });
 
   await runner.tick();
   await vi.waitFor(() => expect(seen).toEqual(['Starting']), { timeout: 5000, interval: 20 });
   const bootedAt = clock.now().toISOString();
   // What a client sees while the guest boots: Starting, and since when (the portal counts the time from it).
-  expect(await details()).toMatchObject({ status: 'Starting', bootingSince: bootedAt });
-  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Starting', bootingSince: bootedAt })]);
+  expect(await details()).toMatchObject({ status: 'Starting', bootStartedAt: bootedAt });
+  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Starting', bootStartedAt: bootedAt })]);
   await runner.idle();
   expect(seen).toEqual(['Starting', 'Running']);
-  expect(await details()).toMatchObject({ status: 'Running', bootingSince: null });
-  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Running', bootingSince: null })]);
+  expect(await details()).toMatchObject({ status: 'Running', bootStartedAt: null });
+  expect(await list()).toEqual([expect.objectContaining({ id: vmId, status: 'Running', bootStartedAt: null })]);
 
   // A start of the stopped machine: Starting (the runningStatus) is now also the booting, with its time.
   expect((await admin.call(routes.vms.stop, { params: { id: vmId } })).status).toBe(200);
@@ -289,9 +289,9 @@ it('shows a create and a start as Starting, since the guest began to boot, until
   clock.advance(1000);
   await runner.tick();
   await vi.waitFor(() => expect(seen).toEqual(['Starting']), { timeout: 5000, interval: 20 });
-  expect(await details()).toMatchObject({ status: 'Starting', bootingSince: clock.now().toISOString() });
+  expect(await details()).toMatchObject({ status: 'Starting', bootStartedAt: clock.now().toISOString() });
   await runner.idle();
-  expect(await details()).toMatchObject({ status: 'Running', bootingSince: null, errorReason: null });
+  expect(await details()).toMatchObject({ status: 'Running', bootStartedAt: null, errorReason: null });
   await runner.stop();
 });
 
@@ -323,7 +323,7 @@ it('keeps the machine of a create whose guest never answered: the VM shows it as
   // Not Error with no machine: Running (the machine runs), the reason says why, and it can be reset, stopped or deleted.
   expect(data).toMatchObject({
     status: 'Running',
-    bootingSince: null,
+    bootStartedAt: null,
     errorReason: 'The guest did not answer within 600 s',
     pendingOperation: null,
   });

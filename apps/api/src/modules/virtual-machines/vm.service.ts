@@ -143,7 +143,7 @@ export function createVmService(deps: Deps) {
         data: rows.map((r) => ({
           ...r,
           createdAt: iso(r.createdAt),
-          bootingSince: r.bootingSince && iso(r.bootingSince),
+          bootStartedAt: r.bootStartedAt && iso(r.bootStartedAt),
         })),
         totalPages: totalPages(total, q.rowsPerPage),
       };
@@ -182,7 +182,7 @@ export function createVmService(deps: Deps) {
           network: { publicIp: vm.publicIp, privateIp: vm.privateIp },
         },
         status: vm.status,
-        bootingSince: vm.bootingSince && iso(vm.bootingSince),
+        bootStartedAt: vm.bootStartedAt && iso(vm.bootStartedAt),
         consoleAvailable: running,
         usage,
         errorReason: vm.errorReason,

@@ -117,7 +117,8 @@ describe('lifecycle', () => {
     expect(res.status).toBe(200);
     const id = res.data.ids[0]!;
     const first = await admin.call(routes.vms.details, { params: { id } });
-    expect(['Provisioning', 'Running']).toContain(first.data.status);
+    // Starting: the machine is made and powered on, its guest boots (docs/virtual-machines.md, "Starting").
+    expect(['Provisioning', 'Starting', 'Running']).toContain(first.data.status);
     const running = await waitForStatus(id, 'Running');
     expect(running.consoleAvailable).toBe(true);
     expect(running.virtualMachine).toMatchObject({

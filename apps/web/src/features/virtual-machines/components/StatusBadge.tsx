@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import type { VmStatus } from '@portal/contract/constants';
 
 const colours: Record<VmStatus, string> = {
@@ -11,15 +12,43 @@ const colours: Record<VmStatus, string> = {
   Resizing: 'bg-violet-100 dark:bg-violet-900/50 text-violet-800 dark:text-violet-200 ring-violet-600/20',
 };
 
-export function StatusBadge({ status }: { status: VmStatus }) {
+/** "12 s", "1 min 12 s", "1 h 3 min": how long a guest has been booting. */
+export function formatBootTime(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Seconds since `since`, ticking every second while it is set; null when it is not. */
+function useSecondsSince(since: Date | null): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  const from = since?.getTime() ?? null;
+  useEffect(() => {
+    if (from === null) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [from]);
+  return from === null ? null : (now - from) / 1000;
+}
+
+/**
+ * A VM's status. Starting with the moment the guest began to boot (`bootStartedAt`) shows the time so far,
+ * "Starting · 1 min 12 s", counted in the browser: the machine is powered on and the portal waits for its guest to
+ * answer (docs/virtual-machines.md, "Starting").
+ */
+export function StatusBadge({ status, bootStartedAt }: { status: VmStatus; bootStartedAt?: Date | null }) {
   const busy = ['Provisioning', 'Starting', 'Stopping', 'Resizing'].includes(status);
+  const booting = useSecondsSince(status === 'Starting' ? (bootStartedAt ?? null) : null);
   return (
     <span
       data-status={status}
-      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset ${colours[status]}`}
+      title={booting === null ? undefined : 'Powered on; waiting for the system to answer'}
+      className={`inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset ${colours[status]}`}
     >
       {busy && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
       {status}
+      {booting !== null && <span data-testid="boot-time">{`· ${formatBootTime(booting)}`}</span>}
     </span>
   );
 }

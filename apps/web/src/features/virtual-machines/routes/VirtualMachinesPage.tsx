@@ -39,7 +39,11 @@ export function VirtualMachinesPage() {
             sortable: true,
             render: (v) => <span className="font-medium text-slate-900 dark:text-slate-100">{v.name}</span>,
           },
-          { key: 'status', header: 'Status', render: (v) => <StatusBadge status={v.status} /> },
+          {
+            key: 'status',
+            header: 'Status',
+            render: (v) => <StatusBadge status={v.status} bootStartedAt={v.bootStartedAt} />,
+          },
           { key: 'configuration', header: 'Size', sortable: true, render: (v) => v.configuration },
           { key: 'cpu', header: 'CPU', align: 'center', render: (v) => v.cpu },
           { key: 'ram', header: 'RAM', align: 'center', render: (v) => `${v.ram} GB` },

@@ -235,7 +235,7 @@ export function VmDetailsPage() {
                 <Item label="Last Updated At">{formatDate(vm.updatedAt)}</Item>
                 <Item label="RAM">{`${vm.ram} GB`}</Item>
                 <Item label="Status">
-                  <StatusBadge status={status} />
+                  <StatusBadge status={status} bootStartedAt={data.bootStartedAt} />
                   <button
                     type="button"
                     aria-label="Refresh status"
