@@ -255,3 +255,26 @@ export const API_MESSAGES = {
   emailConfirmed: 'Your email has been confirmed',
   loggedOut: 'Logged out',
 } as const;
+
+/**
+ * The size that was sold (issue 23 item 3): a guest gets exactly its configuration, so a host that cannot hold a
+ * size refuses it at placement in these words, and the upgrade dialog warns that a running machine restarts.
+ */
+export const SIZE_TEXT = {
+  /** A configuration as the messages name it: "Micro (2 cores, 4 GB RAM, 80 GB disk)". */
+  size: (c: { name: string; cpu: number; ram: number; disk: number }) =>
+    `${c.name} (${c.cpu} cores, ${c.ram} GB RAM, ${c.disk} GB disk)`,
+  /** A create: no host of the region takes it now; `hosts` counts why (e.g. "2 full, 1 draining", "none registered"). */
+  noRoom: (region: string, size: string, hosts: string) =>
+    `No host in ${region} has room for ${size} now (hosts: ${hosts})`,
+  /** A create: no host of the region could hold it even empty. */
+  tooLarge: (region: string, size: string) =>
+    `${size} is larger than any host in ${region} can hold. Choose a smaller configuration.`,
+  /** An upgrade: the VM's own host cannot take what the larger size adds, now. */
+  hostNoRoom: (size: string) => `This virtual machine's host has no room for ${size} now`,
+  /** An upgrade: the VM's own host could not hold the larger size even empty. */
+  hostTooSmall: (size: string) => `${size} is larger than this virtual machine's host can hold`,
+  /** The upgrade dialog, shown while the VM is running (beside the spec's own texts). */
+  upgradeRestarts:
+    'This VM is running: the upgrade restarts it to apply the new CPU and memory. Its programs stop and connections drop until it is back up.',
+} as const;

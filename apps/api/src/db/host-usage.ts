@@ -3,6 +3,9 @@
  * definition for the reseller's and the operator's host lists and for placement, so the numbers staff see are
  * the numbers placement decides with. A VM on its way to a host (a draining host's move, queued or running:
  * engine/drain) counts on that host too, from the moment it is queued: its room there is held while its disk copies.
+ * A VM with an upgrade queued or running counts at its new size (issue 23 item 3: the upgrade's room is checked on its
+ * host when queued, engine/placement.ts refuseGrowthWithoutRoom; upgrades only grow), so two upgrades at once on one
+ * host do not both take the last room.
  */
 import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
@@ -20,9 +23,22 @@ export const NO_USAGE: HostUsage = { vms: 0, cpu: 0, ram: 0, disk: 0 };
 
 /** The grouped query (one row per host with VMs); `hostIds` narrows it to those hosts. */
 export function hostUsageQuery(db: Db | Tx, hostIds?: number[]) {
+  // At most one active operation per VM (operations_one_active_per_vm): the join adds no rows.
+  const upgradeTo = sql<number>`(${operations.payload}->>'configurationId')::int`;
   const placed = db
-    .select({ hostId: sql<number>`${virtualMachines.hostId}`.as('host_id'), size: virtualMachines.configurationId })
+    .select({
+      hostId: sql<number>`${virtualMachines.hostId}`.as('host_id'),
+      size: sql<number>`coalesce(${upgradeTo}, ${virtualMachines.configurationId})`.as('size'),
+    })
     .from(virtualMachines)
+    .leftJoin(
+      operations,
+      and(
+        eq(operations.vmId, virtualMachines.id),
+        eq(operations.kind, 'resize'),
+        inArray(operations.status, ['pending', 'running']),
+      ),
+    )
     .where(
       and(
         isNull(virtualMachines.deletedAt),

@@ -6,21 +6,30 @@
  * vCPUs, memory and disk (counting the configurations of the live VMs placed there); then take the one whose
  * most allocated resource would be the smallest fraction afterwards (spread), lowest id on a tie. The hosts are
  * locked (FOR UPDATE) for the transaction, so two creates at once do not both take the last room.
+ * A guest gets exactly its configuration's size (issue 23 item 3): a size no host can take is refused here, in words a
+ * customer can act on (contract SIZE_TEXT: no room now, or larger than any host of the region can ever hold), and an
+ * upgrade checks what the larger size adds on the VM's own host (refuseGrowthWithoutRoom).
  * A provider with no hosts places nothing (its settings name the one libvirt URI, or it is the simulator); a libvirt
  * provider without that URI (every reseller's) has no room there, like a full region.
  */
+import { SIZE_TEXT } from '@portal/contract/messages';
 import type { Tx } from '../db/client.ts';
 import { BadRequestError } from '../lib/errors.ts';
 import { hostLoadsForUpdate, type HostLoad, type HostRow } from './hosts/hosts.repository.ts';
 
 export type { HostLoad, HostRow } from './hosts/hosts.repository.ts';
 
-const NO_HOST_TEXT = 'No host in this region can take this virtual machine now';
 export interface Size {
   cpu: number;
   ram: number;
   disk: number;
 }
+/** A configuration: its size and the name the messages give it. */
+export interface NamedSize extends Size {
+  name: string;
+}
+
+const EMPTY: Size = { cpu: 0, ram: 0, disk: 0 };
 
 /** Why a host takes no new VM, or null when it may (room aside). */
 export function unavailableReason(host: HostRow): string | null {
@@ -38,6 +47,27 @@ export function allocatedFraction({ host, used }: HostLoad, size: Size): number 
     (used.ram + size.ram) / (host.ramGb * host.ramOvercommit),
     (used.disk + size.disk) / (host.diskGb * host.diskOvercommit),
   );
+}
+
+/** Whether the host could hold `size` at all: alone on it, within capacity × overcommit. */
+export function couldEverHold(host: HostRow, size: Size): boolean {
+  return allocatedFraction({ host, used: EMPTY }, size) <= 1;
+}
+
+/**
+ * Why no host among `loads` takes `size` in `region` (pure): larger than any of them could hold, or no room now with
+ * the hosts counted by reason (unavailable ones by unavailableReason, the others full or too small for it).
+ */
+export function noHostText(loads: HostLoad[], size: NamedSize, region: string): string {
+  const named = SIZE_TEXT.size(size);
+  if (loads.length > 0 && loads.every((l) => !couldEverHold(l.host, size))) return SIZE_TEXT.tooLarge(region, named);
+  const counts = new Map<string, number>();
+  for (const { host } of loads) {
+    const why = unavailableReason(host) ?? (couldEverHold(host, size) ? 'full' : 'too small');
+    counts.set(why, (counts.get(why) ?? 0) + 1);
+  }
+  const hosts = loads.length === 0 ? 'none registered' : [...counts].map(([why, n]) => `${n} ${why}`).join(', ');
+  return SIZE_TEXT.noRoom(region, named, hosts);
 }
 
 /** The chosen host among loads (pure: the rule above), or null when none can take it. */
@@ -58,20 +88,20 @@ export const hostLoads = hostLoadsForUpdate;
 
 /**
  * The host a new VM goes to: null when the provider has no hosts in the region (nothing to place), else the
- * chosen host; with hosts but none able to take it, a 400 that says why.
+ * chosen host; with hosts but none able to take it, a 400 that says why (noHostText).
  */
 export async function placeVm(
   tx: Tx,
   providerId: number,
-  regionId: number,
-  size: Size,
+  region: { id: number; name: string },
+  size: NamedSize,
   pending: Map<number, Size> = new Map(),
   /** The provider runs nothing without a host (a libvirt provider without a URI of the operator's): no host is full. */
   needsHost = false,
 ): Promise<HostRow | null> {
-  const loads = await hostLoads(tx, providerId, regionId);
+  const loads = await hostLoads(tx, providerId, region.id);
   if (loads.length === 0) {
-    if (needsHost) throw new BadRequestError(NO_HOST_TEXT);
+    if (needsHost) throw new BadRequestError(noHostText([], size, region.name));
     return null;
   }
   // VMs placed earlier in the same request (numberOfInstances > 1) count too.
@@ -81,9 +111,33 @@ export async function placeVm(
       load.used = { cpu: load.used.cpu + extra.cpu, ram: load.used.ram + extra.ram, disk: load.used.disk + extra.disk };
   }
   const host = chooseHost(loads, size);
-  if (!host) {
-    const why = loads.map(({ host: h }) => `${h.name}: ${unavailableReason(h) ?? 'full'}`).join(', ');
-    throw new BadRequestError(`${NO_HOST_TEXT} (${why})`);
-  }
+  if (!host) throw new BadRequestError(noHostText(loads, size, region.name));
   return host;
+}
+
+/**
+ * An upgrade's room (issue 23 item 3): what the larger size adds must fit on the VM's own host, counted with what its
+ * VMs hold (and the upgrades already queued there, db/host-usage.ts), under the same host locks as creates. A VM
+ * without a host (a provider without hosts) is not checked. Throws a 400 that says which: no room now, or too large
+ * for the host ever. Whether the host answers does not matter: the machine stays where it is.
+ */
+export async function refuseGrowthWithoutRoom(
+  tx: Tx,
+  vm: { providerId: number; regionId: number; hostId: number | null },
+  current: Size,
+  target: NamedSize,
+): Promise<void> {
+  if (vm.hostId === null) return;
+  const load = (await hostLoads(tx, vm.providerId, vm.regionId)).find((l) => l.host.id === vm.hostId);
+  if (!load) return;
+  const growth = {
+    cpu: Math.max(0, target.cpu - current.cpu),
+    ram: Math.max(0, target.ram - current.ram),
+    disk: Math.max(0, target.disk - current.disk),
+  };
+  if (allocatedFraction(load, growth) <= 1) return;
+  const named = SIZE_TEXT.size(target);
+  throw new BadRequestError(
+    couldEverHold(load.host, target) ? SIZE_TEXT.hostNoRoom(named) : SIZE_TEXT.hostTooSmall(named),
+  );
 }

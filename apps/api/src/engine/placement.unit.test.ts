@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { chooseHost, type HostLoad, type HostRow } from './placement.ts';
+import { chooseHost, couldEverHold, noHostText, type HostLoad, type HostRow } from './placement.ts';
 
 const seen = new Date('2026-11-23T08:00:00Z');
 function host(id: number, patch: Partial<HostRow> = {}): HostRow {
@@ -50,4 +50,32 @@ it('counts overcommit, and never places on a full, draining, disabled, unseen or
     ),
   ).toBeNull();
   expect(chooseHost([load(host(1, { lastError: 'down' })), load(host(2), 10, 20, 300)], micro)?.id).toBe(2);
+});
+
+it('says why no host takes a size: larger than any could hold, or no room now with the hosts counted by why', () => {
+  const large = { name: 'Large', cpu: 12, ram: 48, disk: 300 };
+  const microNamed = { name: 'Micro', ...micro };
+  // 8 CPUs × 2 hold 12 cores, but 32 GB never holds 48.
+  expect(couldEverHold(host(1), large)).toBe(false);
+  expect(couldEverHold(host(1, { ramGb: 64 }), large)).toBe(true);
+  expect(noHostText([load(host(1)), load(host(2, { draining: true }))], large, 'US East')).toBe(
+    'Large (12 cores, 48 GB RAM, 300 GB disk) is larger than any host in US East can hold. Choose a smaller configuration.',
+  );
+  expect(
+    noHostText(
+      [
+        load(host(1), 16, 0, 0),
+        load(host(2), 0, 30, 0),
+        load(host(3, { lastError: 'down' })),
+        load(host(4, { cpus: 1, cpuOvercommit: 1 })),
+      ],
+      microNamed,
+      'US East',
+    ),
+  ).toBe(
+    'No host in US East has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: 2 full, 1 unreachable, 1 too small)',
+  );
+  expect(noHostText([], microNamed, 'US East')).toBe(
+    'No host in US East has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: none registered)',
+  );
 });

@@ -101,7 +101,7 @@ it('registers hosts and public addresses through the imports API, row by row', a
   });
   expect(refused.status).toBe(400);
   expect(refused.message).toMatch(
-    /^No host in this region can take this virtual machine now \(lab-1: (not seen yet|unreachable)\)$/,
+    /^No host in US West has room for Micro \(2 cores, 4 GB RAM, 80 GB disk\) now \(hosts: 1 (not seen yet|unreachable)\)$/,
   );
 
   // (Company 1 is the signed-in admin's.) Seen and healthy, but its 4 CPUs are taken by two live Micro VMs (a deleted one no longer counts): full.
@@ -134,7 +134,9 @@ it('registers hosts and public addresses through the imports API, row by row', a
     },
   });
   expect(full.status).toBe(400);
-  expect(full.message).toBe('No host in this region can take this virtual machine now (lab-1: full)');
+  expect(full.message).toBe(
+    'No host in US West has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: 1 full)',
+  );
 
   const addresses = await t.client().call(routes.platform.importPublicAddresses, {
     headers: bearer(),

@@ -253,7 +253,9 @@ it("a libvirt provider without a host is full: a create never reaches the portal
     body: { ...catalog.createBody('nowhere'), providerId: libvirtA },
   });
   expect(res.status).toBe(400);
-  expect(res.message).toBe('No host in this region can take this virtual machine now');
+  expect(res.message).toBe(
+    'No host in US East has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: none registered)',
+  );
   await new Promise((r) => setTimeout(r, 500));
   expect((await virshCalls()).slice(before).filter((l) => l.includes('qemu:///'))).toEqual([]);
   expect((await virshCalls()).length).toBe(before);

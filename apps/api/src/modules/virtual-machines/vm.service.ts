@@ -28,7 +28,7 @@ import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import { publishVm } from '../../engine/vm-events.ts';
-import { placeVm } from '../../engine/placement.ts';
+import { placeVm, refuseGrowthWithoutRoom } from '../../engine/placement.ts';
 import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secrets.ts';
 import { quotaRefusal } from '../../db/quotas.ts';
 import type { Tx } from '../../db/client.ts';
@@ -329,7 +329,8 @@ export function createVmService(deps: Deps) {
       if (teamId !== null) await access.requireTeam(ctx.scope, teamId, 'vm.create');
       // A VM outside any team is its creator's: only someone who may create VMs somewhere makes one.
       else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
-      if (!(await repo.region(input.regionId))) throw new NotFoundError('Region not found');
+      const region = await repo.region(input.regionId);
+      if (!region) throw new NotFoundError('Region not found');
       if (!(await repo.imageOffered(ctx.resellerId, input.regionId, input.image)))
         throw new BadRequestError(CATALOG_TEXT.imageNotOffered);
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
@@ -369,7 +370,7 @@ export function createVmService(deps: Deps) {
         const rows: VmRow[] = [];
         const placed = new Map<number, { cpu: number; ram: number; disk: number }>();
         for (const name of names) {
-          const host = await placeVm(tx, input.providerId, input.regionId, size, placed, needsHost);
+          const host = await placeVm(tx, input.providerId, region, size, placed, needsHost);
           if (host) {
             const prev = placed.get(host.id) ?? { cpu: 0, ram: 0, disk: 0 };
             placed.set(host.id, { cpu: prev.cpu + size.cpu, ram: prev.ram + size.ram, disk: prev.disk + size.disk });
@@ -446,16 +447,18 @@ export function createVmService(deps: Deps) {
       if (!(await repo.offers(db, ctx.resellerId, vm.providerId, vm.regionId, configurationId)))
         throw new BadRequestError("The VM's provider does not offer this configuration in its region");
       requireAvailable(vm, 'upgrade');
-      // What the larger size adds, checked in the transaction that queues the upgrade.
+      // What the larger size adds, checked in the transaction that queues the upgrade: the quotas, then the room on
+      // the VM's own host (the guest gets exactly the new size, issue 23 item 3).
       const growth = {
         vms: 0,
         vcpus: target.cpu - current!.cpu,
         ramGb: Math.max(0, target.ram - current!.ram),
         diskGb: Math.max(0, target.disk - current!.disk),
       };
-      await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } }, (tx) =>
-        refuseOverQuota(tx, vm.companyId, vm.teamId, growth),
-      );
+      await enqueue(ctx, vm, { kind: VM_ACTIONS.upgrade.operation, payload: { configurationId } }, async (tx) => {
+        await refuseOverQuota(tx, vm.companyId, vm.teamId, growth);
+        await refuseGrowthWithoutRoom(tx, vm, current!, target);
+      });
     },
     /**
      * Reinstall from an image of the VM's region (issue 23 item 6). The VM keeps its id, name, size, addresses, team

@@ -410,7 +410,7 @@ it(
     });
     expect(refused.status).toBe(400);
     expect(refused.message).toBe(
-      'No host in this region can take this virtual machine now (host-a: draining, host-b: unreachable)',
+      'No host in US East has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: 1 draining, 1 unreachable)',
     );
     expect((await hostsService.setDraining('host-a', false)).changed).toBe(true);
 
