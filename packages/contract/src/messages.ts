@@ -213,6 +213,28 @@ export const SSH_KEY_TEXT = {
   userDataShown: 'User data',
 } as const;
 
+/** The VM page's graphs (issue 25 item 4), from the engine's metrics history. */
+export const GRAPH_TEXT = {
+  title: 'Graphs',
+  rangeLabel: 'Time range',
+  ranges: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days', '30d': '30 days' },
+  cpu: 'CPU',
+  memory: 'Memory',
+  disk: 'Disk',
+  network: 'Network',
+  cpuSeries: 'CPU used',
+  memorySeries: 'Memory used',
+  diskRead: 'Read',
+  diskWrite: 'Write',
+  netIn: 'In',
+  netOut: 'Out',
+  loading: 'Loading graphs...',
+  loadFailed: 'The graphs could not be loaded.',
+  timedOut: 'The server took too long to answer.',
+  noData: 'No data yet: the first points appear a minute after the machine starts.',
+  stepNote: (step: 'minute' | 'hour') => `One point per ${step}; gaps are times the machine was not running.`,
+} as const;
+
 /** Messages the server puts in the envelope. */
 export const API_MESSAGES = {
   ok: 'OK',

@@ -29,6 +29,7 @@ import { useBack } from '../../../lib/use-back.ts';
 import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
 import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { VmGraphsSection } from '../components/graphs/VmGraphsSection.tsx';
 import { ConfirmActionDialog, RebuildDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 
 /** The icon of each action's button; everything else about an action comes from VM_ACTIONS. */
@@ -372,6 +373,9 @@ export function VmDetailsPage() {
                 ))}
               </div>
             </Card>
+          </div>
+          <div className="min-w-0 xl:col-span-3">
+            <VmGraphsSection vmId={id} />
           </div>
         </div>
       )}
