@@ -27,7 +27,8 @@ export const DEFAULT_IMAGE_USER = 'root';
 
 export const IMAGE_TEXT = {
   osFamily: `The OS family must be one of ${OS_FAMILIES.join(', ')}`,
-  version: 'The version must be 1 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit (e.g. 12 or 24.04)',
+  version:
+    'The version must be 1 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit (e.g. 12 or 24.04)',
   defaultUser:
     'The default user must be a Linux login: a lowercase letter or _ then at most 31 lowercase letters, digits, _ or - (e.g. debian)',
   minDisk: `The minimum disk must be a whole number of GB from ${IMAGE_MIN_DISK.min} to ${IMAGE_MIN_DISK.max}`,

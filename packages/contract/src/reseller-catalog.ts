@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
 import { VALIDATION } from './messages.ts';
 import { formIdSchema, SINGLE_LINE_PATTERN } from './validation.ts';
+import { imageDescriptionSchema, imageNameSchema } from './images.ts';
 
 export const CATALOG_TEXT = {
   sizeSaved: 'Size saved',
@@ -123,10 +124,19 @@ export const resellerRegionSchema = z.object({
   withdrawnImages: z.array(z.string()),
   hosts: z.number().int(),
 });
+/** An image's descriptions (by name, every region alike): the platform's, the reseller's own (which its customers see). */
+export const resellerImageDescriptionSchema = z.object({
+  image: z.string(),
+  platform: imageDescriptionSchema.nullable(),
+  own: imageDescriptionSchema.nullable(),
+});
+export type ResellerImageDescription = z.infer<typeof resellerImageDescriptionSchema>;
 export const resellerRegionsSchema = z.object({
   /** Whether the reseller runs its own providers; if not, its customers use the platform's. */
   ownProviders: z.boolean(),
   regions: z.array(resellerRegionSchema),
+  /** One per image name of `regions` (docs/decisions/0018-image-descriptions.md). */
+  descriptions: z.array(resellerImageDescriptionSchema),
 });
 
 export const hostHealthSchema = z.enum(['healthy', 'unreachable', 'not seen']);
@@ -294,6 +304,12 @@ export const imageOfferSchema = z
   .strict();
 export type ImageOffer = z.infer<typeof imageOfferSchema>;
 
+/** The reseller's own description of an image of its regions; null removes it (its customers see the platform's). */
+export const imageDescribeSchema = z
+  .object({ image: imageNameSchema, description: imageDescriptionSchema.nullable() })
+  .strict();
+export type ImageDescribe = z.infer<typeof imageDescribeSchema>;
+
 const base = { tag: 'Reseller catalog', access: 'staff' } as const;
 const P = '/reseller';
 
@@ -327,6 +343,15 @@ export const resellerCatalogRoutes = {
     path: `${P}/catalog/images`,
     summary: "Offers or withdraws an image of a region's pools to the reseller's customers",
     body: imageOfferSchema,
+    data: resellerRegionsSchema,
+  }),
+  describeImage: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/catalog/images/description`,
+    summary:
+      "Describes an image of the reseller's regions (OS, version, default user, minimum disk) for its customers, or removes its description",
+    body: imageDescribeSchema,
     data: resellerRegionsSchema,
   }),
   listProviders: route({

@@ -5,6 +5,7 @@ import { SSH_KEYS, VM_SIZE_KEYS, VM_STATUSES } from './constants.ts';
 import { SSH_KEY_TEXT, VALIDATION } from './messages.ts';
 import { permissionKeySchema } from './permissions.ts';
 import { userDataSchema } from './ssh-keys.ts';
+import { imageDetailsSchema } from './images.ts';
 import { OPERATION_KINDS } from './vm-lifecycle.ts';
 import { SINGLE_LINE_PATTERN, instanceCountSchema, vmNameSchema } from './validation.ts';
 
@@ -282,6 +283,14 @@ export const vmRoutes = {
     summary: 'Images offered in a region',
     params: idParamsSchema,
     data: z.array(z.string()),
+  }),
+  listImageDetails: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listImageDetails/:id`,
+    summary: "listImages' images of a region with what each is: OS family, version, default user, minimum disk",
+    params: idParamsSchema,
+    data: z.array(imageDetailsSchema),
   }),
   getRegion: route({
     ...base,

@@ -17,6 +17,7 @@ import {
   virtualMachines,
 } from '../../db/schema.ts';
 import { providerServes } from '../access/catalog-visibility.ts';
+import { descriptionsFor, saveDescription } from '../../db/image-descriptions.ts';
 
 export type ProviderRow = typeof providers.$inferSelect;
 export type PriceRow = typeof configurationPrices.$inferSelect;
@@ -241,6 +242,9 @@ export function createCatalogRepository(db: Db) {
       else await tx.delete(imageWithdrawals).where(key);
       return { wasWithdrawn: !!before };
     },
+    /** Each name's platform and own description (db/image-descriptions.ts; decision 0018). */
+    imageDescriptions: (resellerId: number, names: string[]) => descriptionsFor(db, resellerId, names),
+    saveImageDescription: saveDescription,
     withdrawnImages: (resellerId: number) =>
       db
         .select({ regionId: imageWithdrawals.regionId, image: imageWithdrawals.image })

@@ -1,6 +1,7 @@
 /** The reseller area's catalog and hosts calls: parse, call the service, answer. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CATALOG_TEXT, resellerCatalogRoutes as r } from '@portal/contract/reseller-catalog';
+import { IMAGE_TEXT } from '@portal/contract/images';
 import { registerRoute, staffScopeOf, type StaffAuthContext } from '../../lib/http.ts';
 import { resellerGate } from '../../lib/reseller-gate.ts';
 import type { CatalogService, StaffCtx } from './catalog.service.ts';
@@ -29,6 +30,10 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
   registerRoute(app, r.saveImage, async ({ auth, request, body }) => ({
     message: body.offered ? CATALOG_TEXT.imageOffered : CATALOG_TEXT.imageWithdrawn,
     data: await catalog.saveImage(ctxOf(auth, request), body),
+  }));
+  registerRoute(app, r.describeImage, async ({ auth, request, body }) => ({
+    message: body.description ? IMAGE_TEXT.described : IMAGE_TEXT.descriptionRemoved,
+    data: await catalog.describeImage(ctxOf(auth, request), body),
   }));
   registerRoute(app, r.listProviders, async ({ auth }) => ({ data: await catalog.providers(staffScopeOf(auth)) }));
   registerRoute(app, r.createProvider, async ({ auth, request, body }) => ({

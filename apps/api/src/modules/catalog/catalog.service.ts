@@ -15,6 +15,7 @@ import {
   type HostHealth,
   type HostRegistration,
   type HostUpdate,
+  type ImageDescribe,
   type ImageOffer,
   type ProviderInput,
   type ProviderUpdate,
@@ -303,7 +304,39 @@ export function createCatalogService(deps: {
         const region = byId.get(c.regionId);
         if (region) region.hosts = c.n;
       }
-      return { ownProviders, regions: [...byId.values()] };
+      const names = [...new Set([...byId.values()].flatMap((r) => r.images))].sort();
+      const descriptions = await repo.imageDescriptions(scope.resellerId, names);
+      return { ownProviders, regions: [...byId.values()], descriptions };
+    },
+
+    /**
+     * The reseller's own description of an image of its regions (decision 0018), or none (its customers then see the
+     * platform's). Only images its regions list: another reseller's or an unknown name is not found.
+     */
+    async describeImage(ctx: StaffCtx, input: ImageDescribe) {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      const listed = await this.regions(ctx.scope);
+      if (!listed.regions.some((r) => r.images.includes(input.image)))
+        throw new NotFoundError(CATALOG_TEXT.imageNotFound);
+      await db.transaction(async (tx) => {
+        const { before } = await repo.saveImageDescription(tx, resellerId, input.image, input.description);
+        // By name, as the description is kept (no images row: it holds in every region).
+        await audit.record(
+          {
+            companyId: ctx.companyId,
+            actorUserId: ctx.scope.userId,
+            action: 'catalog.image.describe',
+            targetType: 'image',
+            targetId: input.image,
+            before,
+            after: input.description,
+            requestId: ctx.requestId,
+          },
+          tx,
+        );
+      });
+      return this.regions(ctx.scope);
     },
 
     /** Offers or withdraws an image of a region's pools; the answer is the regions list it changes. */

@@ -19,6 +19,7 @@ import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
 import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
+import { effectiveDescriptions } from '../../db/image-descriptions.ts';
 
 /** Live VMs the caller may see, by the one visibility rule (access/vm-visibility.ts). */
 export function visibleVms(scope: ScopeValues): SQL {
@@ -176,6 +177,8 @@ export function createVmRepository(db: Db) {
           .where(and(eq(images.regionId, regionId), imageOffered(resellerId, images.regionId, images.name)))
           .orderBy(asc(images.name))
       ).map((r) => r.name),
+    /** What the reseller's customers see of images: its own description, else the platform's (decision 0018). */
+    imageDescriptions: (resellerId: number, names: string[]) => effectiveDescriptions(db, resellerId, names),
     async region(id: number) {
       const [row] = await db
         .select({ id: regions.id, name: regions.name, countryId: countries.id, country: countries.name })

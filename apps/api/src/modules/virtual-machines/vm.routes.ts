@@ -49,6 +49,9 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.listImages, async ({ params, auth }) => ({
     data: await vms.images(params.id, auth.resellerId),
   }));
+  registerRoute(app, vmRoutes.listImageDetails, async ({ params, auth }) => ({
+    data: await vms.imageDetails(params.id, auth.resellerId),
+  }));
   registerRoute(app, vmRoutes.getRegion, async ({ params }) => ({ data: await vms.region(params.id) }));
   registerRoute(app, vmRoutes.listProviders, async ({ params, query, auth }) => ({
     data: await vms.providers(params.regionId, auth.resellerId, query.configurationId),

@@ -2,6 +2,7 @@
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
 import { type vmActionRoutes, type VmMetricsRange } from '@portal/contract/virtual-machines';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
+import { DEFAULT_IMAGE_USER, imageDiskTooSmallText } from '@portal/contract/images';
 import {
   actionUnavailableReason,
   OPERATIONS,
@@ -90,6 +91,17 @@ export function createVmService(deps: Deps) {
     if (refusal) throw new ConflictError(refusal);
   }
 
+  /**
+   * The login a machine of this image gets (its description's default user; root when undescribed), after the
+   * image's minimum disk is checked against the size's (400 naming both; decision 0018).
+   */
+  async function imageLogin(resellerId: number, image: string, diskGb: number): Promise<string> {
+    const description = (await repo.imageDescriptions(resellerId, [image])).get(image) ?? null;
+    if (description && diskGb < description.minDiskGb)
+      throw new BadRequestError(imageDiskTooSmallText(image, description.minDiskGb, diskGb));
+    return description?.defaultUser ?? DEFAULT_IMAGE_USER;
+  }
+
   /** The lifecycle table's rule: the action may start from the VM's status, or a 409 says why not. */
   function requireAvailable(vm: VmRow, action: VmActionName) {
     const reason = actionUnavailableReason(action, vm.status);
@@ -110,6 +122,12 @@ export function createVmService(deps: Deps) {
     regions: (countryId: number, resellerId: number) => repo.regions(countryId, resellerId),
     cities: (regionId: number) => repo.cities(regionId),
     images: (regionId: number, resellerId: number) => repo.images(regionId, resellerId),
+    /** listImages' images with what each is (decision 0018). */
+    async imageDetails(regionId: number, resellerId: number) {
+      const names = await repo.images(regionId, resellerId);
+      const described = await repo.imageDescriptions(resellerId, names);
+      return names.map((name) => ({ name, description: described.get(name) ?? null }));
+    },
     async region(id: number) {
       const region = await repo.region(id);
       if (!region) throw new NotFoundError('Region not found');
@@ -348,6 +366,7 @@ export function createVmService(deps: Deps) {
           ? [input.name]
           : Array.from({ length: input.numberOfInstances }, (_, i) => `${input.name}-${i + 1}`);
       const size = (await repo.configuration(input.configurationId))!;
+      const sshUsername = await imageLogin(ctx.resellerId, input.image, size.disk);
       const created = await db.transaction(async (tx) => {
         // Quotas first (the company row's lock; db/quotas.ts): of racing creates, only those that fit get through.
         // numberOfInstances counts whole: a create of 3 with 2 left is refused.
@@ -390,6 +409,7 @@ export function createVmService(deps: Deps) {
             sshPassword: engine.secrets.seal(creds.password),
             privateKey: engine.secrets.seal(creds.privateKeyOpenSsh),
             publicKey: creds.publicKeyOpenSsh,
+            sshUsername,
             sshKeys,
             // Sealed like the password: a first-boot script often carries secrets.
             userData: userData === null ? null : engine.secrets.seal(userData),
@@ -479,6 +499,8 @@ export function createVmService(deps: Deps) {
       if (found.length !== keyIds.length) throw new BadRequestError(SSH_KEY_TEXT.keyNotYours);
       const sshKeys = keyIds.map((kid) => found.find((k) => k.id === kid)!).map(({ id: _id, ...copy }) => copy);
       const userData = input.userData ? input.userData : null;
+      const size = await repo.configuration(vm.configurationId);
+      const sshUsername = await imageLogin(ctx.resellerId, input.image, size!.disk);
       requireAvailable(vm, 'rebuild');
       const payload = {
         image: input.image,
@@ -488,6 +510,7 @@ export function createVmService(deps: Deps) {
       await enqueue(ctx, vm, { kind: VM_ACTIONS.rebuild.operation, payload }, async (tx) => {
         await repo.setStatus(tx, vm.id, {
           sshKeys,
+          sshUsername,
           userData: userData === null ? null : engine.secrets.seal(userData),
         });
       });
