@@ -7,6 +7,7 @@
  */
 import './zod-setup.ts';
 import { z } from 'zod';
+import { SINGLE_LINE_PATTERN } from './validation.ts';
 
 export const OS_FAMILIES = ['debian', 'ubuntu', 'rocky', 'alma', 'fedora', 'centos', 'other'] as const;
 export type OsFamily = (typeof OS_FAMILIES)[number];
@@ -58,7 +59,7 @@ export const imageNameSchema = z
   .string({ error: IMAGE_TEXT.imageName })
   .min(1, IMAGE_TEXT.imageName)
   .max(100, IMAGE_TEXT.imageName)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, IMAGE_TEXT.imageName)
+  .regex(SINGLE_LINE_PATTERN, IMAGE_TEXT.imageName)
   .refine((v) => v.trim() === v, IMAGE_TEXT.imageName);
 
 /** What an image is, as the operator or a reseller describes it. All four fields, every time. */
