@@ -1,15 +1,16 @@
 /**
  * The VM page's Graphs (issue 25 item 4) in Chromium on the simulator driver: a running machine's graphs show points
  * once the engine has sampled it (a reconcile pass a second); a machine with 30 days of stored history (hours, and
- * the last 24 h in minutes, with a gap) shows each range, the hour under way included; a failed read
- * says so with a retry that works. At 1440x900 and 390x844, light and dark: no element wider than the viewport, axe
- * finds nothing; the legend's time follows the browser's locale.
+ * the last 24 h in minutes, with a gap) shows each range, the hour under way included; a machine never sampled says
+ * so; a failed read says so with a retry that works. At 1440x900 and 390x844, light and dark: no element wider than
+ * the viewport, axe finds nothing; the legend's time follows the browser's locale.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { GRAPH_TEXT, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { vmMetricHours, vmMetricMinutes } from '../apps/api/src/db/schema.ts';
+import { insertVm } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
@@ -203,6 +204,17 @@ describe('VM graphs', () => {
       if (locale === 'en-US') expect(legendTime).toMatch(/\p{L}{3} \d{1,2}/u);
       await context.close();
     }
+  });
+
+  it('says when a machine has no points yet', async () => {
+    // A stopped machine the engine never sampled (no row on any host).
+    const vm = await insertVm(portal, { companyId: 1, teamId: null, name: 'graphs-empty', status: 'Stopped' });
+    const { context, page } = await newPage(PHONE, 'dark');
+    await page.goto(`${portal.url}/virtualMachineDetails/${vm.id}`);
+    await expect.poll(() => state(page)).toBe('empty');
+    expect(await graphs(page).getByText(GRAPH_TEXT.noData).isVisible()).toBe(true);
+    await check(page, 'empty-phone-dark');
+    await context.close();
   });
 
   it('says when the history cannot be read, and Try again loads it', async () => {
