@@ -134,6 +134,12 @@ export type ConsoleKind = 'vnc' | 'serial';
  */
 export type ConsoleChannels = Partial<Record<ConsoleKind, () => Promise<Duplex>>>;
 
+/** A snapshot as the driver took it: bytes it holds (null when the driver cannot tell) and whether memory is in it. */
+export interface SnapshotInfo {
+  sizeBytes: number | null;
+  includesMemory: boolean;
+}
+
 export interface ProviderDriver {
   readonly kind: string;
   /** Optional: ends what the driver keeps open to its host (libvirt: its virsh session); later calls reopen it. */
@@ -187,6 +193,15 @@ export interface ProviderDriver {
    * starts it. The machine keeps its ref, name, size, MAC and addresses. Idempotent: a retry after a crash redoes it.
    */
   rebuild?(ref: string, spec: MachineSpec, opts?: BootOptions): Promise<void>;
+  /**
+   * Optional: snapshots (issue 24 item 1; docs/decisions/0019-snapshots.md), named by the portal (`name`: never the
+   * customer's text). Take: of a running machine with its memory, of a powered-off one its disks; idempotent by name
+   * (a retry after a crash answers the snapshot an earlier attempt made). Revert: the machine returns to exactly that
+   * state, running with its memory or powered off as it was taken. Delete: a snapshot already gone is no error.
+   */
+  snapshotTake?(ref: string, name: string): Promise<SnapshotInfo>;
+  snapshotRevert?(ref: string, name: string): Promise<void>;
+  snapshotDelete?(ref: string, name: string): Promise<void>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -36,6 +36,7 @@ import type { SecretBox } from '../vm-secrets.ts';
 import { createDrainRepository, type DrainRepository } from '../drain/drain.repository.ts';
 import { unavailableReason } from '../placement.ts';
 import { adoptIfMissing, specOf } from './adopt.ts';
+import { createSnapshotRows, type SnapshotRows } from './snapshots.ts';
 import {
   createOperationsRepository,
   parseOperation,
@@ -92,7 +93,13 @@ function createSteps(
   clock: Clock,
   registry: ProviderRegistry,
   drain: DrainRepository,
+  snapshots: SnapshotRows,
 ): Steps {
+  /** A snapshot take or delete keeps the power state: Shutoff stays Shutoff (the machine only says 'stopped'). */
+  async function keptStatus(driver: ProviderDriver, ref: string, before: VmStatus): Promise<VmStatus> {
+    const state = await driver.status(ref);
+    return state === 'stopped' && before === 'Shutoff' ? 'Shutoff' : STATUS_OF_MACHINE[state];
+  }
   return {
     async create({ driver, target: { vm, config, region }, boot }) {
       const made = await driver.create(
@@ -142,6 +149,7 @@ function createSteps(
     },
     async delete({ driver, target: { vm } }) {
       if (vm.providerRef) await driver.delete(vm.providerRef);
+      await snapshots.dropAll(vm.id); // they lived in its disk
       // Its public address goes back to the region's pool.
       await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
@@ -160,6 +168,7 @@ function createSteps(
         },
         boot,
       );
+      await snapshots.dropAll(vm.id); // a new disk: the old one's snapshots went with it
       return { status: OPERATIONS.rebuild.endsIn, image: payload.image };
     },
     // A draining host's machine to another host of its provider and region (engine/drain, docs/draining.md). The VM
@@ -180,6 +189,25 @@ function createSteps(
       const status = state === 'stopped' && payload.status === 'Shutoff' ? 'Shutoff' : STATUS_OF_MACHINE[state];
       return { hostId: to.host.id, status };
     },
+    // Snapshots (issue 24 item 1; docs/decisions/0019-snapshots.md): the driver's call by the portal's name for it,
+    // then its row. A take or a delete keeps the power state; a revert ends as the machine is (as it was taken).
+    async snapshot({ driver, payload, ref }) {
+      if (!driver.snapshotTake) throw new Error(`The ${driver.kind} driver cannot take snapshots`);
+      await snapshots.taken(payload.snapshotId, await driver.snapshotTake(ref(), payload.providerName));
+      return { status: await keptStatus(driver, ref(), payload.status) };
+    },
+    async snapshotRevert({ driver, payload, ref }) {
+      if (!driver.snapshotRevert) throw new Error(`The ${driver.kind} driver cannot revert snapshots`);
+      await driver.snapshotRevert(ref(), payload.providerName);
+      await snapshots.reverted(payload.snapshotId);
+      return { status: await keptStatus(driver, ref(), payload.status) };
+    },
+    async snapshotDelete({ driver, payload, ref }) {
+      if (!driver.snapshotDelete) throw new Error(`The ${driver.kind} driver cannot delete snapshots`);
+      await driver.snapshotDelete(ref(), payload.providerName);
+      await snapshots.deleted(payload.snapshotId);
+      return { status: await keptStatus(driver, ref(), payload.status) };
+    },
   };
 }
 
@@ -197,7 +225,8 @@ export function createOperationRunner(opts: RunnerOptions) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const repo = createOperationsRepository(db, clock);
-  const steps = createSteps(repo, opts.secrets, clock, registry, createDrainRepository(db));
+  const snapshots = createSnapshotRows(db);
+  const steps = createSteps(repo, opts.secrets, clock, registry, createDrainRepository(db), snapshots);
   const workerId = `runner-${randomUUID().slice(0, 8)}`;
   const pollMs = opts.pollMs ?? 250;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -364,6 +393,8 @@ export function createOperationRunner(opts: RunnerOptions) {
           { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null },
           { ...kept, status, errorReason: reason, bootingSince: null },
         );
+        // A snapshot's row says so too (a take's is 'failed'; a revert's or delete's is ready again).
+        await snapshots.failed(op, reason).catch(() => undefined);
       } finally {
         release();
       }

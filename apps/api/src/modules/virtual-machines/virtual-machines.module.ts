@@ -6,6 +6,9 @@ import { createConsoleTokenStore } from './console-tokens.ts';
 import { createVmRepository } from './vm.repository.ts';
 import { registerVmRoutes } from './vm.routes.ts';
 import { createVmService } from './vm.service.ts';
+import { createSnapshotRepository } from './snapshots.repository.ts';
+import { registerSnapshotRoutes } from './snapshots.routes.ts';
+import { createSnapshotService } from './snapshots.service.ts';
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const env = deps.config;
@@ -29,6 +32,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS,
     apiBasePath: deps.config.API_BASE_PATH,
   });
+  registerSnapshotRoutes(api, createSnapshotService({ ...deps, vms: repo, repo: createSnapshotRepository(deps.db) }));
   registerConsoleSockets(api, {
     vms,
     access: deps.access,

@@ -3,7 +3,8 @@
  * state, usage moves, and names can make it fail on purpose (for tests and demos):
  *  - a name containing `fail-create` fails permanently when created;
  *  - a name containing `flaky` fails transiently on its first two attempts of each action;
- *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was).
+ *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was);
+ *  - a name containing `fail-snapshot` fails to take snapshots (permanently).
  */
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -38,6 +39,8 @@ interface SimMachine {
   /** Counters since the machine last booted (they restart at 0, as a domain's do), advanced to `countedAt`. */
   counters: Omit<MachineStats, 'vcpus' | 'memoryUsedBytes'>;
   countedAt: number;
+  /** Snapshots by the portal's name: the power state and "disk" (what it logged and knew) when taken. */
+  snapshots: Map<string, { state: 'running' | 'stopped'; log: string[]; spec: MachineSpec; sizeBytes: number }>;
 }
 
 /** A machine's own pace (0–1) at a moment: a slow wave per machine, so graphs move and differ between machines. */
@@ -167,6 +170,7 @@ export function createSimulatorDriver(opts: {
           log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`, ...firstBootLines(spec)],
           counters: zeroCounters(),
           countedAt: clock.now().getTime(),
+          snapshots: new Map(),
         };
         machines.set(ref, m);
         byKey.set(spec.key, ref);
@@ -233,8 +237,49 @@ export function createSimulatorDriver(opts: {
       m.state = 'stopped';
       m.spec = { ...spec, key: m.spec.key };
       m.log = [`Rebuilt ${spec.name} from ${spec.image}: previous disk erased`, ...firstBootLines(spec)];
+      m.snapshots.clear(); // they were of the erased disk
       boot(m);
       await guestBoot(o);
+    },
+    // Snapshots (issue 24 item 1): kept with the machine in memory (a portal restart forgets them, as it forgets the
+    // machines; a revert to one forgotten so only says so in the log). A running machine's include its memory.
+    async snapshotTake(ref, name) {
+      const m = machine(ref);
+      const kept = m.snapshots.get(name);
+      if (kept) return { sizeBytes: kept.sizeBytes, includesMemory: kept.state === 'running' };
+      await half();
+      flaky('snapshot', ref, m.spec.name);
+      if (m.spec.name.includes('fail-snapshot'))
+        throw new Error('The simulator could not take the snapshot (simulated permanent failure)');
+      const memory = m.state === 'running' ? m.spec.ramGb * 1024 ** 3 * 0.25 : 0;
+      const sizeBytes = Math.round(64 * 1024 ** 2 + m.log.length * 4096 + memory);
+      m.snapshots.set(name, { state: m.state, log: [...m.log], spec: m.spec, sizeBytes });
+      m.log.push(`[host] snapshot ${name} taken`);
+      return { sizeBytes, includesMemory: m.state === 'running' };
+    },
+    async snapshotRevert(ref, name) {
+      const m = machine(ref);
+      await half();
+      flaky('snapshotRevert', ref, m.spec.name);
+      const kept = m.snapshots.get(name);
+      if (!kept) {
+        m.log.push(`[host] snapshot ${name} is not known to this simulator (forgotten at a restart): nothing reverted`);
+        return;
+      }
+      advance(m, clock.now().getTime());
+      m.log = [...kept.log, `[host] reverted to snapshot ${name}`];
+      m.spec = { ...kept.spec, key: m.spec.key };
+      m.state = kept.state;
+      if (kept.state === 'running') {
+        m.counters = zeroCounters();
+        m.countedAt = clock.now().getTime();
+      }
+    },
+    async snapshotDelete(ref, name) {
+      const m = machine(ref);
+      await half();
+      flaky('snapshotDelete', ref, m.spec.name);
+      m.snapshots.delete(name);
     },
     async delete(ref) {
       await wait();
@@ -306,6 +351,7 @@ export function createSimulatorDriver(opts: {
         log: [`Re-adopted ${spec.name}`],
         counters: zeroCounters(),
         countedAt: clock.now().getTime(),
+        snapshots: new Map(),
       };
       machines.set(ref, m);
       byKey.set(spec.key, ref);
