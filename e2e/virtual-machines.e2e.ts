@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
+import { ERRORS, SIZE_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { insertVm } from '../apps/api/test/fixtures.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
@@ -137,6 +137,11 @@ describe('virtual machines', () => {
       .toBe('Stopped');
     expect(await page.getByRole('button', { name: 'Reset' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Console' }).isDisabled()).toBe(true);
+    // A stopped VM's upgrade restarts nothing: no warning.
+    await page.getByRole('button', { name: 'Upgrade' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByRole('radio').count()).toBe(5);
+    expect(await page.getByRole('dialog').getByText(SIZE_TEXT.upgradeRestarts).count()).toBe(0);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: 'Start' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Start' }).click();
     await expect
@@ -158,11 +163,14 @@ describe('virtual machines', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'web-prod' }).isVisible()).toBe(true);
 
-    // Upgrade: only bigger sizes are offered.
+    // Upgrade: only bigger sizes are offered; the VM is running, so the dialog says the upgrade restarts it (issue 23
+    // item 3: the guest gets its new vCPUs and memory at that restart).
     await page.getByRole('button', { name: 'Upgrade' }).click();
     // (The dialog may still be loading the configurations when it opens.)
     await expect.poll(() => page.getByRole('dialog').getByRole('radio').count()).toBe(5);
+    expect(await page.getByRole('dialog').getByText(SIZE_TEXT.upgradeRestarts).isVisible()).toBe(true);
     await page.getByRole('dialog').getByText('Small', { exact: true }).click();
+    await screenshot(page, 'vm-upgrade-running');
     await page.getByRole('dialog').getByRole('button', { name: 'Upgrade' }).click();
     await expect.poll(() => page.getByText(TEXT.upgradeWait).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Return' }).click();

@@ -7,7 +7,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { toast } from 'react-toastify';
 import type { z } from 'zod';
-import { ERRORS, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
+import { ERRORS, SIZE_TEXT, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { renameSchema } from '@portal/contract/validation';
 import { rebuildVmBodySchema, vmRoutes } from '@portal/contract/virtual-machines';
@@ -129,11 +129,14 @@ export function UpgradeDialog({
   vmId,
   currentCpu,
   currentConfigurationId,
+  running,
   onClose,
 }: {
   vmId: number;
   currentCpu: number;
   currentConfigurationId: number;
+  /** The VM is Running: the upgrade restarts it to apply the new CPU and memory (issue 23 item 3), said before. */
+  running: boolean;
   onClose: () => void;
 }) {
   const configs = useConfigurations();
@@ -199,6 +202,14 @@ export function UpgradeDialog({
                 </label>
               ))}
             </fieldset>
+          )}
+          {running && bigger.length > 0 && (
+            <p
+              data-testid="upgrade-restart-warning"
+              className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-800 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200"
+            >
+              {SIZE_TEXT.upgradeRestarts}
+            </p>
           )}
           <ErrorText error={upgrade.error} />
           <div className="flex justify-end gap-2">

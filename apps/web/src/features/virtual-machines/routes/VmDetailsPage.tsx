@@ -394,6 +394,7 @@ export function VmDetailsPage() {
           vmId={id}
           currentCpu={vm.cpu}
           currentConfigurationId={vm.configurationId}
+          running={status === 'Running'}
           onClose={() => setDialog(null)}
         />
       )}
