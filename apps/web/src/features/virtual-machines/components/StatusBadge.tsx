@@ -48,7 +48,7 @@ export function StatusBadge({ status, bootStartedAt }: { status: VmStatus; bootS
     >
       {busy && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
       {status}
-      {booting !== null && <span data-testid="boot-time">{`· ${formatBootTime(booting)}`}</span>}
+      {booting !== null && <span data-testid="boot-time">{` · ${formatBootTime(booting)}`}</span>}
     </span>
   );
 }
