@@ -118,10 +118,11 @@ export const libvirtSettingsSchema = z.object({
   bootTimeoutMs: z.number().int().min(1000).max(1_800_000).default(600_000),
   /**
    * When a powered-on machine is Running (docs/virtual-machines.md, "Starting"). `agent`: its guest agent answers
-   * `guest-ping` and, where the agent may run it, `cloud-init status` says the boot's cloud-init is over (SSH is up
-   * then; an agent that refuses guest-exec, or a guest without cloud-init, is ready at the ping). `lease`: it has a
-   * DHCP lease on the private network (images without an agent). Unset: `lease` for the busybox test fixture, which
-   * has no agent, and `agent` otherwise: the built Debian image has one, as every cloud image has or can install.
+   * `guest-ping` and cloud-init's last stage of this boot is over (/run/cloud-init/result.json, looked for through
+   * the agent; SSH is up then; an agent that refuses file access, or a guest without cloud-init, is ready at the
+   * ping). `lease`: it has a DHCP lease on the private network (images without an agent). Unset: `lease` for the
+   * busybox test fixture, which has no agent, and `agent` otherwise: the built Debian image has one, as every cloud
+   * image has or can install.
    */
   readyWhen: z.enum(['agent', 'lease']).optional(),
   /** How long stop waits for the guest to power off before it forces the machine off. */
@@ -167,8 +168,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** libvirt's words for an agent that does not answer (yet): not connected, not responding, or no domain running. */
 const AGENT_NOT_UP_RE = /not responding|not connected|not available|is not running|not syncing|timed? ?out/i;
-/** `cloud-init status` words for a boot whose cloud-init is not over: not started yet, or running. */
-const CLOUD_INIT_BUSY_RE = /^status:\s*(running|not run)/m;
+/** Written by cloud-init when its last stage of this boot is over (in /run: each boot's own). */
+const CLOUD_INIT_DONE = '/run/cloud-init/result.json';
+/** Where cloud-init is installed in every image that has it (Debian, Ubuntu, RHEL/Rocky). */
+const CLOUD_INIT_BINARY = '/usr/bin/cloud-init';
 
 /** `target`: how to reach the host (registry.ts; a reseller host's URI is checked before each connection). */
 export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTarget): LibvirtDriver {
@@ -514,27 +517,33 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
   }
 
   /**
-   * `readyWhen: agent`, one look: the agent answers, and cloud-init's run of this boot is over (`cloud-init status`
-   * through guest-exec, read from /run, so each boot's own). An agent that refuses guest-exec (RHEL's default) or a
-   * guest without cloud-init: ready at the ping.
+   * Whether a file exists in the guest, through the agent (open and close: no process in the guest). 'refused': the
+   * agent does not allow file access (RHEL/Rocky's default blocklist), 'down': it stopped answering.
+   */
+  async function guestFileExists(ref: string, file: string): Promise<boolean | 'refused' | 'down'> {
+    const open = await agentCommand(ref, { execute: 'guest-file-open', arguments: { path: file, mode: 'r' } });
+    if (open.ok) {
+      if (typeof open.value === 'number')
+        await agentCommand(ref, { execute: 'guest-file-close', arguments: { handle: open.value } });
+      return true;
+    }
+    if (/No such file or directory/i.test(open.error)) return false;
+    return AGENT_NOT_UP_RE.test(open.error) ? 'down' : 'refused';
+  }
+
+  /**
+   * `readyWhen: agent`, one look: the agent answers `guest-ping`, and cloud-init's last stage of this boot is over
+   * (its /run/cloud-init/result.json exists; the agent alone answers about a minute before SSH on the Debian image).
+   * Checked as files through the agent, never by running `cloud-init status` in the guest: under TCG on a loaded host
+   * that Python process took over a minute. An agent that refuses file access, or a guest without cloud-init: ready
+   * at the ping.
    */
   async function agentReady(ref: string): Promise<boolean> {
     if (!(await agentCommand(ref, { execute: 'guest-ping' })).ok) return false;
-    const exec = await agentCommand(ref, {
-      execute: 'guest-exec',
-      arguments: { path: 'cloud-init', arg: ['status'], 'capture-output': true },
-    });
-    if (!exec.ok) return !AGENT_NOT_UP_RE.test(exec.error);
-    const pid = (exec.value as { pid?: unknown } | undefined)?.pid;
-    if (typeof pid !== 'number') return true;
-    for (let i = 0; i < 20; i++) {
-      const st = await agentCommand(ref, { execute: 'guest-exec-status', arguments: { pid } });
-      if (!st.ok) return !AGENT_NOT_UP_RE.test(st.error);
-      const v = st.value as { exited?: boolean; 'out-data'?: string } | undefined;
-      if (v?.exited) return !CLOUD_INIT_BUSY_RE.test(Buffer.from(v['out-data'] ?? '', 'base64').toString('utf8'));
-      await sleep(500);
-    }
-    return false;
+    const done = await guestFileExists(ref, CLOUD_INIT_DONE);
+    if (done !== false) return done !== 'down';
+    const installed = await guestFileExists(ref, CLOUD_INIT_BINARY);
+    return installed === false;
   }
 
   /**
