@@ -338,3 +338,45 @@ it('keeps the machine of a create whose guest never answered: the VM shows it as
   ).toBe('missing');
   await runner.stop();
 });
+
+it('records an upgrade whose guest did not answer after its restart: the new size, and the machine as it is with the reason', async () => {
+  const admin = await signIn(t);
+  const { body, configs } = await createBody(admin, 'slow-riser');
+  const vmId = (await admin.call(routes.vms.create, { body })).data.ids[0]!;
+  const sim = createSimulatorDriver({ stepMs: 10 });
+  let silent = false;
+  const driver: ProviderDriver = {
+    ...sim,
+    async start(ref, opts) {
+      await sim.start(ref, opts);
+      if (silent) throw new GuestNotReadyError('The guest did not answer within 600 s');
+    },
+  };
+  const runner = createOperationRunner({
+    db: t.db,
+    registry: createProviderRegistry({ simulator: () => driver }),
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  });
+  await runner.tick();
+  await runner.idle();
+  silent = true;
+  const bigger = configs.find((c) => c.key === 'small')!;
+  expect(
+    (await admin.call(routes.vms.changeConfiguration, { body: { id: vmId, configurationId: bigger.id } })).status,
+  ).toBe(200);
+  await runner.tick();
+  await runner.idle();
+  const { data } = await admin.call(routes.vms.details, { params: { id: vmId } });
+  // The machine has its new size (and is billed for it) although its guest did not answer after the restart.
+  expect(data).toMatchObject({
+    status: 'Running',
+    bootStartedAt: null,
+    errorReason: 'The guest did not answer within 600 s',
+  });
+  expect(data.virtualMachine.configurationId).toBe(bigger.id);
+  await runner.stop();
+});

@@ -384,10 +384,12 @@ export function createOperationRunner(opts: RunnerOptions) {
             publicIp: target?.vm.publicIp ?? made.publicIp,
             privateIp: made.privateIp,
           });
-        // A rebuild whose new guest did not answer was rebuilt all the same: it runs the new image.
-        const rebuilt = operationSchema.safeParse({ kind: op.kind, payload: op.payload });
-        if (err instanceof GuestNotReadyError && rebuilt.success && rebuilt.data.kind === 'rebuild')
-          kept.image = rebuilt.data.payload.image;
+        // A rebuild or an upgrade whose guest did not answer afterwards was done all the same: the machine runs the new
+        // image, or has the new size (and is billed for it).
+        const done =
+          err instanceof GuestNotReadyError ? operationSchema.safeParse({ kind: op.kind, payload: op.payload }) : null;
+        if (done?.success && done.data.kind === 'rebuild') kept.image = done.data.payload.image;
+        if (done?.success && done.data.kind === 'resize') kept.configurationId = done.data.payload.configurationId;
         await finishAndPublish(
           claim,
           { status: 'failed', lastError: reason, finishedAt: clock.now(), lockedBy: null, lockedUntil: null },
