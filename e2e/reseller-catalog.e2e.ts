@@ -1,12 +1,14 @@
 /**
  * The reseller area's catalog and hosts in Chromium: an owner prices and offers a size, creates its provider and
- * chooses its region, withdraws an image, then registers, edits and drains hosts of that provider.
+ * chooses its region, withdraws an image and describes another, then registers, edits and drains hosts of that
+ * provider.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companies, hosts, providers, regions, users } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
+import { IMAGE_TEXT } from '@portal/contract/images';
 import { axeViolations } from './support/axe.ts';
 import { ADMIN, SCREENSHOTS, screenshot, startPortal, type Portal } from './support/portal.ts';
 
@@ -86,6 +88,28 @@ describe('reseller catalog and hosts', () => {
     await debian.click();
     await withdraw.getByRole('button', { name: 'Withdraw' }).click();
     await expect.poll(() => debian.isChecked()).toBe(false);
+    // Each image says what it is (decision 0018): the platform's description until the reseller gives its own, which
+    // is validated by the contract's schema and then shown as its own.
+    const ubuntuRow = page.locator('li[data-region="US East"] li[data-image="Ubuntu 24.04 LTS"]');
+    expect(await ubuntuRow.textContent()).toContain('Ubuntu 24.04 · user ubuntu · 4 GB min. disk');
+    expect(await ubuntuRow.textContent()).toContain('platform');
+    await ubuntuRow.getByRole('button', { name: 'Describe Ubuntu 24.04 LTS' }).click();
+    const describe = page.getByRole('dialog', { name: 'Describe Ubuntu 24.04 LTS' });
+    expect(await describe.getByLabel('Default user').inputValue()).toBe('ubuntu');
+    await describe.getByLabel('Minimum disk (GB)').fill('0');
+    await describe.getByLabel('Default user').fill('Ubuntu');
+    await describe.getByRole('button', { name: 'Save' }).click();
+    await describe.getByText(IMAGE_TEXT.minDisk).waitFor();
+    await describe.getByText(IMAGE_TEXT.defaultUser).waitFor();
+    expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
+    await screenshot(page, 'reseller-image-describe');
+    await describe.getByLabel('Version').fill('24.04.1');
+    await describe.getByLabel('Default user').fill('admin');
+    await describe.getByLabel('Minimum disk (GB)').fill('8');
+    await describe.getByRole('button', { name: 'Save' }).click();
+    await describe.waitFor({ state: 'detached' });
+    await expect.poll(() => ubuntuRow.textContent()).toContain('Ubuntu 24.04.1 · user admin · 8 GB min. disk');
+    expect(await ubuntuRow.textContent()).toContain('your description');
     expect(await axeViolations(page, 'main')).toEqual([]);
     await screenshot(page, 'reseller-catalog');
     // The regions' images at a desktop and a phone size (issue 23 item 2), then back to the default size.

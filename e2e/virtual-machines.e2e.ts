@@ -73,6 +73,10 @@ describe('virtual machines', () => {
     await page.getByLabel('Country').selectOption({ label: 'United States' });
     await page.getByLabel('Region').selectOption({ label: 'US East' });
     await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
+    // What the image is, under its select (decision 0018: listImageDetails; the options stay the images' names).
+    await expect
+      .poll(() => page.getByTestId('image-about').textContent())
+      .toBe('Ubuntu 24.04 · user ubuntu · at least 4 GB disk');
     await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
     await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
     await page.getByLabel('Number of copies').fill('1');

@@ -21,6 +21,7 @@ export const useCreateProvider = () => useRouteMutation(r.createProvider, provid
 export const useUpdateProvider = () => useRouteMutation(r.updateProvider, providerReads);
 export const useSetProviderRegions = () => useRouteMutation(r.setProviderRegions, providerReads);
 export const useSaveImage = () => useRouteMutation(r.saveImage, { invalidates: [r.listRegions] });
+export const useDescribeImage = () => useRouteMutation(r.describeImage, { invalidates: [r.listRegions] });
 
 /** Owners change things; support only looks (the server refuses them anyway). */
 export function useMayEdit(): boolean {
@@ -30,6 +31,8 @@ export function useMayEdit(): boolean {
 export type ProviderView = ApiData<typeof r.listProviders>['providers'][number];
 export type RegionChoice = ApiData<typeof r.listProviders>['regions'][number];
 export type RegionView = ApiData<typeof r.listRegions>['regions'][number];
+/** An image's platform and own description (decision 0018). */
+export type ImageDescriptionView = ApiData<typeof r.listRegions>['descriptions'][number];
 
 /** A host as the portal receives it (timestamps arrive as dates). */
 export type HostView = ApiData<typeof r.listHosts>['hosts'][number];

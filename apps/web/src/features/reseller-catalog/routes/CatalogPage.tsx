@@ -77,7 +77,8 @@ export function CatalogPage() {
           </h2>
           <p className="text-sm text-slate-500 dark:text-slate-400">
             {regions.data && !regions.data.ownProviders ? "Served by the platform's providers. " : ''}
-            The images come from the hosts; your customers see those checked.
+            The images come from the hosts; your customers see those checked, described as shown (describe one to set
+            what your customers see: OS, version, the user their machines log in as, the smallest disk it needs).
           </p>
         </div>
         {regions.isPending ? (
@@ -102,7 +103,7 @@ export function CatalogPage() {
                     {r.providers.join(', ')} · {r.hosts} host{r.hosts === 1 ? '' : 's'}
                   </span>
                 </div>
-                <RegionImages region={r} mayEdit={mayEdit} />
+                <RegionImages region={r} descriptions={regions.data.descriptions} mayEdit={mayEdit} />
               </li>
             ))}
           </ul>

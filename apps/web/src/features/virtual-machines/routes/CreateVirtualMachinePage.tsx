@@ -15,6 +15,7 @@ import { INSTANCE_COUNT_MAX, INSTANCE_COUNT_MIN } from '@portal/contract/constan
 import { ERRORS, SSH_KEY_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { instanceCountSchema } from '@portal/contract/validation';
+import { describeImageLine } from '@portal/contract/images';
 import { createVmBodySchema } from '@portal/contract/virtual-machines';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
@@ -247,6 +248,14 @@ export function CreateVirtualMachinePage() {
     { params: { id: Number(regionId) } },
     { enabled: regionId !== '' },
   );
+  // What each image is (OS and version, login, minimum disk: decision 0018); the list itself stays listImages'.
+  const imageDetails = useRouteQuery(
+    routes.vms.listImageDetails,
+    { params: { id: Number(regionId) } },
+    { enabled: regionId !== '' },
+  );
+  const chosenImage = image ? imageDetails.data?.find((d) => d.name === image) : undefined;
+  const minDiskGb = chosenImage?.description?.minDiskGb ?? 0;
   const configurations = useRouteQuery(
     routes.vms.fetchConfigurations,
     { params: { regionId: Number(regionId) }, query: { image } },
@@ -354,20 +363,32 @@ export function CreateVirtualMachinePage() {
             hint={regionId !== '' && !images.isFetching && images.data?.length === 0 ? NO_IMAGES : null}
           >
             {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={regionId === ''}
-                value={image}
-                onChange={(e) => choose('image', e.target.value)}
-              >
-                <option value="">Select an image</option>
-                {(images.isFetching ? [] : (images.data ?? [])).map((i) => (
-                  <option key={i} value={i}>
-                    {i}
-                  </option>
-                ))}
-              </select>
+              <>
+                <select
+                  id={id}
+                  className={selectClass}
+                  disabled={regionId === ''}
+                  value={image}
+                  onChange={(e) => choose('image', e.target.value)}
+                  aria-describedby={chosenImage ? `${id}-about` : undefined}
+                >
+                  <option value="">Select an image</option>
+                  {(images.isFetching ? [] : (images.data ?? [])).map((i) => (
+                    <option key={i} value={i}>
+                      {i}
+                    </option>
+                  ))}
+                </select>
+                {chosenImage && (
+                  <p
+                    id={`${id}-about`}
+                    data-testid="image-about"
+                    className="text-xs text-slate-600 dark:text-slate-300"
+                  >
+                    {describeImageLine(chosenImage.description)}
+                  </p>
+                )}
+              </>
             )}
           </Field>
           <Field
@@ -387,8 +408,8 @@ export function CreateVirtualMachinePage() {
               >
                 <option value="">Select a configuration</option>
                 {configurations.data?.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {`${c.name} — ${c.cpu} cores, ${c.ram} GB RAM, ${c.disk} GB disk`}
+                  <option key={c.id} value={c.id} disabled={c.disk < minDiskGb}>
+                    {`${c.name} — ${c.cpu} cores, ${c.ram} GB RAM, ${c.disk} GB disk${c.disk < minDiskGb ? ` (${image} needs ${minDiskGb} GB)` : ''}`}
                   </option>
                 ))}
               </select>
