@@ -28,6 +28,7 @@ import { formatDate } from '../../../lib/dates.ts';
 import { useBack } from '../../../lib/use-back.ts';
 import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
 import { CopyButton } from '../../../components/ui/CopyButton.tsx';
+import { SnapshotsCard } from '../components/SnapshotsCard.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { VmGraphsSection } from '../components/graphs/VmGraphsSection.tsx';
 import { ConfirmActionDialog, RebuildDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
@@ -318,6 +319,7 @@ export function VmDetailsPage() {
                 ))}
               </ul>
             </Card>
+            <SnapshotsCard vmId={id} status={status} permissions={permissions} />
           </div>
           <div className="space-y-6">
             <Card title="Resource Usage">
