@@ -1,6 +1,6 @@
 /**
- * What the VM page mounts: loads the graphs' chunk (uPlot and the charts) when the page first shows, so no other
- * page carries it, and says so with a retry if that chunk cannot be fetched (never an endless spinner).
+ * What the VM page mounts: loads the graphs' chunk (uPlot and the charts) with the page, so no other page carries
+ * it, and says so with a retry if that chunk cannot be fetched (never an endless spinner).
  */
 import { useEffect, useState, type ComponentType } from 'react';
 import { GRAPH_TEXT, TEXT } from '@portal/contract/messages';
@@ -8,15 +8,25 @@ import { Button } from '../../../../components/ui/Button.tsx';
 
 type GraphsComponent = ComponentType<{ vmId: number }>;
 
+/**
+ * Asked for as soon as the details page's chunk runs, so the graphs' chunk loads while the page reads the VM's
+ * details, not after (a retry asks again).
+ */
+let graphsModule: Promise<{ VmGraphs: GraphsComponent }> | null = null;
+function loadGraphs(retry: boolean) {
+  if (!graphsModule || retry) graphsModule = import('./VmGraphs.tsx');
+  return graphsModule;
+}
+void loadGraphs(false).catch(() => {});
+
 export function VmGraphsSection({ vmId }: { vmId: number }) {
   const [Graphs, setGraphs] = useState<GraphsComponent | null>(null);
   const [failed, setFailed] = useState(false);
-
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let live = true;
-    import('./VmGraphs.tsx').then(
+    loadGraphs(attempt > 0).then(
       (m) => live && setGraphs(() => m.VmGraphs),
       (err: unknown) => {
         console.error(err);
