@@ -11,7 +11,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { auditLog, operations, virtualMachines } from '../../db/schema.ts';
+import { auditLog, operations, virtualMachines, vmSnapshots } from '../../db/schema.ts';
 import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
@@ -87,7 +87,7 @@ function take(status: VmStatus): Promise<number> {
 
 /** Everything a VM call could change. Taken only while the runner is idle, so it is stable. */
 async function snapshot(): Promise<string> {
-  const [vms, ops, audit] = await Promise.all([
+  const [vms, ops, audit, snaps] = await Promise.all([
     t.db
       .select({
         id: virtualMachines.id,
@@ -100,11 +100,13 @@ async function snapshot(): Promise<string> {
       .from(virtualMachines),
     t.db.select({ id: operations.id, status: operations.status }).from(operations),
     t.db.select({ id: auditLog.id }).from(auditLog),
+    t.db.select({ id: vmSnapshots.id, state: vmSnapshots.state }).from(vmSnapshots),
   ]);
   return JSON.stringify([
     vms.map((v) => JSON.stringify(v)).sort(),
     ops.map((o) => `${o.id}:${o.status}`).sort(),
     audit.length,
+    snaps.map((s) => `${s.id}:${s.state}`).sort(),
   ]);
 }
 
@@ -167,12 +169,12 @@ beforeAll(async () => {
     small: configs.find((c) => c.key === 'small')!.id,
   });
 
-  // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete) Running VMs, 6 to start (stopped below), and the
-  // shared ones.
-  const made = await createVms(6 * 6 + 6 + 2, 'mx');
+  // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete, take/revert/delete a snapshot) Running VMs, 6 to
+  // start (stopped below), and the shared ones.
+  const made = await createVms(6 * 9 + 6 + 2, 'mx');
   [shared.read, shared.edit] = [made[0]!, made[1]!];
-  pool.Running = made.slice(2, 2 + 6 * 6);
-  pool.Stopped = made.slice(2 + 6 * 6);
+  pool.Running = made.slice(2, 2 + 6 * 9);
+  pool.Stopped = made.slice(2 + 6 * 9);
   for (const id of pool.Stopped) {
     const res = await admin.call(routes.vms.stop, { params: { id } });
     if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
@@ -201,6 +203,18 @@ const vmChange = {
 const listed = (res: CallResult) => (res.data as { data: { id: number }[] }).data.map((v) => v.id);
 const opsOf = async (vmId: number) => t.db.select().from(operations).where(eq(operations.vmId, vmId));
 let lastName = '';
+
+/** A Running VM of the pool with one ready snapshot, taken by the company admin (for the revert and delete cells). */
+const snapshotOf = new Map<number, number>();
+async function withSnapshot(): Promise<number> {
+  const id = await take('Running');
+  const res = await clients.companyAdmin.call(routes.snapshots.takeSnapshot, { params: { id }, body: { name: 'mx' } });
+  if (res.status !== 200) throw new Error(`could not take a snapshot of VM ${id}: ${res.status} ${res.message}`);
+  snapshotOf.set(id, res.data.id);
+  await settle();
+  return id;
+}
+const snapshotRows = (vmId: number) => t.db.select().from(vmSnapshots).where(eq(vmSnapshots.vmId, vmId));
 
 const cells: Cell[] = [
   {
@@ -341,6 +355,39 @@ const cells: Cell[] = [
       expect(await vmRow(id)).toMatchObject({ image: 'Ubuntu 24.04 LTS', status: 'Running' });
       expect((await opsOf(id)).filter((o) => o.kind === 'rebuild').map((o) => o.status)).toEqual(['succeeded']);
     },
+  },
+  {
+    call: 'GET /virtualMachines/listSnapshots/:id',
+    expect: vmView,
+    run: (c) => c.call(routes.snapshots.listSnapshots, { params: { id: shared.read } }),
+    check: (res) => expect(res.data).toMatchObject({ snapshots: [], limit: expect.any(Number) }),
+  },
+  {
+    // Taking one is vm.operate; it loses nothing.
+    call: 'POST /virtualMachines/takeSnapshot/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.snapshots.takeSnapshot, { params: { id }, body: { name: 'matrix' } }),
+    check: async (_res, _actor, id) =>
+      expect((await snapshotRows(id)).map((s) => [s.name, s.state])).toEqual([['matrix', 'ready']]),
+  },
+  {
+    // Going back erases what the disk gained since: vm.delete (Admin and Operator hold it, as vm.operate).
+    call: 'POST /virtualMachines/revertSnapshot/:id/:snapshotId',
+    expect: vmChange,
+    prepare: withSnapshot,
+    run: (c, id) => c.call(routes.snapshots.revertSnapshot, { params: { id, snapshotId: snapshotOf.get(id)! } }),
+    check: async (_res, _actor, id) => {
+      expect((await opsOf(id)).filter((o) => o.kind === 'snapshotRevert').map((o) => o.status)).toEqual(['succeeded']);
+      expect((await vmRow(id)).status).toBe('Running');
+    },
+  },
+  {
+    call: 'DELETE /virtualMachines/deleteSnapshot/:id/:snapshotId',
+    expect: vmChange,
+    prepare: withSnapshot,
+    run: (c, id) => c.call(routes.snapshots.deleteSnapshot, { params: { id, snapshotId: snapshotOf.get(id)! } }),
+    check: async (_res, _actor, id) => expect(await snapshotRows(id)).toEqual([]),
   },
   {
     call: 'DELETE /virtualMachines/delete/:id',
