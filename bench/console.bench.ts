@@ -70,7 +70,7 @@ const settings = {
   pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
   network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.83.0/24' },
   // The busybox fixture: this bench measures the console channels.
-  guestImage: 'test-fixture',
+  guestImage: 'test-fixture' as const,
 };
 const portal = await buildApp({
   config: loadConfig({
