@@ -165,6 +165,16 @@ describe('VM graphs', () => {
     }
     await check(page, 'live-desktop');
 
+    // The in-app theme switch redraws the charts in the dark theme's colours.
+    const canvas = () =>
+      page.locator('[data-graph="cpu"] canvas').evaluate((c) => (c as HTMLCanvasElement).toDataURL());
+    const light = await canvas();
+    await page.getByRole('button', { name: TEXT.darkMode }).click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+    await expect.poll(canvas).not.toBe(light);
+    await check(page, 'live-desktop-toggled-dark');
+    await page.getByRole('button', { name: TEXT.darkMode }).click();
+
     // 7 days are hourly points; the hour under way is summed from its minutes, so a new machine has one already.
     await chooseRange(page, '7d');
     await expect.poll(() => state(page)).toBe('ready');
