@@ -16,6 +16,16 @@ export const VM_STEADY_STATUSES = ['Running', 'Stopped', 'Shutoff', 'Error'] as 
 /** Powered off, whether through the portal (Stopped) or from inside the guest or on the host (Shutoff). */
 export const VM_OFF_STATUSES = ['Stopped', 'Shutoff'] as const satisfies readonly VmStatus[];
 
+/** A snapshot operation's payload: the snapshot's row, its name, the driver's name for it, the VM's status when queued. */
+const snapshotPayloadSchema = z
+  .object({
+    snapshotId: z.number().int(),
+    name: z.string(),
+    providerName: z.string(),
+    status: z.enum(VM_STEADY_STATUSES),
+  })
+  .strict();
+
 /** Durable operations: what the runner executes. Each kind carries its own payload. */
 export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('create'), payload: z.object({}).strict() }),
@@ -51,19 +61,9 @@ export const operationSchema = z.discriminatedUnion('kind', [
   // Snapshots (issue 24 item 1; docs/decisions/0019-snapshots.md). The row in vm_snapshots is made when the take is
   // queued; `providerName` is the driver's name for it, `status` the VM's when it was queued (a take or a delete keeps
   // the power state, and says Shutoff again rather than Stopped).
-  ...(['snapshot', 'snapshotRevert', 'snapshotDelete'] as const).map((kind) =>
-    z.object({
-      kind: z.literal(kind),
-      payload: z
-        .object({
-          snapshotId: z.number().int(),
-          name: z.string(),
-          providerName: z.string(),
-          status: z.enum(VM_STEADY_STATUSES),
-        })
-        .strict(),
-    }),
-  ),
+  z.object({ kind: z.literal('snapshot'), payload: snapshotPayloadSchema }),
+  z.object({ kind: z.literal('snapshotRevert'), payload: snapshotPayloadSchema }),
+  z.object({ kind: z.literal('snapshotDelete'), payload: snapshotPayloadSchema }),
 ]);
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
