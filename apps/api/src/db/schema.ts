@@ -658,6 +658,11 @@ export const vmSnapshots = pgTable(
     sizeBytes: bigint('size_bytes', { mode: 'number' }),
     includesMemory: boolean('includes_memory'),
     error: text('error'),
+    /**
+     * The VM's size when it was taken: a revert brings the machine's definition back too (libvirt), so a snapshot
+     * taken before an upgrade is not reverted to (decision 0019). Null: taken before this was recorded.
+     */
+    configurationId: integer('configuration_id').references(() => configurations.id),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('vm_snapshots_vm_name_key').on(t.vmId, t.name)],

@@ -1,0 +1,2 @@
+ALTER TABLE "vm_snapshots" ADD COLUMN "configuration_id" integer;--> statement-breakpoint
+ALTER TABLE "vm_snapshots" ADD CONSTRAINT "vm_snapshots_configuration_id_configurations_id_fk" FOREIGN KEY ("configuration_id") REFERENCES "public"."configurations"("id") ON DELETE no action ON UPDATE no action;
