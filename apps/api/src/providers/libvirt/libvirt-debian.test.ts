@@ -32,9 +32,14 @@ const execFileP = promisify(execFile);
 const POOL = 'irontest-debian-portal';
 const NETWORK = 'irontest-debian-portal';
 const GiB = 1024 ** 3;
-/** Two small sizes of our own (the seeded ones start at 4 GB and 80 GB): the guest gets exactly these. */
-const SMALL = { key: 'debian-test-small', name: 'Debian test small', cpu: 1, ram: 1, disk: 10 };
-const LARGER = { key: 'debian-test-larger', name: 'Debian test larger', cpu: 2, ram: 2, disk: 12 };
+/**
+ * Two small sizes of our own (the seeded ones start at 4 GB and 80 GB): the guest gets exactly these. Not 1 GB or
+ * 3 GB, where Debian's kernel keeps more than 5% for itself: 63 MB of 1 GiB (MemTotal 983,728 kB, 93.8%), 165 MB of
+ * 3 GiB (2,976,944 kB, 94.6%: q35 puts RAM above 2 GiB over the 4 GiB line, and the kernel then reserves its 64 MB
+ * SWIOTLB bounce buffer). 2 GB and 4 GB are within 5% (docs/guest-image.md).
+ */
+const SMALL = { key: 'debian-test-small', name: 'Debian test small', cpu: 1, ram: 2, disk: 10 };
+const LARGER = { key: 'debian-test-larger', name: 'Debian test larger', cpu: 2, ram: 4, disk: 12 };
 const started = Date.now();
 
 let daemon: LibvirtDaemon;
@@ -180,6 +185,7 @@ const FACTS = [
   'echo "hostname=$(hostname)"',
   'echo "nproc=$(nproc)"',
   'echo "memKb=$(sed -n "s/^MemTotal: *\\([0-9]*\\) kB/\\1/p" /proc/meminfo)"',
+  'echo "swiotlb=$(dmesg | grep -c "software IO TLB: mapped")"',
   'echo "diskBytes=$(( $(cat /sys/block/vda/size) * 512 ))"',
   'echo "rootBytes=$(df -B1 --output=size / | tail -n1 | tr -d " ")"',
   'for f in /root/persist /var/lib/irontech-test/written /var/lib/irontech-test/ran /var/lib/irontech-rebuilt; do echo "file:$f=$(cat $f 2>/dev/null || echo MISSING)"; done',
@@ -200,6 +206,9 @@ async function facts(key: string, user: string, ip: string): Promise<Record<stri
 function expectSize(f: Record<string, string>, size: { cpu: number; ram: number; disk: number }) {
   expect(Number(f.nproc)).toBe(size.cpu);
   const memKb = Number(f.memKb);
+  console.log(
+    `${size.ram} GiB: MemTotal ${memKb} kB (${((memKb / (size.ram * 1024 * 1024)) * 100).toFixed(1)}%), SWIOTLB ${f.swiotlb === '0' ? 'none' : 'mapped'}; / ${f.rootBytes} B of ${f.diskBytes} B`,
+  );
   expect(memKb).toBeLessThanOrEqual(size.ram * 1024 * 1024);
   expect(memKb).toBeGreaterThanOrEqual(size.ram * 1024 * 1024 * 0.95);
   expect(Number(f.diskBytes)).toBe(size.disk * GiB);
