@@ -64,7 +64,14 @@ describe('rebuild', () => {
     const image = dialog.getByLabel(REBUILD_TEXT.imageLabel);
     await expect.poll(() => image.locator('option').count()).toBeGreaterThan(2);
     expect(await image.inputValue()).toBe('Debian 12');
+    await expect
+      .poll(() => dialog.getByTestId('rebuild-image-about').textContent())
+      .toBe('Debian 12 · user root · at least 2 GB disk');
     await image.selectOption({ label: 'Ubuntu 24.04 LTS' });
+    // The rebuilt machine logs in as the new image's user (decision 0018), and the dialog says so.
+    await expect
+      .poll(() => dialog.getByTestId('rebuild-image-about').textContent())
+      .toBe('Ubuntu 24.04 · user ubuntu · at least 4 GB disk');
     await dialog.getByRole('checkbox', { name: /rebuild key/ }).check();
     // A wrong name, a name differing in case, or none: Rebuild stays disabled.
     const typed = dialog.getByLabel(REBUILD_TEXT.confirmLabel(NAME));
@@ -91,6 +98,7 @@ describe('rebuild', () => {
     const after = (await admin.call(routes.vms.details, { params: { id: vmId } })).data;
     expect(after.virtualMachine).toMatchObject({ id: vmId, name: NAME, network: before.virtualMachine.network });
     expect(after.access.keys.map((k) => k.name)).toEqual([SSH_KEY_TEXT.portalKey, 'rebuild key']);
+    expect(after.access.sshUsername).toBe('ubuntu');
     // The page follows: the new image and the key it was rebuilt with.
     await expect.poll(() => page.getByText('Ubuntu 24.04 LTS').first().isVisible()).toBe(true);
     await context.close();

@@ -12,6 +12,7 @@ import { routes } from '@portal/contract/routes';
 import { renameSchema } from '@portal/contract/validation';
 import { rebuildVmBodySchema, vmRoutes } from '@portal/contract/virtual-machines';
 import { REBUILD_TEXT, VM_ACTIONS } from '@portal/contract/vm-lifecycle';
+import { describeImageLine } from '@portal/contract/images';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
@@ -238,9 +239,12 @@ export function RebuildDialog({
   onClose: () => void;
 }) {
   const images = useRouteQuery(routes.vms.listImages, { params: { id: vm.regionId } });
+  // What each image is: the login the rebuilt machine gets, its minimum disk (decision 0018).
+  const imageDetails = useRouteQuery(routes.vms.listImageDetails, { params: { id: vm.regionId } });
   const keys = useSshKeyChoices();
   const rebuild = useRebuildVm();
   const [image, setImage] = useState(vm.image);
+  const chosenImage = image ? imageDetails.data?.find((d) => d.name === image) : undefined;
   const [sshKeyIds, setSshKeyIds] = useState<string[]>([]);
   const [userData, setUserData] = useState('');
   const [typed, setTyped] = useState('');
@@ -288,6 +292,11 @@ export function RebuildDialog({
                 </option>
               ))}
             </select>
+          )}
+          {chosenImage && (
+            <p data-testid="rebuild-image-about" className="text-xs text-slate-600 dark:text-slate-300">
+              {describeImageLine(chosenImage.description)}
+            </p>
           )}
         </div>
         <SshKeyChoice keys={keys} chosen={sshKeyIds} error={undefined} onChange={setSshKeyIds} />
