@@ -141,6 +141,13 @@ async function chooseRange(page: Page, range: string) {
 describe('VM graphs', () => {
   it('show points once the engine has sampled a running machine', async () => {
     const { context, page } = await newPage(DESKTOP);
+    // Nothing of the graphs' drawing breaks the portal's CSP or logs an error.
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => (m.type() === 'error' ? errors.push(m.text()) : undefined));
+    await page.addInitScript(() =>
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP ${e.violatedDirective}`)),
+    );
     await page.goto(`${portal.url}/virtualMachineDetails/${liveId}`);
     await expect.poll(() => page.getByRole('heading', { name: 'graphs-live' }).isVisible()).toBe(true);
     // The first answer may come before the second sample (no point yet): the empty state asks again by itself.
@@ -179,6 +186,7 @@ describe('VM graphs', () => {
     await chooseRange(page, '7d');
     await expect.poll(() => state(page)).toBe('ready');
     expect(await points(page, 'cpu')).toBe(1);
+    expect(errors).toEqual([]);
     await context.close();
   });
 
