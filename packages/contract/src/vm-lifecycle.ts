@@ -234,6 +234,8 @@ export const SNAPSHOT_TEXT = {
   nameTaken: 'This VM already has a snapshot with this name',
   notFound: 'Snapshot not found',
   notReady: (state: string) => `The snapshot cannot be used while it is ${state}`,
+  otherSize:
+    'The VM was upgraded after this snapshot was taken: reverting to it would bring its old size back. Take a new snapshot instead.',
   revertTitle: 'Revert to snapshot',
   revertText: (name: string) =>
     `Are you sure you want to revert the VM to ${name}? Everything written to its disk since the snapshot was taken is lost. A snapshot taken while the VM ran brings it back running, as it was at that moment.`,

@@ -59,7 +59,10 @@ export function createSnapshotRepository(db: Db) {
       );
       return Number(res.rows[0]!.id);
     },
-    async insert(tx: Tx, row: { id: number; vmId: number; name: string; providerName: string }) {
+    async insert(
+      tx: Tx,
+      row: { id: number; vmId: number; name: string; providerName: string; configurationId: number },
+    ) {
       await tx.insert(vmSnapshots).values({ ...row, state: 'creating' });
     },
     /** Moves a snapshot from one of `from` to `to`; false when it was in none of them (another request was first). */

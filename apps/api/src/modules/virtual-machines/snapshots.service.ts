@@ -70,6 +70,9 @@ export function createSnapshotService(deps: Deps) {
   ) {
     const vm = await loadVisible(ctx.scope, vmId, SNAPSHOT_ACTIONS[action].permission);
     const snap = await snapshotFor(vm, snapshotId, allowed);
+    // libvirt brings the machine's definition back with the snapshot: not to a size the VM has been upgraded from.
+    if (action === 'snapshotRevert' && snap.configurationId !== null && snap.configurationId !== vm.configurationId)
+      throw new ConflictError(SNAPSHOT_TEXT.otherSize);
     requireAvailable(vm, action);
     const payload = payloadOf(snap, vm.status as SteadyStatus);
     await enqueue(ctx, vm, { kind: SNAPSHOT_ACTIONS[action].operation, payload }, async (tx) => {
@@ -96,7 +99,7 @@ export function createSnapshotService(deps: Deps) {
       await enqueue(ctx, vm, { kind: SNAPSHOT_ACTIONS.snapshot.operation, payload }, async (tx) => {
         if ((await repo.counted(tx, vm.id)) >= limit) throw new ConflictError(SNAPSHOT_TEXT.limit(limit));
         if (await repo.nameTaken(tx, vm.id, name)) throw new BadRequestError(SNAPSHOT_TEXT.nameTaken);
-        await repo.insert(tx, { id, vmId: vm.id, name, providerName });
+        await repo.insert(tx, { id, vmId: vm.id, name, providerName, configurationId: vm.configurationId });
       });
       return { id };
     },

@@ -158,6 +158,7 @@ describe('snapshots', () => {
     expect(dup.status).toBe(409);
 
     const [company] = await t.db.select().from(companies).where(eq(companies.id, 1));
+    const hadPrices = (await t.db.select().from(configurationPrices)).length > 0;
     await t.db
       .insert(configurationPrices)
       .values({
@@ -183,10 +184,36 @@ describe('snapshots', () => {
     await waitFor(id, 'Running');
     expect((await take(id, 'fifth')).status).toBe(200);
     await waitFor(id, 'Running');
-    await t.db
-      .update(configurationPrices)
-      .set({ snapshotLimit: null })
-      .where(eq(configurationPrices.configurationId, catalog.micro.id));
+    // As it was: a reseller with price rows offers only the sizes it prices (the upgrade test below needs small).
+    if (hadPrices)
+      await t.db
+        .update(configurationPrices)
+        .set({ snapshotLimit: null })
+        .where(eq(configurationPrices.configurationId, catalog.micro.id));
+    else await t.db.delete(configurationPrices);
+  });
+
+  it('does not revert to a snapshot taken before an upgrade (it would bring the old size back)', async () => {
+    const id = await created('snap-upgraded');
+    const before = await take(id, 'small days');
+    await waitFor(id, 'Running');
+    expect(
+      (await admin.call(routes.vms.changeConfiguration, { body: { id, configurationId: catalog.small.id } })).status,
+    ).toBe(200);
+    await waitFor(id, 'Running');
+    const rv = await admin.call(routes.snapshots.revertSnapshot, { params: { id, snapshotId: before.data.id } });
+    expect([rv.status, rv.message]).toEqual([409, SNAPSHOT_TEXT.otherSize]);
+    // One taken at the new size reverts; the old one can still be deleted.
+    const after = await take(id, 'bigger');
+    await waitFor(id, 'Running');
+    expect(
+      (await admin.call(routes.snapshots.revertSnapshot, { params: { id, snapshotId: after.data.id } })).status,
+    ).toBe(200);
+    await waitFor(id, 'Running');
+    expect(
+      (await admin.call(routes.snapshots.deleteSnapshot, { params: { id, snapshotId: before.data.id } })).status,
+    ).toBe(200);
+    await waitFor(id, 'Running');
   });
 
   it('refuses bad input (400), another company (404), a Viewer (403) and a snapshot that is not this VM’s (404)', async () => {
