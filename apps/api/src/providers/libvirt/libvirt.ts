@@ -34,6 +34,7 @@ import { REF_RE, guestHostname, macForKey, publicMacForKey, refForKey, uuidForKe
 import { buildSeedIso } from './seed.ts';
 import { moveMachine, type MoveEndpoint } from './move.ts';
 import { rebuildMachine } from './rebuild.ts';
+import { deleteSnapshot, revertSnapshot, takeSnapshot, type SnapshotHost } from './snapshots.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -567,6 +568,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
 
   // ---- moves between hosts (move.ts): this host at either end; the caller holds the machine's lock --------------
 
+  const snapshotHost: SnapshotHost = { virsh, pool, diskVolume: (ref) => volumes(ref).disk };
   const moveEndpoint: MoveEndpoint = {
     label: s.uri,
     virsh,
@@ -864,6 +866,20 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     moveTo: (ref, target, opts) => {
       checkRef(ref);
       return moveMachine(moveEndpoint, target, ref, opts);
+    },
+
+    // Snapshots (snapshots.ts): internal ones in the machine's qcow2, under its lock.
+    snapshotTake(ref, name) {
+      checkRef(ref);
+      return withLock(ref, () => takeSnapshot(snapshotHost, ref, name));
+    },
+    snapshotRevert(ref, name) {
+      checkRef(ref);
+      return withLock(ref, () => revertSnapshot(snapshotHost, ref, name));
+    },
+    snapshotDelete(ref, name) {
+      checkRef(ref);
+      return withLock(ref, () => deleteSnapshot(snapshotHost, ref, name));
     },
 
     // A reinstall (rebuild.ts): stop, undefine, volumes gone, then this driver's create from the new spec.
