@@ -70,6 +70,9 @@ describe('operator commands and a portal running on PGlite', () => {
         );
         // Reads are refused as well: the portal's copy is the only current one.
         expect(operator(dataDir, 'public-ip', 'list').code).toBe(1);
+        // So is describing an image (decision 0018), with the same words.
+        const describe = operator(dataDir, 'images', 'describe', 'Debian 12', '--min-disk', '3');
+        expect([describe.code, describe.stderr]).toEqual([1, refused.stderr]);
       } finally {
         const exited = new Promise((r) => server.once('exit', r));
         server.kill('SIGTERM');

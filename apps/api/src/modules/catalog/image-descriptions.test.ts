@@ -167,6 +167,14 @@ it("a reseller's own description is its customers' alone: another reseller neith
     .orderBy(auditLog.id)
     .limit(1);
   expect(audit).toEqual({ before: null, after: OWN_DEBIAN, targetId: 'Debian 12' });
+  // listImageDetails lists what listImages lists: an image B withdrew is gone for B's customers only.
+  const withdrawn = await ownerB.call(c.saveImage, {
+    body: { regionId: catalog.east.id, image: 'Windows Server 2022', offered: false },
+  });
+  expect(withdrawn.status).toBe(200);
+  expect((await details(customerB)).map((i) => i.name)).toEqual(['Debian 12', 'Rocky Linux 9', 'Ubuntu 24.04 LTS']);
+  expect((await details(customerA)).map((i) => i.name)).toContain('Windows Server 2022');
+  await ownerB.call(c.saveImage, { body: { regionId: catalog.east.id, image: 'Windows Server 2022', offered: true } });
 });
 
 it("creates and rebuilds refuse a disk below the image's minimum; a VM logs in as its image's default user", async () => {
