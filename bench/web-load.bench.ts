@@ -175,9 +175,10 @@ const cpuPoints = async () =>
       .getAttribute('data-points')
       .catch(() => null)) ?? 0,
   );
-async function until(test: () => Promise<boolean>) {
-  for (;;) {
-    if (await test()) return;
+async function until(test: () => Promise<boolean>, what = 'the graphs') {
+  const deadline = Date.now() + 30_000;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`${what} not drawn within 30 s`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
