@@ -7,7 +7,9 @@
  * its disk over SSH. A move that fails once the guest is stopped and its disk copied (B refuses the definition: a
  * domain holds its UUID) leaves it running on A with its disk, nothing left on B. The move then runs: the guest runs
  * on B with the same name, MAC and private address, B's DHCP holds its entry, the marker is on its disk, and A has
- * no domain, volume or DHCP entry left. Moved back powered off onto a stale definition of it on A, B's copy wins.
+ * no domain, volume or DHCP entry left. A snapshot taken on A (with memory) came inside the qcow2 and its metadata
+ * was redefined on B: reverting to it there brings the marker back (decision 0019). Moved back powered off onto a
+ * stale definition of it on A, B's copy wins.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -148,6 +150,8 @@ it('moves a running guest from host A to host B with its disk, MAC and address; 
   );
   expect(await readMarker(a, ip)).toContain(marker);
   const v = volumes(ref);
+  // A snapshot (with memory) on A travels inside the qcow2; the move redefines its metadata on B (decision 0019).
+  expect((await a.driver.snapshotTake!(ref, 'portal-snap-move')).includesMemory).toBe(true);
 
   // B holds a domain with the guest's UUID: the definition fails after the stop and the copy. Rolled back: the guest
   // runs on A again with its disk; B has neither its volumes nor its DHCP entry.
@@ -186,6 +190,16 @@ it('moves a running guest from host A to host B with its disk, MAC and address; 
   expect(await b.driver.privateIp(ref)).toBe(ip);
   expect(await readMarker(b, ip)).toContain(marker);
   console.log(`cold move of a running guest between two libvirtd: ${moveSeconds.toFixed(1)} s`);
+  // The snapshot came along: B knows it and reverts the disk to it.
+  expect(await b.virsh(['snapshot-list', ref, '--name'])).toContain('portal-snap-move');
+  await b.ssh(
+    ip,
+    `printf '%s' overwritten > /tmp/m && dd if=/tmp/m of=/dev/vda bs=512 seek=${MARKER_SECTOR} conv=notrunc 2>/dev/null && sync`,
+  );
+  expect(await readMarker(b, ip)).toContain('overwritten');
+  await b.driver.snapshotRevert!(ref, 'portal-snap-move');
+  await waitForSsh(b, ip);
+  expect(await readMarker(b, ip)).toContain(marker);
 
   // Back to A powered off, where a stale definition of it waits (not marked as copied from B): it is discarded, not
   // kept over B's copy; the guest comes back on A with the marker.

@@ -2,7 +2,8 @@
  * The libvirt driver against a real libvirtd started by the test (apps/api/test/libvirt-daemon.ts), one
  * guest booted from the Irontech image under TCG and reused through every step: create → SSH with the key
  * and with the password → resize → reset → forceStop → start over qemu+tcp (a second "host" on loopback)
- * sees exactly the new size (vCPUs, memory, disk: no cap, issue 23 item 3) → ACPI stop → delete leaves no domain, volume, seed or lease. The guest also has a public
+ * sees exactly the new size (vCPUs, memory, disk: no cap, issue 23 item 3) → ACPI stop → snapshots (running and
+ * powered off, a disk marker restored by each revert; decision 0019) → delete leaves no domain, volume, seed or lease. The guest also has a public
  * address on a routed public network (as a host with a routed public block has) and answers SSH on it.
  *
  * The qemu+tcp "host" is configured for 1:1 NAT instead (no public network, as a host whose VMs have only private

@@ -8,8 +8,9 @@
  * 3. The machine stops (ACPI, then destroy after the stop timeout).
  * 4. Each volume (the disk, a copy-on-write qcow2 over its base; the seed ISO) is streamed host to host:
  *    `virsh vol-download` into a FIFO, relayed into `virsh vol-upload` (copyVolume), no copy on the portal's disk.
- * 5. The domain is defined on the target from the same metadata (name, UUID and MACs derive from the machine's key)
- *    and started there if it ran.
+ * 5. The domain is defined on the target from the same metadata (name, UUID and MACs derive from the machine's key),
+ *    its snapshots' metadata redefined there (the snapshots themselves are inside the copied qcow2, decision 0019;
+ *    pool paths in their XML rewritten to the target's), and started there if it ran.
  * 6. Only then is it removed from the source (undefine, volumes, DHCP entries).
  * A failure in 3–5 discards what the target got and starts the machine again where it was: it stays on the source,
  * defined and in its previous power state. A failure in 6 throws a MoveUnfinishedError (retried until it works): the retry finds the
@@ -19,7 +20,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { constants, createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
@@ -27,6 +28,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { MOVE_UNFINISHED, MoveUnfinishedError, TransientProviderError, type ProviderDriver } from '../provider.ts';
 import type { Virsh } from './virsh.ts';
+import { snapshotDefinitions } from './snapshots.ts';
 import type { MachineMeta } from './xml.ts';
 import { volumes } from './names.ts';
 
@@ -152,8 +154,10 @@ async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { r
 
   try {
     await from.stop(ref);
+    const snapshots = await snapshotDefinitions(from.virsh, ref);
     for (const v of vols) await copyVolume(from, to, v.name, v.bytes);
     await to.define(ref, meta);
+    await redefineSnapshots(from, to, ref, snapshots);
     await to.virsh.run([
       'metadata',
       ref,
@@ -173,6 +177,46 @@ async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { r
     throw err;
   }
   await removeSource(from, ref);
+}
+
+/** The pool's directory on a host (its snapshots' XML names their disk by path). */
+async function poolPath(e: MoveEndpoint): Promise<string> {
+  const xml = await e.virsh.run(['pool-dumpxml', e.pool]);
+  const found = /<path>([^<]+)<\/path>/.exec(xml)?.[1];
+  if (!found) throw new Error(`Pool ${e.pool} on ${e.label} has no path`);
+  return found.replace(/\/+$/, '');
+}
+
+/**
+ * The machine's snapshots known to libvirt on the target, parents first, the current one marked so (the snapshots'
+ * data came inside the qcow2). `snapshot-create --redefine` takes their XML, with the source pool's path made the
+ * target's.
+ */
+async function redefineSnapshots(
+  from: MoveEndpoint,
+  to: MoveEndpoint,
+  ref: string,
+  snapshots: { xml: string; current: boolean }[],
+) {
+  if (snapshots.length === 0) return;
+  const [fromPath, toPath] = await Promise.all([poolPath(from), poolPath(to)]);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-snap-'));
+  try {
+    for (const [i, snap] of snapshots.entries()) {
+      const file = path.join(dir, `${i}.xml`);
+      await writeFile(file, snap.xml.split(`${fromPath}/`).join(`${toPath}/`));
+      await to.virsh.run([
+        'snapshot-create',
+        ref,
+        '--xmlfile',
+        file,
+        '--redefine',
+        ...(snap.current ? ['--current'] : []),
+      ]);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function removeSource(from: MoveEndpoint, ref: string) {
