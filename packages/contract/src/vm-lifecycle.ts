@@ -238,9 +238,9 @@ export const SNAPSHOT_TEXT = {
     'The VM was upgraded after this snapshot was taken: reverting to it would bring its old size back. Take a new snapshot instead.',
   revertTitle: 'Revert to snapshot',
   revertText: (name: string) =>
-    `Are you sure you want to revert the VM to ${name}? Everything written to its disk since the snapshot was taken is lost. A snapshot taken while the VM ran brings it back running, as it was at that moment.`,
+    `Are you sure you want to revert the VM to the snapshot “${name}”? Everything written to its disk since the snapshot was taken is lost. A snapshot taken while the VM ran brings it back running, as it was at that moment.`,
   deleteTitle: 'Delete snapshot',
-  deleteText: (name: string) => `Are you sure you want to delete the snapshot ${name}? It cannot be undone.`,
+  deleteText: (name: string) => `Are you sure you want to delete the snapshot “${name}”? It cannot be undone.`,
 } as const;
 
 /** What the rebuild dialog says (issue 23 item 6). */

@@ -219,7 +219,9 @@ function SnapshotRow({
       <div className="min-w-0 flex-1">
         <span className="block break-words font-medium text-slate-900 dark:text-slate-100">{snap.name}</span>
         <span className="block text-xs text-slate-500 dark:text-slate-400">
-          <time dateTime={taken.toISOString()}>{taken.toLocaleString()}</time>
+          <time dateTime={taken.toISOString()}>
+            {taken.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}
+          </time>
           {' · '}
           <span data-label="size">{formatSize(snap.sizeBytes)}</span>
           {snap.includesMemory && ' · with memory'}
