@@ -60,7 +60,7 @@ it('lists providers, shows settings with the defaults, sets a timeout, the image
   ).toEqual({
     exitCode: 0,
     output:
-      'Provider #1 Northwind Cloud: set bootTimeoutMs, publicNetwork.name, images.Ubuntu 24.04. A running portal applies it when it restarts.',
+      'Provider #1 Northwind Cloud: set bootTimeoutMs, publicNetwork.name, images.Ubuntu 24.04. A running portal applies it at its next use of the provider, without a restart.',
   });
   expect(await settingsOf(1)).toEqual({
     ...(before as object),
@@ -146,7 +146,7 @@ it('refuses the retired caps by name, says so in show, and drops stored ones at 
 
   expect(await operator('providers', 'set', '#1', 'stopTimeoutMs=30000')).toEqual({
     exitCode: 0,
-    output: `Provider #1 Northwind Cloud: set stopTimeoutMs. Dropped the retired maxCpus, maxRamMb, maxDiskGb, ramMbPerGb: ${why}. A running portal applies it when it restarts.`,
+    output: `Provider #1 Northwind Cloud: set stopTimeoutMs. Dropped the retired maxCpus, maxRamMb, maxDiskGb, ramMbPerGb: ${why}. A running portal applies it at its next use of the provider, without a restart.`,
   });
   expect(await settingsOf(1)).toEqual({ uri: old.uri, stopTimeoutMs: 30000 });
   expect((await operator('providers', 'show', '#1')).output).not.toContain('Retired');

@@ -6,8 +6,10 @@
  *        images.Ubuntu 24.04=ubuntu-24.04.qcow2); <value> is JSON when it parses (2, true, {"name":"x"}), else a string
  *   providers unset <#id|name> <key>...              removes settings (the driver's default applies again)
  * The whole result is checked with the driver's own schema (the one the portal parses it with) before anything is
- * written: a bad value is refused naming the setting and the rule, and nothing changes. Settings are read when the
- * portal makes a provider's driver: a running portal applies a change when it restarts.
+ * written: a bad value is refused naming the setting and the rule, and nothing changes. A running portal on the same
+ * PostgreSQL applies a change at its next use of the provider, without a restart (the registry compares each row's
+ * settings with its driver's: registry.ts); on an on-disk PGlite the command is refused while a portal runs on it.
+ * The simulator's settings apply at the next start (its machines live in its driver).
  */
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -188,7 +190,7 @@ export async function runProviderCommand(argv: string[], db: Db): Promise<string
     });
     const changedKeys = rest.map((a) => (verb === 'set' ? a.slice(0, a.indexOf('=')) : a));
     const droppedNote = dropped.length ? ` Dropped the retired ${dropped.join(', ')}: ${RETIRED[p.driver]!.why}.` : '';
-    return `Provider #${p.id} ${p.name}: ${verb === 'set' ? 'set' : 'unset'} ${changedKeys.join(', ')}.${droppedNote} A running portal applies it when it restarts.`;
+    return `Provider #${p.id} ${p.name}: ${verb === 'set' ? 'set' : 'unset'} ${changedKeys.join(', ')}.${droppedNote} ${p.driver === 'simulator' ? 'A running portal applies it when it restarts.' : 'A running portal applies it at its next use of the provider, without a restart.'}`;
   }
   throw new ProviderInputError(`Usage: ${PROVIDER_USAGE}`);
 }

@@ -45,17 +45,19 @@ export function createHostMonitor(opts: {
   const clock = opts.clock ?? systemClock;
   const hostsRepo = createHostsRepository(db);
   /**
-   * Event subscriptions by host id, with the URI each watches: one per enabled host while the monitor runs, made
-   * again when the host's URI changes and ended when the host is disabled or gone.
+   * Event subscriptions by host id, with the driver each watches through: one per enabled host while the monitor
+   * runs, made again when the host's driver changes (its URI, or its provider's settings: registry.ts) and ended
+   * when the host is disabled or gone.
    */
-  const watching = new Map<number, { uri: string; stop: () => void }>();
-  function watch(host: HostRow, driver: ReturnType<typeof registry.driverFor>) {
+  type Driver = ReturnType<typeof registry.driverFor>;
+  const watching = new Map<number, { driver: Driver; stop: () => void }>();
+  function watch(host: HostRow, driver: Driver) {
     if (!loop.started || !opts.onMachineEvent || !driver.watch) return;
     const current = watching.get(host.id);
-    if (current?.uri === host.uri) return;
+    if (current?.driver === driver) return;
     current?.stop();
     const onEvent = opts.onMachineEvent;
-    watching.set(host.id, { uri: host.uri, stop: driver.watch((ref) => onEvent(ref, host.id)) });
+    watching.set(host.id, { driver, stop: driver.watch((ref) => onEvent(ref, host.id)) });
   }
   function unwatchAllBut(hostIds: Set<number>) {
     for (const [id, { stop }] of watching)
