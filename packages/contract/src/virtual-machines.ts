@@ -39,8 +39,67 @@ export const vmListItemSchema = z.object({
   createdAt: timestampSchema,
   regionId: z.number().int(),
   teamId: z.number().int().nullable(),
+  /** The list's added columns (issue 25 item 2): region and team names, image, addresses. */
+  region: z.string(),
+  team: z.string().nullable(),
+  image: z.string(),
+  publicIp: z.string().nullable(),
+  privateIp: z.string().nullable(),
+  /** The caller's effective permissions on this VM (the row menu offers only these; the server still checks). */
+  permissions: z.array(permissionKeySchema),
 });
 export type VmListItem = z.infer<typeof vmListItemSchema>;
+
+/** The list's filters (issue 25 item 2): status, region and team; with the search, what "all matching" means. */
+export const vmListFilterFields = {
+  search: pageQueryFields.search,
+  status: vmStatusSchema.optional(),
+  regionId: idSchema.optional(),
+  teamId: idSchema.optional(),
+};
+
+/** What the list's region and team filters offer: those of the VMs the caller sees. */
+export const vmListFacetsSchema = z.object({ regions: z.array(namedSchema), teams: z.array(namedSchema) });
+
+/** The actions the VM list runs on several VMs at once (issue 25 item 2). */
+export const VM_BULK_ACTIONS = ['start', 'stop', 'delete'] as const;
+export type VmBulkAction = (typeof VM_BULK_ACTIONS)[number];
+/** The most VMs one bulk call acts on: chosen ids, or the VMs matching the filters. */
+export const VM_BULK_LIMIT = 500;
+
+export const VM_BULK_TEXT = {
+  tooMany: `A bulk action can act on at most ${VM_BULK_LIMIT} virtual machines at once. Narrow the filters.`,
+  idsOrMatching: 'Give either the chosen ids or the filters to match, not both',
+  notFound: 'not found',
+  roleLacks: (verb: string, team: string) => `you may not ${verb} VMs of team ${team}`,
+} as const;
+
+export const vmBulkBodySchema = z
+  .object({
+    action: z.enum(VM_BULK_ACTIONS),
+    /** The chosen VMs; or `matching`: every VM the caller sees that matches these filters. */
+    ids: z.array(idSchema).min(1).max(VM_BULK_LIMIT, VM_BULK_TEXT.tooMany).optional(),
+    matching: z.object(vmListFilterFields).strict().optional(),
+  })
+  .strict()
+  .refine((b) => (b.ids === undefined) !== (b.matching === undefined), { message: VM_BULK_TEXT.idsOrMatching });
+
+/** One VM's outcome of a bulk action: done (queued), or refused with the reason (as its own route would answer). */
+export const vmBulkOutcomeSchema = z.object({
+  id: z.number().int(),
+  /** Null for an id the caller does not see (another company's, or none): refused as not found. */
+  name: z.string().nullable(),
+  outcome: z.enum(['done', 'refused']),
+  reason: z.string().nullable(),
+});
+export type VmBulkOutcome = z.infer<typeof vmBulkOutcomeSchema>;
+export const vmBulkResultSchema = z.object({
+  action: z.enum(VM_BULK_ACTIONS),
+  done: z.number().int(),
+  refused: z.number().int(),
+  outcomes: z.array(vmBulkOutcomeSchema),
+});
+export type VmBulkResult = z.infer<typeof vmBulkResultSchema>;
 
 export const vmDetailsSchema = z.object({
   virtualMachine: z.object({
@@ -242,9 +301,24 @@ export const vmRoutes = {
       ...pageQueryFields,
       sortColumn: z.enum(VM_SORT_COLUMNS).optional(),
       sortDescending: z.enum(['true', 'false']).optional(),
-      teamId: idSchema.optional(),
+      ...vmListFilterFields,
     }),
     data: pagedSchema(vmListItemSchema),
+  }),
+  listFacets: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/listFacets`,
+    summary: "The regions and teams of the VMs the caller sees (the list's filters)",
+    data: vmListFacetsSchema,
+  }),
+  bulk: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/bulk`,
+    summary: `Start, stop or delete up to ${VM_BULK_LIMIT} VMs: chosen ids or all matching filters, each VM's outcome`,
+    body: vmBulkBodySchema,
+    data: vmBulkResultSchema,
   }),
   listCountries: route({
     ...base,

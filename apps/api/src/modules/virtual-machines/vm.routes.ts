@@ -61,6 +61,11 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   }));
 
   registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));
+  registerRoute(app, vmRoutes.listFacets, async ({ auth }) => ({ data: await vms.facets(scopeOf(auth)) }));
+  registerRoute(app, vmRoutes.bulk, async ({ auth, body, request }) => {
+    const result = await vms.bulk(ctxOf(auth, request), body);
+    return { message: `${result.done} done, ${result.refused} refused`, data: result };
+  });
   registerRoute(app, vmRoutes.details, async ({ auth, params }) => ({
     data: await vms.details(scopeOf(auth), params.id),
   }));

@@ -1,6 +1,13 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
 import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
-import { type vmActionRoutes, type VmMetricsRange } from '@portal/contract/virtual-machines';
+import {
+  VM_BULK_LIMIT,
+  VM_BULK_TEXT,
+  type vmActionRoutes,
+  type VmBulkAction,
+  type VmBulkOutcome,
+  type VmMetricsRange,
+} from '@portal/contract/virtual-machines';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { DEFAULT_IMAGE_USER, imageDiskTooSmallText } from '@portal/contract/images';
 import {
@@ -27,7 +34,8 @@ import type { Duplex } from 'node:stream';
 import type { ConsoleKind } from '../../providers/provider.ts';
 import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
-import type { VmRepository, VmRow } from './vm.repository.ts';
+import type { VmListFilters, VmRepository, VmRow } from './vm.repository.ts';
+import { AppError } from '../../lib/errors.ts';
 import { publishVm } from '../../engine/vm-events.ts';
 import { placeVm, refuseGrowthWithoutRoom } from '../../engine/placement.ts';
 import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secrets.ts';
@@ -149,22 +157,70 @@ export function createVmService(deps: Deps) {
       q: {
         page: number;
         rowsPerPage: number;
-        search: string;
-        teamId?: number | undefined;
         sortColumn?: 'name' | 'configuration' | undefined;
         sortDescending?: 'true' | 'false' | undefined;
-      },
+      } & VmListFilters,
     ) {
       if (q.teamId) await access.requireTeam(scope, q.teamId, 'vm.view');
       const { rows, total } = await repo.list(scope, { ...q, descending: q.sortDescending === 'true' });
       return {
-        data: rows.map((r) => ({
+        data: rows.map(({ roleId, createdByUserId, ...r }) => ({
           ...r,
           createdAt: iso(r.createdAt),
           bootStartedAt: r.bootStartedAt && iso(r.bootStartedAt),
+          permissions: vmPermissionsOf(scope, { teamId: r.teamId, createdByUserId }, roleId),
         })),
         totalPages: totalPages(total, q.rowsPerPage),
       };
+    },
+
+    /** The regions and teams of the VMs the caller sees: the list's filters. */
+    facets: (scope: TenantScope) => repo.facets(scope),
+
+    /**
+     * Start, stop or delete several VMs (issue 25 item 2): the chosen ids, or every VM the caller sees that matches
+     * the list's filters (at most VM_BULK_LIMIT; more is a 400 asking to narrow them). Each VM goes through the same
+     * checks as its own route (visibility, role, status, busy, suspension), one after the other; a refusal is that
+     * VM's outcome with the reason, never the whole call's. An id the caller does not see (another company's, a
+     * deleted one) is refused as not found and nothing is done to it.
+     */
+    async bulk(
+      ctx: Ctx,
+      body: { action: VmBulkAction; ids?: number[] | undefined; matching?: VmListFilters | undefined },
+    ) {
+      let ids: number[];
+      if (body.ids) ids = [...new Set(body.ids)];
+      else {
+        const f = body.matching!;
+        if (f.teamId) await access.requireTeam(ctx.scope, f.teamId, 'vm.view');
+        ids = await repo.matchingIds(ctx.scope, f, VM_BULK_LIMIT + 1);
+        if (ids.length > VM_BULK_LIMIT) throw new BadRequestError(VM_BULK_TEXT.tooMany);
+      }
+      const def = VM_ACTIONS[body.action];
+      const teamNames = new Map<number, string | null>();
+      const outcomes: VmBulkOutcome[] = [];
+      for (const id of ids) {
+        const vm = await repo.byId(id);
+        try {
+          await simpleAction(ctx, id, body.action);
+          outcomes.push({ id, name: vm!.name, outcome: 'done', reason: null });
+        } catch (err) {
+          if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+          if (err instanceof NotFoundError || !vm) {
+            outcomes.push({ id, name: null, outcome: 'refused', reason: VM_BULK_TEXT.notFound });
+            continue;
+          }
+          let reason = err.message;
+          // The role's refusal names the team, so the summary says which VMs the caller may not act on and why.
+          if (err instanceof ForbiddenError && vm.teamId !== null && err.message !== API_MESSAGES.companySuspended) {
+            if (!teamNames.has(vm.teamId)) teamNames.set(vm.teamId, await repo.teamName(vm.teamId));
+            reason = VM_BULK_TEXT.roleLacks(def.label.toLowerCase(), teamNames.get(vm.teamId) ?? '');
+          }
+          outcomes.push({ id, name: vm.name, outcome: 'refused', reason });
+        }
+      }
+      const done = outcomes.filter((o) => o.outcome === 'done').length;
+      return { action: body.action, done, refused: outcomes.length - done, outcomes };
     },
 
     async details(scope: TenantScope, id: number) {
