@@ -50,6 +50,23 @@ export const CATALOG_TEXT = {
   hostChecksLimited: 'Too many host checks and registrations: wait a minute and try again',
   hostNoSshAnswer:
     'The host did not answer over SSH: check the address and port, and that sshd runs and accepts connections from the portal',
+  settingsSaved: 'Settings saved',
+  settingsLibvirtOnly: 'Only a libvirt provider has host settings: this one runs on the simulator',
+  poolName:
+    'The storage pool name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+  networkName:
+    'The network name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+  publicNetworkName:
+    'The public network name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (or none)',
+  volumeName:
+    'The volume name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (e.g. ubuntu-24.04.qcow2)',
+  publicNat: 'NAT for public addresses is on or off (true or false)',
+  settingsInUse:
+    "The storage pool and networks of a provider with virtual machines cannot change: its machines' disks and addresses are there",
+  providerImageAdded: 'Image added',
+  providerImageRemoved: 'Image removed',
+  providerImageNotFound: 'This provider has no image of that name',
+  providerImagesLimit: 'A provider maps at most 200 images',
 } as const;
 
 /** A host that still runs VMs is not removed (409). */
@@ -310,6 +327,56 @@ export const imageDescribeSchema = z
   .strict();
 export type ImageDescribe = z.infer<typeof imageDescribeSchema>;
 
+/**
+ * A libvirt object's name on the host, by the driver's own rule (providers/libvirt/libvirt.ts `name`): the pool, the
+ * networks, a base volume.
+ */
+const HOST_OBJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const hostObjectName = (message: string) => z.string({ error: message }).regex(HOST_OBJECT_NAME, message);
+/** How many images one provider's map may hold. */
+export const PROVIDER_IMAGES_MAX = 200;
+
+/**
+ * The settings of a reseller's libvirt provider that the reseller manages (issue 23 item 2): the names of the pool and
+ * networks on its hosts, the public addresses' way, and the images map. Never the server's own programs or paths
+ * (virshBinary, guestImageCacheDir), nor a URI (each host has its own, held to its owner's policy: decision 0015).
+ */
+export const providerSettingsSchema = z.object({
+  /** The directory pool on each host that holds the base volumes and the machines' disks. */
+  poolName: z.string(),
+  /** The machines' private network (a NAT network the driver makes when missing). */
+  networkName: z.string(),
+  /** A network the reseller defined over its public block; null: public addresses are NATed 1:1 or only shown. */
+  publicNetworkName: z.string().nullable(),
+  /** Without a public network: the host's hook maps each public address to its VM's private one. */
+  publicNat: z.boolean(),
+  /**
+   * The catalog's image names and the base volume in the pool each is made from, by name; `regions`: those the
+   * provider serves that list the image now (a name appears once a host's pool holds its volume; the hosts are
+   * looked at every few seconds).
+   */
+  images: z.array(z.object({ image: z.string(), volume: z.string(), regions: z.array(z.string()) })),
+});
+export type ProviderSettings = z.infer<typeof providerSettingsSchema>;
+
+/** A change to those settings: only the fields given change (the images: providerImageSchema, one at a time). */
+export const providerSettingsUpdateSchema = z
+  .object({
+    poolName: hostObjectName(CATALOG_TEXT.poolName),
+    networkName: hostObjectName(CATALOG_TEXT.networkName),
+    publicNetworkName: hostObjectName(CATALOG_TEXT.publicNetworkName).nullable(),
+    publicNat: z.boolean({ error: CATALOG_TEXT.publicNat }),
+  })
+  .partial()
+  .strict();
+export type ProviderSettingsUpdate = z.infer<typeof providerSettingsUpdateSchema>;
+
+/** Adds (or repoints) one image of a provider's map: the catalog's name, the base volume; `volume: null` removes it. */
+export const providerImageSchema = z
+  .object({ image: imageNameSchema, volume: hostObjectName(CATALOG_TEXT.volumeName).nullable() })
+  .strict();
+export type ProviderImage = z.infer<typeof providerImageSchema>;
+
 const base = { tag: 'Reseller catalog', access: 'staff' } as const;
 const P = '/reseller';
 
@@ -386,6 +453,34 @@ export const resellerCatalogRoutes = {
     params: idParamsSchema,
     body: providerRegionsSchema,
     data: resellerProviderSchema,
+  }),
+  getProviderSettings: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/providers/:id/settings`,
+    summary: "A libvirt provider's settings the reseller manages: pool and network names, public addresses, images",
+    params: idParamsSchema,
+    data: providerSettingsSchema,
+  }),
+  saveProviderSettings: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/providers/:id/settings`,
+    summary:
+      "Changes a libvirt provider's pool and network names (not while it has VMs) or public addresses' way; applied without a restart",
+    params: idParamsSchema,
+    body: providerSettingsUpdateSchema,
+    data: providerSettingsSchema,
+  }),
+  saveProviderImage: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/providers/:id/images`,
+    summary:
+      "Adds an image to a libvirt provider's map (catalog name → base volume in its hosts' pool), repoints it, or removes it (volume null)",
+    params: idParamsSchema,
+    body: providerImageSchema,
+    data: providerSettingsSchema,
   }),
   listHosts: route({
     ...base,

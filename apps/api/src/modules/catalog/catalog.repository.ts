@@ -177,6 +177,17 @@ export function createCatalogRepository(db: Db) {
     },
     updateProvider: async (tx: Tx, id: number, patch: Partial<Pick<ProviderRow, 'name' | 'driver' | 'enabled'>>) =>
       (await tx.update(providers).set(patch).where(eq(providers.id, id)).returning())[0]!,
+    /** A provider's settings, whole (the reseller changes some of them: the service merges). */
+    setProviderSettings: async (tx: Tx, id: number, settings: Record<string, unknown>) =>
+      (await tx.update(providers).set({ settings }).where(eq(providers.id, id)).returning())[0]!,
+    /** The provider's live (not deleted) VMs, whatever region. */
+    async providerLiveVms(tx: Tx, id: number): Promise<number> {
+      const [row] = await tx
+        .select({ n: sql<number>`count(*)::int`.mapWith(Number) })
+        .from(virtualMachines)
+        .where(and(eq(virtualMachines.providerId, id), isNull(virtualMachines.deletedAt)));
+      return row?.n ?? 0;
+    },
     async providerInUse(tx: Tx, id: number): Promise<boolean> {
       const res = await tx.execute<{ used: boolean }>(
         sql`select exists (select 1 from hosts where provider_id = ${id})

@@ -48,6 +48,17 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
     message: CATALOG_TEXT.regionsSaved,
     data: await catalog.setProviderRegions(ctxOf(auth, request), params.id, body.regionIds),
   }));
+  registerRoute(app, r.getProviderSettings, async ({ auth, params }) => ({
+    data: await catalog.providerSettings(staffScopeOf(auth), params.id),
+  }));
+  registerRoute(app, r.saveProviderSettings, async ({ auth, request, params, body }) => ({
+    message: CATALOG_TEXT.settingsSaved,
+    data: await catalog.saveProviderSettings(ctxOf(auth, request), params.id, body),
+  }));
+  registerRoute(app, r.saveProviderImage, async ({ auth, request, params, body }) => ({
+    message: body.volume === null ? CATALOG_TEXT.providerImageRemoved : CATALOG_TEXT.providerImageAdded,
+    data: await catalog.saveProviderImage(ctxOf(auth, request), params.id, body),
+  }));
   registerRoute(app, r.listHosts, async ({ auth }) => ({ data: await catalog.hosts(staffScopeOf(auth)) }));
   registerRoute(app, r.registerHost, async ({ auth, request, body }) => ({
     message: CATALOG_TEXT.hostRegistered,

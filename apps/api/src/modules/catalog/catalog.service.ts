@@ -17,14 +17,18 @@ import {
   type HostUpdate,
   type ImageDescribe,
   type ImageOffer,
+  PROVIDER_IMAGES_MAX,
+  type ProviderImage,
   type ProviderInput,
+  type ProviderSettings,
+  type ProviderSettingsUpdate,
   type ProviderUpdate,
   type ResellerHost,
   type ResellerProvider,
   type ResellerSize,
   type SizeOffer,
 } from '@portal/contract/reseller-catalog';
-import type { Db } from '../../db/client.ts';
+import type { Db, Tx } from '../../db/client.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { StaffScope } from '../../lib/auth-context.ts';
 import {
@@ -39,6 +43,7 @@ import { iso } from '../../lib/http.ts';
 import { noLimit, type Admit } from '../../lib/reseller-gate.ts';
 import { sshFingerprint } from '../../lib/ssh-keys.ts';
 import { HostUriError, parseHostUri, type HostUri } from '../../providers/libvirt/host-uri.ts';
+import { libvirtSettingsSchema } from '../../providers/libvirt/libvirt.ts';
 import { scanHostKey } from '../../engine/hosts/host-keyscan.ts';
 import { HostInputError, type HostsService } from '../../engine/hosts/hosts.service.ts';
 import type { ResellerKeys } from '../../engine/hosts/reseller-keys.ts';
@@ -213,6 +218,67 @@ export function createCatalogService(deps: {
       hostKeyFingerprint: h.hostKey ? sshFingerprint(h.hostKey) : null,
     };
   }
+  type StoredSettings = Record<string, unknown>;
+  /** The reseller's part of a libvirt provider's settings, the driver's defaults filled in. */
+  function settingsFields(stored: unknown) {
+    const parsed = libvirtSettingsSchema.safeParse(stored ?? {});
+    const s = parsed.success ? parsed.data : libvirtSettingsSchema.parse({});
+    return {
+      poolName: s.pool.name,
+      networkName: s.network.name,
+      publicNetworkName: s.publicNetwork?.name ?? null,
+      publicNat: s.publicNat,
+      images: Object.entries(s.images)
+        .map(([image, volume]) => ({ image, volume }))
+        .sort((a, b) => a.image.localeCompare(b.image)),
+    };
+  }
+  /** As the portal shows them: each image with the regions of the provider that list it now. */
+  async function settingsView(resellerId: number, id: number, stored: unknown): Promise<ProviderSettings> {
+    const fields = settingsFields(stored);
+    const { regionIds } = await providerView(resellerId, id);
+    const [served, listed] = await Promise.all([repo.regionsByIds(regionIds), repo.imagesOf(regionIds)]);
+    const regionName = new Map(served.map((r) => [r.id, r.name]));
+    return {
+      ...fields,
+      images: fields.images.map((i) => ({
+        ...i,
+        regions: listed
+          .filter((l) => l.name === i.image)
+          .map((l) => regionName.get(l.regionId) ?? `Region ${l.regionId}`)
+          .sort(),
+      })),
+    };
+  }
+  /**
+   * One change to a reseller's libvirt provider's settings, under the provider row's lock: `edit` changes a copy of
+   * the stored settings (only the reseller's fields: everything else stays as the operator left it), the result is
+   * checked with the driver's own schema, written and audited. The registry makes the provider's drivers again
+   * from the new settings at their next use (providers/registry.ts): no restart.
+   */
+  async function editSettings(
+    ctx: StaffCtx,
+    id: number,
+    edit: (settings: StoredSettings, current: ReturnType<typeof settingsFields>, tx: Tx) => Promise<void> | void,
+  ): Promise<ProviderSettings> {
+    requireWrite(ctx);
+    const resellerId = ctx.scope.resellerId;
+    const saved = await db.transaction(async (tx) => {
+      const row = await repo.lockProvider(tx, resellerId, id);
+      if (!row) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+      if (row.driver !== 'libvirt') throw new BadRequestError(CATALOG_TEXT.settingsLibvirtOnly);
+      const before = (row.settings ?? {}) as StoredSettings;
+      const after = structuredClone(before);
+      await edit(after, settingsFields(before), tx);
+      if (!libvirtSettingsSchema.safeParse(after).success) throw new BadRequestError(API_MESSAGES.invalidRequest);
+      if (JSON.stringify(after) === JSON.stringify(before)) return before;
+      await repo.setProviderSettings(tx, id, after);
+      await record(ctx, 'provider.settings.update', 'provider', id, settingsFields(before), settingsFields(after), tx);
+      return after;
+    });
+    return settingsView(resellerId, id, saved);
+  }
+
   /** The hosts service's own refusals (unreadable host, bad values) are the caller's bad input. */
   async function asBadRequest<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -443,6 +509,60 @@ export function createCatalogService(deps: {
         );
       });
       return providerView(resellerId, id);
+    },
+
+    /** A libvirt provider's settings the reseller manages (owners and support read them). */
+    async providerSettings(scope: StaffScope, id: number): Promise<ProviderSettings> {
+      const row = await repo.provider(scope.resellerId, id);
+      if (!row) throw new NotFoundError(CATALOG_TEXT.providerNotFound);
+      if (row.driver !== 'libvirt') throw new BadRequestError(CATALOG_TEXT.settingsLibvirtOnly);
+      return settingsView(scope.resellerId, id, row.settings);
+    },
+
+    /**
+     * The pool and network names and the public addresses' way. The names are where the provider's machines' disks
+     * and addresses live: they do not change while it has live VMs (409); a host made no machine yet takes new names.
+     */
+    async saveProviderSettings(ctx: StaffCtx, id: number, patch: ProviderSettingsUpdate): Promise<ProviderSettings> {
+      if (Object.keys(patch).length === 0) {
+        requireWrite(ctx);
+        throw new BadRequestError(CATALOG_TEXT.noChange);
+      }
+      return editSettings(ctx, id, async (settings, current, tx) => {
+        const moves =
+          (patch.poolName !== undefined && patch.poolName !== current.poolName) ||
+          (patch.networkName !== undefined && patch.networkName !== current.networkName) ||
+          (patch.publicNetworkName !== undefined && patch.publicNetworkName !== current.publicNetworkName);
+        if (moves && (await repo.providerLiveVms(tx, id)) > 0) throw new ConflictError(CATALOG_TEXT.settingsInUse);
+        const nested = (key: string) => {
+          const value = settings[key];
+          return value && typeof value === 'object' && !Array.isArray(value) ? (value as StoredSettings) : {};
+        };
+        if (patch.poolName !== undefined) settings.pool = { ...nested('pool'), name: patch.poolName };
+        if (patch.networkName !== undefined) settings.network = { ...nested('network'), name: patch.networkName };
+        if (patch.publicNetworkName === null) delete settings.publicNetwork;
+        else if (patch.publicNetworkName !== undefined) settings.publicNetwork = { name: patch.publicNetworkName };
+        if (patch.publicNat !== undefined) settings.publicNat = patch.publicNat;
+      });
+    },
+
+    /** Adds, repoints or removes (volume null) one image of a provider's map. */
+    async saveProviderImage(ctx: StaffCtx, id: number, input: ProviderImage): Promise<ProviderSettings> {
+      return editSettings(ctx, id, (settings) => {
+        const stored = settings.images;
+        const map: Record<string, unknown> =
+          stored && typeof stored === 'object' && !Array.isArray(stored) ? { ...(stored as StoredSettings) } : {};
+        const known = Object.hasOwn(map, input.image);
+        if (input.volume === null) {
+          if (!known) throw new NotFoundError(CATALOG_TEXT.providerImageNotFound);
+          delete map[input.image];
+        } else {
+          if (!known && Object.keys(map).length >= PROVIDER_IMAGES_MAX)
+            throw new BadRequestError(CATALOG_TEXT.providerImagesLimit);
+          map[input.image] = input.volume;
+        }
+        settings.images = map;
+      });
     },
 
     async hosts(scope: StaffScope) {
