@@ -356,6 +356,25 @@ const cells: Cell<ResellerActor>[] = [
     run: (cl) => cl.call(k.setProviderRegions, { params: { id: a.provider }, body: { regionIds: [a.region] } }),
   },
   {
+    call: 'GET /reseller/providers/:id/settings',
+    expect: readA,
+    run: (cl) => cl.call(k.getProviderSettings, { params: { id: a.provider } }),
+  },
+  {
+    call: 'PUT /reseller/providers/:id/settings',
+    expect: writeA,
+    run: (cl) => cl.call(k.saveProviderSettings, { params: { id: a.provider }, body: { publicNat: ++seq % 2 === 0 } }),
+  },
+  {
+    call: 'PUT /reseller/providers/:id/images',
+    expect: writeA,
+    run: (cl) =>
+      cl.call(k.saveProviderImage, {
+        params: { id: a.provider },
+        body: { image: `mx-image-${++seq}`, volume: 'mx.qcow2' },
+      }),
+  },
+  {
     call: 'GET /reseller/hosts',
     expect: read,
     run: (cl) => cl.call(k.listHosts),
