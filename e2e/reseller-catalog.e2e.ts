@@ -164,4 +164,67 @@ describe('reseller catalog and hosts', () => {
     expect(await added.textContent()).toContain('8 CPUs × ');
     await context.close();
   });
+
+  it("an owner sets its libvirt provider's pool, networks and images, and describes an image from there", async () => {
+    const { context, page } = await portal.newPage();
+    await portal.signIn(page, 'owner@northwind.example', PASSWORD);
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('button', { name: 'Settings of Northwind libvirt' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings of Northwind libvirt' });
+    expect(await dialog.getByLabel('Storage pool').inputValue()).toBe('irontech');
+    // The contract's checks under their fields: a path is no pool name, a volume is a name in the pool.
+    await dialog.getByLabel('Storage pool').fill('../etc');
+    await dialog.getByLabel('Public network', { exact: true }).fill('public net');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.getByText(CATALOG_TEXT.poolName).waitFor();
+    await dialog.getByText(CATALOG_TEXT.publicNetworkName).waitFor();
+    await dialog.getByLabel('Image name').fill('Ubuntu 24.04 LTS');
+    await dialog.getByLabel('Base volume').fill('/var/lib/libvirt/images/noble.qcow2');
+    await dialog.getByRole('button', { name: 'Add image' }).click();
+    await dialog.getByText(CATALOG_TEXT.volumeName).waitFor();
+    expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
+    await dialog.getByLabel('Base volume').fill('noble.qcow2');
+    await dialog.getByRole('button', { name: 'Add image' }).click();
+    // US East lists Ubuntu 24.04 LTS (the seeded catalog): it says so, and offers to describe it.
+    const ubuntu = dialog.locator('li[data-image="Ubuntu 24.04 LTS"]');
+    await expect.poll(() => ubuntu.textContent()).toContain('volume noble.qcow2 · in US East');
+    await dialog.getByLabel('Image name').fill('Alpine 3.20');
+    await dialog.getByLabel('Base volume').fill('alpine-3.20.qcow2');
+    await dialog.getByRole('button', { name: 'Add image' }).click();
+    await expect
+      .poll(() => dialog.locator('li[data-image="Alpine 3.20"]').textContent())
+      .toContain('in no region yet: no host holds it');
+    await dialog.getByLabel('Storage pool').fill('tank');
+    await dialog.getByLabel('Public network', { exact: true }).fill('public');
+    await screenshot(page, 'reseller-provider-settings');
+    await dialog.getByRole('button', { name: 'Remove Alpine 3.20' }).click();
+    await expect.poll(() => dialog.locator('li[data-image="Alpine 3.20"]').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Northwind libvirt: settings saved').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).last().click();
+    await dialog.waitFor({ state: 'detached' });
+    const [row] = await portal.db.select().from(providers).where(eq(providers.name, 'Northwind libvirt'));
+    expect(row!.settings).toEqual({
+      pool: { name: 'tank' },
+      network: { name: 'irontech' },
+      publicNetwork: { name: 'public' },
+      publicNat: true,
+      images: { 'Ubuntu 24.04 LTS': 'noble.qcow2' },
+    });
+    // Opened again: what was saved; Describe hands over to the regions list's dialog.
+    await page.getByRole('button', { name: 'Settings of Northwind libvirt' }).click();
+    expect(await dialog.getByLabel('Storage pool').inputValue()).toBe('tank');
+    await dialog.getByRole('button', { name: 'Describe Ubuntu 24.04 LTS' }).click();
+    const describe = page.getByRole('dialog', { name: 'Describe Ubuntu 24.04 LTS' });
+    expect(await describe.getByLabel('Default user').inputValue()).toBe('admin');
+    await describe.getByRole('button', { name: 'Cancel' }).click();
+    await describe.waitFor({ state: 'detached' });
+    // At a phone's width the dialog fits.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Settings of Northwind libvirt' }).click();
+    await dialog.getByLabel('Storage pool').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}reseller-provider-settings-390.png` });
+    await context.close();
+  });
 });

@@ -21,6 +21,13 @@ export const useCreateProvider = () => useRouteMutation(r.createProvider, provid
 export const useUpdateProvider = () => useRouteMutation(r.updateProvider, providerReads);
 export const useSetProviderRegions = () => useRouteMutation(r.setProviderRegions, providerReads);
 export const useSaveImage = () => useRouteMutation(r.saveImage, { invalidates: [r.listRegions] });
+/** A libvirt provider's settings the reseller manages (pool and network names, public addresses, images). */
+export const useProviderSettings = (id: number) => useRouteQuery(r.getProviderSettings, { params: { id } });
+export const useSaveProviderSettings = () =>
+  useRouteMutation(r.saveProviderSettings, { invalidates: [r.getProviderSettings] });
+/** An image's name decides what the regions list once a host holds its volume. */
+export const useSaveProviderImage = () =>
+  useRouteMutation(r.saveProviderImage, { invalidates: [r.getProviderSettings, r.listRegions] });
 export const useDescribeImage = () => useRouteMutation(r.describeImage, { invalidates: [r.listRegions] });
 
 /** Owners change things; support only looks (the server refuses them anyway). */

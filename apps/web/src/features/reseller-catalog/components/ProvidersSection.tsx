@@ -1,10 +1,15 @@
-/** The catalog screen's providers: the reseller's own clouds, their driver, whether they take VMs, their regions. */
+/**
+ * The catalog screen's providers: the reseller's own clouds, their driver, whether they take VMs, their regions, and a
+ * libvirt provider's settings (pool and network names, public addresses, images: ProviderSettingsDialog).
+ */
 import { useState } from 'react';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
-import { useResellerProviders, type ProviderView } from '../api/catalog.ts';
+import { useResellerProviders, useResellerRegions, type ProviderView } from '../api/catalog.ts';
+import { ImageDescriptionDialog } from './ImageDescriptionDialog.tsx';
 import { ProviderDialog, ProviderRegionsDialog } from './ProviderDialogs.tsx';
+import { ProviderSettingsDialog } from './ProviderSettingsDialog.tsx';
 
 const card = 'rounded-lg border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900';
 
@@ -12,6 +17,11 @@ export function ProvidersSection({ mayEdit }: { mayEdit: boolean }) {
   const providers = useResellerProviders();
   const [editing, setEditing] = useState<ProviderView | 'new' | null>(null);
   const [regionsOf, setRegionsOf] = useState<ProviderView | null>(null);
+  const [settingsOf, setSettingsOf] = useState<ProviderView | null>(null);
+  // An image of a provider's settings to describe: the regions list's Describe dialog (decision 0018).
+  const regions = useResellerRegions();
+  const [describing, setDescribing] = useState<string | null>(null);
+  const described = describing ? regions.data?.descriptions.find((d) => d.image === describing) : undefined;
   const regionName = new Map(providers.data?.regions.map((r) => [r.id, r.name]));
 
   return (
@@ -60,14 +70,23 @@ export function ProvidersSection({ mayEdit }: { mayEdit: boolean }) {
                   {` · ${p.hosts} host${p.hosts === 1 ? '' : 's'} · ${p.vms} VM${p.vms === 1 ? '' : 's'}`}
                 </div>
               </div>
-              {mayEdit && (
+              {(mayEdit || p.driver === 'libvirt') && (
                 <div className="flex gap-2">
-                  <Button variant="secondary" onClick={() => setRegionsOf(p)} aria-label={`Regions of ${p.name}`}>
-                    Regions
-                  </Button>
-                  <Button variant="secondary" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
-                    Edit
-                  </Button>
+                  {p.driver === 'libvirt' && (
+                    <Button variant="secondary" onClick={() => setSettingsOf(p)} aria-label={`Settings of ${p.name}`}>
+                      Settings
+                    </Button>
+                  )}
+                  {mayEdit && (
+                    <>
+                      <Button variant="secondary" onClick={() => setRegionsOf(p)} aria-label={`Regions of ${p.name}`}>
+                        Regions
+                      </Button>
+                      <Button variant="secondary" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
+                        Edit
+                      </Button>
+                    </>
+                  )}
                 </div>
               )}
             </li>
@@ -77,6 +96,18 @@ export function ProvidersSection({ mayEdit }: { mayEdit: boolean }) {
       {editing && (
         <ProviderDialog {...(editing === 'new' ? {} : { provider: editing })} onClose={() => setEditing(null)} />
       )}
+      {settingsOf && (
+        <ProviderSettingsDialog
+          provider={settingsOf}
+          mayEdit={mayEdit}
+          onDescribe={(image) => {
+            setSettingsOf(null);
+            setDescribing(image);
+          }}
+          onClose={() => setSettingsOf(null)}
+        />
+      )}
+      {described && <ImageDescriptionDialog described={described} onClose={() => setDescribing(null)} />}
       {regionsOf && providers.data && (
         <ProviderRegionsDialog
           provider={regionsOf}
