@@ -34,6 +34,8 @@ export const vmListItemSchema = z.object({
   /** While Starting: when the guest began to boot (docs/virtual-machines.md, "Starting"); null in any other status. */
   bootStartedAt: timestampSchema.nullable(),
   configuration: z.string(),
+  /** The size's id (the row menu's Upgrade offers larger ones). */
+  configurationId: z.number().int(),
   cpu: z.number().int(),
   ram: z.number().int(),
   createdAt: timestampSchema,
@@ -72,6 +74,32 @@ export const VM_BULK_TEXT = {
   idsOrMatching: 'Give either the chosen ids or the filters to match, not both',
   notFound: 'not found',
   roleLacks: (verb: string, team: string) => `you may not ${verb} VMs of team ${team}`,
+  /** The portal's words around a bulk action. */
+  selected: (n: number) => `${n} selected`,
+  selectAllMatching: 'Select all matching the filters',
+  allMatching: 'All VMs matching the filters',
+  clear: 'Clear selection',
+  confirmTitle: (label: string, count: number | null) =>
+    count === null
+      ? `${label} all matching virtual machines`
+      : `${label} ${count} virtual machine${count === 1 ? '' : 's'}`,
+  confirmText: (verb: string, participle: string, count: number | null) =>
+    `Are you sure you want to ${verb} ${
+      count === null
+        ? `every virtual machine matching the filters (at most ${VM_BULK_LIMIT})`
+        : count === 1
+          ? 'this virtual machine'
+          : `these ${count} virtual machines`
+    }? Any you may not ${verb}, or that cannot be ${participle} now, is left as it is and listed with the reason.`,
+  deleteWarning: 'Deleted virtual machines and their disks cannot be recovered.',
+  typeToConfirm: 'Type delete to confirm',
+  confirmWord: 'delete',
+  summaryTitle: 'Bulk action finished',
+  /** "10 stopped; 2 refused". */
+  summary: (done: number, participle: string, refused: number) =>
+    refused ? `${done} ${participle}; ${refused} refused` : `${done} ${participle}`,
+  refusedHeading: 'Refused',
+  doneHeading: 'Done',
 } as const;
 
 export const vmBulkBodySchema = z

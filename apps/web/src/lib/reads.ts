@@ -6,7 +6,7 @@ import { routes } from '@portal/contract/routes';
 import type { RouteDef } from '@portal/contract/common';
 
 /** What shows VM state: lists (also a team's VMs), details, dashboard counts. Refreshed by VM writes and live events. */
-export const VM_READS: RouteDef[] = [routes.vms.list, routes.vms.details, routes.vms.dashboard];
+export const VM_READS: RouteDef[] = [routes.vms.list, routes.vms.details, routes.vms.dashboard, routes.vms.listFacets];
 
 /** Teams, their members and permissions, and the users with their memberships. */
 export const TEAM_AND_USER_READS: RouteDef[] = [

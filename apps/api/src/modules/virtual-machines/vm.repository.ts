@@ -177,6 +177,7 @@ export function createVmRepository(db: Db) {
         status: virtualMachines.status,
         bootStartedAt: virtualMachines.bootingSince,
         configuration: configurations.name,
+        configurationId: configurations.id,
         cpu: configurations.cpu,
         ram: configurations.ram,
         createdAt: virtualMachines.createdAt,

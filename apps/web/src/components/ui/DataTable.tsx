@@ -52,6 +52,8 @@ export interface DataTableProps<Row> {
   onPageChange: (page: number) => void;
   sort?: SortState | null;
   onSortChange?: (sort: SortState) => void;
+  /** Shown between the header and the rows (a list's filters, a bulk-action bar). */
+  toolbar?: ReactNode;
 }
 
 const alignClass = { left: 'text-left', center: 'text-center', right: 'text-right' } as const;
@@ -234,6 +236,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
           {props.action && <Button onClick={props.action.onClick}>{props.action.label}</Button>}
         </div>
       )}
+      {props.toolbar}
       {body}
       <div className="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 dark:border-slate-700 px-4 py-2.5 text-sm text-slate-600 dark:text-slate-300">
         <span>{TEXT.pageXofY(Math.min(page, shownPages), shownPages)}</span>

@@ -2,7 +2,7 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { routes } from '@portal/contract/routes';
 import { vmRoutes } from '@portal/contract/virtual-machines';
-import { VM_ACTIONS, type VmActionName } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { callApi } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { VM_READS } from '../../../lib/reads.ts';
@@ -13,6 +13,10 @@ export interface VmListQuery {
   search: string;
   sortColumn?: 'name' | 'configuration' | undefined;
   sortDescending?: boolean;
+  /** The list's filters (issue 25 item 2). */
+  status?: VmStatus | undefined;
+  regionId?: number | undefined;
+  teamId?: number | undefined;
 }
 
 export function useVmList(q: VmListQuery) {
@@ -41,6 +45,10 @@ export const useVmDetails = (id: number) =>
       },
     },
   );
+/** The regions and teams of the caller's VMs: what the list's filters offer. */
+export const useVmFacets = () => useRouteQuery(vmRoutes.listFacets, {}, { staleTime: 60_000 });
+/** Start, stop or delete several VMs (chosen, or all matching the filters): each VM's outcome comes back. */
+export const useVmBulk = () => useRouteMutation(vmRoutes.bulk, { invalidates: VM_READS });
 export const useConfigurations = () => useRouteQuery(vmRoutes.listConfigurations, {}, { staleTime: 5 * 60_000 });
 
 /** Actions confirmed with a plain yes/no: the rows of VM_ACTIONS that carry `confirm` texts. */
