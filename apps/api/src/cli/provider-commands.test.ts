@@ -77,6 +77,12 @@ it('lists providers, shows settings with the defaults, sets a timeout, the image
   expect(audit).toHaveLength(1);
   expect(audit[0]).toMatchObject({ targetType: 'provider', targetId: '1', before });
 
+  // show lists the fields the reseller area manages, as `set` names them.
+  const after = (await operator('providers', 'show', '#1')).output;
+  expect(after).toContain(
+    'Also in the reseller area (Catalog, Providers, Settings): pool.name=irontech network.name=irontech publicNetwork.name=public publicNat=true',
+  );
+  expect(after).toContain('  images: Ubuntu 24.04 -> ubuntu-24.04.qcow2');
   expect(await operator('providers', 'set', '#1', 'bootTimeoutMs=300000')).toEqual({
     exitCode: 1,
     output: 'Provider #1 Northwind Cloud: the settings are already so; nothing changed.',

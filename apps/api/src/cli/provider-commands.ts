@@ -115,6 +115,21 @@ function check(driver: string, settings: Settings): void {
     );
 }
 
+type LibvirtParsed = z.output<typeof libvirtSettingsSchema>;
+/**
+ * The settings a reseller's owners change in the reseller area (Catalog, Providers, Settings), as the keys `set`
+ * takes: the same fields both ways (GET/PUT /reseller/providers/:id/settings and /images).
+ */
+function resellerManaged(s: LibvirtParsed): string[] {
+  const images = Object.entries(s.images);
+  return [
+    `Also in the reseller area (Catalog, Providers, Settings): pool.name=${s.pool.name} network.name=${s.network.name} publicNetwork.name=${s.publicNetwork?.name ?? '(none)'} publicNat=${s.publicNat}`,
+    images.length
+      ? `  images: ${images.map(([name, volume]) => `${name} -> ${volume}`).join(', ')}`
+      : '  images: none mapped (the built guest serves guestImages)',
+  ];
+}
+
 /** null: not a providers command. */
 export async function runProviderCommand(argv: string[], db: Db): Promise<string | null> {
   const [area, verb, ref, ...rest] = argv;
@@ -154,6 +169,8 @@ export async function runProviderCommand(argv: string[], db: Db): Promise<string
             `Retired and ignored: ${retiredIn(p.driver, (p.settings ?? {}) as Settings).join(', ')} (${RETIRED[p.driver]!.why}); the next set or unset drops them.`,
           ]
         : []),
+      // Last: what comes before is read as JSON by scripts (and tests) between its headings.
+      ...(p.driver === 'libvirt' && effective?.success ? resellerManaged(effective.data as LibvirtParsed) : []),
     ].join('\n');
   }
   if ((verb === 'set' || verb === 'unset') && ref && rest.length > 0) {
