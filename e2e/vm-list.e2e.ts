@@ -203,7 +203,7 @@ describe('at 1440x900', () => {
     await summary.waitFor();
     expect(await summary.getByTestId('bulk-summary').textContent()).toBe('10 stopped; 2 refused');
     const refused = await summary.getByTestId('bulk-refused').locator('li').allTextContents();
-    expect(refused.sort()).toEqual([
+    expect(refused).toEqual([
       'batch-11: The VM cannot be stopped while it is Stopped',
       `batch-12: ${VM_BULK_TEXT.roleLacks('stop', 'Locked')}`,
     ]);
@@ -224,6 +224,8 @@ describe('at 1440x900', () => {
     expect(await bar.getByTestId('bulk-selected').textContent()).toBe(VM_BULK_TEXT.selected(2));
     await bar.getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('dialog', { name: VM_BULK_TEXT.confirmTitle('Delete', 2) });
+    // The dialog names them, in the list's order.
+    expect(await confirm.getByTestId('bulk-names').textContent()).toBe('batch-9, batch-10');
     const go = confirm.getByRole('button', { name: 'Delete' });
     expect(await go.isDisabled()).toBe(true);
     await confirm.getByLabel(VM_BULK_TEXT.typeToConfirm).fill('delete');

@@ -27,6 +27,7 @@ export function VmBulkBar({
   onClear,
   onSelectAllMatching,
   canSelectAllMatching,
+  chosenNames,
 }: {
   /** What is chosen; the bar shows while something is (the summary outlives the selection it cleared). */
   selection: VmSelection;
@@ -35,6 +36,8 @@ export function VmBulkBar({
   onSelectAllMatching: () => void;
   /** Every row of the page is chosen and there is more than one page: offer "all matching". */
   canSelectAllMatching: boolean;
+  /** The chosen VMs' names, when all are known (chosen on this page): the confirmation names them. */
+  chosenNames: string[] | null;
 }) {
   const bulk = useVmBulk();
   const [asking, setAsking] = useState<VmBulkAction | null>(null);
@@ -124,6 +127,14 @@ export function VmBulkBar({
           <p className="text-sm text-slate-700 dark:text-slate-300">
             {VM_BULK_TEXT.confirmText(verb, def.participle, count)}
           </p>
+          {chosenNames && chosenNames.length > 0 && (
+            <p
+              className="mt-2 break-words text-sm font-medium text-slate-800 dark:text-slate-200"
+              data-testid="bulk-names"
+            >
+              {[...chosenNames].sort(byName.compare).join(', ')}
+            </p>
+          )}
           {asking === 'delete' && (
             <div className="mt-3 space-y-1">
               <p className="text-sm font-medium text-red-600 dark:text-red-400">{VM_BULK_TEXT.deleteWarning}</p>
@@ -151,11 +162,19 @@ export function VmBulkBar({
   );
 }
 
+const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
 /** "10 stopped; 2 refused", then each refused VM with its reason, and the VMs acted on. */
 function BulkSummary({ result, onClose }: { result: VmBulkResult; onClose: () => void }) {
   const participle = VM_ACTIONS[result.action].participle;
-  const refused = result.outcomes.filter((o) => o.outcome === 'refused');
-  const done = result.outcomes.filter((o) => o.outcome === 'done');
+  // In the list's name order (batch-2 before batch-10); ids not found last.
+  const outcomes = [...result.outcomes].sort((a, b) =>
+    a.name === null || b.name === null
+      ? (a.name === null ? 1 : 0) - (b.name === null ? 1 : 0)
+      : byName.compare(a.name, b.name),
+  );
+  const refused = outcomes.filter((o) => o.outcome === 'refused');
+  const done = outcomes.filter((o) => o.outcome === 'done');
   return (
     <Modal open title={VM_BULK_TEXT.summaryTitle} onClose={onClose} footer={<Button onClick={onClose}>Close</Button>}>
       <p

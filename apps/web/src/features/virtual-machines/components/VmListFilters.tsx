@@ -34,7 +34,7 @@ export function useVmListFilters() {
 }
 
 const selectClass =
-  'block w-full rounded-md border border-slate-300 bg-white py-1.5 pl-2 pr-8 text-sm text-slate-800 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200 sm:w-44';
+  'block w-full min-w-0 rounded-md border border-slate-300 bg-white py-1.5 pl-2 pr-6 text-sm text-slate-800 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200 sm:w-44';
 
 export function VmListFilters({ filters }: { filters: ReturnType<typeof useVmListFilters> }) {
   const facets = useVmFacets();
@@ -44,16 +44,16 @@ export function VmListFilters({ filters }: { filters: ReturnType<typeof useVmLis
     <div
       role="group"
       aria-label="Filters"
-      className="grid grid-cols-1 gap-2 border-b border-slate-200 px-4 py-2.5 dark:border-slate-700 sm:flex sm:flex-wrap sm:items-end"
+      className="grid grid-cols-3 gap-2 border-b border-slate-200 px-4 py-2.5 dark:border-slate-700 sm:flex sm:flex-wrap sm:items-end"
     >
-      <label className="block text-xs font-medium text-slate-600 dark:text-slate-300">
+      <label className="block min-w-0 text-xs font-medium text-slate-600 dark:text-slate-300">
         Status
         <select
           className={`mt-1 ${selectClass}`}
           value={filters.status ?? ''}
           onChange={(e) => filters.set('status', e.target.value)}
         >
-          <option value="">All statuses</option>
+          <option value="">All</option>
           {VM_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
@@ -61,14 +61,14 @@ export function VmListFilters({ filters }: { filters: ReturnType<typeof useVmLis
           ))}
         </select>
       </label>
-      <label className="block text-xs font-medium text-slate-600 dark:text-slate-300">
+      <label className="block min-w-0 text-xs font-medium text-slate-600 dark:text-slate-300">
         Region
         <select
           className={`mt-1 ${selectClass}`}
           value={filters.regionId ?? ''}
           onChange={(e) => filters.set('region', e.target.value)}
         >
-          <option value="">All regions</option>
+          <option value="">All</option>
           {/* A region from the address that the caller's VMs are not in stays choosable, so the select shows it. */}
           {filters.regionId && !regions.some((r) => r.id === filters.regionId) && (
             <option value={filters.regionId}>{`Region ${filters.regionId}`}</option>
@@ -80,14 +80,14 @@ export function VmListFilters({ filters }: { filters: ReturnType<typeof useVmLis
           ))}
         </select>
       </label>
-      <label className="block text-xs font-medium text-slate-600 dark:text-slate-300">
+      <label className="block min-w-0 text-xs font-medium text-slate-600 dark:text-slate-300">
         Team
         <select
           className={`mt-1 ${selectClass}`}
           value={filters.teamId ?? ''}
           onChange={(e) => filters.set('team', e.target.value)}
         >
-          <option value="">All teams</option>
+          <option value="">All</option>
           {filters.teamId && !teams.some((t) => t.id === filters.teamId) && (
             <option value={filters.teamId}>{`Team ${filters.teamId}`}</option>
           )}

@@ -59,6 +59,12 @@ export function VirtualMachinesPage() {
   const choose = (next: VmSelection) => setChosen({ key: filterKey, selection: next });
   const pageIds = (rows ?? []).map((v) => v.id);
   const wholePage = pageIds.length > 0 && pageIds.every((id) => selectedIds.has(id));
+  // Names for the confirmation, when every chosen VM is on this page (chosen across pages: the count says it).
+  const onPage = new Map((rows ?? []).map((v) => [v.id, v.name]));
+  const chosenNames =
+    selection.kind === 'ids' && selection.ids.every((id) => onPage.has(id))
+      ? selection.ids.map((id) => onPage.get(id)!)
+      : null;
   function toggle(id: number) {
     const ids = new Set(selection.kind === 'ids' ? selection.ids : pageIds);
     if (ids.has(id)) ids.delete(id);
@@ -116,6 +122,7 @@ export function VirtualMachinesPage() {
               onClear={() => choose({ kind: 'ids', ids: [] })}
               onSelectAllMatching={() => choose({ kind: 'matching' })}
               canSelectAllMatching={wholePage && totalPages > 1}
+              chosenNames={chosenNames}
             />
           </>
         }
