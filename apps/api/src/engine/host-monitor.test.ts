@@ -1,7 +1,8 @@
 /**
  * The host monitor's event watches follow the hosts table: a host whose URI changes is watched on its new URI
- * (the old watch ends), and a host that is disabled is no longer watched. The driver is a recording stand-in
- * (the libvirt tests watch a real libvirtd); the database is the real one.
+ * (the old watch ends), one whose provider's settings change is watched through the new driver the registry makes
+ * for them, and a host that is disabled is no longer watched. The registry is the real one with a recording
+ * stand-in for the libvirt driver (the libvirt tests watch a real libvirtd); the database is the real one.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import pino from 'pino';
 import { openDatabase, type Database } from '../db/client.ts';
 import { hosts, providers, regions } from '../db/schema.ts';
 import type { ProviderDriver } from '../providers/provider.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
+import { createProviderRegistry } from '../providers/registry.ts';
 import { seedReferenceData } from '../seed/seed.ts';
 import { createVmEvents } from './vm-events.ts';
 import { createHostMonitor } from './host-monitor.ts';
@@ -40,19 +41,19 @@ describe('host monitor', () => {
       .returning();
 
     const watches: { uri: string; stopped: boolean }[] = [];
-    const registry = {
-      driverFor: (_provider: unknown, ref: { uri: string }) =>
+    const registry = createProviderRegistry({
+      libvirt: (settings) =>
         ({
           health: async () => ({ healthy: true, detail: null }),
           watch: () => {
-            const w = { uri: ref.uri, stopped: false };
+            const w = { uri: (settings as { uri: string }).uri, stopped: false };
             watches.push(w);
             return () => {
               w.stopped = true;
             };
           },
         }) as unknown as ProviderDriver,
-    } as unknown as ProviderRegistry;
+    });
     const monitor = createHostMonitor({
       db,
       registry,
@@ -73,6 +74,20 @@ describe('host monitor', () => {
       ['qemu+tcp://10.0.0.1/system', true],
       ['qemu+tcp://10.0.0.2/system', false],
     ]);
+
+    // The provider's settings change (providers set, the reseller area): a new driver, watched instead of the old.
+    await db
+      .update(providers)
+      .set({ settings: { network: { name: 'other' } } })
+      .where(eq(providers.id, provider!.id));
+    await monitor.checkOnce();
+    expect(watches.map((w) => [w.uri, w.stopped])).toEqual([
+      ['qemu+tcp://10.0.0.1/system', true],
+      ['qemu+tcp://10.0.0.2/system', true],
+      ['qemu+tcp://10.0.0.2/system', false],
+    ]);
+    await monitor.checkOnce();
+    expect(watches).toHaveLength(3);
 
     await db.update(hosts).set({ enabled: false }).where(eq(hosts.id, host!.id));
     await monitor.checkOnce();
