@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
 import { VALIDATION } from './messages.ts';
 import { formIdSchema, SINGLE_LINE_PATTERN } from './validation.ts';
-import { imageDescriptionSchema, imageNameSchema } from './images.ts';
+import { IMAGE_TEXT, imageDescriptionSchema, imageNameSchema } from './images.ts';
 
 export const CATALOG_TEXT = {
   sizeSaved: 'Size saved',
@@ -373,7 +373,11 @@ export type ProviderSettingsUpdate = z.infer<typeof providerSettingsUpdateSchema
 
 /** Adds (or repoints) one image of a provider's map: the catalog's name, the base volume; `volume: null` removes it. */
 export const providerImageSchema = z
-  .object({ image: imageNameSchema, volume: hostObjectName(CATALOG_TEXT.volumeName).nullable() })
+  .object({
+    // A map key: "__proto__" would be an object's prototype, not an image, wherever the map is read.
+    image: imageNameSchema.refine((v) => v !== '__proto__', IMAGE_TEXT.imageName),
+    volume: hostObjectName(CATALOG_TEXT.volumeName).nullable(),
+  })
   .strict();
 export type ProviderImage = z.infer<typeof providerImageSchema>;
 

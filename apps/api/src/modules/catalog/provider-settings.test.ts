@@ -114,6 +114,7 @@ it('refuses programs, paths, URIs and bad names with 400s naming the field, and 
     [{ image: '', volume: 'v.qcow2' }, IMAGE_TEXT.imageName],
     [{ image: ' Debian', volume: 'v.qcow2' }, IMAGE_TEXT.imageName],
     [{ image: 'Deb\nian', volume: 'v.qcow2' }, IMAGE_TEXT.imageName],
+    [{ image: '__proto__', volume: 'v.qcow2' }, IMAGE_TEXT.imageName],
     [{ image: 'Debian 12', volume: '../base.qcow2' }, CATALOG_TEXT.volumeName],
     [{ image: 'Debian 12', volume: '/var/lib/libvirt/images/x.qcow2' }, CATALOG_TEXT.volumeName],
     [{ image: 'Debian 12', volume: '' }, CATALOG_TEXT.volumeName],
