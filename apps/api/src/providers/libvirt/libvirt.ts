@@ -738,7 +738,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
         } catch (e) {
           // The machine exists and runs (or its guest powered it off): the VM keeps it, with the reason.
           if (e instanceof GuestNotReadyError)
-            throw new GuestNotReadyError(e.message, { ref, publicIp: meta.publicIp ?? null, privateIp: meta.privateIp ?? null });
+            throw new GuestNotReadyError(e.message, {
+              ref,
+              publicIp: meta.publicIp ?? null,
+              privateIp: meta.privateIp ?? null,
+            });
           throw e;
         }
         const privateIp = await waitForLease(ref);
