@@ -595,6 +595,11 @@ export const virtualMachines = pgTable(
     index('vms_live_created_idx')
       .on(t.companyId, t.createdAt, t.id)
       .where(sql`deleted_at is null`),
+    // The list's natural name order (batch-2 before batch-10; issue 25 item 2): vm_name_sort_key is an immutable SQL
+    // function made in the same migration (0024), compared byte-wise so PostgreSQL and PGlite order alike.
+    index('vms_live_name_key_idx')
+      .on(t.companyId, sql`vm_name_sort_key(${t.name}) collate "C"`, t.id)
+      .where(sql`deleted_at is null`),
     index('vms_live_search_idx')
       .using('gin', t.companyId, sql`${t.name} gin_trgm_ops`)
       .where(sql`deleted_at is null`),

@@ -47,11 +47,12 @@ export interface VmListFilters {
 }
 
 /**
- * A VM name's natural sort key (batch-2 before batch-10; issue 25 item 2): each run of digits left-padded with
- * zeros to 20 places (longer runs kept whole), letters lower-cased, compared byte-wise (collate "C"), so PostgreSQL
- * and PGlite (no ICU collations) order alike. Computed per row: a page of the list sorts at most the caller's VMs.
+ * A VM name's natural sort key (batch-2 before batch-10; issue 25 item 2): migration 0024's immutable
+ * vm_name_sort_key (each run of digits zero-padded to 20 places, the rest lower-cased) compared byte-wise, so
+ * PostgreSQL and PGlite (no ICU collations) order alike; written exactly as vms_live_name_key_idx's expression, so a
+ * page of the list sorted by name comes off that index.
  */
-export const naturalNameKey = sql`(select string_agg(case when p.m[1] ~ '^[0-9]' then lpad(p.m[1], greatest(20, length(p.m[1])), '0') else lower(p.m[1]) end, '' order by p.i) from regexp_matches(${virtualMachines.name}, '[0-9]+|[^0-9]+', 'g') with ordinality as p(m, i)) collate "C"`;
+export const naturalNameKey = sql`vm_name_sort_key(${virtualMachines.name}) collate "C"`;
 
 export type VmRow = typeof virtualMachines.$inferSelect;
 
