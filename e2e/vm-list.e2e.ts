@@ -245,7 +245,7 @@ describe('light and dark, desktop and phone', () => {
     ['390', PHONE],
   ] as const) {
     for (const scheme of ['light', 'dark'] as const) {
-      it(`${label} ${scheme}: the list, a selection and the row menu fit, and axe finds nothing`, async () => {
+      it(`${label} ${scheme}: the list, a selection, the bulk dialogs and the row menu fit, and axe finds nothing`, async () => {
         const { context, page } = await newPage(viewport, scheme);
         await page.goto(`${portal.url}/virtualMachines?sort=name`);
         await expect.poll(() => names(page)).toHaveLength(10);
@@ -258,6 +258,16 @@ describe('light and dark, desktop and phone', () => {
         await table(page).getByRole('checkbox', { name: 'Select batch-2' }).check();
         await table(page).getByRole('checkbox', { name: 'Select batch-3' }).check();
         await check(page, `selected-${label}-${scheme}`);
+        // The bulk confirmation and its summary (both already Stopped: refused, nothing changes between runs).
+        await page.getByRole('toolbar', { name: 'Bulk actions' }).getByRole('button', { name: 'Stop' }).click();
+        const confirm = page.getByRole('dialog', { name: VM_BULK_TEXT.confirmTitle('Stop', 2) });
+        await confirm.waitFor();
+        await check(page, `confirm-${label}-${scheme}`, '[role="dialog"]');
+        await confirm.getByRole('button', { name: 'Stop' }).click();
+        const summary = page.getByRole('dialog', { name: VM_BULK_TEXT.summaryTitle });
+        expect(await summary.getByTestId('bulk-summary').textContent()).toBe('0 stopped; 2 refused');
+        await check(page, `summary-${label}-${scheme}`, '[role="dialog"]');
+        await summary.getByRole('button', { name: 'Close' }).first().click();
         await table(page).getByRole('button', { name: 'Actions for batch-3', exact: true }).click();
         await page.getByRole('menu').waitFor();
         await check(page, `menu-${label}-${scheme}`);
