@@ -201,7 +201,7 @@ it(
     const settings = {
       pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
       network: { name: NETWORK, bridge: 'irontestp0', cidr: '10.231.78.0/24' },
-      // The busybox fixture: the real Debian image's portal tests come with issue 23's keys and rebuild.
+      // The busybox fixture (seconds to boot): the real Debian image through the portal is libvirt-debian.test.ts.
       guestImage: 'test-fixture',
       stopTimeoutMs: 30_000,
       deleteGraceMs: 5_000,
