@@ -7,26 +7,9 @@
  */
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical';
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { TEXT } from '@portal/contract/messages';
 import type { Permission } from '@portal/contract/permissions';
-import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
-
-/** The actions offered for a VM in this status, in the lifecycle table's order (the VM page's rule). */
-export function shownVmActions(status: VmStatus): VmActionName[] {
-  const canStop = actionUnavailableReason('stop', status) === null;
-  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) =>
-    a === 'start' ? !canStop : a === 'stop' ? canStop : true,
-  );
-}
-
-/** Why the caller cannot run an action now: their role first (from the server's answer), then the VM's status. */
-export function vmActionRefusal(
-  action: VmActionName,
-  status: VmStatus,
-  permissions: readonly Permission[],
-): string | null {
-  return permissions.includes(VM_ACTIONS[action].permission) ? actionUnavailableReason(action, status) : TEXT.roleLacks;
-}
+import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { shownVmActions, vmActionRefusal } from '../vm-actions.ts';
 
 const MENU_WIDTH = 224;
 

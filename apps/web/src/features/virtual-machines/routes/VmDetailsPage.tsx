@@ -18,7 +18,8 @@ import { useParams } from 'react-router';
 import { toast } from 'react-toastify';
 import { ERRORS, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import type { Permission } from '@portal/contract/permissions';
-import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { shownVmActions, vmActionRefusal } from '../vm-actions.ts';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DeleteConfirmationModal } from '../../../components/ui/DeleteConfirmationModal.tsx';
 import { LoadFailure, failureTitle } from '../../../components/ui/LoadFailure.tsx';
@@ -45,22 +46,6 @@ const ACTION_ICONS: Record<VmActionName, LucideIcon> = {
   delete: Trash2,
 };
 
-/**
- * The action buttons, in table order. Start and Stop share a place: Stop while it can run (SPEC: when Running),
- * otherwise Start, enabled only from its own statuses.
- */
-function shownActions(status: VmStatus): VmActionName[] {
-  const canStop = actionUnavailableReason('stop', status) === null;
-  return (Object.keys(VM_ACTIONS) as VmActionName[]).filter((a) =>
-    a === 'start' ? !canStop : a === 'stop' ? canStop : true,
-  );
-}
-
-/** Why the caller cannot run an action now: their role first (from the server's answer), then the VM's state. */
-function unavailableReason(action: VmActionName, status: VmStatus, permissions: readonly Permission[]): string | null {
-  return permissions.includes(VM_ACTIONS[action].permission) ? actionUnavailableReason(action, status) : TEXT.roleLacks;
-}
-
 function ActionButton({
   action,
   status,
@@ -74,7 +59,7 @@ function ActionButton({
   className?: string;
   onClick: () => void;
 }) {
-  const reason = unavailableReason(action, status, permissions);
+  const reason = vmActionRefusal(action, status, permissions);
   const Icon = ACTION_ICONS[action];
   return (
     // The reason sits on a wrapper: a disabled button shows no tooltip of its own.
@@ -362,7 +347,7 @@ export function VmDetailsPage() {
                     <Download className="h-4 w-4" /> Download Private Key
                   </Button>
                 </span>
-                {shownActions(status).map((action, index, all) => (
+                {shownVmActions(status).map((action, index, all) => (
                   <ActionButton
                     key={action}
                     action={action}
