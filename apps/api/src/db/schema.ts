@@ -306,6 +306,9 @@ export const auditLog = pgTable(
     before: jsonb('before'),
     after: jsonb('after'),
     requestId: text('request_id'),
+    /** The personal API token the actor used (docs/api-tokens.md); null for a session or the system. */
+    actorTokenId: integer('actor_token_id'),
+    actorTokenName: text('actor_token_name'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -920,6 +923,39 @@ export const apiTokens = pgTable('api_tokens', {
   lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
 });
+
+/**
+ * Personal API tokens (issue 26 item 4, docs/api-tokens.md): a user's bearer tokens for the customer routes. The
+ * secret is shown once; the row holds its SHA-256. `scope` 'read' refuses writes; 'act' acts as the user, limited
+ * to `team_ids` when set. Never deleted (revoked_at), so audit entries keep pointing at it.
+ */
+export const personalTokens = pgTable(
+  'personal_tokens',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    /** The token's first characters after the prefix, to tell tokens apart in lists (not a secret). */
+    hint: text('hint').notNull(),
+    scope: text('scope', { enum: ['read', 'act'] }).notNull(),
+    /** 'act' tokens limited to these teams; null = all the user's teams. */
+    teamIds: integer('team_ids').array(),
+    /** CIDRs the token may be used from; empty = anywhere. */
+    ipAllowList: text('ip_allow_list').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    lastUsedIp: text('last_used_ip'),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [index('personal_tokens_user_idx').on(t.userId), index('personal_tokens_company_idx').on(t.companyId)],
+);
 
 /** Small key/value settings the server keeps (e.g. the generated session secret). */
 export const settings = pgTable('settings', {
