@@ -211,6 +211,35 @@ export const mfaChallenges = pgTable('mfa_challenges', {
   createdAt: createdAt(),
 });
 
+/** A user's authenticator app (TOTP; docs/two-factor.md): the secret sealed, in force once confirmed. */
+export const userTotp = pgTable('user_totp', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** The base32 secret, sealed (AES-256-GCM under the server secret). */
+  secretSealed: text('secret_sealed').notNull(),
+  /** Null while started but not confirmed: sign-in does not ask for it yet. */
+  enabledAt: timestamp('enabled_at', { withTimezone: true }),
+  /** The time step of the last code accepted: that code and earlier ones are refused (no replay). */
+  lastUsedStep: bigint('last_used_step', { mode: 'number' }),
+  createdAt: createdAt(),
+});
+
+/** Single-use recovery codes of a user's authenticator, stored as keyed hashes. */
+export const userRecoveryCodes = pgTable(
+  'user_recovery_codes',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('user_recovery_codes_user_idx').on(t.userId)],
+);
+
 /** Emailed single-use keys: password reset links and invitations. */
 export const oneTimeTokens = pgTable(
   'one_time_tokens',
