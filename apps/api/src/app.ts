@@ -17,6 +17,9 @@ import { registerAuthModule } from './modules/auth/auth.module.ts';
 import { createIdentityRepository } from './modules/auth/identity.repository.ts';
 import { createOneTimeTokens } from './modules/auth/one-time-tokens.ts';
 import { createSessionStore } from './modules/auth/session-store.ts';
+import { registerApiTokensModule } from './modules/api-tokens/api-tokens.module.ts';
+import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts';
+import { createPersonalTokenResolver } from './modules/api-tokens/token-resolver.ts';
 import { registerHealthModule } from './modules/health/health.routes.ts';
 import { startSessionCache } from './modules/auth/auth-changes.ts';
 import { forgetOnWrites } from './modules/auth/session-cache.ts';
@@ -94,6 +97,7 @@ const MODULES: RegisterModule[] = [
   registerResellerCompaniesModule,
   registerCatalogModule,
   registerSshKeysModule,
+  registerApiTokensModule,
 ];
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -219,7 +223,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const resellerHosts = createResellerHosts({ db, clock });
   const brands = createBrandWriter({ db, resellerHosts, sessionCache: sessionCache.cache });
 
-  registerSession(app, { sessions, operatorTokens, cookieSecure, apiBasePath: config.API_BASE_PATH });
+  const personalTokens = createPersonalTokenResolver({ repo: createApiTokensRepository(db), clock });
+  registerSession(app, {
+    sessions,
+    operatorTokens,
+    personalTokens,
+    bearerFailuresPerMinute: config.AUTH_RATE_LIMIT_PER_MINUTE,
+    cookieSecure,
+    apiBasePath: config.API_BASE_PATH,
+  });
 
   const egress = createEgressPolicy({
     allow: config.EGRESS_ALLOW,

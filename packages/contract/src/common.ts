@@ -79,6 +79,11 @@ export interface RouteDef {
    * refresh, password change). Every other 'user' route is the customer portal, which staff never use.
    */
   allowStaff?: boolean;
+  /**
+   * Not callable with a personal API token ('user' routes): the token routes themselves (a token cannot mint
+   * tokens), password and second-factor changes, sign-out. docs/api-tokens.md.
+   */
+  sessionOnly?: boolean;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;

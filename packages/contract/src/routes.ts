@@ -1,5 +1,6 @@
 /** The route table: every call of SPEC point 7, declared once. */
 import { activityRoutes, companyAdminRoutes } from './activity.ts';
+import { apiTokenRoutes } from './api-tokens.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
 import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
@@ -33,6 +34,7 @@ export const routes = {
   quotas: quotaRoutes,
   resellerQuotas: resellerQuotaRoutes,
   sshKeys: sshKeyRoutes,
+  apiTokens: apiTokenRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

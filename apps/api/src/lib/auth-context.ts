@@ -16,6 +16,17 @@ export interface AuthContext {
   staffRole: StaffRole | null;
   /** The user must set a new password: until then only the calls of the reset flow answer. */
   mustResetPassword: boolean;
+  /** Set when the caller is a personal API token (docs/api-tokens.md): what it may do is the user's, narrowed. */
+  token?: TokenCaller | null;
+}
+
+/** A personal API token acting for its user. */
+export interface TokenCaller {
+  id: number;
+  name: string;
+  scope: 'read' | 'act';
+  /** Teams an 'act' token is limited to; null = all the user's teams. */
+  teamIds: number[] | null;
 }
 
 /** The scope every tenant query takes. */
@@ -23,9 +34,17 @@ export interface TenantScope {
   userId: number;
   companyId: number;
   isCompanyAdmin: boolean;
+  /** A team-limited API token: only these teams (their VMs, their team routes); null/absent = no limit. */
+  teamIds?: readonly number[] | null;
 }
 
+/**
+ * The caller's tenant scope. A token limited to teams acts as a member of those teams only: its user's company
+ * administration does not come with it (docs/api-tokens.md).
+ */
 export function scopeOf(auth: AuthContext): TenantScope {
+  const teamIds = auth.token?.teamIds ?? null;
+  if (teamIds) return { userId: auth.userId, companyId: auth.companyId, isCompanyAdmin: false, teamIds };
   return { userId: auth.userId, companyId: auth.companyId, isCompanyAdmin: auth.isCompanyAdmin };
 }
 

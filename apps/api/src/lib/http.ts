@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
+import { API_TOKEN_TEXT } from '@portal/contract/api-tokens';
 import { API_MESSAGES } from '@portal/contract/messages';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { AuthContext, StaffScope } from './auth-context.ts';
@@ -62,7 +63,9 @@ export function registerRoute<R extends RouteDef>(
         ? { security: [{ operatorToken: [] }] }
         : def.access === 'public'
           ? {}
-          : { security: [{ session: [] }] }),
+          : def.access === 'user' && !def.sessionOnly
+            ? { security: [{ session: [] }, { bearerToken: [] }] }
+            : { security: [{ session: [] }] }),
       response: { 200: envelope(def.data), ...errorResponses },
     },
     config: options.rateLimit
@@ -94,6 +97,7 @@ export function registerRoute<R extends RouteDef>(
 }
 
 function enforceAccess(def: RouteDef, request: FastifyRequest): void {
+  if (request.auth?.token) enforceTokenAccess(def, request);
   switch (def.access) {
     case 'public':
       return;
@@ -110,6 +114,22 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
       enforceStaffAccess(request.auth);
       return;
   }
+}
+
+/**
+ * What a personal API token may call (docs/api-tokens.md): customer ('user') routes and public ones, never a
+ * `sessionOnly` route (token routes, password and second-factor changes) nor the sign-in flow's; a read-only
+ * token only reads.
+ */
+/** Besides `sessionOnly` routes: the sign-in flow and the account's second factors, whatever their flags. */
+const SESSION_ONLY_PATHS = ['/auth/', '/users/twoFactor'];
+
+function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
+  const token = request.auth!.token!;
+  if (def.access !== 'user' && def.access !== 'public') throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
+  if (def.sessionOnly || SESSION_ONLY_PATHS.some((prefix) => def.path.startsWith(prefix)))
+    throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
+  if (token.scope === 'read' && def.method !== 'GET') throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
 }
 
 /** The 'staff' access rule: signed in as reseller staff, past the code, no forced reset pending. */

@@ -42,6 +42,8 @@ export function createAccess(db: Db) {
         .where(and(eq(teams.id, teamId), eq(teams.companyId, scope.companyId)))
         .limit(1);
       if (!team) throw new NotFoundError(notFound);
+      // A team-limited API token does not reach other teams: as another company's team, not found.
+      if (scope.teamIds && !scope.teamIds.includes(teamId)) throw new NotFoundError(notFound);
       const roleId = await roleInTeam(scope.userId, teamId);
       if (scope.isCompanyAdmin) return { teamId, roleId };
       if (roleId === null) throw new NotFoundError(notFound);

@@ -7,8 +7,29 @@
 import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { effectivePermissions, roleGrants, type Permission } from './permissions.ts';
 
-/** A caller's scope, or placeholders for it in a prepared query. */
-export type ScopeValues = { companyId: number | Placeholder; userId: number | Placeholder; isCompanyAdmin: boolean };
+/**
+ * A caller's scope, or placeholders for it in a prepared query. `teamIds`: a personal API token limited to these
+ * teams (docs/api-tokens.md) sees only their VMs; a placeholder stands for a PostgreSQL array literal or null
+ * (`teamIdsParam`); absent or null = no limit.
+ */
+export type ScopeValues = {
+  companyId: number | Placeholder;
+  userId: number | Placeholder;
+  isCompanyAdmin: boolean;
+  teamIds?: readonly number[] | null | Placeholder;
+};
+
+/** The value a prepared query's `teamIds` placeholder takes: '{1,2}' or null (no limit). */
+export function teamIdsParam(teamIds: readonly number[] | null | undefined): string | null {
+  return teamIds ? `{${teamIds.map((id) => Math.trunc(id)).join(',')}}` : null;
+}
+
+function tokenTeams(scope: ScopeValues, vm: VmOwner): SQL | null {
+  const t = scope.teamIds;
+  if (t === undefined || t === null) return null;
+  const list = Array.isArray(t) ? sql`${teamIdsParam(t as readonly number[])}::int[]` : sql`${t}::int[]`;
+  return sql`(${list} is null or ${vm.teamId} = any(${list}))`;
+}
 
 /** The VM's owning columns, or bound values standing for them. */
 export interface VmOwner {
@@ -18,7 +39,10 @@ export interface VmOwner {
 }
 
 export function vmVisibleTo(scope: ScopeValues, vm: VmOwner): SQL {
-  const sameCompany = sql`${vm.companyId} = ${scope.companyId}`;
+  const limit = tokenTeams(scope, vm);
+  const sameCompany = limit
+    ? sql`(${vm.companyId} = ${scope.companyId} and ${limit})`
+    : sql`${vm.companyId} = ${scope.companyId}`;
   if (scope.isCompanyAdmin) return sameCompany;
   return sql`(${sameCompany} and (${vm.teamId} in (select m.team_id from team_members m where m.user_id = ${scope.userId})
     or (${vm.teamId} is null and ${vm.createdByUserId} = ${scope.userId})))`;

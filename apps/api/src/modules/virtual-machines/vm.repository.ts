@@ -19,7 +19,7 @@ import {
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
-import { vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
+import { teamIdsParam, vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
 import { effectiveDescriptions } from '../../db/image-descriptions.ts';
 
 /** Live VMs the caller may see, by the one visibility rule (access/vm-visibility.ts). */
@@ -65,6 +65,7 @@ export function createVmRepository(db: Db) {
       companyId: sql.placeholder('companyId'),
       userId: sql.placeholder('userId'),
       isCompanyAdmin: shape.admin,
+      teamIds: sql.placeholder('teamIds'),
     };
     return db
       .select({ id: virtualMachines.id })
@@ -79,7 +80,12 @@ export function createVmRepository(db: Db) {
    * the caller's role in its team: one statement for the details call, prepared per kind of caller like the list.
    */
   function prepareDetails(admin: boolean) {
-    const scope = { companyId: sql.placeholder('companyId'), userId: sql.placeholder('userId'), isCompanyAdmin: admin };
+    const scope = {
+      companyId: sql.placeholder('companyId'),
+      userId: sql.placeholder('userId'),
+      isCompanyAdmin: admin,
+      teamIds: sql.placeholder('teamIds'),
+    };
     return db
       .select({
         vm: {
@@ -162,6 +168,7 @@ export function createVmRepository(db: Db) {
       companyId: sql.placeholder('companyId'),
       userId: sql.placeholder('userId'),
       isCompanyAdmin: shape.admin,
+      teamIds: sql.placeholder('teamIds'),
     };
     const where = filtered(scope, shape);
     const dir = shape.descending ? desc : asc;
@@ -388,6 +395,7 @@ export function createVmRepository(db: Db) {
       const values = {
         companyId: scope.companyId,
         userId: scope.userId,
+        teamIds: teamIdsParam(scope.teamIds),
         pattern: containsPattern(q.search),
         teamId: q.teamId ?? 0,
         status: q.status ?? '',
@@ -428,6 +436,7 @@ export function createVmRepository(db: Db) {
         limit,
         companyId: scope.companyId,
         userId: scope.userId,
+        teamIds: teamIdsParam(scope.teamIds),
         pattern: containsPattern(f.search),
         teamId: f.teamId ?? 0,
         status: f.status ?? '',
@@ -476,7 +485,12 @@ export function createVmRepository(db: Db) {
      */
     async visibleDetails(scope: TenantScope, id: number) {
       const query = scope.isCompanyAdmin ? details.admin : details.member;
-      const [row] = await query.execute({ id, companyId: scope.companyId, userId: scope.userId });
+      const [row] = await query.execute({
+        id,
+        companyId: scope.companyId,
+        userId: scope.userId,
+        teamIds: teamIdsParam(scope.teamIds),
+      });
       return row;
     },
 

@@ -1,0 +1,272 @@
+/**
+ * Personal API tokens (issue 26 item 4; docs/api-tokens.md), through the server on both engines: the secret shown
+ * once, bearer calls without cookie or CSRF, scopes (read-only, team-limited), expiry, revocation on a second
+ * instance within a second (api-postgres: two apps on one database), the IP allow-list, tenant isolation, the
+ * token routes refused to tokens, the audit entry naming the token, and failed bearer checks rate-limited.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { API_TOKEN_TEXT, type ApiToken } from '@portal/contract/api-tokens';
+import { ADMIN_ROLE_ID } from '@portal/contract/constants';
+import { routes } from '@portal/contract/routes';
+import { buildApp, type App } from '../../app.ts';
+import { openDatabase, type Database } from '../../db/client.ts';
+import { auditLog, users } from '../../db/schema.ts';
+import { createTestApp, errorData, signIn, type TestClient, ADMIN, type TestApp } from '../../../test/harness.ts';
+import { createOtherCompany, createTeam, createUser, insertVm, PASSWORD } from '../../../test/fixtures.ts';
+import { ed25519KeyLine } from '../../../test/ssh-key-lines.ts';
+
+const crossInstance = inject('pgUrl') !== null;
+const DAY = 86_400_000;
+const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+
+let t: TestApp;
+let b: App;
+let bDatabase: Database | null = null;
+let admin: TestClient;
+let companyId: number;
+let adminId: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await signIn(t);
+  const [row] = await t.db.select().from(users).where(eq(users.email, ADMIN.email));
+  companyId = row!.companyId;
+  adminId = row!.id;
+  if (crossInstance) {
+    const url = (t.database.pool!.options as { connectionString: string }).connectionString;
+    bDatabase = await openDatabase({ databaseUrl: url, poolSize: 3 });
+    b = await buildApp({
+      config: t.config,
+      database: bDatabase,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      logger: false,
+    });
+    await b.app.ready();
+  } else {
+    b = t.portal;
+  }
+});
+
+afterAll(async () => {
+  if (crossInstance) {
+    await b.close();
+    await bDatabase?.close();
+  }
+  await t.close();
+});
+
+/** A client with no cookies at all: only the bearer header (no CSRF cookie or header either). */
+function bearer(token: string, app: App = t.portal) {
+  return {
+    async call(route: Parameters<TestClient['call']>[0], input: Parameters<TestClient['call']>[1] = {}) {
+      const { buildPath } = await import('@portal/contract/routes');
+      const path = buildPath(route.path, (input.params ?? {}) as Record<string, string | number>);
+      const qs = input.query
+        ? `?${new URLSearchParams(Object.entries(input.query).map(([k, v]) => [k, String(v)])).toString()}`
+        : '';
+      const res = await app.app.inject({
+        method: route.method,
+        url: `${t.config.API_BASE_PATH}${path}${qs}`,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(input.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...input.headers,
+        },
+        ...(input.body !== undefined ? { payload: JSON.stringify(input.body) } : {}),
+      });
+      const parsed = res.json() as { message: string; data: unknown };
+      return { status: res.statusCode, message: parsed.message, data: parsed.data as never, cookies: res.cookies };
+    },
+  };
+}
+
+async function create(client: TestClient, body: Record<string, unknown>) {
+  const res = await client.call(routes.apiTokens.create, { body: { expiresAt: inDays(30), ...body } });
+  expect(res.status, res.message).toBe(200);
+  return res.data;
+}
+
+describe('personal API tokens', () => {
+  it('shows the secret once; the list never carries it; bearer works on a customer route without cookie or CSRF', async () => {
+    const { token, apiToken } = await create(admin, { name: 'ci', scope: 'act' });
+    expect(token).toMatch(/^vmp_[A-Za-z0-9_-]{40,}$/);
+    expect(apiToken.hint).toBe(token.slice(0, 10));
+    const list = await admin.call(routes.apiTokens.list);
+    expect(list.status).toBe(200);
+    expect(JSON.stringify(list.data)).not.toContain(token);
+    expect(list.data.find((x) => x.id === apiToken.id)).toMatchObject({
+      name: 'ci',
+      state: 'active',
+      lastUsedAt: null,
+    });
+
+    const api = bearer(token);
+    const me = await api.call(routes.sshKeys.list);
+    expect(me.status).toBe(200);
+    // A write with neither the CSRF cookie nor its header.
+    const added = await api.call(routes.sshKeys.add, { body: { name: 'from-token', publicKey: ed25519KeyLine() } });
+    expect(added.status, added.message).toBe(200);
+    // No cookie handed out to a token caller.
+    expect(added.cookies).toHaveLength(0);
+    // Last used time and address show in the list.
+    const after = (await admin.call(routes.apiTokens.list)).data.find((x) => x.id === apiToken.id)!;
+    expect(after.lastUsedAt).not.toBeNull();
+    expect(after.lastUsedIp).toBe('127.0.0.1');
+
+    // The audit log names the token that acted.
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'user.sshKey.add'), eq(auditLog.actorTokenId, apiToken.id)));
+    expect(entry).toMatchObject({ actorUserId: adminId, actorTokenName: 'ci' });
+  });
+
+  it('a read-only token reads and is refused every write (403)', async () => {
+    const { token } = await create(admin, { name: 'reader', scope: 'read' });
+    const api = bearer(token);
+    expect((await api.call(routes.vms.list)).status).toBe(200);
+    const write = await api.call(routes.sshKeys.add, { body: { name: 'nope', publicKey: ed25519KeyLine() } });
+    expect(write.status).toBe(403);
+    expect(write.message).toBe(API_TOKEN_TEXT.readOnly);
+  });
+
+  it('a token limited to one team does not see another team’s VMs (list filtered, details 404)', async () => {
+    const mine = await createTeam(t, companyId, 'Token team A', [{ userId: adminId, roleId: ADMIN_ROLE_ID }]);
+    const other = await createTeam(t, companyId, 'Token team B', [{ userId: adminId, roleId: ADMIN_ROLE_ID }]);
+    const vmA = await insertVm(t, { companyId, teamId: mine.id, name: 'tok-a' });
+    const vmB = await insertVm(t, { companyId, teamId: other.id, name: 'tok-b' });
+    const { token } = await create(admin, { name: 'team-a', scope: 'act', teamIds: [mine.id] });
+    const api = bearer(token);
+    const list = await api.call(routes.vms.list, { query: { rowsPerPage: 100 } });
+    expect(list.status).toBe(200);
+    const names = (list.data as { data: { name: string }[] }).data.map((v) => v.name);
+    expect(names).toContain('tok-a');
+    expect(names).not.toContain('tok-b');
+    expect((await api.call(routes.vms.details, { params: { id: vmA.id } })).status).toBe(200);
+    expect((await api.call(routes.vms.details, { params: { id: vmB.id } })).status).toBe(404);
+    // The session of the same user sees both.
+    expect((await admin.call(routes.vms.details, { params: { id: vmB.id } })).status).toBe(200);
+    // Another team's routes are not found either.
+    expect((await api.call(routes.teams.details, { params: { id: other.id } })).status).toBe(404);
+    // Only the user's own teams can be chosen.
+    const foreign = await createTeam(t, companyId, 'Token team C');
+    const refused = await admin.call(routes.apiTokens.create, {
+      body: { name: 'x', scope: 'act', teamIds: [foreign.id], expiresAt: inDays(1) },
+    });
+    expect(refused.status).toBe(400);
+    expect(errorData(refused)?.issues?.[0]).toMatchObject({ path: 'teamIds', message: API_TOKEN_TEXT.notYourTeam });
+  });
+
+  it('refuses bad input with 400 in the envelope (expiry past or over a year, bad range, teams on read)', async () => {
+    for (const body of [
+      { name: 'x', scope: 'read', expiresAt: inDays(-1) },
+      { name: 'x', scope: 'read', expiresAt: inDays(400) },
+      { name: 'x', scope: 'read', expiresAt: inDays(1), ipAllowList: ['10.0.0.0/33'] },
+      { name: 'x', scope: 'read', expiresAt: inDays(1), teamIds: [1] },
+      { name: '', scope: 'read', expiresAt: inDays(1) },
+      { name: 'x', scope: 'admin', expiresAt: inDays(1) },
+      { name: 'x', scope: 'read' },
+    ]) {
+      const res = await admin.call(routes.apiTokens.create, { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(typeof res.message).toBe('string');
+    }
+  });
+
+  it('an expired token is refused with 401', async () => {
+    const { token, apiToken } = await create(admin, { name: 'short', scope: 'read' });
+    expect((await bearer(token).call(routes.vms.list)).status).toBe(200);
+    const { personalTokens } = await import('../../db/schema.ts');
+    await t.db
+      .update(personalTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(personalTokens.id, apiToken.id));
+    const res = await bearer(token).call(routes.vms.list);
+    expect(res.status).toBe(401);
+    expect(res.message).toBe(API_TOKEN_TEXT.invalid);
+    const listed = (await admin.call(routes.apiTokens.list)).data.find((x: ApiToken) => x.id === apiToken.id);
+    expect(listed?.state).toBe('expired');
+  });
+
+  it('a token revoked on one instance is refused on the other within a second', async () => {
+    const { token, apiToken } = await create(admin, { name: 'revoke-me', scope: 'act' });
+    const onB = bearer(token, b);
+    expect((await onB.call(routes.vms.list)).status).toBe(200);
+    expect((await admin.call(routes.apiTokens.revoke, { params: { id: apiToken.id } })).status).toBe(200);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 1000) status = (await onB.call(routes.vms.list)).status;
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('the IP allow-list admits its ranges and refuses other addresses', async () => {
+    const allowed = await create(admin, { name: 'lo', scope: 'read', ipAllowList: ['127.0.0.0/8'] });
+    expect((await bearer(allowed.token).call(routes.vms.list)).status).toBe(200);
+    const elsewhere = await create(admin, {
+      name: 'far',
+      scope: 'read',
+      ipAllowList: ['203.0.113.7', '2001:db8::/32'],
+    });
+    expect(elsewhere.apiToken.ipAllowList).toEqual(['203.0.113.7/32', '2001:db8::/32']);
+    const res = await bearer(elsewhere.token).call(routes.vms.list);
+    expect(res.status).toBe(403);
+    expect(res.message).toBe(API_TOKEN_TEXT.addressRefused);
+  });
+
+  it('a token cannot call the token routes, nor change the password', async () => {
+    const { token } = await create(admin, { name: 'no-mint', scope: 'act' });
+    const api = bearer(token);
+    for (const [route, input] of [
+      [routes.apiTokens.list, {}],
+      [routes.apiTokens.create, { body: { name: 'child', scope: 'act', expiresAt: inDays(1) } }],
+      [routes.apiTokens.revoke, { params: { id: 1 } }],
+      [routes.apiTokens.companyList, {}],
+      [routes.password.updatePassword, { body: { currentPassword: ADMIN.password, password: 'Another-Password-9!' } }],
+    ] as const) {
+      const res = await api.call(route, input as never);
+      expect(res.status, route.path).toBe(403);
+      expect(res.message).toBe(API_TOKEN_TEXT.sessionOnly);
+    }
+  });
+
+  it("company administrators list and revoke their users' tokens; another company's ids are not found", async () => {
+    const member = await createUser(t, companyId, 'token-member@example.com');
+    const memberClient = await signIn(t, member.email, PASSWORD);
+    const { token, apiToken } = await create(memberClient, { name: 'member-cli', scope: 'read' });
+    // A plain member cannot use the company list.
+    expect((await memberClient.call(routes.apiTokens.companyList)).status).toBe(403);
+    // Nor revoke another user's token as their own.
+    const mineOnly = await admin.call(routes.apiTokens.revoke, { params: { id: apiToken.id } });
+    expect(mineOnly.status).toBe(404);
+    const list = await admin.call(routes.apiTokens.companyList, { query: { userId: member.id } });
+    expect(list.status).toBe(200);
+    expect(list.data.map((x) => x.name)).toEqual(['member-cli']);
+    expect(list.data[0]!.userEmail).toBe(member.email);
+    expect(JSON.stringify(list.data)).not.toContain(token);
+    const revoked = await admin.call(routes.apiTokens.companyRevoke, { params: { id: apiToken.id } });
+    expect(revoked.status).toBe(200);
+    expect(revoked.data.state).toBe('revoked');
+    expect((await bearer(token).call(routes.vms.list)).status).toBe(401);
+
+    const other = await createOtherCompany(t, 'token-boss@other.example');
+    const otherClient = await signIn(t, other.admin.email, PASSWORD);
+    const theirs = await create(otherClient, { name: 'theirs', scope: 'read' });
+    expect((await admin.call(routes.apiTokens.companyRevoke, { params: { id: theirs.apiToken.id } })).status).toBe(404);
+    expect((await admin.call(routes.apiTokens.revoke, { params: { id: theirs.apiToken.id } })).status).toBe(404);
+    expect((await bearer(theirs.token).call(routes.vms.list)).status).toBe(200);
+  });
+
+  it('rate-limits failed bearer checks per address (429), valid or not', async () => {
+    const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const res = [];
+      for (let i = 0; i < 4; i++)
+        res.push((await bearer(`vmp_wrong${i}`, limited.portal).call(routes.vms.list)).status);
+      expect(res).toEqual([401, 401, 401, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
