@@ -97,6 +97,10 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'vm.console.close': 'VM console closed',
   'user.sshKey.add': 'SSH key added',
   'user.sshKey.remove': 'SSH key removed',
+  'user.twoFactor.enable': 'Authenticator app turned on',
+  'user.twoFactor.remove': 'Authenticator app removed',
+  'user.twoFactor.recoveryCodes': 'New recovery codes made',
+  'user.twoFactor.recoveryCodeUsed': 'Signed in with a recovery code',
   ...Object.fromEntries(Object.entries(VM_OPERATION_LABELS).map(([kind, label]) => [`vm.${kind}`, label])),
 };
 

@@ -48,6 +48,11 @@ export const pendingUserSchema = z.object({
   forcePasswordReset: z.boolean(),
   /** Always null here: a forced reset's key is issued once the code is accepted. */
   resetKey: z.null(),
+  /**
+   * The second step asked for (docs/two-factor.md): 'authenticator' for a user with an authenticator app (no
+   * email was sent; "Email me a code instead" asks for one); absent for the emailed code (the spec's answer).
+   */
+  secondFactor: z.enum(['email', 'authenticator']).optional(),
 });
 export type PendingUser = z.infer<typeof pendingUserSchema>;
 

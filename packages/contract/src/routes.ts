@@ -11,6 +11,7 @@ import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-compani
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { snapshotRoutes } from './snapshots.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
+import { twoFactorRoutes } from './two-factor.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -34,6 +35,7 @@ export const routes = {
   quotas: quotaRoutes,
   resellerQuotas: resellerQuotaRoutes,
   sshKeys: sshKeyRoutes,
+  twoFactor: twoFactorRoutes,
   apiTokens: apiTokenRoutes,
 } as const;
 

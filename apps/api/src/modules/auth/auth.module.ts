@@ -3,10 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { createAuthService } from './auth.service.ts';
+import { createTwoFactor } from './two-factor.ts';
+import { registerTwoFactorRoutes } from './two-factor.routes.ts';
 
 const SESSION_SWEEP_MS = 10 * 60_000;
 
 export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const twoFactor = createTwoFactor({
+    db: deps.db,
+    identity: deps.identity,
+    clock: deps.clock,
+    random: deps.random,
+    secret: deps.secret,
+    audit: deps.audit,
+  });
   const auth = createAuthService({
     db: deps.db,
     identity: deps.identity,
@@ -21,12 +31,14 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     profiles: deps.sessionCache,
     hosts: deps.resellerHosts,
     audit: deps.audit,
+    twoFactor,
   });
   registerAuthRoutes(api, {
     auth,
     cookieSecure: deps.cookieSecure,
     rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
   });
+  registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
 
   let sweeper: NodeJS.Timeout | null = null;
   return [

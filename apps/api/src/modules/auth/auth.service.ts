@@ -21,6 +21,7 @@ import type { IdentityRepository, UserWithBrand } from './identity.repository.ts
 import type { OneTimeTokens } from './one-time-tokens.ts';
 import type { SessionCache } from './session-cache.ts';
 import type { NewSession, SessionStore } from './session-store.ts';
+import type { TwoFactor } from './two-factor.ts';
 
 export interface AuthServiceDeps {
   db: Db;
@@ -41,6 +42,8 @@ export interface AuthServiceDeps {
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
   /** Records completed sign-ins in the activity log. */
   audit?: Audit;
+  /** Authenticator apps (docs/two-factor.md): a user with one is asked for its code instead of an emailed one. */
+  twoFactor?: Pick<TwoFactor, 'isEnabled' | 'verifySignIn'>;
 }
 
 export interface ClientInfo {
@@ -68,8 +71,10 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
 }
 
 /** Only what the MFA screen shows, before the code is accepted (issue 9 item 8). */
-export function toPendingUser(u: UserWithBrand): PendingUser {
+export function toPendingUser(u: UserWithBrand, secondFactor: 'email' | 'authenticator' = 'email'): PendingUser {
   return {
+    // Said only for an authenticator: a user without one sees the spec's answer, unchanged.
+    ...(secondFactor === 'authenticator' ? { secondFactor } : {}),
     email: u.email,
     resellerName: u.resellerName,
     resellerEmail: u.resellerEmail,
@@ -154,6 +159,30 @@ export function createAuthService(deps: AuthServiceDeps) {
     inFlight.add(p);
   }
 
+  async function secondFactorOf(userId: number): Promise<'email' | 'authenticator'> {
+    return (await deps.twoFactor?.isEnabled(userId)) ? 'authenticator' : 'email';
+  }
+
+  /** Mails a new sign-in code for the pending session (its challenge takes the code's hash and a fresh expiry). */
+  async function mailCode(user: UserWithBrand, sessionId: string): ReturnType<Mailer['deliverNow']> {
+    const code = deps.random.digits(MFA_CODE_LENGTH);
+    const values = {
+      sessionId,
+      userId: user.id,
+      codeHash: codeHash(sessionId, code),
+      expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
+    };
+    await db
+      .insert(mfaChallenges)
+      .values(values)
+      .onConflictDoUpdate({
+        target: mfaChallenges.sessionId,
+        set: { codeHash: values.codeHash, expiresAt: values.expiresAt },
+      });
+    const mail = mfaCodeMail(user.resellerName ?? 'Portal', code, portalRootFor(deps.portalUrl, user.portalHost));
+    return mailer.deliverNow({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail });
+  }
+
   /** An entry of the activity log about the user's own account (they are actor and target). */
   async function recordSelf(user: { id: number; companyId: number }, action: string, tx?: Tx): Promise<void> {
     await deps.audit?.record(
@@ -170,7 +199,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** What the MFA screen needs while the code is still due. */
     async pendingUser(auth: AuthContext): Promise<PendingUser> {
-      return toPendingUser(await mustFind(auth.userId));
+      return toPendingUser(await mustFind(auth.userId), await secondFactorOf(auth.userId));
     },
 
     /** Password check; on success a session awaiting the emailed code. */
@@ -199,21 +228,42 @@ export function createAuthService(deps: AuthServiceDeps) {
         rememberMe: input.rememberMe,
         ...input.client,
       });
-      const code = deps.random.digits(MFA_CODE_LENGTH);
-      await db.insert(mfaChallenges).values({
-        sessionId: session.sessionId,
-        userId: user.id,
-        codeHash: codeHash(session.sessionId, code),
-        expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
-      });
-      const mail = mfaCodeMail(user.resellerName ?? 'Portal', code, portalRootFor(deps.portalUrl, user.portalHost));
+      if ((await secondFactorOf(user.id)) === 'authenticator') {
+        // No mail: the challenge (attempts, expiry) holds the hash of a code nobody knows until "Email me a
+        // code instead" mails one (docs/two-factor.md).
+        await db.insert(mfaChallenges).values({
+          sessionId: session.sessionId,
+          userId: user.id,
+          codeHash: codeHash(session.sessionId, deps.random.token(32)),
+          expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
+        });
+        return { session, user: toPendingUser(user, 'authenticator') };
+      }
       // Sent now, not queued: a code that arrives late is useless, and the MFA screen must not say a
       // code was sent when it was not. A failed send ends this attempt; signing in again retries.
-      if ((await mailer.deliverNow({ to: user.email, from: senderOf(user, deps.defaultFrom), ...mail })) === 'failed') {
+      if ((await mailCode(user, session.sessionId)) === 'failed') {
         await sessions.destroy(session.sessionId);
         throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
       }
       return { session, user: toPendingUser(user) };
+    },
+
+    /**
+     * "Email me a code instead": a user with an authenticator asks for the emailed code (the fallback; a
+     * company policy may forbid it one day, issue 26 item 2). The code replaces any emailed before.
+     */
+    async emailCodeInstead(auth: AuthContext): Promise<void> {
+      if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
+      const blockedFor = await accountBackoffLeft(auth.userId);
+      if (blockedFor > 0) {
+        throw new UnauthorizedError(API_MESSAGES.retriesExhausted).withHeaders({
+          'retry-after': String(Math.ceil(blockedFor / 1000)),
+        });
+      }
+      const user = await mustFind(auth.userId);
+      if ((await mailCode(user, auth.sessionId)) === 'failed') {
+        throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
+      }
     },
 
     /** Checks the emailed code; on success the session is replaced by a fully authenticated one. */
@@ -243,7 +293,12 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new UnauthorizedError(API_MESSAGES.mfaExpired);
       }
       if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
-      if (!safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim()))) {
+      const emailed = safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim()));
+      const accepted =
+        emailed ||
+        (challenge.userId === auth.userId &&
+          (await deps.twoFactor?.verifySignIn({ id: auth.userId, companyId: auth.companyId }, code)) != null);
+      if (!accepted) {
         const backoff = await recordWrongCode(auth.userId);
         if (backoff > 0) throw await exhausted(backoff);
         if (challenge.attempts >= MFA_MAX_ATTEMPTS) throw await exhausted();
