@@ -5,6 +5,7 @@
  * it; following a link closes it).
  */
 import * as Dialog from '@radix-ui/react-dialog';
+import Braces from 'lucide-react/icons/braces';
 import ChevronsLeft from 'lucide-react/icons/chevrons-left';
 import ChevronsRight from 'lucide-react/icons/chevrons-right';
 import HelpCircle from 'lucide-react/icons/help-circle';
@@ -168,6 +169,20 @@ function NavContent({
           >
             <KeyRound className="h-5 w-5 shrink-0" aria-hidden />
             {!collapsed && <span>{SSH_KEY_TEXT.title}</span>}
+          </Link>
+        )}
+        {/* Personal API tokens (issue 26 item 4; docs/api-tokens.md): the user's own, like their keys. */}
+        {!user?.staffRole && (
+          <Link
+            to="/apiTokens"
+            onClick={onNavigate}
+            className={linkClass(collapsed, isActiveLink(pathname, { to: '/apiTokens', also: [] }))}
+            aria-current={isActiveLink(pathname, { to: '/apiTokens', also: [] }) ? 'page' : undefined}
+            aria-label={collapsed ? 'API tokens' : undefined}
+            title={collapsed ? 'API tokens' : undefined}
+          >
+            <Braces className="h-5 w-5 shrink-0" aria-hidden />
+            {!collapsed && <span>API tokens</span>}
           </Link>
         )}
         <Link

@@ -174,6 +174,10 @@ export function createRouter() {
                         path: '/sshKeys',
                         lazy: page(() => import('../features/ssh-keys/routes/SshKeysPage.tsx'), 'SshKeysPage'),
                       },
+                      {
+                        path: '/apiTokens',
+                        lazy: page(() => import('../features/api-tokens/routes/ApiTokensPage.tsx'), 'ApiTokensPage'),
+                      },
                     ],
                   },
                 ],
