@@ -16,6 +16,7 @@ import LogOut from 'lucide-react/icons/log-out';
 import Menu from 'lucide-react/icons/menu';
 import Moon from 'lucide-react/icons/moon';
 import Server from 'lucide-react/icons/server';
+import ShieldCheck from 'lucide-react/icons/shield-check';
 import Sun from 'lucide-react/icons/sun';
 import Users from 'lucide-react/icons/users';
 import UsersRound from 'lucide-react/icons/users-round';
@@ -185,6 +186,18 @@ function NavContent({
             {!collapsed && <span>API tokens</span>}
           </Link>
         )}
+        {/* Two-factor authentication (issue 26 item 1): the user's own sign-in (docs/two-factor.md). */}
+        <Link
+          to="/security"
+          onClick={onNavigate}
+          className={linkClass(collapsed, isActiveLink(pathname, { to: '/security', also: [] }))}
+          aria-current={isActiveLink(pathname, { to: '/security', also: [] }) ? 'page' : undefined}
+          aria-label={collapsed ? 'Security' : undefined}
+          title={collapsed ? 'Security' : undefined}
+        >
+          <ShieldCheck className="h-5 w-5 shrink-0" aria-hidden />
+          {!collapsed && <span>Security</span>}
+        </Link>
         <Link
           to="/logout"
           onClick={onNavigate}

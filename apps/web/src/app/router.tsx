@@ -178,6 +178,10 @@ export function createRouter() {
                         path: '/apiTokens',
                         lazy: page(() => import('../features/api-tokens/routes/ApiTokensPage.tsx'), 'ApiTokensPage'),
                       },
+                      {
+                        path: '/security',
+                        lazy: page(() => import('../features/security/routes/SecurityPage.tsx'), 'SecurityPage'),
+                      },
                     ],
                   },
                 ],

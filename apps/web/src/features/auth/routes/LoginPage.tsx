@@ -62,7 +62,9 @@ export function LoginPage() {
           clear();
           writeStoredAuth({ rememberMe });
           queryClient.removeQueries();
-          navigate('/mfa', { state: { email: user.email, resellerEmail: user.resellerEmail } });
+          navigate('/mfa', {
+            state: { email: user.email, resellerEmail: user.resellerEmail, secondFactor: user.secondFactor },
+          });
         },
         // A failed sign-in forgets the stored auth (SPEC point 4); the message shows from loginMutation.error.
         onError: () => {

@@ -1,12 +1,16 @@
-/** /mfa — "Please check your email", the one-time code, Authenticate, Return to Login. */
+/**
+ * /mfa — "Please check your email", the one-time code, Authenticate, Return to Login. A user with an authenticator
+ * app is asked for its code (or a recovery code) instead, with "Email me a code instead" (docs/two-factor.md).
+ */
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { API_MESSAGES, ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
+import { TWO_FACTOR_TEXT } from '@portal/contract/two-factor';
 import { mfaFormSchema } from '@portal/contract/validation';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { forgetAuthCheck } from '../../../lib/auth-check.ts';
@@ -19,7 +23,11 @@ import { pathAfterSignIn } from '../after-sign-in.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
 
 type MfaForm = z.input<typeof mfaFormSchema>;
-type FromLogin = { email?: string; resellerEmail?: string | null } | null;
+type FromLogin = {
+  email?: string;
+  resellerEmail?: string | null;
+  secondFactor?: 'email' | 'authenticator' | undefined;
+} | null;
 
 /** The code can no longer be tried: retries used up, or the pending session is gone. */
 const isExhausted = (err: unknown) =>
@@ -42,6 +50,10 @@ export function MfaPage() {
   const exhausted = isExhausted(verify.error);
   const error = mfaErrorText(verify.error);
   const form = useForm<MfaForm>({ resolver: zodResolver(mfaFormSchema), defaultValues: { code: '' } });
+  // Which code is due: the app's (until "Email me a code instead") or the emailed one.
+  const [secondFactor, setSecondFactor] = useState(passed?.secondFactor ?? 'email');
+  const emailInstead = useRouteMutation(routes.twoFactor.emailCode, { suppress401: true });
+  const byApp = secondFactor === 'authenticator';
 
   // Already signed in: go on as after a code; no session at all: back to login.
   useEffect(() => {
@@ -49,6 +61,8 @@ export function MfaPage() {
     callApi(routes.auth.check, { suppress401: true })
       .then((res) => {
         if (active && res.authed) navigate(pathAfterSignIn(res.user), { replace: true });
+        else if (active && !res.authed && res.user.secondFactor === 'authenticator' && !passed?.secondFactor)
+          setSecondFactor('authenticator');
       })
       .catch((err: unknown) => {
         if (active && err instanceof ApiError && err.status === 401 && !exhausted)
@@ -85,9 +99,11 @@ export function MfaPage() {
 
   return (
     <AuthCard
-      title={TEXT.mfaHeading}
+      title={byApp ? TWO_FACTOR_TEXT.signInHeading : TEXT.mfaHeading}
       subtitle={
-        resellerEmail ? (
+        byApp ? (
+          TWO_FACTOR_TEXT.signInBody
+        ) : resellerEmail ? (
           <>
             We sent a verification code from <strong>{resellerEmail}</strong>
             {email ? (
@@ -123,17 +139,35 @@ export function MfaPage() {
           <form onSubmit={onSubmit} className="space-y-4" noValidate>
             <TextField<MfaForm>
               name="code"
-              label="Verification code"
-              inputMode="numeric"
+              label={byApp ? 'Authenticator code' : 'Verification code'}
+              inputMode={byApp ? 'text' : 'numeric'}
               autoComplete="one-time-code"
               placeholder="6-digit code"
               required
               autoFocus
             />
-            <FormError message={error} />
+            <FormError message={error ?? mfaErrorText(emailInstead.error)} />
             <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || verify.isPending}>
               Authenticate
             </Button>
+            {byApp && (
+              <button
+                type="button"
+                className="block w-full text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline disabled:opacity-60"
+                disabled={emailInstead.isPending}
+                onClick={() =>
+                  emailInstead.mutate(undefined, {
+                    onSuccess: () => {
+                      verify.reset();
+                      form.reset();
+                      setSecondFactor('email');
+                    },
+                  })
+                }
+              >
+                {TWO_FACTOR_TEXT.emailInstead}
+              </button>
+            )}
             <Link
               to="/login"
               className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"

@@ -1,0 +1,247 @@
+/**
+ * /security — the signed-in user's two-factor authentication (issue 26 item 1; docs/two-factor.md): set up an
+ * authenticator app (QR code and key, confirmed with a current code), the recovery codes shown once, new recovery
+ * codes, and removing the app (a current code or the password). Without an app, sign-in mails a code as always.
+ */
+import ShieldCheck from 'lucide-react/icons/shield-check';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { toast } from 'react-toastify';
+import { TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
+import { Button } from '../../../components/ui/Button.tsx';
+import { ErrorText } from '../../../components/ui/ErrorText.tsx';
+import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { TextField } from '../../../components/ui/TextField.tsx';
+import {
+  useConfirmTwoFactor,
+  useRegenerateRecoveryCodes,
+  useRemoveTwoFactor,
+  useStartTwoFactor,
+  useTwoFactorStatus,
+} from '../api/two-factor.ts';
+
+type CodeForm = { code: string; password: string };
+
+function Card({ title, id, children }: { title: string; id: string; children: ReactNode }) {
+  return (
+    <section
+      aria-labelledby={id}
+      className="rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-5 shadow-sm"
+    >
+      <h2 id={id} className="font-semibold text-slate-900 dark:text-slate-100">
+        {title}
+      </h2>
+      <div className="mt-3 space-y-4 text-sm text-slate-700 dark:text-slate-300">{children}</div>
+    </section>
+  );
+}
+
+/** A code field: digits only on phones' keyboards, the browser's one-time-code autofill. */
+function CodeField({
+  value,
+  onChange,
+  label = T.codeLabel,
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  label?: string;
+}) {
+  return (
+    <TextField<CodeForm>
+      name="code"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      placeholder="123456"
+      maxLength={6}
+      className="max-w-xs"
+    />
+  );
+}
+
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  return (
+    <Card title={T.recoveryHeading} id="recovery-codes-heading">
+      <p>{T.recoveryBody}</p>
+      <ul
+        data-testid="recovery-codes"
+        className="grid max-w-md grid-cols-2 gap-2 rounded-md bg-slate-50 dark:bg-slate-800 p-3 font-mono text-sm"
+      >
+        {codes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
+      <Button type="button" onClick={onDone}>
+        {T.done}
+      </Button>
+    </Card>
+  );
+}
+
+/** Shows new recovery codes (they outlive the section that made them: turning the app on changes the page). */
+type OnCodes = (codes: string[]) => void;
+
+function SetUp({ onCodes }: { onCodes: OnCodes }) {
+  const start = useStartTwoFactor();
+  const confirm = useConfirmTwoFactor();
+  const [code, setCode] = useState('');
+  const started = start.data?.data;
+
+  function onConfirm(e: FormEvent) {
+    e.preventDefault();
+    confirm.mutate(
+      { body: { code } },
+      {
+        onSuccess: ({ message, data }) => {
+          toast.success(message);
+          onCodes(data.recoveryCodes);
+          start.reset();
+          setCode('');
+        },
+      },
+    );
+  }
+
+  return (
+    <Card title={T.heading} id="two-factor-heading">
+      <p>{T.intro}</p>
+      <p>{T.disabled}</p>
+      {!started ? (
+        <>
+          <ErrorText error={start.error} />
+          <Button type="button" onClick={() => start.mutate({ body: {} })} disabled={start.isPending}>
+            {T.start}
+          </Button>
+        </>
+      ) : (
+        <form onSubmit={onConfirm} className="space-y-4" noValidate>
+          <p>{T.scan}</p>
+          <img
+            src={started.qrCode}
+            alt="QR code for your authenticator app"
+            width={192}
+            height={192}
+            className="rounded-md border border-slate-200 bg-white p-2"
+          />
+          <p>
+            <span className="font-medium">{T.secretLabel}: </span>
+            <code data-testid="totp-secret" className="break-all font-mono text-sm">
+              {started.secret}
+            </code>
+          </p>
+          <CodeField value={code} onChange={setCode} />
+          <ErrorText error={confirm.error} />
+          <div className="flex flex-wrap gap-2">
+            <Button type="submit" disabled={confirm.isPending}>
+              {T.confirm}
+            </Button>
+            <Button
+              type="button"
+              variant="secondary"
+              onClick={() => {
+                start.reset();
+                confirm.reset();
+                setCode('');
+              }}
+            >
+              {T.cancel}
+            </Button>
+          </div>
+        </form>
+      )}
+    </Card>
+  );
+}
+
+function Enabled({ left, onCodes }: { left: number; onCodes: OnCodes }) {
+  const regenerate = useRegenerateRecoveryCodes();
+  const remove = useRemoveTwoFactor();
+  const [regenCode, setRegenCode] = useState('');
+  const [removeCode, setRemoveCode] = useState('');
+  const [password, setPassword] = useState('');
+
+  function onRegenerate(e: FormEvent) {
+    e.preventDefault();
+    regenerate.mutate(
+      { body: { code: regenCode } },
+      {
+        onSuccess: ({ message, data }) => {
+          toast.success(message);
+          setRegenCode('');
+          onCodes(data.recoveryCodes);
+        },
+      },
+    );
+  }
+  function onRemove(e: FormEvent) {
+    e.preventDefault();
+    remove.mutate(
+      { body: { ...(removeCode ? { code: removeCode } : {}), ...(password ? { password } : {}) } },
+      { onSuccess: ({ message }) => toast.success(message) },
+    );
+  }
+
+  return (
+    <>
+      <Card title={T.heading} id="two-factor-heading">
+        <p className="flex items-center gap-2">
+          <ShieldCheck className="h-5 w-5 text-green-600" aria-hidden />
+          {T.enabled}
+        </p>
+        <p data-testid="recovery-left">{T.recoveryLeft(left)}</p>
+      </Card>
+      <Card title={T.regenerate} id="regenerate-heading">
+        <form onSubmit={onRegenerate} className="space-y-4" noValidate>
+          <p>{T.regenerateHint}</p>
+          <CodeField value={regenCode} onChange={setRegenCode} />
+          <ErrorText error={regenerate.error} />
+          <Button type="submit" disabled={regenerate.isPending}>
+            {T.regenerate}
+          </Button>
+        </form>
+      </Card>
+      <Card title={T.remove} id="remove-heading">
+        <form onSubmit={onRemove} className="space-y-4" noValidate>
+          <p>{T.removeHint}</p>
+          <CodeField value={removeCode} onChange={setRemoveCode} />
+          <TextField<CodeForm>
+            name="password"
+            type="password"
+            label={T.passwordLabel}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete="current-password"
+            className="max-w-xs"
+          />
+          <ErrorText error={remove.error} />
+          <Button type="submit" variant="danger" disabled={remove.isPending}>
+            {T.remove}
+          </Button>
+        </form>
+      </Card>
+    </>
+  );
+}
+
+export function SecurityPage() {
+  const status = useTwoFactorStatus();
+  const [codes, setCodes] = useState<string[] | null>(null);
+  return (
+    <PageLayout title={T.pageTitle} secondaryTitle={T.heading}>
+      <div className="max-w-3xl space-y-6">
+        {codes ? (
+          <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />
+        ) : status.isPending ? (
+          <p className="text-sm text-slate-500">Loading…</p>
+        ) : status.error ? (
+          <ErrorText error={status.error} />
+        ) : status.data.enabled ? (
+          <Enabled left={status.data.recoveryCodesLeft} onCodes={setCodes} />
+        ) : (
+          <SetUp onCodes={setCodes} />
+        )}
+      </div>
+    </PageLayout>
+  );
+}
