@@ -4,17 +4,35 @@
  * instance within a second (api-postgres: two apps on one database), the IP allow-list, tenant isolation, the
  * token routes refused to tokens, the audit entry naming the token, and failed bearer checks rate-limited.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_TOKEN_TEXT, type ApiToken } from '@portal/contract/api-tokens';
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
 import { routes } from '@portal/contract/routes';
-import { buildApp, type App } from '../../app.ts';
+import { buildApp, loggerOptions, type App } from '../../app.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { auditLog, users } from '../../db/schema.ts';
-import { createTestApp, errorData, signIn, type TestClient, ADMIN, type TestApp } from '../../../test/harness.ts';
+import { createTestApp, errorData, signIn, TestClient, ADMIN, type TestApp } from '../../../test/harness.ts';
+import { A, runMatrix, type Cell } from '../../../test/authorization-matrix.ts';
 import { createOtherCompany, createTeam, createUser, insertVm, PASSWORD } from '../../../test/fixtures.ts';
 import { ed25519KeyLine } from '../../../test/ssh-key-lines.ts';
+
+const TOKEN_ACTORS = ['session', 'tokenAct', 'tokenTeamA', 'tokenTeamB', 'tokenRead'] as const;
+type TokenActor = (typeof TOKEN_ACTORS)[number];
+
+/** A matrix caller with a bearer token (its cookie jar holds only the CSRF cookie, which bearer calls ignore). */
+class BearerClient extends TestClient {
+  constructor(
+    portal: App,
+    apiBase: string,
+    private readonly token: string,
+  ) {
+    super(portal, apiBase);
+  }
+  override raw<T = unknown>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+    return super.raw<T>(method, url, body, { ...headers, authorization: `Bearer ${this.token}` });
+  }
+}
 
 const crossInstance = inject('pgUrl') !== null;
 const DAY = 86_400_000;
@@ -268,5 +286,86 @@ describe('personal API tokens', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('never writes a bearer secret to the request log', async () => {
+    const lines: string[] = [];
+    const logged = await createTestApp({ env: { LOG_REQUESTS: 'true', LOG_LEVEL: 'info' } });
+    const portal = await buildApp({
+      config: logged.config,
+      database: logged.database,
+      secret: 'test-secret-that-is-long-enough-0123456789',
+      logger: { ...loggerOptions('info'), stream: { write: (line: string) => void lines.push(line) } },
+    });
+    try {
+      await portal.app.ready();
+      const client = await signIn(logged);
+      const { token } = await create(client, { name: 'logged', scope: 'read' });
+      expect((await bearer(token, portal).call(routes.vms.list)).status).toBe(200);
+      expect((await bearer(`${token}x`, portal).call(routes.vms.list)).status).toBe(401);
+      expect(lines.filter((l) => l.includes('incoming request')).length).toBeGreaterThanOrEqual(2);
+      expect(lines.join('\n')).not.toContain(token);
+    } finally {
+      await portal.close();
+      await logged.close();
+    }
+  });
+
+  it('authorisation matrix for token callers: the user’s rights narrowed by the token’s scope', async () => {
+    const teamA = await createTeam(t, companyId, 'Matrix team A', [{ userId: adminId, roleId: ADMIN_ROLE_ID }]);
+    const teamB = await createTeam(t, companyId, 'Matrix team B', [{ userId: adminId, roleId: ADMIN_ROLE_ID }]);
+    const vmA = await insertVm(t, { companyId, teamId: teamA.id, name: 'matrix-a' });
+    const secrets = {
+      tokenAct: (await create(admin, { name: 'm-act', scope: 'act' })).token,
+      tokenTeamA: (await create(admin, { name: 'm-a', scope: 'act', teamIds: [teamA.id] })).token,
+      tokenTeamB: (await create(admin, { name: 'm-b', scope: 'act', teamIds: [teamB.id] })).token,
+      tokenRead: (await create(admin, { name: 'm-read', scope: 'read' })).token,
+    };
+    const clients: Record<TokenActor, TestClient> = {
+      session: admin,
+      tokenAct: new BearerClient(t.portal, t.config.API_BASE_PATH, secrets.tokenAct),
+      tokenTeamA: new BearerClient(t.portal, t.config.API_BASE_PATH, secrets.tokenTeamA),
+      tokenTeamB: new BearerClient(t.portal, t.config.API_BASE_PATH, secrets.tokenTeamB),
+      tokenRead: new BearerClient(t.portal, t.config.API_BASE_PATH, secrets.tokenRead),
+    };
+    let n = 0;
+    const cells: Cell<TokenActor>[] = [
+      {
+        call: 'GET vms.details (team A)',
+        expect: { session: A, tokenAct: A, tokenTeamA: A, tokenTeamB: 404, tokenRead: A },
+        run: (c) => c.call(routes.vms.details, { params: { id: vmA.id } }),
+      },
+      {
+        call: 'GET teams.details (team A)',
+        expect: { session: A, tokenAct: A, tokenTeamA: A, tokenTeamB: 404, tokenRead: A },
+        run: (c) => c.call(routes.teams.details, { params: { id: teamA.id } }),
+      },
+      {
+        call: 'POST teams.update (team A)',
+        expect: { session: A, tokenAct: A, tokenTeamA: A, tokenTeamB: 404, tokenRead: 403 },
+        run: (c) => c.call(routes.teams.update, { body: { teamId: teamA.id, name: `Matrix team A ${++n}` } }),
+      },
+      {
+        call: 'POST sshKeys.add',
+        expect: { session: A, tokenAct: A, tokenTeamA: A, tokenTeamB: A, tokenRead: 403 },
+        run: (c) => c.call(routes.sshKeys.add, { body: { name: `matrix-${++n}`, publicKey: ed25519KeyLine() } }),
+      },
+      {
+        call: 'GET apiTokens.list',
+        expect: { session: A, tokenAct: 403, tokenTeamA: 403, tokenTeamB: 403, tokenRead: 403 },
+        run: (c) => c.call(routes.apiTokens.list),
+      },
+    ];
+    const snapshot = async () => {
+      const rows = await t.db.execute(
+        sql`select (select string_agg(name, ',' order by id) from teams) as teams, (select count(*) from ssh_keys) as keys`,
+      );
+      return JSON.stringify(rows.rows);
+    };
+    const { checked, failures } = await runMatrix({ cells, clients, actors: TOKEN_ACTORS, snapshot });
+    console.log(
+      `API token authorisation matrix: ${checked} cells checked (${cells.length} calls × ${TOKEN_ACTORS.length} callers)`,
+    );
+    expect(failures).toEqual([]);
   });
 });
