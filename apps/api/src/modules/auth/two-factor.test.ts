@@ -297,3 +297,28 @@ describe('recovery codes and removal', () => {
     expect((await t.client().call(routes.twoFactor.emailCode, { body: {} })).status).toBe(401);
   });
 });
+
+describe('guessing codes on the Security page', () => {
+  it('meets a limit per account across its calls (429 in the envelope), with the sign-in limit as configured', async () => {
+    const limited = await createTestApp({ clock, env: { AUTH_RATE_LIMIT_PER_MINUTE: '4' } });
+    try {
+      const email = 'totp-limit@example.com';
+      await createUser(limited, 1, email);
+      const client = await signIn(limited, email, PASSWORD);
+      const { secret } = (await client.call(routes.twoFactor.start, { body: {} })).data;
+      expect((await client.call(routes.twoFactor.confirm, { body: { code: codeAt(secret) } })).status).toBe(200);
+      const wrong = { code: codeAt(secret, 3) };
+      expect((await client.call(routes.twoFactor.regenerateRecoveryCodes, { body: wrong })).status).toBe(400);
+      expect((await client.call(routes.twoFactor.remove, { body: wrong })).status).toBe(400);
+      expect((await client.call(routes.twoFactor.remove, { body: wrong })).status).toBe(400);
+      // The account's fifth code check this minute: refused before it is looked at, even with the password.
+      const refused = await client.call(routes.twoFactor.remove, { body: { password: PASSWORD } });
+      expect(refused.status).toBe(429);
+      expect(refused.message).toBeTruthy();
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await client.call(routes.twoFactor.status)).data.enabled).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  });
+});
