@@ -74,6 +74,12 @@ describe('authenticator app', () => {
     await page.waitForTimeout(300);
     await screenshot(page, 'two-factor-on');
     expect(await axeViolations(page, 'main')).toEqual([]);
+    // On a phone nothing runs off the side.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'two-factor-on-phone');
+    await page.setViewportSize({ width: 1360, height: 860 });
     await signOut(page);
 
     // Sign in again: the app's code is asked for, no mail goes out.
