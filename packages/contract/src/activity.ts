@@ -97,6 +97,8 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'vm.console.close': 'VM console closed',
   'user.sshKey.add': 'SSH key added',
   'user.sshKey.remove': 'SSH key removed',
+  'user.apiToken.create': 'API token created',
+  'user.apiToken.revoke': 'API token revoked',
   'user.twoFactor.enable': 'Authenticator app turned on',
   'user.twoFactor.remove': 'Authenticator app removed',
   'user.twoFactor.recoveryCodes': 'New recovery codes made',
@@ -145,6 +147,8 @@ export const activityEntrySchema = z.object({
   /** The acting user; null for the operator's command line and imports ('operator') or the platform ('system'). */
   actor: personSchema.nullable(),
   actorKind: z.enum(['user', 'operator', 'system']),
+  /** The personal API token the actor used (docs/api-tokens.md); null for a session or no user. */
+  token: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   action: z.string(),
   targetType: z.string(),
   targetId: z.string().nullable(),

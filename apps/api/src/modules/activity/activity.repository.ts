@@ -71,6 +71,8 @@ export function createActivityRepository(db: Db) {
             actorName: nameOf(actor),
             actorEmail: actor.email,
             byOperator,
+            tokenId: auditLog.actorTokenId,
+            tokenName: auditLog.actorTokenName,
             action: auditLog.action,
             targetType: auditLog.targetType,
             targetId: auditLog.targetId,

@@ -35,6 +35,7 @@ function toEntry(r: Row): ActivityEntry {
             email: r.actorEmail ?? '',
           },
     actorKind,
+    token: r.tokenId === null ? null : { id: r.tokenId, name: r.tokenName ?? '' },
     action: r.action,
     targetType: r.targetType,
     targetId: r.targetId,

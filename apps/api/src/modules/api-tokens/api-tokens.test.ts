@@ -138,6 +138,11 @@ describe('personal API tokens', () => {
       .from(auditLog)
       .where(and(eq(auditLog.action, 'user.sshKey.add'), eq(auditLog.actorTokenId, apiToken.id)));
     expect(entry).toMatchObject({ actorUserId: adminId, actorTokenName: 'ci' });
+    // And the company's activity log says so.
+    const activity = await admin.call(routes.activity.list, { query: { rowsPerPage: 50 } });
+    expect(activity.status).toBe(200);
+    const shown = activity.data.data.find((e) => e.action === 'user.sshKey.add' && e.token !== null);
+    expect(shown).toMatchObject({ actor: { id: adminId }, token: { id: apiToken.id, name: 'ci' } });
   });
 
   it('a read-only token reads and is refused every write (403)', async () => {

@@ -35,6 +35,7 @@ function who(e: Entry): ReactNode {
     <>
       <span className="font-medium text-slate-900 dark:text-slate-100">{e.actor.name}</span>
       {e.actor.email && e.actor.email !== e.actor.name && <span className={muted}>{e.actor.email}</span>}
+      {e.token && <span className={muted}>via API token {e.token.name}</span>}
     </>
   );
 }
