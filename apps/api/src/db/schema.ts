@@ -536,8 +536,12 @@ export const imageDescriptions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('image_descriptions_platform_key').on(t.image).where(sql`reseller_id is null`),
-    uniqueIndex('image_descriptions_reseller_key').on(t.resellerId, t.image).where(sql`reseller_id is not null`),
+    uniqueIndex('image_descriptions_platform_key')
+      .on(t.image)
+      .where(sql`reseller_id is null`),
+    uniqueIndex('image_descriptions_reseller_key')
+      .on(t.resellerId, t.image)
+      .where(sql`reseller_id is not null`),
   ],
 );
 
@@ -976,7 +980,10 @@ export const personalTokens = pgTable(
     /** 'act' tokens limited to these teams; null = all the user's teams. */
     teamIds: integer('team_ids').array(),
     /** CIDRs the token may be used from; empty = anywhere. */
-    ipAllowList: text('ip_allow_list').array().notNull().default(sql`'{}'::text[]`),
+    ipAllowList: text('ip_allow_list')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
