@@ -84,6 +84,8 @@ export interface RouteDef {
    * tokens), password and second-factor changes, sign-out. docs/api-tokens.md.
    */
   sessionOnly?: boolean;
+  /** Reveals a credential (a VM's password or private key): a read-only API token is refused it, like a write. */
+  revealsSecret?: boolean;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;

@@ -455,6 +455,7 @@ export const vmRoutes = {
     method: 'GET',
     path: `${P}/getAccessKey/:id`,
     summary: "The VM's SSH private key (PEM)",
+    revealsSecret: true,
     params: idParamsSchema,
     data: z.object({ privateKey: z.string() }),
   }),
@@ -463,6 +464,7 @@ export const vmRoutes = {
     method: 'GET',
     path: `${P}/getPassword/:id`,
     summary: "The VM's SSH password",
+    revealsSecret: true,
     params: idParamsSchema,
     data: z.object({ sshPassword: z.string() }),
   }),
@@ -471,6 +473,8 @@ export const vmRoutes = {
     method: 'GET',
     path: `${P}/getConsole/:id`,
     summary: 'A short-lived console URL',
+    // The console page and its websockets belong to the browser session that asked (docs/api-tokens.md).
+    sessionOnly: true,
     params: idParamsSchema,
     data: z.object({
       consoleUrl: z.string().min(1),

@@ -129,7 +129,8 @@ function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
   if (def.access !== 'user' && def.access !== 'public') throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
   if (def.sessionOnly || SESSION_ONLY_PATHS.some((prefix) => def.path.startsWith(prefix)))
     throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
-  if (token.scope === 'read' && def.method !== 'GET') throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
+  if (token.scope === 'read' && (def.method !== 'GET' || def.revealsSecret))
+    throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
 }
 
 /** The 'staff' access rule: signed in as reseller staff, past the code, no forced reset pending. */

@@ -152,6 +152,18 @@ describe('personal API tokens', () => {
     const write = await api.call(routes.sshKeys.add, { body: { name: 'nope', publicKey: ed25519KeyLine() } });
     expect(write.status).toBe(403);
     expect(write.message).toBe(API_TOKEN_TEXT.readOnly);
+    // Reading a VM's credentials is refused too: they are the machine.
+    const vm = await insertVm(t, { companyId, teamId: null, name: 'reader-vm', createdByUserId: adminId });
+    for (const route of [routes.vms.getPassword, routes.vms.getAccessKey]) {
+      const res = await api.call(route, { params: { id: vm.id } });
+      expect(res.status, route.path).toBe(403);
+      expect(res.message).toBe(API_TOKEN_TEXT.readOnly);
+    }
+    // A console belongs to the browser session that opens it: no token may ask for one.
+    const { token: actor } = await create(admin, { name: 'console', scope: 'act' });
+    const consoleRes = await bearer(actor).call(routes.vms.getConsole, { params: { id: vm.id } });
+    expect(consoleRes.status).toBe(403);
+    expect(consoleRes.message).toBe(API_TOKEN_TEXT.sessionOnly);
   });
 
   it('a token limited to one team does not see another team’s VMs (list filtered, details 404)', async () => {
