@@ -15,7 +15,7 @@
  * `images describe <name> ...` (docs/operator-guide.md "Images").
  */
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { imageWithdrawals, images, regions, resellers } from '../db/schema.ts';
 import { createAudit } from '../lib/audit.ts';
 import {
@@ -83,6 +83,22 @@ async function byRef<T extends { id: number; name: string }>(rows: T[], ref: str
 const resellerRows = (db: Db) => db.select({ id: resellers.id, name: resellers.name }).from(resellers);
 const regionRows = (db: Db) => db.select({ id: regions.id, name: regions.name }).from(regions);
 
+/** The audit entry of an operator's change to an image's platform description (`image.describe`, as the reseller area's). */
+function auditDescribe(db: Db, tx: Tx, image: string, before: unknown, after: unknown) {
+  return createAudit(db).record(
+    {
+      companyId: null,
+      actorUserId: null,
+      action: 'image.describe',
+      targetType: 'image',
+      targetId: image,
+      before,
+      after,
+    },
+    tx,
+  );
+}
+
 /** null: not an images command. */
 export async function runImageCommand(argv: string[], db: Db): Promise<string | null> {
   const [area, verb, ...args] = argv;
@@ -143,18 +159,7 @@ export async function runImageCommand(argv: string[], db: Db): Promise<string | 
     );
     await db.transaction(async (tx) => {
       const { before } = await saveDescription(tx, null, image, description);
-      await createAudit(db).record(
-        {
-          companyId: null,
-          actorUserId: null,
-          action: 'image.describe',
-          targetType: 'image',
-          targetId: image,
-          before,
-          after: { ...description, by: 'operator command' },
-        },
-        tx,
-      );
+      await auditDescribe(db, tx, image, before, { ...description, by: 'operator command' });
     });
     const [listed] = await db.select({ id: images.id }).from(images).where(eq(images.name, image)).limit(1);
     const what = `${image}: ${OS_FAMILY_LABELS[description.osFamily]} ${description.version}, user ${description.defaultUser}, at least ${description.minDiskGb} GB of disk.`;
@@ -167,18 +172,7 @@ export async function runImageCommand(argv: string[], db: Db): Promise<string | 
     const before = await db.transaction(async (tx) => {
       const { before } = await saveDescription(tx, null, image, null);
       if (!before) throw new NothingChanged(`${image} has no platform description; nothing changed.`);
-      await createAudit(db).record(
-        {
-          companyId: null,
-          actorUserId: null,
-          action: 'image.describe',
-          targetType: 'image',
-          targetId: image,
-          before,
-          after: { description: null, by: 'operator command' },
-        },
-        tx,
-      );
+      await auditDescribe(db, tx, image, before, { description: null, by: 'operator command' });
       return before;
     });
     return `${image} is no longer described (it was ${OS_FAMILY_LABELS[before.osFamily]} ${before.version}); new machines of it log in as ${DEFAULT_IMAGE_USER} unless a reseller describes it.`;
