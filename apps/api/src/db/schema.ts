@@ -133,6 +133,8 @@ export const companies = pgTable(
     /** While set, the company's users cannot sign in (sessions refused) and its VMs are stopped. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),
     suspendedReason: text('suspended_reason'),
+    /** Users must sign in with an authenticator app (no emailed fallback); docs/two-factor.md "Company policy". */
+    requireAuthenticator: boolean('require_authenticator').notNull().default(false),
     ...quotaColumns(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,0 +1,1 @@
+ALTER TABLE "companies" ADD COLUMN "require_authenticator" boolean DEFAULT false NOT NULL;
