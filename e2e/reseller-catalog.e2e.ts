@@ -53,6 +53,15 @@ describe('reseller catalog and hosts', () => {
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await expect.poll(() => micro.textContent()).toContain('12.50 USD');
     expect(await page.locator('[data-offered="true"]').count()).toBe(1);
+    // Its snapshot limit per VM (decision 0019): the default shown, a bad value refused with its message, then set.
+    await expect.poll(() => micro.locator('[data-snapshot-limit]').textContent()).toBe('3 (default)');
+    await micro.getByRole('button', { name: 'Edit prices' }).click();
+    await micro.getByLabel('Micro snapshot limit').fill('51');
+    await micro.getByRole('button', { name: 'Save and offer' }).click();
+    await micro.getByText(CATALOG_TEXT.snapshotLimit).waitFor();
+    await micro.getByLabel('Micro snapshot limit').fill('5');
+    await micro.getByRole('button', { name: 'Save and offer' }).click();
+    await expect.poll(() => micro.locator('[data-snapshot-limit]').textContent()).toBe('5');
 
     // Its own provider, validated by the contract's schema, then the region it serves.
     await page.getByRole('button', { name: 'New provider' }).click();

@@ -91,9 +91,10 @@ export const PG_INT_MAX = 2_147_483_647;
 /** A user's SSH key store (issue 23 item 5): keys per user, the longest public key line accepted, RSA's floor. */
 /**
  * Snapshots (issue 24 item 1): how many a VM may hold when its reseller's catalog row for the size sets no other
- * limit (configuration_prices.snapshot_limit), and the longest name.
+ * limit (configuration_prices.snapshot_limit), the largest limit a reseller may set (0: none allowed), and the
+ * longest name.
  */
-export const SNAPSHOTS = { defaultPerVm: 3, nameMax: 64 } as const;
+export const SNAPSHOTS = { defaultPerVm: 3, nameMax: 64, limitMax: 50 } as const;
 export const SSH_KEYS = { perUser: 50, maxLineLength: 16 * 1024, minRsaBits: 2048 } as const;
 /** The largest cloud-init user-data a create takes, in bytes of UTF-8 (issue 23 item 5). */
 export const USER_DATA_MAX_BYTES = 16 * 1024;

@@ -6,6 +6,7 @@
 import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
+import { SNAPSHOTS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 import { formIdSchema, SINGLE_LINE_PATTERN } from './validation.ts';
 import { IMAGE_TEXT, imageDescriptionSchema, imageNameSchema } from './images.ts';
@@ -22,6 +23,7 @@ export const CATALOG_TEXT = {
   noChange: 'Nothing to change',
   monthlyPrice: 'The monthly price must be a positive amount below 10000000000 with at most 2 decimals (e.g. 12.50)',
   hourlyPrice: 'The hourly price must be a positive amount below 10000000 with at most 5 decimals (e.g. 0.01712)',
+  snapshotLimit: `The snapshot limit must be a whole number from 0 to ${SNAPSHOTS.limitMax}, or empty for the default (${SNAPSHOTS.defaultPerVm})`,
   overcommit: `Overcommit must be between 0.1 and 64`,
   cpus: 'CPUs must be a whole number from 1 to 100000',
   ramGb: 'RAM must be a positive number of GB (at most 1000000)',
@@ -104,8 +106,25 @@ const price = (precision: number, scale: number, message: string) =>
 export const monthlyPriceSchema = price(12, 2, CATALOG_TEXT.monthlyPrice);
 export const hourlyPriceSchema = price(12, 5, CATALOG_TEXT.hourlyPrice);
 
+/**
+ * How many snapshots a VM of the size may keep (decision 0019): 0 to SNAPSHOTS.limitMax (0: none), null for the
+ * default (SNAPSHOTS.defaultPerVm).
+ */
+export const snapshotLimitSchema = z
+  .number({ error: CATALOG_TEXT.snapshotLimit })
+  .int(CATALOG_TEXT.snapshotLimit)
+  .min(0, CATALOG_TEXT.snapshotLimit)
+  .max(SNAPSHOTS.limitMax, CATALOG_TEXT.snapshotLimit)
+  .nullable();
+
+/** A size's prices and offer; `snapshotLimit` left out keeps the one set (a new price row: the default). */
 export const sizeOfferSchema = z
-  .object({ monthlyPrice: monthlyPriceSchema, hourlyPrice: hourlyPriceSchema, offered: z.boolean() })
+  .object({
+    monthlyPrice: monthlyPriceSchema,
+    hourlyPrice: hourlyPriceSchema,
+    offered: z.boolean(),
+    snapshotLimit: snapshotLimitSchema.optional(),
+  })
   .strict();
 export type SizeOffer = z.infer<typeof sizeOfferSchema>;
 
@@ -120,6 +139,8 @@ export const resellerSizeSchema = z.object({
   offered: z.boolean(),
   monthlyPrice: z.string().nullable(),
   hourlyPrice: z.string().nullable(),
+  /** How many snapshots a VM of this size may keep as the reseller set it; null: SNAPSHOTS.defaultPerVm. */
+  snapshotLimit: z.number().int().nullable(),
 });
 export type ResellerSize = z.infer<typeof resellerSizeSchema>;
 export const resellerSizesSchema = z.object({
@@ -396,7 +417,8 @@ export const resellerCatalogRoutes = {
     ...base,
     method: 'PUT',
     path: `${P}/catalog/sizes/:id`,
-    summary: 'Sets the prices of a size and whether it is offered (false withdraws it; the price stays for billing)',
+    summary:
+      'Sets the prices of a size, whether it is offered (false withdraws it; the price stays for billing) and its per-VM snapshot limit',
     params: idParamsSchema,
     body: sizeOfferSchema,
     data: resellerSizeSchema,

@@ -230,7 +230,10 @@ export const SNAPSHOT_TEXT = {
   title: 'Snapshots',
   empty: 'No snapshots yet.',
   nameLabel: 'Snapshot name',
-  limit: (max: number) => `A VM can keep at most ${max} snapshots. Delete one to take another.`,
+  limit: (max: number) =>
+    max === 0
+      ? "Snapshots are not offered for this VM's size."
+      : `A VM can keep at most ${max} snapshots. Delete one to take another.`,
   nameTaken: 'This VM already has a snapshot with this name',
   notFound: 'Snapshot not found',
   notReady: (state: string) => `The snapshot cannot be used while it is ${state}`,

@@ -64,7 +64,15 @@ export function createCatalogRepository(db: Db) {
 
     async savePrice(
       tx: Tx,
-      row: { resellerId: number; configurationId: number; monthlyPrice: string; hourlyPrice: string; offered: boolean },
+      row: {
+        resellerId: number;
+        configurationId: number;
+        monthlyPrice: string;
+        hourlyPrice: string;
+        offered: boolean;
+        /** Left out: the row's limit stays (a new row: null, the default). */
+        snapshotLimit?: number | null;
+      },
     ): Promise<PriceRow> {
       const [saved] = await tx
         .insert(configurationPrices)
@@ -75,6 +83,7 @@ export function createCatalogRepository(db: Db) {
             monthlyPrice: row.monthlyPrice,
             hourlyPrice: row.hourlyPrice,
             offered: row.offered,
+            ...(row.snapshotLimit !== undefined && { snapshotLimit: row.snapshotLimit }),
             updatedAt: new Date(),
           },
         })

@@ -186,6 +186,7 @@ export function createCatalogService(deps: {
       offered: pricesSet ? (price?.offered ?? false) : true,
       monthlyPrice: price?.monthlyPrice ?? null,
       hourlyPrice: price?.hourlyPrice ?? null,
+      snapshotLimit: price?.snapshotLimit ?? null,
     };
   }
   async function hostView(resellerId: number, id: number): Promise<ResellerHost> {
@@ -297,7 +298,10 @@ export function createCatalogService(deps: {
       return { currency, pricesSet, sizes: rows.map((r) => toSize(r.size, r.price, pricesSet)) };
     },
 
-    /** Prices a size and offers or withdraws it; the price row stays when withdrawn, for the VMs already billed at it. */
+    /**
+     * Prices a size and offers or withdraws it; the price row stays when withdrawn, for the VMs already billed at it.
+     * Its snapshot limit (decision 0019) is set with it, or kept when the body leaves it out.
+     */
     async saveSize(ctx: StaffCtx, configurationId: number, offer: SizeOffer): Promise<ResellerSize> {
       requireWrite(ctx);
       const size = await repo.size(configurationId);
@@ -317,8 +321,14 @@ export function createCatalogService(deps: {
               monthlyPrice: before.monthlyPrice,
               hourlyPrice: before.hourlyPrice,
               offered: before.offered,
+              snapshotLimit: before.snapshotLimit,
             },
-            after: { monthlyPrice: saved.monthlyPrice, hourlyPrice: saved.hourlyPrice, offered: saved.offered },
+            after: {
+              monthlyPrice: saved.monthlyPrice,
+              hourlyPrice: saved.hourlyPrice,
+              offered: saved.offered,
+              snapshotLimit: saved.snapshotLimit,
+            },
             requestId: ctx.requestId,
           },
           tx,

@@ -1,7 +1,8 @@
-/** One size of the catalog table: its prices edited in place, and whether it is offered. */
+/** One size of the catalog table: its prices and snapshot limit edited in place, and whether it is offered. */
 import { useState } from 'react';
 import { toast } from 'react-toastify';
-import { type ResellerSize } from '@portal/contract/reseller-catalog';
+import { SNAPSHOTS } from '@portal/contract/constants';
+import { snapshotLimitSchema, type ResellerSize } from '@portal/contract/reseller-catalog';
 import { Button } from '../../../components/ui/Button.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { useSaveSize } from '../api/catalog.ts';
@@ -14,10 +15,28 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
   const [editing, setEditing] = useState(false);
   const [monthly, setMonthly] = useState(size.monthlyPrice ?? '');
   const [hourly, setHourly] = useState(size.hourlyPrice ?? '');
+  const [snapshots, setSnapshots] = useState(size.snapshotLimit === null ? '' : String(size.snapshotLimit));
+  const [limitError, setLimitError] = useState<string | null>(null);
 
-  const submit = (offered: boolean) =>
+  const submit = (offered: boolean) => {
+    // Empty is the default; anything but digits is refused here with the server's own message.
+    const typed = snapshots.trim();
+    const limit = snapshotLimitSchema.safeParse(typed === '' ? null : /^\d+$/.test(typed) ? Number(typed) : NaN);
+    if (editing && !limit.success) {
+      setLimitError(limit.error.issues[0]?.message ?? null);
+      return;
+    }
+    setLimitError(null);
     save.mutate(
-      { params: { id: size.id }, body: { monthlyPrice: monthly, hourlyPrice: hourly, offered } },
+      {
+        params: { id: size.id },
+        body: {
+          monthlyPrice: monthly,
+          hourlyPrice: hourly,
+          offered,
+          ...(editing && limit.success && { snapshotLimit: limit.data }),
+        },
+      },
       {
         onSuccess: () => {
           setEditing(false);
@@ -25,8 +44,9 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
         },
       },
     );
+  };
   const priced = size.monthlyPrice !== null;
-  const error = errorText(save.error);
+  const error = limitError ?? errorText(save.error);
 
   return (
     <tr data-size={size.key}>
@@ -54,11 +74,24 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
               onChange={(e) => setHourly(e.target.value)}
             />
           </td>
+          <td className="px-4 py-2.5 text-right">
+            <input
+              aria-label={`${size.name} snapshot limit`}
+              className={`${input} w-20`}
+              value={snapshots}
+              inputMode="numeric"
+              placeholder={`${SNAPSHOTS.defaultPerVm}`}
+              onChange={(e) => setSnapshots(e.target.value)}
+            />
+          </td>
         </>
       ) : (
         <>
           <td className="px-4 py-2.5 text-right tabular-nums">{priced ? `${size.monthlyPrice} ${currency}` : '—'}</td>
           <td className="px-4 py-2.5 text-right tabular-nums">{priced ? `${size.hourlyPrice} ${currency}` : '—'}</td>
+          <td className="px-4 py-2.5 text-right tabular-nums" data-snapshot-limit={size.snapshotLimit ?? ''}>
+            {size.snapshotLimit === null ? `${SNAPSHOTS.defaultPerVm} (default)` : size.snapshotLimit}
+          </td>
         </>
       )}
       <td className="px-4 py-2.5 text-center">
@@ -79,7 +112,13 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
             <div className="flex justify-end gap-2">
               {editing ? (
                 <>
-                  <Button variant="secondary" onClick={() => setEditing(false)}>
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      setEditing(false);
+                      setLimitError(null);
+                    }}
+                  >
                     Cancel
                   </Button>
                   <Button disabled={save.isPending} onClick={() => submit(true)}>

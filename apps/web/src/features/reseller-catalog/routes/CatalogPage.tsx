@@ -47,6 +47,7 @@ export function CatalogPage() {
                   <th className={`${th} hidden text-left md:table-cell`}>Configuration</th>
                   <th className={`${th} text-right`}>Monthly</th>
                   <th className={`${th} text-right`}>Hourly</th>
+                  <th className={`${th} text-right`}>Snapshots per VM</th>
                   <th className={`${th} text-center`}>Status</th>
                   <th className={th}>
                     <span className="sr-only">Actions</span>
@@ -56,7 +57,7 @@ export function CatalogPage() {
               <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                 {sizes.data.sizes.map((s) => (
                   <SizeRow
-                    key={`${s.id}:${s.monthlyPrice}:${s.hourlyPrice}`}
+                    key={`${s.id}:${s.monthlyPrice}:${s.hourlyPrice}:${s.snapshotLimit}`}
                     size={s}
                     currency={sizes.data.currency}
                     mayEdit={mayEdit}
