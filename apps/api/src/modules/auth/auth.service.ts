@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
+import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
 import type { Db, Tx } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
@@ -75,6 +76,8 @@ export function toPendingUser(u: UserWithBrand, secondFactor: 'email' | 'authent
   return {
     // Said only for an authenticator: a user without one sees the spec's answer, unchanged.
     ...(secondFactor === 'authenticator' ? { secondFactor } : {}),
+    // The company requires the app: no "Email me a code instead" (docs/two-factor.md "Company policy").
+    ...(secondFactor === 'authenticator' && u.companyRequiresAuthenticator ? { emailFallback: false as const } : {}),
     email: u.email,
     resellerName: u.resellerName,
     resellerEmail: u.resellerEmail,
@@ -261,6 +264,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         });
       }
       const user = await mustFind(auth.userId);
+      if (user.companyRequiresAuthenticator && (await secondFactorOf(user.id)) === 'authenticator')
+        throw new ForbiddenError(COMPANY_POLICY_TEXT.noEmailFallback);
       if ((await mailCode(user, auth.sessionId)) === 'failed') {
         throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
       }
