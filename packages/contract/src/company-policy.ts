@@ -5,6 +5,7 @@
 import './zod-setup.ts';
 import { z } from 'zod';
 import { route } from './common.ts';
+import { API_MESSAGES } from './messages.ts';
 
 export const COMPANY_POLICY_TEXT = {
   heading: 'Company sign-in policy',
@@ -21,7 +22,7 @@ export const COMPANY_POLICY_TEXT = {
   onMessage: 'An authenticator app is now required for every user of the company',
   offMessage: 'An authenticator app is no longer required',
   /** The 403 of every customer call of a user who must set up an app first, and the Security page's notice. */
-  setUpRequired: 'Your company requires an authenticator app: set one up to continue',
+  setUpRequired: API_MESSAGES.twoFactorSetUpRequired,
   noEmailFallback: 'Your company requires an authenticator app: type the code from your app',
   /** Turning the policy on: the administrator would otherwise lock themselves out of the portal at once. */
   ownAppFirst: 'Set up your own authenticator app first, on the Security page',
