@@ -64,7 +64,8 @@ const codeSchema = z
   .trim()
   .regex(/^\d{6}$/, TWO_FACTOR_TEXT.wrongCode);
 
-const base = { tag: 'Two-factor', access: 'user', allowStaff: true } as const;
+/** Session-only (docs/api-tokens.md): an API token cannot see or change the account's second factor. */
+const base = { tag: 'Two-factor', access: 'user', allowStaff: true, sessionOnly: true } as const;
 
 export const twoFactorRoutes = {
   status: route({
@@ -114,6 +115,7 @@ export const twoFactorRoutes = {
     summary: "Sign-in of a user with an authenticator: mail a one-time code instead ('Email me a code instead')",
     tag: 'Auth',
     access: 'mfaPending',
+    sessionOnly: true,
     body: emptyBodySchema,
     data: z.null(),
   }),

@@ -123,14 +123,16 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
  * `sessionOnly` route (token routes, password and second-factor changes) nor the sign-in flow's; a read-only
  * token only reads.
  */
-/** Besides `sessionOnly` routes: the sign-in flow and the account's second factors, whatever their flags. */
-const SESSION_ONLY_PATHS = ['/auth/', '/users/twoFactor'];
+/**
+ * Besides `sessionOnly` routes: the sign-in flow, whatever its flags (login and logout are public, shouldResetPassword
+ * a plain user route; the mfaPending ones are refused above as not 'user').
+ */
+const SIGN_IN_PATH = '/auth/';
 
 function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
   const token = request.auth!.token!;
   if (def.access !== 'user' && def.access !== 'public') throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
-  if (def.sessionOnly || SESSION_ONLY_PATHS.some((prefix) => def.path.startsWith(prefix)))
-    throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
+  if (def.sessionOnly || def.path.startsWith(SIGN_IN_PATH)) throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
   if (token.scope === 'read' && (def.method !== 'GET' || def.revealsSecret))
     throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
 }

@@ -266,6 +266,32 @@ describe('personal API tokens', () => {
     }
   });
 
+  it('a token cannot reach the second factor (sessionOnly by declaration) nor the sign-in flow', async () => {
+    // The two-factor routes say so in the contract (no path rule in the server names them any more).
+    for (const route of Object.values(routes.twoFactor)) expect(route.sessionOnly, route.path).toBe(true);
+    const { token } = await create(admin, { name: 'no-second-factor', scope: 'act' });
+    const api = bearer(token);
+    const before = (await admin.call(routes.twoFactor.status)).data;
+    for (const [route, input] of [
+      [routes.twoFactor.status, {}],
+      [routes.twoFactor.start, { body: {} }],
+      [routes.twoFactor.confirm, { body: { code: '123456' } }],
+      [routes.twoFactor.regenerateRecoveryCodes, { body: { code: '123456' } }],
+      [routes.twoFactor.remove, { body: { password: ADMIN.password } }],
+      [routes.twoFactor.emailCode, { body: {} }],
+      [routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } }],
+      [routes.auth.mfa, { body: { code: '123456' } }],
+      [routes.auth.check, {}],
+      [routes.auth.logout, { body: {} }],
+      [routes.auth.refreshAuth, { body: {} }],
+      [routes.auth.shouldResetPassword, { body: {} }],
+    ] as const) {
+      const res = await api.call(route, input as never);
+      expect([res.status, res.message], route.path).toEqual([403, API_TOKEN_TEXT.sessionOnly]);
+    }
+    expect((await admin.call(routes.twoFactor.status)).data).toEqual(before);
+  });
+
   it("company administrators list and revoke their users' tokens; another company's ids are not found", async () => {
     const member = await createUser(t, companyId, 'token-member@example.com');
     const memberClient = await signIn(t, member.email, PASSWORD);
