@@ -59,6 +59,7 @@ describe('reseller catalog and hosts', () => {
     await micro.getByLabel('Micro snapshot limit').fill('51');
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await micro.getByText(CATALOG_TEXT.snapshotLimit).waitFor();
+    await screenshot(page, 'reseller-size-snapshot-limit');
     await micro.getByLabel('Micro snapshot limit').fill('5');
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await expect.poll(() => micro.locator('[data-snapshot-limit]').textContent()).toBe('5');

@@ -77,7 +77,7 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
           <td className="px-4 py-2.5 text-right">
             <input
               aria-label={`${size.name} snapshot limit`}
-              className={`${input} w-20`}
+              className={input.replace('w-28', 'w-20')}
               value={snapshots}
               inputMode="numeric"
               placeholder={`${SNAPSHOTS.defaultPerVm}`}
