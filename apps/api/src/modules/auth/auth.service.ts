@@ -166,6 +166,12 @@ export function createAuthService(deps: AuthServiceDeps) {
     return (await deps.twoFactor?.isEnabled(userId)) ? 'authenticator' : 'email';
   }
 
+  /** The user's company requires an authenticator app and the user has one: no emailed code for them. */
+  async function emailRefused(userId: number): Promise<boolean> {
+    const user = await identity.byId(userId);
+    return Boolean(user?.companyRequiresAuthenticator) && (await secondFactorOf(userId)) === 'authenticator';
+  }
+
   /** Mails a new sign-in code for the pending session (its challenge takes the code's hash and a fresh expiry). */
   async function mailCode(user: UserWithBrand, sessionId: string): ReturnType<Mailer['deliverNow']> {
     const code = deps.random.digits(MFA_CODE_LENGTH);
@@ -263,9 +269,8 @@ export function createAuthService(deps: AuthServiceDeps) {
           'retry-after': String(Math.ceil(blockedFor / 1000)),
         });
       }
+      if (await emailRefused(auth.userId)) throw new ForbiddenError(COMPANY_POLICY_TEXT.noEmailFallback);
       const user = await mustFind(auth.userId);
-      if (user.companyRequiresAuthenticator && (await secondFactorOf(user.id)) === 'authenticator')
-        throw new ForbiddenError(COMPANY_POLICY_TEXT.noEmailFallback);
       if ((await mailCode(user, auth.sessionId)) === 'failed') {
         throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
       }
@@ -298,7 +303,9 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new UnauthorizedError(API_MESSAGES.mfaExpired);
       }
       if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
-      const emailed = safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim()));
+      // A code mailed before the company came to require the app no longer signs in (docs/two-factor.md).
+      const emailed =
+        safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) && !(await emailRefused(auth.userId));
       const accepted =
         emailed ||
         (challenge.userId === auth.userId &&

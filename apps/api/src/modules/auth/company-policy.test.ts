@@ -13,6 +13,7 @@ import { TOTP_PERIOD_SECONDS } from '@portal/contract/two-factor';
 import { auditLog, companies, users } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
+import { codeFrom } from '../../../test/smtp-catcher.ts';
 
 // A clock that moves only when told, 10 s into a time step: codes computed here cannot straddle a step.
 const start = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS) * TOTP_PERIOD_SECONDS * 1000 + 10_000;
@@ -152,6 +153,27 @@ describe('company policy: require an authenticator app', () => {
     await enrol(signedIn);
     const after = await signedIn.call(routes.vms.list, { query: {} });
     expect(after.status, after.message).toBe(200);
+  });
+
+  it('a code mailed before the policy came no longer signs in once it is on', async () => {
+    const client = t.client();
+    await client.call(routes.auth.login, { body: { email: ADMIN.email, password: ADMIN.password } });
+    const before = t.smtp.messages.length;
+    expect((await client.call(routes.twoFactor.emailCode, { body: {} })).status).toBe(403);
+    const off = await admin.call(routes.companyPolicy.set, { body: { requireAuthenticator: false } });
+    expect(off.status, off.message).toBe(200);
+    expect((await client.call(routes.twoFactor.emailCode, { body: {} })).status).toBe(200);
+    const mail = await t.smtp.waitFor(
+      ADMIN.email,
+      (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
+    );
+    const on = await admin.call(routes.companyPolicy.set, { body: { requireAuthenticator: true } });
+    expect(on.status, on.message).toBe(200);
+    const refused = await client.call(routes.auth.mfa, { body: { code: codeFrom(mail) } });
+    expect(refused.status).toBe(400);
+    const app = await client.call(routes.auth.mfa, { body: { code: codeNow(adminSecret) } });
+    expect(app.status, app.message).toBe(200);
+    advance();
   });
 
   it('turned off: the emailed fallback is back and users without an app pass', async () => {
