@@ -60,6 +60,9 @@ describe('company policy: require an authenticator app', () => {
     await admin.page.getByRole('button', { name: P.confirmOn, exact: true }).click();
     await expect.poll(() => admin.page.getByText(P.onMessage).isVisible()).toBe(true);
     await expect.poll(() => toggle.isChecked()).toBe(true);
+    // The app cannot be removed while the company requires it: the form gives way to the reason.
+    expect(await admin.page.getByText(P.cannotRemove).isVisible()).toBe(true);
+    expect(await admin.page.getByRole('button', { name: T.remove }).count()).toBe(0);
     expect(await axeViolations(admin.page, 'main')).toEqual([]);
 
     // The administrator's next sign-in: the app's code only.

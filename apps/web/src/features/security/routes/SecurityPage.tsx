@@ -159,7 +159,7 @@ function SetUp({ onCodes }: { onCodes: OnCodes }) {
   );
 }
 
-function Enabled({ left, onCodes }: { left: number; onCodes: OnCodes }) {
+function Enabled({ left, onCodes, required }: { left: number; onCodes: OnCodes; required: boolean }) {
   const regenerate = useRegenerateRecoveryCodes();
   const remove = useRemoveTwoFactor();
   const [regenCode, setRegenCode] = useState('');
@@ -207,23 +207,27 @@ function Enabled({ left, onCodes }: { left: number; onCodes: OnCodes }) {
         </form>
       </Card>
       <Card title={T.remove} id="remove-heading">
-        <form onSubmit={onRemove} className="space-y-4" noValidate>
-          <p>{T.removeHint}</p>
-          <CodeField value={removeCode} onChange={setRemoveCode} />
-          <TextField<CodeForm>
-            name="password"
-            type="password"
-            label={T.passwordLabel}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            autoComplete="current-password"
-            className="max-w-xs"
-          />
-          <ErrorText error={remove.error} />
-          <Button type="submit" variant="danger" disabled={remove.isPending}>
-            {T.remove}
-          </Button>
-        </form>
+        {required ? (
+          <p>{P.cannotRemove}</p>
+        ) : (
+          <form onSubmit={onRemove} className="space-y-4" noValidate>
+            <p>{T.removeHint}</p>
+            <CodeField value={removeCode} onChange={setRemoveCode} />
+            <TextField<CodeForm>
+              name="password"
+              type="password"
+              label={T.passwordLabel}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoComplete="current-password"
+              className="max-w-xs"
+            />
+            <ErrorText error={remove.error} />
+            <Button type="submit" variant="danger" disabled={remove.isPending}>
+              {T.remove}
+            </Button>
+          </form>
+        )}
       </Card>
     </>
   );
@@ -304,7 +308,7 @@ export function SecurityPage() {
         ) : status.error ? (
           <ErrorText error={status.error} />
         ) : status.data.enabled ? (
-          <Enabled left={status.data.recoveryCodesLeft} onCodes={setCodes} />
+          <Enabled left={status.data.recoveryCodesLeft} onCodes={setCodes} required={required} />
         ) : (
           <SetUp onCodes={setCodes} />
         )}
