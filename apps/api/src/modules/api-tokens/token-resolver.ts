@@ -75,7 +75,6 @@ export function createPersonalTokenResolver(deps: { repo: ApiTokensRepository; c
           resellerId: row.resellerId,
           staffRole: null,
           mustResetPassword: row.mustResetPassword,
-          mustSetUpTwoFactor: Boolean(row.mustSetUpTwoFactor),
           token: {
             id: row.id,
             name: row.name,

@@ -63,12 +63,7 @@ export function LoginPage() {
           writeStoredAuth({ rememberMe });
           queryClient.removeQueries();
           navigate('/mfa', {
-            state: {
-              email: user.email,
-              resellerEmail: user.resellerEmail,
-              secondFactor: user.secondFactor,
-              emailFallback: user.emailFallback,
-            },
+            state: { email: user.email, resellerEmail: user.resellerEmail, secondFactor: user.secondFactor },
           });
         },
         // A failed sign-in forgets the stored auth (SPEC point 4); the message shows from loginMutation.error.
