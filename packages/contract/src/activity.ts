@@ -103,6 +103,7 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'user.twoFactor.remove': 'Authenticator app removed',
   'user.twoFactor.recoveryCodes': 'New recovery codes made',
   'user.twoFactor.recoveryCodeUsed': 'Signed in with a recovery code',
+  'company.policy.update': 'Sign-in policy changed',
   ...Object.fromEntries(Object.entries(VM_OPERATION_LABELS).map(([kind, label]) => [`vm.${kind}`, label])),
 };
 

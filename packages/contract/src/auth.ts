@@ -53,6 +53,8 @@ export const pendingUserSchema = z.object({
    * email was sent; "Email me a code instead" asks for one); absent for the emailed code (the spec's answer).
    */
   secondFactor: z.enum(['email', 'authenticator']).optional(),
+  /** false when the user's company requires the app: no "Email me a code instead" (docs/two-factor.md). */
+  emailFallback: z.literal(false).optional(),
 });
 export type PendingUser = z.infer<typeof pendingUserSchema>;
 

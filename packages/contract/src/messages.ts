@@ -238,6 +238,8 @@ export const GRAPH_TEXT = {
 /** Messages the server puts in the envelope. */
 export const API_MESSAGES = {
   ok: 'OK',
+  /** A user without an authenticator app whose company requires one (docs/two-factor.md "Company policy"). */
+  twoFactorSetUpRequired: 'Your company requires an authenticator app: set one up to continue',
   /** A reseller staff session on a customer-portal call (issue 13). */
   staffUseResellerArea: 'Reseller staff use the reseller area, not the customer portal',
   /** A customer session on a reseller-area call. */

@@ -2,6 +2,7 @@
 import { activityRoutes, companyAdminRoutes } from './activity.ts';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
+import { companyPolicyRoutes } from './company-policy.ts';
 import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
@@ -37,6 +38,7 @@ export const routes = {
   sshKeys: sshKeyRoutes,
   twoFactor: twoFactorRoutes,
   apiTokens: apiTokenRoutes,
+  companyPolicy: companyPolicyRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -16,6 +16,11 @@ export interface AuthContext {
   staffRole: StaffRole | null;
   /** The user must set a new password: until then only the calls of the reset flow answer. */
   mustResetPassword: boolean;
+  /**
+   * The company requires an authenticator app and the user has none: until one is set up only the set-up's calls
+   * answer (docs/two-factor.md "Company policy"). Absent for API tokens' callers resolved before the policy.
+   */
+  mustSetUpTwoFactor?: boolean;
   /** Set when the caller is a personal API token (docs/api-tokens.md): what it may do is the user's, narrowed. */
   token?: TokenCaller | null;
 }

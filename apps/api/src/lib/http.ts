@@ -7,6 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
 import { API_TOKEN_TEXT } from '@portal/contract/api-tokens';
+import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
 import { API_MESSAGES } from '@portal/contract/messages';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { AuthContext, StaffScope } from './auth-context.ts';
@@ -109,6 +110,7 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
       return;
     case 'user':
       enforceUserAccess(request.auth, def.allowDuringPasswordReset === true, def.allowStaff === true);
+      enforceTwoFactorSetUp(def, request.auth);
       return;
     case 'staff':
       enforceStaffAccess(request.auth);
@@ -133,6 +135,24 @@ function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
   if (def.sessionOnly || def.path.startsWith(SIGN_IN_PATH)) throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
   if (token.scope === 'read' && (def.method !== 'GET' || def.revealsSecret))
     throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
+}
+
+/**
+ * A company that requires an authenticator app (docs/two-factor.md "Company policy"): a user without one may call
+ * only the set-up's routes, the shell's (those allowed during a forced password reset: check, logout, who am I)
+ * and the company's policy, until the app is on.
+ */
+const TWO_FACTOR_SET_UP_PATHS = ['/users/twoFactor', '/company/policy'];
+
+function enforceTwoFactorSetUp(def: RouteDef, auth: AuthContext): void {
+  if (!auth.mustSetUpTwoFactor || def.allowDuringPasswordReset) return;
+  if (
+    def.method === 'GET'
+      ? TWO_FACTOR_SET_UP_PATHS.some((p) => def.path.startsWith(p))
+      : def.path.startsWith(TWO_FACTOR_SET_UP_PATHS[0]!)
+  )
+    return;
+  throw new ForbiddenError(COMPANY_POLICY_TEXT.setUpRequired);
 }
 
 /** The 'staff' access rule: signed in as reseller staff, past the code, no forced reset pending. */

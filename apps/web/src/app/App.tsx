@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
 import { RouterProvider } from 'react-router';
 import { Toasts } from '../components/ui/toast.tsx';
-import { setUnauthorizedHandler } from '../lib/api.ts';
+import { setTwoFactorSetUpHandler, setUnauthorizedHandler } from '../lib/api.ts';
 import { clearStoredAuth, forgetAuthAfterBrowserRestart } from '../lib/auth-storage.ts';
 import { queryClient } from '../lib/query-client.ts';
 import { installGlobalErrorReporting } from '../lib/report-error.ts';
@@ -20,6 +20,11 @@ export function App() {
       clearStoredAuth();
       queryClient.clear();
       void r.navigate('/login', { replace: true });
+    });
+    // The company requires an authenticator app and the user has none: every call but the set-up's answers 403,
+    // so the portal goes to the Security page, which says why (docs/two-factor.md "Company policy").
+    setTwoFactorSetUpHandler(() => {
+      if (r.state.location.pathname !== '/security') void r.navigate('/security', { replace: true });
     });
     return r;
   });

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { RouteDef } from '@portal/contract/common';
+import { API_MESSAGES } from '@portal/contract/messages';
 import { buildPath } from '@portal/contract/routes';
 import { portalConfig } from './config.ts';
 import { csrfToken } from './csrf.ts';
@@ -47,6 +48,12 @@ let onUnauthorized: UnauthorizedHandler = () => {};
 /** The app registers what a 401 does (clear stored auth, go to /login). */
 export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
   onUnauthorized = handler;
+}
+
+let onTwoFactorSetUp: () => void = () => {};
+/** The app registers what a 403 "set up an authenticator app first" does (go to /security; docs/two-factor.md). */
+export function setTwoFactorSetUpHandler(handler: () => void): void {
+  onTwoFactorSetUp = handler;
 }
 
 export function apiUrl(path: string): string {
@@ -95,6 +102,7 @@ export async function callApiWithMessage<R extends RouteDef>(
   if (!response.ok) {
     const message = body.message || `Request failed (${response.status})`;
     if (response.status === 401 && !options.suppress401) onUnauthorized();
+    if (response.status === 403 && message === API_MESSAGES.twoFactorSetUpRequired) onTwoFactorSetUp();
     throw new ApiError(response.status, message);
   }
   return { message: body.message ?? '', data: reviveDates(body.data) as ApiData<R> };

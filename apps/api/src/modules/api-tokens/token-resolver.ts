@@ -75,6 +75,7 @@ export function createPersonalTokenResolver(deps: { repo: ApiTokensRepository; c
           resellerId: row.resellerId,
           staffRole: null,
           mustResetPassword: row.mustResetPassword,
+          mustSetUpTwoFactor: Boolean(row.mustSetUpTwoFactor),
           token: {
             id: row.id,
             name: row.name,

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
+import { createCompanyPolicy, registerCompanyPolicyRoutes } from './company-policy.ts';
 import { createAuthService } from './auth.service.ts';
 import { createTwoFactor } from './two-factor.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
@@ -39,6 +40,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
   });
   registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
+  registerCompanyPolicyRoutes(api, createCompanyPolicy({ db: deps.db, audit: deps.audit }));
 
   let sweeper: NodeJS.Timeout | null = null;
   return [

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
+import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
 import type { Db, Tx } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
@@ -75,6 +76,8 @@ export function toPendingUser(u: UserWithBrand, secondFactor: 'email' | 'authent
   return {
     // Said only for an authenticator: a user without one sees the spec's answer, unchanged.
     ...(secondFactor === 'authenticator' ? { secondFactor } : {}),
+    // The company requires the app: no "Email me a code instead" (docs/two-factor.md "Company policy").
+    ...(secondFactor === 'authenticator' && u.companyRequiresAuthenticator ? { emailFallback: false as const } : {}),
     email: u.email,
     resellerName: u.resellerName,
     resellerEmail: u.resellerEmail,
@@ -161,6 +164,12 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   async function secondFactorOf(userId: number): Promise<'email' | 'authenticator'> {
     return (await deps.twoFactor?.isEnabled(userId)) ? 'authenticator' : 'email';
+  }
+
+  /** The user's company requires an authenticator app and the user has one: no emailed code for them. */
+  async function emailRefused(userId: number): Promise<boolean> {
+    const user = await identity.byId(userId);
+    return Boolean(user?.companyRequiresAuthenticator) && (await secondFactorOf(userId)) === 'authenticator';
   }
 
   /** Mails a new sign-in code for the pending session (its challenge takes the code's hash and a fresh expiry). */
@@ -260,6 +269,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           'retry-after': String(Math.ceil(blockedFor / 1000)),
         });
       }
+      if (await emailRefused(auth.userId)) throw new ForbiddenError(COMPANY_POLICY_TEXT.noEmailFallback);
       const user = await mustFind(auth.userId);
       if ((await mailCode(user, auth.sessionId)) === 'failed') {
         throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
@@ -293,7 +303,9 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new UnauthorizedError(API_MESSAGES.mfaExpired);
       }
       if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
-      const emailed = safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim()));
+      // A code mailed before the company came to require the app no longer signs in (docs/two-factor.md).
+      const emailed =
+        safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) && !(await emailRefused(auth.userId));
       const accepted =
         emailed ||
         (challenge.userId === auth.userId &&

@@ -14,6 +14,8 @@ export interface UserWithBrand {
   isCompanyAdmin: boolean;
   staffRole: StaffRole | null;
   companySuspendedAt: Date | null;
+  /** The company requires an authenticator app (docs/two-factor.md "Company policy"). */
+  companyRequiresAuthenticator: boolean;
   forcePasswordReset: boolean;
   emailConfirmedAt: Date | null;
   createdAt: Date;
@@ -42,6 +44,7 @@ export function createIdentityRepository(db: Db) {
         isCompanyAdmin: users.isCompanyAdmin,
         staffRole: users.staffRole,
         companySuspendedAt: companies.suspendedAt,
+        companyRequiresAuthenticator: companies.requireAuthenticator,
         forcePasswordReset: users.forcePasswordReset,
         emailConfirmedAt: users.emailConfirmedAt,
         createdAt: users.createdAt,

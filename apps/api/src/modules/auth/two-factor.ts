@@ -14,13 +14,14 @@ import {
   TWO_FACTOR_TEXT,
   type TwoFactorStatus,
 } from '@portal/contract/two-factor';
+import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
 import type { Db } from '../../db/client.ts';
-import { userRecoveryCodes, userTotp } from '../../db/schema.ts';
+import { companies, userRecoveryCodes, userTotp } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, safeEqual, type Random } from '../../lib/crypto.ts';
-import { BadRequestError, ConflictError } from '../../lib/errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import { verifyPassword } from '../../lib/passwords.ts';
 import { createSecretBox } from '../../lib/ssh-keys.ts';
@@ -219,6 +220,11 @@ export function createTwoFactor(deps: TwoFactorDeps) {
     /** Removes the authenticator (a current code or the password); sign-in goes back to the emailed code. */
     async remove(auth: AuthContext, proof: { code?: string | undefined; password?: string | undefined }) {
       if (!(await row(auth.userId))?.enabledAt) throw new BadRequestError(TWO_FACTOR_TEXT.notEnabled);
+      const [company] = await db
+        .select({ requireAuthenticator: companies.requireAuthenticator })
+        .from(companies)
+        .where(eq(companies.id, auth.companyId));
+      if (company?.requireAuthenticator) throw new ForbiddenError(COMPANY_POLICY_TEXT.cannotRemove);
       let ok = false;
       if (proof.code) ok = await takeTotp(auth.userId, proof.code.trim());
       if (!ok && proof.password) {

@@ -63,7 +63,12 @@ export function LoginPage() {
           writeStoredAuth({ rememberMe });
           queryClient.removeQueries();
           navigate('/mfa', {
-            state: { email: user.email, resellerEmail: user.resellerEmail, secondFactor: user.secondFactor },
+            state: {
+              email: user.email,
+              resellerEmail: user.resellerEmail,
+              secondFactor: user.secondFactor,
+              emailFallback: user.emailFallback,
+            },
           });
         },
         // A failed sign-in forgets the stored auth (SPEC point 4); the message shows from loginMutation.error.

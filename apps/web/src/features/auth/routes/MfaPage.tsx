@@ -27,6 +27,8 @@ type FromLogin = {
   email?: string;
   resellerEmail?: string | null;
   secondFactor?: 'email' | 'authenticator' | undefined;
+  /** false: the company requires the app, so no "Email me a code instead" (docs/two-factor.md). */
+  emailFallback?: false | undefined;
 } | null;
 
 /** The code can no longer be tried: retries used up, or the pending session is gone. */
@@ -54,6 +56,7 @@ export function MfaPage() {
   const [secondFactor, setSecondFactor] = useState(passed?.secondFactor ?? 'email');
   const emailInstead = useRouteMutation(routes.twoFactor.emailCode, { suppress401: true });
   const byApp = secondFactor === 'authenticator';
+  const [emailFallback, setEmailFallback] = useState(passed?.emailFallback !== false);
 
   // Already signed in: go on as after a code; no session at all: back to login.
   useEffect(() => {
@@ -61,8 +64,10 @@ export function MfaPage() {
     callApi(routes.auth.check, { suppress401: true })
       .then((res) => {
         if (active && res.authed) navigate(pathAfterSignIn(res.user), { replace: true });
-        else if (active && !res.authed && res.user.secondFactor === 'authenticator' && !passed?.secondFactor)
+        else if (active && !res.authed && res.user.secondFactor === 'authenticator' && !passed?.secondFactor) {
           setSecondFactor('authenticator');
+          setEmailFallback(res.user.emailFallback !== false);
+        }
       })
       .catch((err: unknown) => {
         if (active && err instanceof ApiError && err.status === 401 && !exhausted)
@@ -150,7 +155,7 @@ export function MfaPage() {
             <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || verify.isPending}>
               Authenticate
             </Button>
-            {byApp && (
+            {byApp && emailFallback && (
               <button
                 type="button"
                 className="block w-full text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline disabled:opacity-60"

@@ -9,3 +9,7 @@ export const useConfirmTwoFactor = () => useRouteMutation(r.confirm, { invalidat
 export const useRegenerateRecoveryCodes = () =>
   useRouteMutation(r.regenerateRecoveryCodes, { invalidates: [r.status] });
 export const useRemoveTwoFactor = () => useRouteMutation(r.remove, { invalidates: [r.status] });
+/** The company's sign-in policy (issue 26 item 2): read by every user, changed by company administrators. */
+export const useCompanyPolicy = () => useRouteQuery(routes.companyPolicy.get);
+export const useSetCompanyPolicy = () =>
+  useRouteMutation(routes.companyPolicy.set, { invalidates: [routes.companyPolicy.get] });

@@ -6,15 +6,20 @@
 import ShieldCheck from 'lucide-react/icons/shield-check';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { toast } from 'react-toastify';
+import { COMPANY_POLICY_TEXT as P } from '@portal/contract/company-policy';
 import { TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
 import { Button } from '../../../components/ui/Button.tsx';
+import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
+import { useAuth } from '../../../lib/auth-context.tsx';
 import {
+  useCompanyPolicy,
   useConfirmTwoFactor,
   useRegenerateRecoveryCodes,
   useRemoveTwoFactor,
+  useSetCompanyPolicy,
   useStartTwoFactor,
   useTwoFactorStatus,
 } from '../api/two-factor.ts';
@@ -154,7 +159,7 @@ function SetUp({ onCodes }: { onCodes: OnCodes }) {
   );
 }
 
-function Enabled({ left, onCodes }: { left: number; onCodes: OnCodes }) {
+function Enabled({ left, onCodes, required }: { left: number; onCodes: OnCodes; required: boolean }) {
   const regenerate = useRegenerateRecoveryCodes();
   const remove = useRemoveTwoFactor();
   const [regenCode, setRegenCode] = useState('');
@@ -202,34 +207,100 @@ function Enabled({ left, onCodes }: { left: number; onCodes: OnCodes }) {
         </form>
       </Card>
       <Card title={T.remove} id="remove-heading">
-        <form onSubmit={onRemove} className="space-y-4" noValidate>
-          <p>{T.removeHint}</p>
-          <CodeField value={removeCode} onChange={setRemoveCode} />
-          <TextField<CodeForm>
-            name="password"
-            type="password"
-            label={T.passwordLabel}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            autoComplete="current-password"
-            className="max-w-xs"
-          />
-          <ErrorText error={remove.error} />
-          <Button type="submit" variant="danger" disabled={remove.isPending}>
-            {T.remove}
-          </Button>
-        </form>
+        {required ? (
+          <p>{P.cannotRemove}</p>
+        ) : (
+          <form onSubmit={onRemove} className="space-y-4" noValidate>
+            <p>{T.removeHint}</p>
+            <CodeField value={removeCode} onChange={setRemoveCode} />
+            <TextField<CodeForm>
+              name="password"
+              type="password"
+              label={T.passwordLabel}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoComplete="current-password"
+              className="max-w-xs"
+            />
+            <ErrorText error={remove.error} />
+            <Button type="submit" variant="danger" disabled={remove.isPending}>
+              {T.remove}
+            </Button>
+          </form>
+        )}
       </Card>
     </>
   );
 }
 
+/** A company administrator's switch: require an authenticator app of every user (docs/two-factor.md). */
+function CompanyPolicyCard({ required }: { required: boolean }) {
+  const set = useSetCompanyPolicy();
+  const [asking, setAsking] = useState(false);
+  const close = () => {
+    setAsking(false);
+    set.reset();
+  };
+  return (
+    <Card title={P.heading} id="company-policy-heading">
+      <label className="flex items-start gap-3">
+        <input
+          type="checkbox"
+          role="switch"
+          checked={required}
+          onChange={() => setAsking(true)}
+          className="mt-1 h-4 w-4"
+          aria-describedby="company-policy-hint"
+        />
+        <span>
+          <span className="font-medium text-slate-900 dark:text-slate-100">{P.requireLabel}</span>
+          <span id="company-policy-hint" className="block text-slate-600 dark:text-slate-400">
+            {P.requireHint}
+          </span>
+        </span>
+      </label>
+      <ConfirmDialog
+        open={asking}
+        title={required ? P.confirmOffTitle : P.confirmOnTitle}
+        confirmLabel={required ? P.confirmOff : P.confirmOn}
+        pending={set.isPending}
+        error={set.error}
+        onCancel={close}
+        onConfirm={() =>
+          set.mutate(
+            { body: { requireAuthenticator: !required } },
+            {
+              onSuccess: ({ message }) => {
+                toast.success(message);
+                close();
+              },
+            },
+          )
+        }
+      >
+        <p className="text-sm text-slate-700 dark:text-slate-300">{required ? P.confirmOffBody : P.confirmOnBody}</p>
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
 export function SecurityPage() {
   const status = useTwoFactorStatus();
+  const policy = useCompanyPolicy();
+  const { user } = useAuth();
   const [codes, setCodes] = useState<string[] | null>(null);
+  const required = policy.data?.requireAuthenticator === true;
   return (
     <PageLayout title={T.pageTitle} secondaryTitle={T.heading}>
       <div className="max-w-3xl space-y-6">
+        {required && status.data && !status.data.enabled && !codes && (
+          <p
+            role="alert"
+            className="rounded-md border border-amber-300 bg-amber-50 dark:border-amber-700 dark:bg-amber-950/50 px-4 py-3 text-sm text-amber-900 dark:text-amber-200"
+          >
+            {P.setUpRequired}
+          </p>
+        )}
         {codes ? (
           <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />
         ) : status.isPending ? (
@@ -237,10 +308,11 @@ export function SecurityPage() {
         ) : status.error ? (
           <ErrorText error={status.error} />
         ) : status.data.enabled ? (
-          <Enabled left={status.data.recoveryCodesLeft} onCodes={setCodes} />
+          <Enabled left={status.data.recoveryCodesLeft} onCodes={setCodes} required={required} />
         ) : (
           <SetUp onCodes={setCodes} />
         )}
+        {user?.isCompanyAdmin && policy.data && !codes && <CompanyPolicyCard required={required} />}
       </div>
     </PageLayout>
   );
