@@ -85,6 +85,13 @@ beforeAll(async () => {
       <ip address='203.0.113.1' netmask='255.255.255.0'><dhcp><range start='203.0.113.200' end='203.0.113.250'/></dhcp></ip>
     </network>`,
   );
+  // A run killed mid-way leaves its public network defined, and net-define would then fail with "already exists".
+  for (const args of [
+    ['net-destroy', PUBLIC_NETWORK],
+    ['net-undefine', PUBLIC_NETWORK],
+  ]) {
+    await daemon.virsh(daemon.socketUri, args).catch(() => '');
+  }
   await daemon.virsh(daemon.socketUri, ['net-define', publicXml]);
   await daemon.virsh(daemon.socketUri, ['net-start', PUBLIC_NETWORK]).catch((e: Error) => {
     if (!/already active/.test(e.message)) throw e;
