@@ -242,6 +242,53 @@ export const userRecoveryCodes = pgTable(
   (t) => [index('user_recovery_codes_user_idx').on(t.userId)],
 );
 
+/** A user's passkeys (WebAuthn credentials, docs/two-factor.md "Passkeys"): a second factor, named by the user. */
+export const userPasskeys = pgTable(
+  'user_passkeys',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The credential id (base64url), as the authenticator names it. */
+    credentialId: text('credential_id').notNull(),
+    /** The COSE public key (base64url). */
+    publicKey: text('public_key').notNull(),
+    /** The authenticator's signature counter: an assertion must raise it (unless both are 0). */
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    /** The relying party id (the host) it was made for: it signs in there only. */
+    rpId: text('rp_id').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('user_passkeys_credential_key').on(t.credentialId), index('user_passkeys_user_idx').on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges handed out and not yet answered: one per session and purpose, single use (taken by a
+ * DELETE … RETURNING before the answer is verified), expiring after 5 minutes. In the database so that another
+ * instance can take the answer.
+ */
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    id: serial('id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['register', 'authenticate'] }).notNull(),
+    challenge: text('challenge').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('webauthn_challenges_session_purpose_key').on(t.sessionId, t.purpose)],
+);
+
 /** Emailed single-use keys: password reset links and invitations. */
 export const oneTimeTokens = pgTable(
   'one_time_tokens',
