@@ -7,6 +7,7 @@ import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
+import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
 import {
   bigint,
   boolean,
@@ -172,6 +173,9 @@ export const users = pgTable(
     /** While in the future, no code is checked for this account (the back-off after repeated wrong codes). */
     mfaBlockedUntil: timestamp('mfa_blocked_until', { withTimezone: true }),
     emailConfirmedAt: timestamp('email_confirmed_at', { withTimezone: true }),
+    /** The account page's preferences (docs/account.md), kept here so they survive signing out. */
+    theme: text('theme', { enum: THEME_PREFERENCES }).notNull().default('system'),
+    dateFormat: text('date_format', { enum: DATE_FORMATS }).notNull().default('day-month'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
