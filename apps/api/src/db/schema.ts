@@ -1051,3 +1051,34 @@ export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/**
+ * A company's single sign-on connection (OpenID Connect; docs/single-sign-on.md): one per company, the client
+ * secret sealed (AES-256-GCM under the server secret, like the VM credentials).
+ */
+export const companySso = pgTable('company_sso', {
+  companyId: integer('company_id')
+    .primaryKey()
+    .references(() => companies.id, { onDelete: 'cascade' }),
+  /** The issuer (its discovery document is at issuer + /.well-known/openid-configuration). */
+  issuer: text('issuer').notNull(),
+  clientId: text('client_id').notNull(),
+  clientSecretSealed: text('client_secret_sealed').notNull(),
+  enabled: boolean('enabled').notNull().default(false),
+  /** The company's users may not sign in with a password (reseller staff are not affected). */
+  passwordsDisabled: boolean('passwords_disabled').notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** The email domains whose users a company's single sign-on serves: a domain belongs to one company only. */
+export const companySsoDomains = pgTable(
+  'company_sso_domains',
+  {
+    domain: text('domain').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companySso.companyId, { onDelete: 'cascade' }),
+  },
+  (t) => [index('company_sso_domains_company_idx').on(t.companyId)],
+);
