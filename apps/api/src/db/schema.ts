@@ -11,6 +11,7 @@ import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
 import {
   bigint,
   boolean,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -64,9 +65,39 @@ export const resellers = pgTable('resellers', {
    */
   sshPublicKey: text('ssh_public_key'),
   sshPrivateKeySealed: text('ssh_private_key_sealed'),
+  /** The portal's accent for this brand (#rrggbb; issue 25 item 8); null: the portal's own blue. */
+  accentColor: text('accent_color'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
+});
+
+/**
+ * A reseller's uploaded logo and tab icon (issue 25 item 8; docs/branding.md): the bytes as checked (PNG, JPEG or
+ * WebP by their signature, size and pixel limits), served publicly from `<api>/resellers/:id/brand/:kind`.
+ */
+export const resellerBrandAssets = pgTable(
+  'reseller_brand_assets',
+  {
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    /** 'logo' | 'icon' (the contract's BRAND_ASSET_KINDS). */
+    kind: text('kind').notNull(),
+    bytes: bytea('bytes').notNull(),
+    contentType: text('content_type').notNull(),
+    /** Hex SHA-256 of the bytes: the ETag and the address's version. */
+    sha256: text('sha256').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.kind] })],
+);
 
 /**
  * Host names a reseller's portal answers on (issue 13, custom domains): the login page, tab and mails carry the
