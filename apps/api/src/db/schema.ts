@@ -67,6 +67,11 @@ export const resellers = pgTable('resellers', {
   sshPrivateKeySealed: text('ssh_private_key_sealed'),
   /** The portal's accent for this brand (#rrggbb; issue 25 item 8); null: the portal's own blue. */
   accentColor: text('accent_color'),
+  /**
+   * The reseller's owner requires its staff to sign in with a strong factor (an authenticator app or a passkey;
+   * issue 26 item 2, docs/two-factor.md "Reseller staff policy"): staff without one are held to the set-up.
+   */
+  requireStaffAuthenticator: boolean('require_staff_authenticator').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -229,6 +234,11 @@ export const sessions = pgTable(
     createdAt: createdAt(),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /**
+     * When this session last proved a factor (the sign-in itself, or POST /auth/stepUp): the most destructive
+     * actions need it within STEP_UP_WINDOW_MS (docs/two-factor.md "Step-up").
+     */
+    steppedUpAt: timestamp('stepped_up_at', { withTimezone: true }),
   },
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
 );
