@@ -245,6 +245,41 @@ export const createVmBodySchema = z
     sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
     /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
     userData: userDataSchema.optional(),
+/**
+ * Money as billing's usage carries it: a decimal string with 2 places (never a float), in the reseller's currency.
+ * `amount` is billing's rule for the month so far (docs/billing-webhook.md: hours at each size x its hourly price,
+ * capped at its monthly price per VM and size); lines of a size the reseller has not priced count as `unpriced`.
+ */
+const monthSpendFields = {
+  /** The UTC month, `YYYY-MM`. */
+  month: z.string(),
+  currency: z.string(),
+  /** Hours the machines existed this month so far (2 places). */
+  hours: z.string(),
+  amount: z.string(),
+  /** VM x size lines with no price (not in `amount`). */
+  unpriced: z.number().int(),
+};
+
+/** One VM's month so far (issue 25 item 4): its cost by billing's rule and its network traffic. */
+export const vmMonthToDateSchema = z.object({
+  ...monthSpendFields,
+  /** Network bytes this month (the metrics' traffic); rx is what the VM received. */
+  traffic: z.object({ rxBytes: z.number(), txBytes: z.number() }),
+});
+export type VmMonthToDate = z.infer<typeof vmMonthToDateSchema>;
+
+/**
+ * The dashboard's summary (issue 25 item 5), over the machines the caller sees: how many in each status (only
+ * statuses with machines, in VM_STATUSES order) and this month's spend so far (machines deleted this month included).
+ */
+export const dashboardSummarySchema = z.object({
+  total: z.number().int(),
+  statuses: z.array(z.object({ status: vmStatusSchema, count: z.number().int() })),
+  spend: z.object(monthSpendFields),
+});
+export type DashboardSummaryData = z.infer<typeof dashboardSummarySchema>;
+
   })
   .strict();
 
@@ -518,3 +553,18 @@ export const vmRoutes = {
     data: dashboardDataSchema,
   }),
 } as const;
+  dashboardSummary: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/dashboardSummary`,
+    summary: "The caller's machines by status and this month's spend so far (billing's rule)",
+    data: dashboardSummarySchema,
+  }),
+  monthToDate: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/monthToDate/:id`,
+    summary: "A VM's cost this month so far (billing's rule) and its network traffic this month",
+    params: idParamsSchema,
+    data: vmMonthToDateSchema,
+  }),

@@ -28,6 +28,8 @@ export interface EngineMetrics {
   latest(vmId: number): Promise<LatestSample | null>;
   /** The VM's points over `range` up to now, its latest sample and this month's traffic (the metrics route). */
   history(vmId: number, range: VmMetricsRange): Promise<VmMetrics>;
+  /** The VM's network bytes this calendar month (UTC), as the history's `traffic` (a VM's month so far). */
+  monthTraffic(vmId: number): Promise<VmMetrics['traffic']>;
   /** Rolls up ended hours and applies retention now (the sweep does it periodically). */
   sweepOnce(): Promise<SweepResult>;
   /** The sweep worker. */
@@ -88,6 +90,10 @@ export function createEngineMetrics(opts: {
         latest: last && { ...last, at: last.at.toISOString() },
         traffic: { month: month.toISOString().slice(0, 7), ...traffic },
       };
+    },
+    async monthTraffic(vmId) {
+      const month = monthOf(opts.clock.now());
+      return { month: month.toISOString().slice(0, 7), ...(await repo.traffic(vmId, month)) };
     },
     sweepOnce: sweep.sweepOnce,
     start: sweep.start,

@@ -1,19 +1,13 @@
 /**
  * Usage SQL: the size periods of a reseller's customer companies clamped to a month, summed per company, VM and
- * size, priced with the reseller's configuration_prices. Rounding and the monthly cap are done here, in numeric,
- * so the JSON, the CSV and the webhook carry the very same figures (rules in docs/billing-webhook.md).
+ * size, priced with the reseller's configuration_prices. Rounding and the monthly cap are done in numeric by
+ * db/priced-usage.ts (shared with the customers' own month so far), so the JSON, the CSV and the webhook carry the
+ * very same figures (rules in docs/billing-webhook.md).
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import {
-  companies,
-  configurationPrices,
-  configurations,
-  resellers,
-  virtualMachines,
-  vmSizePeriods,
-} from '../../db/schema.ts';
-import { sizePeriodWindow } from '../../db/size-period-window.ts';
+import { companies, resellers, vmSizePeriods } from '../../db/schema.ts';
+import { pricedUsageLines } from '../../db/priced-usage.ts';
 
 export interface UsageWindow {
   resellerId: number;
@@ -49,62 +43,18 @@ export function createUsageRepository(db: Db) {
         .orderBy(asc(companies.name), asc(companies.id));
     },
 
-    /** One line per company × VM × size with time in the window; seconds are whole (floored). */
+    /** One line per company × VM × size with time in the window (billing's rule: db/priced-usage.ts). */
     lines(w: UsageWindow) {
-      const period = sizePeriodWindow(w.from, w.until);
-      const seconds = sql<string>`floor(sum(${period.seconds}))`;
-      return db
-        .select({
-          companyId: vmSizePeriods.companyId,
-          vmId: vmSizePeriods.vmId,
-          vmName: virtualMachines.name,
-          configurationId: vmSizePeriods.configurationId,
-          configurationKey: configurations.key,
-          configurationName: configurations.name,
-          seconds: sql<number>`(${seconds})::int`,
-          hours: sql<string>`round(${seconds} / 3600.0, 2)::text`,
-          hourlyPrice: sql<string | null>`${configurationPrices.hourlyPrice}::text`,
-          monthlyPrice: sql<string | null>`${configurationPrices.monthlyPrice}::text`,
-          amount: sql<
-            string | null
-          >`least(round(${seconds} / 3600.0 * ${configurationPrices.hourlyPrice}, 2), ${configurationPrices.monthlyPrice})::text`,
-        })
-        .from(vmSizePeriods)
-        .innerJoin(companies, eq(companies.id, vmSizePeriods.companyId))
-        .innerJoin(virtualMachines, eq(virtualMachines.id, vmSizePeriods.vmId))
-        .innerJoin(configurations, eq(configurations.id, vmSizePeriods.configurationId))
-        .leftJoin(
-          configurationPrices,
-          and(
-            eq(configurationPrices.resellerId, companies.resellerId),
-            eq(configurationPrices.configurationId, vmSizePeriods.configurationId),
-          ),
-        )
-        .where(
-          and(
-            eq(companies.resellerId, w.resellerId),
-            eq(companies.kind, 'customer'),
-            w.companyId === undefined ? undefined : eq(vmSizePeriods.companyId, w.companyId),
-            period.overlaps,
-          ),
-        )
-        .groupBy(
-          vmSizePeriods.companyId,
-          vmSizePeriods.vmId,
-          virtualMachines.name,
-          vmSizePeriods.configurationId,
-          configurations.key,
-          configurations.name,
-          configurationPrices.hourlyPrice,
-          configurationPrices.monthlyPrice,
-        )
-        .having(sql`${seconds} > 0`)
-        .orderBy(
-          asc(vmSizePeriods.companyId),
-          asc(virtualMachines.name),
-          asc(vmSizePeriods.vmId),
-          sql`min(${vmSizePeriods.startedAt})`,
-        );
+      return pricedUsageLines(
+        db,
+        w.from,
+        w.until,
+        and(
+          eq(companies.resellerId, w.resellerId),
+          eq(companies.kind, 'customer'),
+          w.companyId === undefined ? undefined : eq(vmSizePeriods.companyId, w.companyId),
+        ),
+      );
     },
   };
 }

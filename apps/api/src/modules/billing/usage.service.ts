@@ -12,6 +12,7 @@ import {
 } from '@portal/contract/billing';
 import type { Clock } from '../../lib/clock.ts';
 import { NotFoundError } from '../../lib/errors.ts';
+import { sumDecimals } from '../../db/priced-usage.ts';
 import type { UsageRepository } from './usage.repository.ts';
 
 /** First instant of the month and of the next one (UTC). `month` is a validated 'YYYY-MM'. */
@@ -24,20 +25,6 @@ export function monthRange(month: string): { from: Date; to: Date } {
 export function previousMonth(now: Date): string {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
-}
-
-/** Decimal strings with 2 places summed exactly (as hundredths), never through floats. */
-function sumDecimals(values: (string | null)[]): string {
-  let cents = 0n;
-  for (const v of values) {
-    if (v === null) continue;
-    const [whole = '0', frac = ''] = v.replace('-', '').split('.');
-    const c = BigInt(whole) * 100n + BigInt((frac + '00').slice(0, 2));
-    cents += v.startsWith('-') ? -c : c;
-  }
-  const sign = cents < 0n ? '-' : '';
-  const abs = cents < 0n ? -cents : cents;
-  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
 }
 
 type Line = UsageLine & { companyId: number };

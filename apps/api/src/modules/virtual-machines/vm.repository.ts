@@ -13,10 +13,13 @@ import {
   providers,
   regions,
   sshKeys,
+  resellers,
   teams,
   virtualMachines,
 } from '../../db/schema.ts';
+  vmSizePeriods,
 import type { TenantScope } from '../../lib/auth-context.ts';
+import { pricedUsageLines } from '../../db/priced-usage.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
 import { teamIdsParam, vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
@@ -542,3 +545,34 @@ export function createVmRepository(db: Db) {
   };
 }
 export type VmRepository = ReturnType<typeof createVmRepository>;
+
+    /** The machines the caller sees (the list's rule), counted by status. */
+    async countsByStatus(scope: TenantScope) {
+      const rows = await db
+        .select({ status: virtualMachines.status, n: count() })
+        .from(virtualMachines)
+        .where(visibleVms(scope))
+        .groupBy(virtualMachines.status);
+      return new Map(rows.map((r) => [r.status, r.n]));
+    },
+
+    /**
+     * Billing's priced lines in [from, until) of the machines the caller sees, deleted ones included (their time was
+     * billed), or of one of them (db/priced-usage.ts: the very rule of the reseller's usage).
+     */
+    monthLines: (scope: TenantScope, from: Date, until: Date, vmId?: number) =>
+      pricedUsageLines(
+        db,
+        from,
+        until,
+        and(vmVisibleTo(scope, virtualMachines), vmId === undefined ? undefined : eq(vmSizePeriods.vmId, vmId)),
+      ),
+
+    async currency(resellerId: number): Promise<string> {
+      const [row] = await db
+        .select({ currency: resellers.currency })
+        .from(resellers)
+        .where(eq(resellers.id, resellerId))
+        .limit(1);
+      return row?.currency ?? 'USD';
+    },

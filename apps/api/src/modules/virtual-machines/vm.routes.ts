@@ -73,6 +73,12 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     data: await vms.metrics(scopeOf(auth), params.id, query.range),
   }));
   registerRoute(app, vmRoutes.dashboard, async ({ auth }) => ({ data: await vms.dashboard(scopeOf(auth)) }));
+  registerRoute(app, vmRoutes.dashboardSummary, async ({ auth }) => ({
+    data: await vms.dashboardSummary(scopeOf(auth), auth.resellerId),
+  }));
+  registerRoute(app, vmRoutes.monthToDate, async ({ auth, params }) => ({
+    data: await vms.monthToDate(scopeOf(auth), auth.resellerId, params.id),
+  }));
   registerRoute(app, vmRoutes.getPassword, async ({ auth, params, request }) => ({
     data: await vms.password(scopeOf(auth), params.id, request.id),
   }));

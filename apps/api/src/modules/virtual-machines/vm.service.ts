@@ -1,5 +1,5 @@
 /** Virtual machines: the catalog, reads with usage, and actions recorded as durable operations. */
-import { VM_SIZE_KEYS, type VmSizeKey } from '@portal/contract/constants';
+import { VM_SIZE_KEYS, VM_STATUSES, type VmSizeKey } from '@portal/contract/constants';
 import {
   VM_BULK_LIMIT,
   VM_BULK_TEXT,
@@ -46,6 +46,7 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log' | 'engi
   repo: VmRepository;
 };
 /** The caller: tenant scope, request id, and the reseller whose catalog applies (docs/decisions/0012). */
+import { sumDecimals, utcMonthStart } from '../../db/priced-usage.ts';
 type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
 /** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
 export type VmOperationAction = keyof typeof vmActionRoutes;
@@ -97,6 +98,19 @@ export function createVmService(deps: Deps) {
   async function refuseOverQuota(...args: Parameters<typeof quotaRefusal>) {
     const refusal = await quotaRefusal(...args);
     if (refusal) throw new ConflictError(refusal);
+  }
+
+  /** This UTC month so far of the machines the caller sees (or one of them), priced as billing's usage prices it. */
+  async function monthSpend(scope: TenantScope, resellerId: number, now: Date, vmId?: number) {
+    const from = utcMonthStart(now);
+    const [lines, currency] = await Promise.all([repo.monthLines(scope, from, now, vmId), repo.currency(resellerId)]);
+    return {
+      month: from.toISOString().slice(0, 7),
+      currency,
+      hours: sumDecimals(lines.map((l) => l.hours)),
+      amount: sumDecimals(lines.map((l) => l.amount)),
+      unpriced: lines.filter((l) => l.amount === null).length,
+    };
   }
 
   /**
@@ -336,6 +350,24 @@ export function createVmService(deps: Deps) {
       try {
         return {
           name: vm.name,
+    /** The dashboard's summary: the caller's machines by status and their spend this month so far (billing's rule). */
+    async dashboardSummary(scope: TenantScope, resellerId: number) {
+      const now = deps.clock.now();
+      const [byStatus, spend] = await Promise.all([repo.countsByStatus(scope), monthSpend(scope, resellerId, now)]);
+      const statuses = VM_STATUSES.filter((s) => byStatus.get(s)).map((s) => ({ status: s, count: byStatus.get(s)! }));
+      return { total: statuses.reduce((n, s) => n + s.count, 0), statuses, spend };
+    },
+
+    /** One VM's month so far: its cost by billing's rule and its network traffic (engine/metrics). */
+    async monthToDate(scope: TenantScope, resellerId: number, id: number) {
+      const vm = await loadVisible(scope, id, 'vm.view');
+      const [spend, traffic] = await Promise.all([
+        monthSpend(scope, resellerId, deps.clock.now(), vm.id),
+        engine.metrics.monthTraffic(vm.id),
+      ]);
+      return { ...spend, traffic: { rxBytes: traffic.rxBytes, txBytes: traffic.txBytes } };
+    },
+
           text: await engine.registry.driverFor(provider!, await hostOf(vm.hostId)).console(vm.providerRef),
         };
       } catch {
