@@ -26,6 +26,8 @@ export const authUserSchema = z.object({
   resellerEmail: z.string().nullable(),
   logoUrl: z.string().nullable(),
   tabLogoUrl: z.string().nullable(),
+  /** The reseller's accent colour (#rrggbb, issue 25 item 8); absent when it has none. */
+  accentColor: z.string().optional(),
   companyName: z.string(),
   isCompanyAdmin: z.boolean(),
   /** Set for reseller staff (issue 13): they land in the reseller area, never in the customer portal. */

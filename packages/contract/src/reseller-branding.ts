@@ -4,6 +4,7 @@
  */
 import './zod-setup.ts';
 import { z } from 'zod';
+import { ACCENT_PATTERN } from './brand-colors.ts';
 import { route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
@@ -39,7 +40,34 @@ export const BRANDING_TEXT = {
   recordName: 'Name',
   recordValue: 'Value',
   lastCheck: 'Last check',
+  // Uploaded logo and tab icon, the accent colour (issue 25 item 8).
+  logoUploaded: 'Logo uploaded',
+  iconUploaded: 'Tab icon uploaded',
+  uploadEmpty: 'The file is empty',
+  uploadNotImage: 'The file is not a PNG, JPEG or WebP image',
+  uploadSvg: 'SVG files are not accepted: upload a PNG, JPEG or WebP image',
+  uploadDimensions: 'The image must be between 16 and 4096 pixels wide and high',
+  accentFormat: 'Enter a colour as #rrggbb, such as #2563eb',
+  logoDoesNotLoad: 'This logo URL does not load as an image; check the address or upload the file instead',
+  iconDoesNotLoad: 'This tab icon URL does not load as an image; check the address or upload the file instead',
 } as const;
+
+/** What a reseller may upload: the sidebar and sign-in logo, and the browser tab's icon. */
+export const BRAND_ASSET_KINDS = ['logo', 'icon'] as const;
+export type BrandAssetKind = (typeof BRAND_ASSET_KINDS)[number];
+/** Largest file of each kind, in bytes. */
+export const BRAND_ASSET_MAX_BYTES: Record<BrandAssetKind, number> = { logo: 512 * 1024, icon: 128 * 1024 };
+/** The types accepted, as their bytes say (never the browser's claim). */
+export const BRAND_ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+/** The base64 the upload route reads: room for files well over the limits, so those hear uploadTooLargeText. */
+export const BRAND_UPLOAD_MAX_CHARS = 1_500_000;
+export const uploadTooLargeText = (kind: BrandAssetKind) =>
+  `The ${kind === 'logo' ? 'logo' : 'tab icon'} may be at most ${BRAND_ASSET_MAX_BYTES[kind] / 1024} KB`;
+/**
+ * Where the portal serves an uploaded asset (public, under the API's base path): `<base>/resellers/<id>/brand/<kind>`
+ * with `?v=` the first hex digits of its SHA-256, so a new upload is a new address. The brand stores it as a path.
+ */
+export const BRAND_ASSET_PATH = /^\/[A-Za-z0-9/_.-]*\/resellers\/\d+\/brand\/(logo|icon)(\?v=[0-9a-f]{1,64})?$/;
 
 /** Where the proof of control lives: a TXT record under the domain (docs/custom-domains.md). */
 export const VERIFY_RECORD_PREFIX = '_portal-verify';
@@ -61,16 +89,21 @@ export const publicBrandSchema = z.object({
   resellerName: z.string().nullable(),
   logoUrl: z.string().nullable(),
   tabLogoUrl: z.string().nullable(),
+  /** The reseller's accent colour (#rrggbb); absent when it has none (the portal's own blue). */
+  accentColor: z.string().optional(),
 });
 export type PublicBrand = z.infer<typeof publicBrandSchema>;
 
-/** A logo URL as the branding form takes it: empty (none), or https:/http:/data:image/*. */
+/** A logo URL as the branding form takes it: empty (none), https:/http:/data:image/*, or an uploaded asset's path. */
 const optionalBrandUrl = z
   .string()
   .trim()
   .max(2048)
   .regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters)
-  .refine((v) => v === '' || (z.url().safeParse(v).success && BRAND_URL_PATTERN.test(v)), VALIDATION.brandUrl)
+  .refine(
+    (v) => v === '' || BRAND_ASSET_PATH.test(v) || (z.url().safeParse(v).success && BRAND_URL_PATTERN.test(v)),
+    VALIDATION.brandUrl,
+  )
   .nullable();
 
 const optionalEmail = z
@@ -96,6 +129,13 @@ export const brandingFormSchema = z
     email: optionalEmail,
     /** Where support messages of its customers go. */
     supportEmail: optionalEmail,
+    /** Buttons, links and highlights of the portal for this brand; empty or left out: the portal's own blue. */
+    accentColor: z
+      .string()
+      .trim()
+      .refine((v) => v === '' || ACCENT_PATTERN.test(v), BRANDING_TEXT.accentFormat)
+      .nullable()
+      .optional(),
   })
   .strict();
 export type BrandingForm = z.input<typeof brandingFormSchema>;
@@ -106,6 +146,8 @@ export const resellerBrandingSchema = z.object({
   tabLogoUrl: z.string().nullable(),
   email: z.string().nullable(),
   supportEmail: z.string().nullable(),
+  /** #rrggbb; absent when the reseller has none (the portal's own blue). */
+  accentColor: z.string().optional(),
 });
 
 /** Lower-case DNS name of two or more labels; no scheme, port, path or trailing dot. */
@@ -173,6 +215,24 @@ export const resellerBrandingRoutes = {
     tag: 'Reseller area',
     access: 'staff',
     body: z.object({ host: hostSchema, isPrimary: z.boolean().optional() }).strict(),
+    data: brandingPageSchema,
+  }),
+  uploadAsset: route({
+    method: 'PUT',
+    path: '/reseller/branding/assets/:kind',
+    summary:
+      "Upload the logo or tab icon (owner): PNG, JPEG or WebP by its bytes, base64 in `data`; it becomes the brand's logo or tab icon",
+    tag: 'Reseller area',
+    access: 'staff',
+    params: z.object({ kind: z.enum(BRAND_ASSET_KINDS) }),
+    body: z
+      .object({
+        /** The file, base64. Its type is read from its bytes; `fileName` and `contentType` are only what the browser said. */
+        data: z.string().max(BRAND_UPLOAD_MAX_CHARS),
+        fileName: z.string().max(255).optional(),
+        contentType: z.string().max(255).optional(),
+      })
+      .strict(),
     data: brandingPageSchema,
   }),
   removeDomain: route({

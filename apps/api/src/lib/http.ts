@@ -42,6 +42,8 @@ export type StaffAuthContext = AuthContext & { state: 'authenticated'; staffRole
 export interface RouteOptions {
   /** Requests per minute per key; the key defaults to the client address. */
   rateLimit?: { max: number; keyGenerator?: (req: FastifyRequest) => string };
+  /** A larger body than the app's LIMITS.bodyBytes, for the one route that needs it (the brand's image upload). */
+  bodyLimit?: number;
 }
 
 export function registerRoute<R extends RouteDef>(
@@ -54,6 +56,7 @@ export function registerRoute<R extends RouteDef>(
   app.withTypeProvider<ZodTypeProvider>().route({
     method: def.method,
     url: def.path,
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     schema: {
       summary: def.summary,
       tags: [def.tag],

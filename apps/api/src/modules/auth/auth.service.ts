@@ -65,6 +65,7 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
     resellerEmail: u.resellerEmail,
     logoUrl: u.logoUrl,
     tabLogoUrl: u.tabLogoUrl,
+    ...(u.accentColor ? { accentColor: u.accentColor } : {}),
     staffRole: u.staffRole,
     companyName: u.companyName,
     isCompanyAdmin: u.isCompanyAdmin,

@@ -29,6 +29,8 @@ export interface UserWithBrand {
   supportEmail: string | null;
   logoUrl: string | null;
   tabLogoUrl: string | null;
+  /** The reseller's accent colour (issue 25 item 8). */
+  accentColor: string | null;
 }
 
 export function createIdentityRepository(db: Db) {
@@ -58,6 +60,7 @@ export function createIdentityRepository(db: Db) {
         >`coalesce(${resellers.supportEmail}, ${distributors.supportEmail}, ${resellers.email}, ${distributors.email})`,
         logoUrl: sql<string | null>`coalesce(${resellers.logoUrl}, ${distributors.logoUrl})`,
         tabLogoUrl: sql<string | null>`coalesce(${resellers.tabLogoUrl}, ${distributors.tabLogoUrl})`,
+        accentColor: resellers.accentColor,
       })
       .from(users)
       .innerJoin(companies, eq(companies.id, users.companyId))

@@ -16,6 +16,8 @@ export interface BrandFields {
   tabLogoUrl: string | null;
   email: string | null;
   supportEmail: string | null;
+  /** #rrggbb (lower-case) or null (issue 25 item 8). */
+  accentColor: string | null;
 }
 
 /** A brand the form's rules refuse; `message` names the field ("logoUrl: ..."). */
@@ -34,6 +36,7 @@ export function brandFieldsOf(input: BrandInput, before?: BrandFields): BrandFie
     tabLogoUrl: pick('tabLogoUrl'),
     email: pick('email'),
     supportEmail: pick('supportEmail'),
+    accentColor: pick('accentColor'),
   };
   const parsed = brandingFormSchema.safeParse(form);
   if (!parsed.success) {
@@ -47,6 +50,7 @@ export function brandFieldsOf(input: BrandInput, before?: BrandFields): BrandFie
     tabLogoUrl: blankToNull(v.tabLogoUrl),
     email: blankToNull(v.email)?.toLowerCase() ?? null,
     supportEmail: blankToNull(v.supportEmail)?.toLowerCase() ?? null,
+    accentColor: blankToNull(v.accentColor)?.toLowerCase() ?? null,
   };
 }
 
@@ -56,6 +60,7 @@ const brandColumns = {
   tabLogoUrl: resellers.tabLogoUrl,
   email: resellers.email,
   supportEmail: resellers.supportEmail,
+  accentColor: resellers.accentColor,
 };
 
 export function createBrandWriter(deps: {

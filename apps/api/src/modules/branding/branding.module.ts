@@ -7,6 +7,8 @@ import { createBrandingRepository } from './branding.repository.ts';
 import { createBrandingService, type BrandingCtx } from './branding.service.ts';
 import { platformHostsOf } from './domain-claims.ts';
 import { createTxtLookup } from '../../lib/dns-txt.ts';
+import { createBrandAssets } from './brand-assets.ts';
+import { BRAND_UPLOAD_BODY_BYTES, registerBrandAssetRoute } from './brand-asset-route.ts';
 
 /** Verify presses per client address and minute. */
 const VERIFY_CHECKS_PER_MINUTE = 20;
@@ -18,11 +20,14 @@ const ctxOf = (auth: StaffAuthContext, request: FastifyRequest): BrandingCtx => 
 });
 
 export async function registerBrandingModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
+  const assets = createBrandAssets(deps.db);
   const branding = createBrandingService({
     ...deps,
     repo: createBrandingRepository(deps.db),
     platformHosts: platformHostsOf(deps.portalUrl, deps.config.PLATFORM_HOSTS),
     txt: createTxtLookup(deps.config.DNS_RESOLVER),
+    assets,
+    apiBasePath: deps.config.API_BASE_PATH,
   });
 
   // Public: one cached lookup per host (reseller-hosts.ts), so it needs no limit of its own.
@@ -33,6 +38,17 @@ export async function registerBrandingModule(api: FastifyInstance, deps: ModuleD
     message: BRANDING_TEXT.saved,
     data: await branding.update(ctxOf(auth, request), body),
   }));
+  registerRoute(
+    api,
+    r.uploadAsset,
+    async ({ auth, request, params, body }) => ({
+      message: params.kind === 'logo' ? BRANDING_TEXT.logoUploaded : BRANDING_TEXT.iconUploaded,
+      data: await branding.uploadAsset(ctxOf(auth, request), params.kind, body.data),
+    }),
+    { bodyLimit: BRAND_UPLOAD_BODY_BYTES },
+  );
+  // Public: the uploaded images themselves (the sign-in page shows them before anyone signs in).
+  registerBrandAssetRoute(api, assets);
   registerRoute(api, r.addDomain, async ({ auth, request, body }) => ({
     message: BRANDING_TEXT.domainAdded,
     data: await branding.addDomain(ctxOf(auth, request), body.host, body.isPrimary ?? false),

@@ -11,6 +11,7 @@ import {
   hostPendingElsewhereText,
   verificationRecordOf,
   type brandingFormSchema,
+  type BrandAssetKind,
   type PublicBrand,
 } from '@portal/contract/reseller-branding';
 import type { StaffScope } from '../../lib/auth-context.ts';
@@ -26,6 +27,7 @@ import {
 import type { ModuleDeps } from '../module.ts';
 import type { BrandingRepository } from './branding.repository.ts';
 import { checkRecord, claimRefusal, domainToken } from './domain-claims.ts';
+import { assetPath, checkUpload, type BrandAssets } from './brand-assets.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'brands' | 'secret'> & {
   repo: BrandingRepository;
@@ -33,6 +35,9 @@ type Deps = Pick<ModuleDeps, 'db' | 'audit' | 'clock' | 'resellerHosts' | 'brand
   platformHosts: ReadonlySet<string>;
   /** Where TXT records are looked up (DNS_RESOLVER). */
   txt: TxtLookup;
+  /** Uploaded logos and tab icons (brand-assets.ts), and the API's base path their addresses start with. */
+  assets: BrandAssets;
+  apiBasePath: string;
 };
 /** Who acts: the staff scope, the staff company (the audit log's company) and the request. */
 export interface BrandingCtx {
@@ -55,8 +60,10 @@ export function createBrandingService(deps: Deps) {
   const forgetCachedBrands = () => brands.forget();
 
   async function page(resellerId: number) {
-    const branding = await brands.brand(resellerId);
-    if (!branding) throw new NotFoundError('Reseller not found');
+    const brand = await brands.brand(resellerId);
+    if (!brand) throw new NotFoundError('Reseller not found');
+    const { accentColor, ...rest } = brand;
+    const branding = { ...rest, ...(accentColor ? { accentColor } : {}) };
     const domains = (await repo.domains(resellerId)).map((d) => ({
       host: d.host,
       isPrimary: d.isPrimary,
@@ -90,7 +97,12 @@ export function createBrandingService(deps: Deps) {
     async publicBrand(host: string): Promise<PublicBrand> {
       const brand = await deps.resellerHosts.resolve(host);
       if (!brand) return DEFAULT_PUBLIC_BRAND;
-      return { resellerName: brand.resellerName, logoUrl: brand.logoUrl, tabLogoUrl: brand.tabLogoUrl };
+      return {
+        resellerName: brand.resellerName,
+        logoUrl: brand.logoUrl,
+        tabLogoUrl: brand.tabLogoUrl,
+        ...(brand.accentColor ? { accentColor: brand.accentColor } : {}),
+      };
     },
 
     page: (ctx: BrandingCtx) => page(ctx.scope.resellerId),
@@ -104,6 +116,32 @@ export function createBrandingService(deps: Deps) {
       });
       forgetCachedBrands();
       return page(ctx.scope.resellerId);
+    },
+
+    /** Stores an uploaded logo or tab icon (checked by its bytes) and makes it the brand's, at once. */
+    async uploadAsset(ctx: BrandingCtx, kind: BrandAssetKind, base64: string) {
+      requireOwner(ctx.scope);
+      const me = ctx.scope.resellerId;
+      const image = checkUpload(kind, base64);
+      const url = assetPath(deps.apiBasePath, me, kind, image.sha256);
+      await db.transaction(async (tx) => {
+        const now = deps.clock.now();
+        await deps.assets.put(tx, me, kind, image, now);
+        const saved = await brands.save(tx, me, kind === 'logo' ? { logoUrl: url } : { tabLogoUrl: url }, now);
+        if (!saved) throw new NotFoundError('Reseller not found');
+        await audit.record(
+          auditEntry(ctx, 'reseller.branding.upload', me, {
+            before: saved.before,
+            after: {
+              ...saved.after,
+              upload: { kind, type: image.contentType, bytes: image.bytes.length, sha256: image.sha256 },
+            },
+          }),
+          tx,
+        );
+      });
+      forgetCachedBrands();
+      return page(me);
     },
 
     async addDomain(ctx: BrandingCtx, host: string, makePrimary: boolean) {

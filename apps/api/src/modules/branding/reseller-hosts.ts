@@ -14,6 +14,7 @@ export interface HostBrand {
   resellerName: string | null;
   logoUrl: string | null;
   tabLogoUrl: string | null;
+  accentColor: string | null;
 }
 
 export interface ResellerHosts {
@@ -45,6 +46,7 @@ export function createResellerHosts(deps: { db: Db; clock: Clock }): ResellerHos
       resellerName: sql<string | null>`coalesce(${resellers.name}, ${distributors.name})`,
       logoUrl: sql<string | null>`coalesce(${resellers.logoUrl}, ${distributors.logoUrl})`,
       tabLogoUrl: sql<string | null>`coalesce(${resellers.tabLogoUrl}, ${distributors.tabLogoUrl})`,
+      accentColor: resellers.accentColor,
     })
     .from(resellerDomains)
     .innerJoin(resellers, eq(resellers.id, resellerDomains.resellerId))

@@ -33,6 +33,7 @@ import {
 import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { pngOf } from '../../../test/png.ts';
 import { ensureStaffCompany } from './staff.ts';
 
 let t: TestApp;
@@ -281,6 +282,16 @@ const cells: Cell<ResellerActor>[] = [
           email: '',
           supportEmail: '',
         },
+      }),
+  },
+  {
+    // Issue 25 item 8: an uploaded logo becomes the caller's own reseller's, never another's.
+    call: 'PUT /reseller/branding/assets/:kind',
+    expect: write,
+    run: (cl) =>
+      cl.call(b.uploadAsset, {
+        params: { kind: 'logo' },
+        body: { data: pngOf(32, 32, `#0000${(++seq % 100).toString().padStart(2, '0')}`).toString('base64') },
       }),
   },
   {

@@ -1,0 +1,100 @@
+/**
+ * A reseller's accent colour (issue 25 item 8): the colour of the portal's buttons, links and highlights for that
+ * brand, and the contrast it has in light and dark (WCAG 2.x relative luminance, AA = 4.5:1 for normal text).
+ * Shared by the branding screen (the ratios it shows and warns about) and the portal (the CSS variables it sets).
+ */
+
+/** `#rrggbb`, lower-case once saved. */
+export const ACCENT_PATTERN = /^#[0-9a-fA-F]{6}$/;
+/** WCAG AA for normal text. */
+export const AA_RATIO = 4.5;
+/** The backgrounds the accent meets: the light page (slate-50) and the dark cards (slate-900), the harder of each. */
+export const LIGHT_BACKGROUND = '#f8fafc';
+export const DARK_BACKGROUND = '#0f172a';
+const WHITE = '#ffffff';
+const BLACK = '#000000';
+
+type Rgb = [number, number, number];
+
+function rgbOf(hex: string): Rgb {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+function hexOf([r, g, b]: Rgb): string {
+  return `#${[r, g, b].map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** WCAG relative luminance of an sRGB colour. */
+export function luminance(hex: string): number {
+  const [r, g, b] = rgbOf(hex).map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as Rgb;
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** The contrast ratio of two colours, 1..21. */
+export function contrastRatio(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** `hex` mixed with `toward` by `amount` (0: itself, 1: `toward`). */
+export function mix(hex: string, toward: string, amount: number): string {
+  const a = rgbOf(hex);
+  const b = rgbOf(toward);
+  return hexOf(a.map((c, i) => c + (b[i]! - c) * amount) as Rgb);
+}
+
+/** The lightest step toward white at which the accent reads as text on the dark background (dark mode's links). */
+export function darkModeText(accent: string): string {
+  for (let step = 0; step <= 20; step++) {
+    const candidate = mix(accent, WHITE, step / 20);
+    if (contrastRatio(candidate, DARK_BACKGROUND) >= AA_RATIO) return candidate;
+  }
+  return WHITE;
+}
+
+export interface ContrastCheck {
+  /** What meets what, as the branding screen says it. */
+  label: string;
+  /** Rounded down to two decimals, so 4.499 never shows as passing. */
+  ratio: number;
+  passes: boolean;
+}
+
+const floor2 = (n: number) => Math.floor(n * 100) / 100;
+
+/**
+ * The checks the branding screen shows for an accent: white text on it (buttons, the active link; both modes),
+ * the accent as text on the light background, and dark mode's text tint on the dark background.
+ */
+export function accentChecks(accent: string): ContrastCheck[] {
+  const check = (label: string, a: string, b: string): ContrastCheck => {
+    const ratio = floor2(contrastRatio(a, b));
+    return { label, ratio, passes: ratio >= AA_RATIO };
+  };
+  return [
+    check('White text on the accent (light and dark)', WHITE, accent),
+    check('The accent as text on the light background', accent, LIGHT_BACKGROUND),
+    check('Its dark-mode tint as text on the dark background', darkModeText(accent), DARK_BACKGROUND),
+  ];
+}
+
+/**
+ * The portal's `--color-brand-*` variables for an accent (index.css names them): 600 is the accent (buttons,
+ * light-mode links), 700 its hover, 500 rings and borders, 300 dark mode's text, 50/100 light tints, 950 a dark tint.
+ */
+export function accentVariables(accent: string): Record<string, string> {
+  return {
+    '--color-brand-50': mix(accent, WHITE, 0.92),
+    '--color-brand-100': mix(accent, WHITE, 0.84),
+    '--color-brand-300': darkModeText(accent),
+    '--color-brand-500': mix(accent, WHITE, 0.15),
+    '--color-brand-600': accent,
+    '--color-brand-700': mix(accent, BLACK, 0.18),
+    '--color-brand-800': mix(accent, BLACK, 0.32),
+    '--color-brand-950': mix(accent, BLACK, 0.7),
+  };
+}
