@@ -294,6 +294,12 @@ export const SIZE_TEXT = {
   /** A create: no host of the region could hold it even empty. */
   tooLarge: (region: string, size: string) =>
     `${size} is larger than any host in ${region} can hold. Choose a smaller configuration.`,
+  /** The create form's size card (issue 25 item 3): no host of the region takes the size now (hosts not named). */
+  cardNoRoom: (region: string) => `No room for this size in ${region} right now`,
+  /** The create form's size card: no host of the region could hold the size even empty. */
+  cardTooLarge: (region: string) => `Larger than any host in ${region} can hold`,
+  /** The create form's size card: the chosen image needs a larger disk than the size has. */
+  cardImageDisk: (image: string, minDiskGb: number) => `${image} needs a disk of at least ${minDiskGb} GB`,
   /** An upgrade: the VM's own host cannot take what the larger size adds, now. */
   hostNoRoom: (size: string) => `This virtual machine's host has no room for ${size} now`,
   /** An upgrade: the VM's own host could not hold the larger size even empty. */

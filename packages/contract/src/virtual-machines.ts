@@ -24,6 +24,21 @@ export const configurationSchema = z.object({
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 
+/**
+ * A size as the create form offers it in a region (issue 25 item 3): the reseller's prices (decimal strings in its
+ * currency; null while it has priced no size, when every size is offered unpriced: decision 0014) and whether a
+ * create of it would be placed there now. `unavailableReason` says why not, in words a customer can act on, naming
+ * no host: no provider runs it there (the spec's text), the image needs a larger disk, or no host has room.
+ */
+export const regionConfigurationSchema = configurationSchema.extend({
+  monthlyPrice: z.string().nullable(),
+  hourlyPrice: z.string().nullable(),
+  currency: z.string(),
+  available: z.boolean(),
+  unavailableReason: z.string().nullable(),
+});
+export type RegionConfiguration = z.infer<typeof regionConfigurationSchema>;
+
 export const namedSchema = z.object({ id: z.number().int(), name: z.string() });
 export type Named = z.infer<typeof namedSchema>;
 
@@ -450,10 +465,10 @@ export const vmRoutes = {
     ...base,
     method: 'GET',
     path: `${P}/fetchVirtualMachineConfigurations/:regionId`,
-    summary: 'Configurations offered in a region (for an image)',
+    summary: 'Configurations offered in a region (for an image), with their prices and whether each can be placed now',
     params: z.object({ regionId: idSchema }),
     query: z.object({ image: z.string().max(100).regex(SINGLE_LINE_PATTERN, VALIDATION.controlCharacters).optional() }),
-    data: z.array(configurationSchema),
+    data: z.array(regionConfigurationSchema),
   }),
   details: route({
     ...base,

@@ -15,7 +15,7 @@
 import { SIZE_TEXT } from '@portal/contract/messages';
 import type { Tx } from '../db/client.ts';
 import { BadRequestError } from '../lib/errors.ts';
-import { hostLoadsForUpdate, type HostLoad, type HostRow } from './hosts/hosts.repository.ts';
+import { hostLoadsByProvider, hostLoadsForUpdate, type HostLoad, type HostRow } from './hosts/hosts.repository.ts';
 
 export type { HostLoad, HostRow } from './hosts/hosts.repository.ts';
 
@@ -85,6 +85,31 @@ export function chooseHost(loads: HostLoad[], size: Size): HostRow | null {
 
 /** Each of the provider's hosts in the region with what its live VMs take, the hosts locked for this transaction. */
 export const hostLoads = hostLoadsForUpdate;
+
+/** The same, for several providers and without locks: a read that only foretells (the create form's size cards). */
+export const hostLoadsUnlocked = hostLoadsByProvider;
+
+/**
+ * Whether a provider runs machines only on its registered hosts: a libvirt provider does (never the portal's own
+ * libvirt, issue 21), unless it is the operator's and its settings name the host's URI. Without a host in the region
+ * such a provider is full there.
+ */
+export function runsOnlyOnHosts(provider: { driver: string; resellerId: number | null; settings: unknown }): boolean {
+  return (
+    provider.driver === 'libvirt' &&
+    (provider.resellerId !== null || typeof (provider.settings as { uri?: unknown } | null)?.uri !== 'string')
+  );
+}
+
+/**
+ * What placeVm would answer now for `size` among the provider's `loads` (pure, no locks; the create decides again
+ * under them): null when a host takes it, 'tooLarge' when no host could ever hold it, else 'noRoom'.
+ */
+export function placementOutlook(loads: HostLoad[], size: Size, needsHost: boolean): null | 'noRoom' | 'tooLarge' {
+  if (loads.length === 0) return needsHost ? 'noRoom' : null;
+  if (chooseHost(loads, size)) return null;
+  return loads.every((l) => !couldEverHold(l.host, size)) ? 'tooLarge' : 'noRoom';
+}
 
 /**
  * The host a new VM goes to: null when the provider has no hosts in the region (nothing to place), else the

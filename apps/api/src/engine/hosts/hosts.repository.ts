@@ -4,7 +4,7 @@
  * Host lists carry what each host's live VMs take (db/host-usage.ts, the numbers placement decides with).
  * A query that must see the caller's transaction (placement's locks, removal) takes it as its first argument.
  */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { hostUsageOf, hostUsageQuery } from '../../db/host-usage.ts';
 import { hosts, providers, publicAddresses, regions, virtualMachines } from '../../db/schema.ts';
@@ -39,6 +39,34 @@ export async function hostLoadsForUpdate(tx: Tx, providerId: number, regionId: n
     const { cpu, ram, disk } = byHost.get(host.id)!;
     return { host, used: { cpu, ram, disk } };
   });
+}
+
+/**
+ * The hosts of these providers in the region with what their live VMs take, by provider, read without locks: the
+ * create form's "can this size be placed now" (vm.service regionConfigurations), which the create checks again under
+ * placement's locks. Providers without hosts there are absent from the map.
+ */
+export async function hostLoadsByProvider(
+  q: Db | Tx,
+  providerIds: number[],
+  regionId: number,
+): Promise<Map<number, HostLoad[]>> {
+  const byProvider = new Map<number, HostLoad[]>();
+  if (providerIds.length === 0) return byProvider;
+  const rows = await q
+    .select()
+    .from(hosts)
+    .where(and(inArray(hosts.providerId, providerIds), eq(hosts.regionId, regionId)))
+    .orderBy(hosts.id);
+  const usage = await hostUsageOf(
+    q,
+    rows.map((h) => h.id),
+  );
+  for (const host of rows) {
+    const { cpu, ram, disk } = usage.get(host.id)!;
+    byProvider.set(host.providerId, [...(byProvider.get(host.providerId) ?? []), { host, used: { cpu, ram, disk } }]);
+  }
+  return byProvider;
 }
 
 export function createHostsRepository(db: Db) {

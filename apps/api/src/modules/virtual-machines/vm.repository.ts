@@ -5,6 +5,7 @@ import { OPERATIONS } from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   cities,
+  configurationPrices,
   configurations,
   countries,
   images,
@@ -294,6 +295,54 @@ export function createVmRepository(db: Db) {
           ),
         )
         .orderBy(asc(providers.name)),
+    /**
+     * The create form's sizes in a region (issue 25 item 3): the offered ones with the reseller's prices (null while
+     * it has priced none) and currency, and the reseller's providers that run each there, with what placement needs
+     * to know of them. Two statements, none per size.
+     */
+    async regionSizes(resellerId: number, regionId: number) {
+      const sizes = await db
+        .select({
+          id: configurations.id,
+          key: configurations.key,
+          name: configurations.name,
+          cpu: configurations.cpu,
+          ram: configurations.ram,
+          disk: configurations.disk,
+          monthlyPrice: sql<string | null>`${configurationPrices.monthlyPrice}::text`,
+          hourlyPrice: sql<string | null>`${configurationPrices.hourlyPrice}::text`,
+          currency: sql<string>`(select r.currency from resellers r where r.id = ${resellerId})`,
+        })
+        .from(configurations)
+        .leftJoin(
+          configurationPrices,
+          and(
+            eq(configurationPrices.configurationId, configurations.id),
+            eq(configurationPrices.resellerId, resellerId),
+          ),
+        )
+        .where(sizeOffered(resellerId, configurations.id))
+        .orderBy(asc(configurations.cpu), asc(configurations.id));
+      const offerings = await db
+        .select({
+          configurationId: providerOfferings.configurationId,
+          providerId: providers.id,
+          driver: providers.driver,
+          resellerId: providers.resellerId,
+          settings: providers.settings,
+        })
+        .from(providerOfferings)
+        .innerJoin(providers, eq(providers.id, providerOfferings.providerId))
+        .where(
+          and(
+            eq(providerOfferings.regionId, regionId),
+            eq(providers.enabled, true),
+            providerServes(resellerId, providers.resellerId),
+          ),
+        )
+        .orderBy(asc(providers.name), asc(providers.id));
+      return { sizes, offerings };
+    },
     /**
      * Whether the provider, serving the reseller's customers, runs the size in the region. A create asks inside its
      * transaction after `holdProvider`, so a concurrent change of the provider's regions is either seen or waits.

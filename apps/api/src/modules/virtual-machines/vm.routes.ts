@@ -56,8 +56,8 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.listProviders, async ({ params, query, auth }) => ({
     data: await vms.providers(params.regionId, auth.resellerId, query.configurationId),
   }));
-  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params, auth }) => ({
-    data: await vms.regionConfigurations(params.regionId, auth.resellerId),
+  registerRoute(app, vmRoutes.fetchConfigurations, async ({ params, query, auth }) => ({
+    data: await vms.regionConfigurations(params.regionId, auth.resellerId, query.image),
   }));
 
   registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));

@@ -18,7 +18,7 @@ import {
   type VmActionName,
 } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { API_MESSAGES, SSH_KEY_TEXT } from '@portal/contract/messages';
+import { API_MESSAGES, SIZE_TEXT, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import { userDataKind } from '@portal/contract/ssh-keys';
 import { sshFingerprint } from '../../lib/ssh-keys.ts';
 import {
@@ -37,7 +37,13 @@ import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmListFilters, VmRepository, VmRow } from './vm.repository.ts';
 import { AppError } from '../../lib/errors.ts';
 import { publishVm } from '../../engine/vm-events.ts';
-import { placeVm, refuseGrowthWithoutRoom } from '../../engine/placement.ts';
+import {
+  hostLoadsUnlocked,
+  placementOutlook,
+  placeVm,
+  refuseGrowthWithoutRoom,
+  runsOnlyOnHosts,
+} from '../../engine/placement.ts';
 import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secrets.ts';
 import { quotaRefusal } from '../../db/quotas.ts';
 import type { Tx } from '../../db/client.ts';
@@ -157,10 +163,44 @@ export function createVmService(deps: Deps) {
     },
     /** The sizes the caller's reseller offers (all while it has priced none). */
     configurations: async (resellerId: number) => (await repo.configurations(resellerId)).map(toConfiguration),
-    /** Every offered size is listed for a region; one that no provider offers there is answered by an empty provider list. */
-    regionConfigurations: async (regionId: number, resellerId: number) => {
-      if (!(await repo.region(regionId))) throw new NotFoundError('Region not found');
-      return (await repo.configurations(resellerId)).map(toConfiguration);
+    /**
+     * Every offered size of a region with the reseller's prices and whether a create of it would go through now
+     * (issue 25 item 3): a provider of the caller's runs it there, the image (when given) fits its disk, and
+     * placement finds a host with room (placeVm's rule, read without locks: the create decides again under them).
+     * The reason of an unavailable size names no host. A size no provider runs there stays listed (the spec's chain
+     * answers it with an empty provider list and its message).
+     */
+    regionConfigurations: async (regionId: number, resellerId: number, image?: string) => {
+      const region = await repo.region(regionId);
+      if (!region) throw new NotFoundError('Region not found');
+      const [{ sizes, offerings }, described] = await Promise.all([
+        repo.regionSizes(resellerId, regionId),
+        image ? repo.imageDescriptions(resellerId, [image]) : undefined,
+      ]);
+      const minDiskGb = (image && described?.get(image)?.minDiskGb) || 0;
+      const loads = await hostLoadsUnlocked(db, [...new Set(offerings.map((o) => o.providerId))], regionId);
+      return sizes.map(({ monthlyPrice, hourlyPrice, currency, ...size }) => {
+        const runs = offerings.filter((o) => o.configurationId === size.id);
+        const outlooks = runs.map((p) => placementOutlook(loads.get(p.providerId) ?? [], size, runsOnlyOnHosts(p)));
+        const unavailableReason =
+          runs.length === 0
+            ? TEXT.noProvider
+            : size.disk < minDiskGb
+              ? SIZE_TEXT.cardImageDisk(image!, minDiskGb)
+              : outlooks.includes(null)
+                ? null
+                : outlooks.every((o) => o === 'tooLarge')
+                  ? SIZE_TEXT.cardTooLarge(region.name)
+                  : SIZE_TEXT.cardNoRoom(region.name);
+        return {
+          ...toConfiguration(size),
+          monthlyPrice,
+          hourlyPrice,
+          currency: currency ?? 'USD',
+          available: unavailableReason === null,
+          unavailableReason,
+        };
+      });
     },
     providers: (regionId: number, resellerId: number, configurationId?: number) =>
       repo.providersFor(resellerId, regionId, configurationId),
@@ -469,9 +509,7 @@ export function createVmService(deps: Deps) {
         const held = await repo.holdProvider(tx, input.providerId);
         // A libvirt provider runs machines only on its hosts (never the portal's own libvirt, issue 21): without one
         // here it is full, unless it is the operator's and its settings name the host's URI.
-        const needsHost =
-          held?.driver === 'libvirt' &&
-          (held.resellerId !== null || typeof (held.settings as { uri?: unknown } | null)?.uri !== 'string');
+        const needsHost = !!held && runsOnlyOnHosts(held);
         if (!(await repo.offers(tx, ctx.resellerId, input.providerId, input.regionId, input.configurationId)))
           throw new BadRequestError('Chosen configuration has no possible provider');
         const rows: VmRow[] = [];
