@@ -54,7 +54,12 @@ export const pendingUserSchema = z.object({
    * The second step asked for (docs/two-factor.md): 'authenticator' for a user with an authenticator app (no
    * email was sent; "Email me a code instead" asks for one); absent for the emailed code (the spec's answer).
    */
-  secondFactor: z.enum(['email', 'authenticator']).optional(),
+  secondFactor: z.enum(['email', 'authenticator', 'passkey']).optional(),
+  /**
+   * The strong factors the user has, strongest first (passkey, authenticator), when they have any: the sign-in
+   * offers `secondFactor` (the first) and lets the user switch to another (docs/two-factor.md "Passkeys").
+   */
+  factors: z.array(z.enum(['passkey', 'authenticator'])).optional(),
   /** false when the user's company requires the app: no "Email me a code instead" (docs/two-factor.md). */
   emailFallback: z.literal(false).optional(),
 });

@@ -13,6 +13,7 @@ import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { snapshotRoutes } from './snapshots.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { twoFactorRoutes } from './two-factor.ts';
+import { passkeyRoutes } from './passkeys.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
 
@@ -37,6 +38,7 @@ export const routes = {
   resellerQuotas: resellerQuotaRoutes,
   sshKeys: sshKeyRoutes,
   twoFactor: twoFactorRoutes,
+  passkeys: passkeyRoutes,
   apiTokens: apiTokenRoutes,
   companyPolicy: companyPolicyRoutes,
 } as const;

@@ -6,6 +6,8 @@ import { createCompanyPolicy, registerCompanyPolicyRoutes } from './company-poli
 import { createAuthService } from './auth.service.ts';
 import { createTwoFactor } from './two-factor.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
+import { createPasskeys } from './passkeys.ts';
+import { registerPasskeyRoutes } from './passkeys.routes.ts';
 
 const SESSION_SWEEP_MS = 10 * 60_000;
 
@@ -17,6 +19,16 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     random: deps.random,
     secret: deps.secret,
     audit: deps.audit,
+  });
+  const passkeys = createPasskeys({
+    db: deps.db,
+    identity: deps.identity,
+    clock: deps.clock,
+    secret: deps.secret,
+    audit: deps.audit,
+    takeAuthenticatorCode: twoFactor.takeCode,
+    companyRequiresStrongFactor: async (companyId) =>
+      (await createCompanyPolicy({ db: deps.db }).get(companyId)).requireAuthenticator,
   });
   const auth = createAuthService({
     db: deps.db,
@@ -33,6 +45,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     hosts: deps.resellerHosts,
     audit: deps.audit,
     twoFactor,
+    passkeys,
   });
   registerAuthRoutes(api, {
     auth,
@@ -40,6 +53,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
   });
   registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
+  registerPasskeyRoutes(api, { passkeys, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerCompanyPolicyRoutes(api, createCompanyPolicy({ db: deps.db, audit: deps.audit }));
 
   let sweeper: NodeJS.Timeout | null = null;

@@ -2,11 +2,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authRoutes, passwordRoutes } from '@portal/contract/auth';
 import { API_MESSAGES } from '@portal/contract/messages';
+import { passkeyRoutes } from '@portal/contract/passkeys';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { TooManyRequestsError } from '../../lib/errors.ts';
 import { registerRoute } from '../../lib/http.ts';
 import { SESSION_COOKIE } from '../../plugins/session.ts';
 import type { AuthService, ClientInfo } from './auth.service.ts';
 import type { NewSession } from './session-store.ts';
+import { relyingPartyOf } from './passkeys.ts';
 
 export interface AuthRoutesOptions {
   auth: AuthService;
@@ -82,6 +85,28 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
         return { data: { user: result.user } };
       } catch (err) {
         // A dead session (expired or exhausted) must not leave its cookie behind.
+        if ((err as { statusCode?: number }).statusCode === 401) clearSessionCookie(reply);
+        throw err;
+      }
+    },
+    limit(byIp),
+  );
+
+  // The passkey's answer instead of a code (docs/two-factor.md "Passkeys"): the same limits and cookie.
+  registerRoute(
+    app,
+    passkeyRoutes.signIn,
+    async ({ body, auth: session, request, reply }) => {
+      try {
+        const result = await auth.verifyPasskey(
+          session,
+          relyingPartyOf(request),
+          body.response as AuthenticationResponseJSON,
+          client(request),
+        );
+        setSessionCookie(reply, result.session, session.rememberMe);
+        return { data: { user: result.user } };
+      } catch (err) {
         if ((err as { statusCode?: number }).statusCode === 401) clearSessionCookie(reply);
         throw err;
       }

@@ -23,6 +23,9 @@ import type { OneTimeTokens } from './one-time-tokens.ts';
 import type { SessionCache } from './session-cache.ts';
 import type { NewSession, SessionStore } from './session-store.ts';
 import type { TwoFactor } from './two-factor.ts';
+import type { Passkeys, RelyingParty } from './passkeys.ts';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 
 export interface AuthServiceDeps {
   db: Db;
@@ -45,7 +48,12 @@ export interface AuthServiceDeps {
   audit?: Audit;
   /** Authenticator apps (docs/two-factor.md): a user with one is asked for its code instead of an emailed one. */
   twoFactor?: Pick<TwoFactor, 'isEnabled' | 'verifySignIn'>;
+  /** Passkeys (docs/two-factor.md "Passkeys"): offered first to a user with one. */
+  passkeys?: Pick<Passkeys, 'has' | 'verifySignIn'>;
 }
+
+/** The second factors stronger than the emailed code, strongest first. */
+export type StrongFactor = 'passkey' | 'authenticator';
 
 export interface ClientInfo {
   ip?: string;
@@ -73,12 +81,14 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
 }
 
 /** Only what the MFA screen shows, before the code is accepted (issue 9 item 8). */
-export function toPendingUser(u: UserWithBrand, secondFactor: 'email' | 'authenticator' = 'email'): PendingUser {
+export function toPendingUser(u: UserWithBrand, factors: StrongFactor[] = []): PendingUser {
+  const [secondFactor] = factors;
   return {
-    // Said only for an authenticator: a user without one sees the spec's answer, unchanged.
-    ...(secondFactor === 'authenticator' ? { secondFactor } : {}),
+    // Said only for a strong factor (the strongest offered first, the others to switch to): a user without one
+    // sees the spec's answer, unchanged.
+    ...(secondFactor ? { secondFactor, factors } : {}),
     // The company requires the app: no "Email me a code instead" (docs/two-factor.md "Company policy").
-    ...(secondFactor === 'authenticator' && u.companyRequiresAuthenticator ? { emailFallback: false as const } : {}),
+    ...(secondFactor && u.companyRequiresAuthenticator ? { emailFallback: false as const } : {}),
     email: u.email,
     resellerName: u.resellerName,
     resellerEmail: u.resellerEmail,
@@ -163,14 +173,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     inFlight.add(p);
   }
 
-  async function secondFactorOf(userId: number): Promise<'email' | 'authenticator'> {
-    return (await deps.twoFactor?.isEnabled(userId)) ? 'authenticator' : 'email';
+  /** The user's strong factors, strongest first: a passkey, then an authenticator app. */
+  async function strongFactors(userId: number): Promise<StrongFactor[]> {
+    const factors: StrongFactor[] = [];
+    if (await deps.passkeys?.has(userId)) factors.push('passkey');
+    if (await deps.twoFactor?.isEnabled(userId)) factors.push('authenticator');
+    return factors;
   }
 
-  /** The user's company requires an authenticator app and the user has one: no emailed code for them. */
+  /** The user's company requires a strong factor and the user has one: no emailed code for them. */
   async function emailRefused(userId: number): Promise<boolean> {
     const user = await identity.byId(userId);
-    return Boolean(user?.companyRequiresAuthenticator) && (await secondFactorOf(userId)) === 'authenticator';
+    return Boolean(user?.companyRequiresAuthenticator) && (await strongFactors(userId)).length > 0;
   }
 
   /** Mails a new sign-in code for the pending session (its challenge takes the code's hash and a fresh expiry). */
@@ -201,6 +215,58 @@ export function createAuthService(deps: AuthServiceDeps) {
     );
   }
 
+  /**
+   * The sign-in's second step, whichever factor answers it (a code through POST /auth/mfa, a passkey through
+   * POST /auth/mfa/passkey): the same attempts per sign-in, the same account back-off, the same rotation.
+   */
+  async function secondStep(
+    auth: AuthContext,
+    client: ClientInfo,
+    accept: (challenge: typeof mfaChallenges.$inferSelect) => Promise<boolean>,
+    wrongMessage: string,
+  ): Promise<{ session: NewSession; user: AuthUser }> {
+    if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
+    const exhausted = async (retryAfterMs = 0) => {
+      await sessions.destroy(auth.sessionId);
+      const err = new UnauthorizedError(API_MESSAGES.retriesExhausted);
+      return retryAfterMs > 0 ? err.withHeaders({ 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }) : err;
+    };
+    // The account backs off after repeated wrong codes, whichever login they came through: no code
+    // (not even the right one) is evaluated until then.
+    const blockedFor = await accountBackoffLeft(auth.userId);
+    if (blockedFor > 0) throw await exhausted(blockedFor);
+    // Count the attempt first and atomically, so parallel guesses cannot exceed the limit.
+    const [challenge] = await db
+      .update(mfaChallenges)
+      .set({ attempts: sql`${mfaChallenges.attempts} + 1` })
+      .where(eq(mfaChallenges.sessionId, auth.sessionId))
+      .returning();
+    if (!challenge || challenge.expiresAt <= clock.now()) {
+      await sessions.destroy(auth.sessionId);
+      throw new UnauthorizedError(API_MESSAGES.mfaExpired);
+    }
+    if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
+    if (!(await accept(challenge))) {
+      const backoff = await recordWrongCode(auth.userId);
+      if (backoff > 0) throw await exhausted(backoff);
+      if (challenge.attempts >= MFA_MAX_ATTEMPTS) throw await exhausted();
+      throw new BadRequestError(wrongMessage);
+    }
+    await db.update(users).set({ mfaFailures: 0, mfaBlockedUntil: null }).where(eq(users.id, auth.userId));
+    // Rotate: the pre-MFA token never becomes an authenticated one.
+    await sessions.destroy(auth.sessionId);
+    const session = await sessions.create({
+      userId: auth.userId,
+      state: 'authenticated',
+      rememberMe: auth.rememberMe,
+      ...client,
+    });
+    const user = await mustFind(auth.userId);
+    await recordSelf(user, 'user.signIn');
+    const resetKey = user.forcePasswordReset ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS) : null;
+    return { session, user: toAuthUser(user, resetKey) };
+  }
+
   return {
     /** Waits for work answered before it was done (shutdown, tests). */
     async settle(): Promise<void> {
@@ -209,7 +275,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** What the MFA screen needs while the code is still due. */
     async pendingUser(auth: AuthContext): Promise<PendingUser> {
-      return toPendingUser(await mustFind(auth.userId), await secondFactorOf(auth.userId));
+      return toPendingUser(await mustFind(auth.userId), await strongFactors(auth.userId));
     },
 
     /** Password check; on success a session awaiting the emailed code. */
@@ -238,7 +304,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         rememberMe: input.rememberMe,
         ...input.client,
       });
-      if ((await secondFactorOf(user.id)) === 'authenticator') {
+      const factors = await strongFactors(user.id);
+      if (factors.length > 0) {
         // No mail: the challenge (attempts, expiry) holds the hash of a code nobody knows until "Email me a
         // code instead" mails one (docs/two-factor.md).
         await db.insert(mfaChallenges).values({
@@ -247,7 +314,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           codeHash: codeHash(session.sessionId, deps.random.token(32)),
           expiresAt: new Date(clock.now().getTime() + MFA_CODE_TTL_MS),
         });
-        return { session, user: toPendingUser(user, 'authenticator') };
+        return { session, user: toPendingUser(user, factors) };
       }
       // Sent now, not queued: a code that arrives late is useless, and the MFA screen must not say a
       // code was sent when it was not. A failed send ends this attempt; signing in again retries.
@@ -277,61 +344,43 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
     },
 
-    /** Checks the emailed code; on success the session is replaced by a fully authenticated one. */
+    /** Checks the emailed code (or the app's); on success the session is replaced by a fully authenticated one. */
     async verifyMfa(
       auth: AuthContext,
       code: string,
       client: ClientInfo,
     ): Promise<{ session: NewSession; user: AuthUser }> {
-      if (auth.state === 'authenticated') throw new BadRequestError('Already verified');
-      const exhausted = async (retryAfterMs = 0) => {
-        await sessions.destroy(auth.sessionId);
-        const err = new UnauthorizedError(API_MESSAGES.retriesExhausted);
-        return retryAfterMs > 0 ? err.withHeaders({ 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }) : err;
-      };
-      // The account backs off after repeated wrong codes, whichever login they came through: no code
-      // (not even the right one) is evaluated until then.
-      const blockedFor = await accountBackoffLeft(auth.userId);
-      if (blockedFor > 0) throw await exhausted(blockedFor);
-      // Count the attempt first and atomically, so parallel guesses cannot exceed the limit.
-      const [challenge] = await db
-        .update(mfaChallenges)
-        .set({ attempts: sql`${mfaChallenges.attempts} + 1` })
-        .where(eq(mfaChallenges.sessionId, auth.sessionId))
-        .returning();
-      if (!challenge || challenge.expiresAt <= clock.now()) {
-        await sessions.destroy(auth.sessionId);
-        throw new UnauthorizedError(API_MESSAGES.mfaExpired);
-      }
-      if (challenge.attempts > MFA_MAX_ATTEMPTS) throw await exhausted();
-      // A code mailed before the company came to require the app no longer signs in (docs/two-factor.md).
-      const emailed =
-        safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) && !(await emailRefused(auth.userId));
-      const accepted =
-        emailed ||
-        (challenge.userId === auth.userId &&
-          (await deps.twoFactor?.verifySignIn({ id: auth.userId, companyId: auth.companyId }, code)) != null);
-      if (!accepted) {
-        const backoff = await recordWrongCode(auth.userId);
-        if (backoff > 0) throw await exhausted(backoff);
-        if (challenge.attempts >= MFA_MAX_ATTEMPTS) throw await exhausted();
-        throw new BadRequestError(API_MESSAGES.invalidMfaCode);
-      }
-      await db.update(users).set({ mfaFailures: 0, mfaBlockedUntil: null }).where(eq(users.id, auth.userId));
-      // Rotate: the pre-MFA token never becomes an authenticated one.
-      await sessions.destroy(auth.sessionId);
-      const session = await sessions.create({
-        userId: auth.userId,
-        state: 'authenticated',
-        rememberMe: auth.rememberMe,
-        ...client,
-      });
-      const user = await mustFind(auth.userId);
-      await recordSelf(user, 'user.signIn');
-      const resetKey = user.forcePasswordReset
-        ? await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS)
-        : null;
-      return { session, user: toAuthUser(user, resetKey) };
+      return secondStep(
+        auth,
+        client,
+        async (challenge) => {
+          // A code mailed before the company came to require the app no longer signs in (docs/two-factor.md).
+          const emailed =
+            safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) && !(await emailRefused(auth.userId));
+          return (
+            emailed ||
+            (challenge.userId === auth.userId &&
+              (await deps.twoFactor?.verifySignIn({ id: auth.userId, companyId: auth.companyId }, code)) != null)
+          );
+        },
+        API_MESSAGES.invalidMfaCode,
+      );
+    },
+
+    /** The passkey's answer instead of a code (docs/two-factor.md "Passkeys"): the same limits as a code. */
+    async verifyPasskey(
+      auth: AuthContext,
+      rp: RelyingParty,
+      response: AuthenticationResponseJSON,
+      client: ClientInfo,
+    ): Promise<{ session: NewSession; user: AuthUser }> {
+      return secondStep(
+        auth,
+        client,
+        async (challenge) =>
+          challenge.userId === auth.userId && Boolean(await deps.passkeys?.verifySignIn(auth, rp, response)),
+        PASSKEY_TEXT.notVerified,
+      );
     },
 
     async currentUser(auth: AuthContext): Promise<AuthUser> {

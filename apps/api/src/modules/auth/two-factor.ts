@@ -130,6 +130,9 @@ export function createTwoFactor(deps: TwoFactorDeps) {
   }
 
   return {
+    /** A current code of the user's app, taken (no recovery code): removing a passkey accepts it. */
+    takeCode: takeTotp,
+
     /** Whether sign-in asks this user for an authenticator code. */
     async isEnabled(userId: number): Promise<boolean> {
       return Boolean((await row(userId))?.enabledAt);
