@@ -178,6 +178,11 @@ export const configSchema = z.object({
   /** Billing webhooks may use plain http:// URLs (a local receiver in development and tests); otherwise https only. */
   BILLING_WEBHOOK_ALLOW_HTTP: bool.default(false),
   /**
+   * Single sign-on issuers may be plain http:// URLs (a local identity provider in development and tests); otherwise
+   * https only. Their address still passes the egress rule (EGRESS_ALLOW for loopback; docs/single-sign-on.md).
+   */
+  OIDC_ALLOW_HTTP: bool.default(false),
+  /**
    * CIDR ranges (comma list) that connections made on a tenant's behalf (libvirt hosts, the billing webhook)
    * may reach besides public unicast addresses, e.g. a reseller's management network (lib/egress.ts).
    */

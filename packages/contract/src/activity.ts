@@ -104,6 +104,9 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'user.twoFactor.recoveryCodes': 'New recovery codes made',
   'user.twoFactor.recoveryCodeUsed': 'Signed in with a recovery code',
   'company.policy.update': 'Sign-in policy changed',
+  'company.sso.update': 'Single sign-on changed',
+  'company.sso.disable': 'Single sign-on turned off',
+  'user.signIn.sso': 'Signed in with single sign-on',
   ...Object.fromEntries(Object.entries(VM_OPERATION_LABELS).map(([kind, label]) => [`vm.${kind}`, label])),
 };
 

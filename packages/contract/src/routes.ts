@@ -11,6 +11,7 @@ import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { snapshotRoutes } from './snapshots.ts';
+import { ssoRoutes } from './single-sign-on.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { twoFactorRoutes } from './two-factor.ts';
 import { passkeyRoutes } from './passkeys.ts';
@@ -41,6 +42,7 @@ export const routes = {
   passkeys: passkeyRoutes,
   apiTokens: apiTokenRoutes,
   companyPolicy: companyPolicyRoutes,
+  singleSignOn: ssoRoutes,
 } as const;
 
 export function allRoutes(): RouteDef[] {

@@ -6,6 +6,10 @@ import { createCompanyPolicy, registerCompanyPolicyRoutes } from './company-poli
 import { createAuthService } from './auth.service.ts';
 import { createTwoFactor } from './two-factor.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
+import { createSingleSignOn } from './single-sign-on.ts';
+import { registerSingleSignOnRoutes } from './single-sign-on.routes.ts';
+import { SSO_CALLBACK_PATH } from '@portal/contract/single-sign-on';
+import { createSecretBox } from '../../lib/ssh-keys.ts';
 import { createPasskeys } from './passkeys.ts';
 import { registerPasskeyRoutes } from './passkeys.routes.ts';
 
@@ -30,6 +34,19 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     companyRequiresStrongFactor: async (companyId) =>
       (await createCompanyPolicy({ db: deps.db }).get(companyId)).requireAuthenticator,
   });
+  const sso = createSingleSignOn({
+    db: deps.db,
+    identity: deps.identity,
+    sessions: deps.sessions,
+    tokens: deps.tokens,
+    clock: deps.clock,
+    box: createSecretBox(deps.secret),
+    egress: deps.egress,
+    audit: deps.audit,
+    redirectUri: `${deps.portalUrl.replace(/\/+$/, '')}${SSO_CALLBACK_PATH}`,
+    allowHttp: deps.config.OIDC_ALLOW_HTTP,
+    log: deps.log,
+  });
   const auth = createAuthService({
     db: deps.db,
     identity: deps.identity,
@@ -43,6 +60,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     defaultFrom: deps.defaultFrom,
     profiles: deps.sessionCache,
     hosts: deps.resellerHosts,
+    passwordsDisabled: sso.passwordsDisabled,
     audit: deps.audit,
     twoFactor,
     passkeys,
@@ -55,6 +73,11 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
   registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerPasskeyRoutes(api, { passkeys, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerCompanyPolicyRoutes(api, createCompanyPolicy({ db: deps.db, audit: deps.audit }));
+  registerSingleSignOnRoutes(api, {
+    sso,
+    cookieSecure: deps.cookieSecure,
+    rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
+  });
 
   let sweeper: NodeJS.Timeout | null = null;
   return [

@@ -4,6 +4,7 @@ import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
 import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
+import { SSO_TEXT } from '@portal/contract/single-sign-on';
 import type { Db, Tx } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
 import type { Audit } from '../../lib/audit.ts';
@@ -42,6 +43,8 @@ export interface AuthServiceDeps {
   defaultFrom: string;
   /** Which reseller a custom domain belongs to: its users alone sign in there (docs/custom-domains.md). */
   hosts?: Pick<ModuleDeps['resellerHosts'], 'resolve'>;
+  /** Single sign-on (docs/single-sign-on.md): whether the user's company turned passwords off for users of its domains. */
+  passwordsDisabled?: (user: { companyId: number; email: string }) => Promise<boolean>;
   /** Keeps the signed-in user's profile between calls of `GET /auth/check` (invalidated with the sessions). */
   profiles?: Pick<SessionCache, 'generation' | 'profile' | 'setProfile'>;
   /** Records completed sign-ins in the activity log. */
@@ -296,6 +299,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!(await belongsOnHost(user, input.host))) throw new UnauthorizedError(API_MESSAGES.invalidCredentials);
       // Said only to someone who knows the password: a suspended company's users learn why they cannot go on.
       if (user.companySuspendedAt) throw new ForbiddenError(API_MESSAGES.companySuspended);
+      // The company signs in through its identity provider only; reseller staff are not affected.
+      if (user.staffRole === null && (await deps.passwordsDisabled?.(user)))
+        throw new ForbiddenError(SSO_TEXT.passwordsDisabled);
 
       if (input.previousSessionId) await sessions.destroy(input.previousSessionId);
       const session = await sessions.create({
@@ -417,6 +423,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (!user || !user.passwordHash || !(await belongsOnHost(user, host))) return;
         // A suspended company's users get no link (issue 21): they could not sign in with it anyway.
         if (user.companySuspendedAt) return;
+        // Nor do users whose company signs in through its identity provider only.
+        if (user.staffRole === null && (await deps.passwordsDisabled?.(user))) return;
         const key = await tokens.issue(user.id, 'reset_password', RESET_TOKEN_TTL_MS);
         const mail = resetPasswordMail(
           user.resellerName ?? 'Portal',
