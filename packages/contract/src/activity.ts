@@ -75,6 +75,8 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
 export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'user.signIn': 'Signed in',
   'user.password.reset': 'Password changed by reset',
+  'user.password.change': 'Password changed',
+  'user.sessions.revokeOthers': 'Signed out everywhere else',
   'user.confirmEmail': 'Invitation accepted',
   'user.invite': 'User invited',
   'user.invite.existingAccount': 'Invitation to an existing account',

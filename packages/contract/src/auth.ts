@@ -2,6 +2,7 @@ import './zod-setup.ts';
 import { z } from 'zod';
 import { emptyBodySchema, idSchema, route, timestampSchema } from './common.ts';
 import { LIMITS } from './constants.ts';
+import { preferencesSchema } from './account.ts';
 import { staffRoleSchema } from './permissions.ts';
 import { VALIDATION } from './messages.ts';
 import {
@@ -32,6 +33,8 @@ export const authUserSchema = z.object({
   isCompanyAdmin: z.boolean(),
   /** Set for reseller staff (issue 13): they land in the reseller area, never in the customer portal. */
   staffRole: staffRoleSchema.nullable(),
+  /** The account page's theme and date format (docs/account.md), applied by the portal as it signs in. */
+  preferences: preferencesSchema,
 });
 export type AuthUser = z.infer<typeof authUserSchema>;
 

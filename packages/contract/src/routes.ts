@@ -1,4 +1,5 @@
 /** The route table: every call of SPEC point 7, declared once. */
+import { accountRoutes } from './account.ts';
 import { activityRoutes, companyAdminRoutes } from './activity.ts';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
@@ -42,6 +43,7 @@ export const routes = {
   passkeys: passkeyRoutes,
   apiTokens: apiTokenRoutes,
   companyPolicy: companyPolicyRoutes,
+  account: accountRoutes,
   singleSignOn: ssoRoutes,
 } as const;
 

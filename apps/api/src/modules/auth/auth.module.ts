@@ -1,6 +1,7 @@
 /** Sign-in, sessions and passwords: the auth service and its routes, and the sweep of expired sessions. */
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
+import { createAccount, registerAccountRoutes } from './account.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { createCompanyPolicy, registerCompanyPolicyRoutes } from './company-policy.ts';
 import { createAuthService } from './auth.service.ts';
@@ -73,6 +74,10 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
   registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerPasskeyRoutes(api, { passkeys, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerCompanyPolicyRoutes(api, createCompanyPolicy({ db: deps.db, audit: deps.audit }));
+  registerAccountRoutes(
+    api,
+    createAccount({ db: deps.db, clock: deps.clock, sessions: deps.sessions, audit: deps.audit }),
+  );
   registerSingleSignOnRoutes(api, {
     sso,
     cookieSecure: deps.cookieSecure,

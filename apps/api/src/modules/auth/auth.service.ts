@@ -80,6 +80,7 @@ export function toAuthUser(u: UserWithBrand, resetKey: string | null = null): Au
     staffRole: u.staffRole,
     companyName: u.companyName,
     isCompanyAdmin: u.isCompanyAdmin,
+    preferences: { theme: u.theme, dateFormat: u.dateFormat },
   };
 }
 
@@ -491,7 +492,15 @@ export function createAuthService(deps: AuthServiceDeps) {
         .update(users)
         .set({ passwordHash, forcePasswordReset: false, updatedAt: clock.now() })
         .where(and(eq(users.id, auth.userId)));
-      await sessions.destroyAllFor(auth.userId, auth.sessionId);
+      const ended = await sessions.destroyAllFor(auth.userId, auth.sessionId);
+      await deps.audit?.record({
+        companyId: user.companyId,
+        actorUserId: user.id,
+        action: 'user.password.change',
+        targetType: 'user',
+        targetId: user.id,
+        after: { otherSessionsEnded: ended },
+      });
     },
   };
 }

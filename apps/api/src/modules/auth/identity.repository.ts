@@ -1,5 +1,6 @@
 /** Reads a user with the branding of their reseller (falling back to the distributor). */
 import { and, eq, sql } from 'drizzle-orm';
+import type { DateFormat, ThemePreference } from '@portal/contract/account';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { Db } from '../../db/client.ts';
 import { companies, distributors, resellerDomains, resellers, users } from '../../db/schema.ts';
@@ -31,6 +32,9 @@ export interface UserWithBrand {
   tabLogoUrl: string | null;
   /** The reseller's accent colour (issue 25 item 8). */
   accentColor: string | null;
+  /** The account page's preferences (docs/account.md). */
+  theme: ThemePreference;
+  dateFormat: DateFormat;
 }
 
 export function createIdentityRepository(db: Db) {
@@ -61,6 +65,8 @@ export function createIdentityRepository(db: Db) {
         logoUrl: sql<string | null>`coalesce(${resellers.logoUrl}, ${distributors.logoUrl})`,
         tabLogoUrl: sql<string | null>`coalesce(${resellers.tabLogoUrl}, ${distributors.tabLogoUrl})`,
         accentColor: resellers.accentColor,
+        theme: users.theme,
+        dateFormat: users.dateFormat,
       })
       .from(users)
       .innerJoin(companies, eq(companies.id, users.companyId))

@@ -27,8 +27,8 @@ export interface SessionStore {
     userAgent?: string;
   }): Promise<NewSession>;
   destroy(sessionId: string): Promise<void>;
-  /** Ends every session of a user except `keep` (after a password change). */
-  destroyAllFor(userId: number, keep?: string): Promise<void>;
+  /** Ends every session of a user except `keep` (after a password change); answers how many ended. */
+  destroyAllFor(userId: number, keep?: string): Promise<number>;
   extend(sessionId: string, rememberMe: boolean): Promise<Date>;
   purgeExpired(): Promise<void>;
   ttlFor(state: 'mfa' | 'authenticated', rememberMe: boolean): number;
@@ -143,11 +143,13 @@ export function createSessionStore(deps: {
       deps.cache?.forgetSession(sessionId);
     },
     async destroyAllFor(userId, keep) {
-      await db
+      const ended = await db
         .delete(sessions)
-        .where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+        .where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId))
+        .returning({ id: sessions.id });
       // Also the kept one: the change that ended the others (a new password) may have changed it too.
       deps.cache?.forgetUser(userId);
+      return ended.length;
     },
     async extend(sessionId, rememberMe) {
       const expiresAt = new Date(clock.now().getTime() + ttlFor('authenticated', rememberMe));
