@@ -34,6 +34,7 @@ import { useAuth } from '../lib/auth-context.tsx';
 import { useBrand } from '../lib/public-brand.ts';
 import { useTheme } from '../lib/theme.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
+import { BrandLogo } from '../components/BrandLogo.tsx';
 import { brandTitle } from './branding.ts';
 
 /** A navigation entry; it is also highlighted on the sub-pages of its area (`also`: each path and anything below it). */
@@ -124,10 +125,13 @@ function NavContent({
         className={`flex items-center gap-2 border-b border-slate-800 px-3 py-4 ${collapsed ? 'flex-col' : 'justify-between'}`}
       >
         {user?.logoUrl ? (
-          <img
+          <BrandLogo
             src={user.logoUrl}
-            alt={TEXT.companyLogoAlt}
-            className={`rounded bg-white object-contain p-1 ${collapsed ? 'h-8 w-8 object-left' : 'h-10 max-w-[10rem]'}`}
+            name={brandTitle(user)}
+            // Collapsed, a wide logo squeezed into the icon column's box was a speck (issue 25 defect 9): it is
+            // cropped to its left square (where a mark sits), filling the box instead.
+            className={`rounded bg-white p-1 ${collapsed ? 'h-10 w-10 object-cover object-left' : 'h-10 max-w-[10rem] object-contain'}`}
+            fallbackClassName={`text-sm text-white ${collapsed ? 'sr-only' : 'max-w-[10rem]'}`}
           />
         ) : (
           <span />

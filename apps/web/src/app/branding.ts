@@ -1,6 +1,7 @@
 /** Tab title and icon from the user's record, with the spec's defaults (SPEC point 1). */
 import { useEffect } from 'react';
 import { DEFAULT_BRAND } from '@portal/contract/constants';
+import { accentVariables } from '@portal/contract/brand-colors';
 
 /** A plain white circle. */
 export const DEFAULT_TAB_ICON =
@@ -13,7 +14,8 @@ export function brandTitle(brand: { resellerName?: string | null } | null | unde
 
 /** `null`: the brand is not known yet, so the tab keeps what the server put into index.html (no flash of defaults). */
 export function useBranding(
-  brand: { resellerName?: string | null; tabLogoUrl?: string | null } | null | undefined,
+  brand:
+    { resellerName?: string | null; tabLogoUrl?: string | null; accentColor?: string | undefined } | null | undefined,
 ): void {
   const pending = brand === null;
   const title = brandTitle(brand);
@@ -29,4 +31,18 @@ export function useBranding(
     }
     link.href = icon;
   }, [pending, title, icon]);
+  useAccent(pending ? undefined : brand?.accentColor);
+}
+
+/** Issue 25 item 8: the reseller's accent replaces the portal's blue (index.css's --color-brand-*) on <html>. */
+function useAccent(accent: string | undefined): void {
+  useEffect(() => {
+    if (!accent) return;
+    const style = document.documentElement.style;
+    const vars = accentVariables(accent);
+    for (const [name, value] of Object.entries(vars)) style.setProperty(name, value);
+    return () => {
+      for (const name of Object.keys(vars)) style.removeProperty(name);
+    };
+  }, [accent]);
 }

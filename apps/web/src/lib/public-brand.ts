@@ -21,7 +21,8 @@ export function usePublicBrand(): PublicBrand | null | undefined {
 }
 
 /** The brand to show: the known user's record, else the address's brand (null: not known yet, keep the page's). */
-export function useBrand(): Pick<AuthUser, 'resellerName' | 'logoUrl' | 'tabLogoUrl'> | null | undefined {
+export function useBrand():
+  Pick<AuthUser, 'resellerName' | 'logoUrl' | 'tabLogoUrl' | 'accentColor'> | null | undefined {
   const { user } = useAuth();
   const hostBrand = usePublicBrand();
   return user ?? hostBrand;

@@ -4,7 +4,8 @@
  */
 import { DEFAULT_BRAND } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
-import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
+import { ACCENT_PATTERN } from '@portal/contract/brand-colors';
+import { BRAND_ASSET_PATH, BRANDING_TEXT } from '@portal/contract/reseller-branding';
 
 /** SPEC point 1's default tab icon: a plain white circle. */
 const DEFAULT_TAB_ICON =
@@ -12,17 +13,23 @@ const DEFAULT_TAB_ICON =
 
 /** Only what the form would accept is drawn (never a javascript: or other odd URL typed half-way). */
 const shownUrl = (url: string | null | undefined) =>
-  url && /^(https?:\/\/\S+|data:image\/[a-z0-9.+-]+[;,]\S*)$/i.test(url.trim()) ? url.trim() : null;
+  url && (/^(https?:\/\/\S+|data:image\/[a-z0-9.+-]+[;,]\S*)$/i.test(url.trim()) || BRAND_ASSET_PATH.test(url.trim()))
+    ? url.trim()
+    : null;
 
 export function BrandPreview({
   name,
   logoUrl,
   tabLogoUrl,
+  accentColor,
 }: {
   name: string;
   logoUrl: string | null | undefined;
   tabLogoUrl: string | null | undefined;
+  accentColor?: string | null | undefined;
 }) {
+  // The accent as typed, once it is a colour; the portal's blue until then.
+  const accent = accentColor && ACCENT_PATTERN.test(accentColor.trim()) ? { backgroundColor: accentColor.trim() } : {};
   const title = name.trim() || DEFAULT_BRAND.acronymTitle;
   const logo = shownUrl(logoUrl);
   const icon = shownUrl(tabLogoUrl) ?? DEFAULT_TAB_ICON;
@@ -59,7 +66,8 @@ export function BrandPreview({
             {['Dashboard', 'Virtual Machines', 'Teams', 'Users', 'Support'].map((label, i) => (
               <span
                 key={label}
-                className={`truncate rounded px-1.5 py-1 text-[10px] ${i === 0 ? 'bg-slate-700 text-white' : 'text-slate-300'}`}
+                className={`truncate rounded px-1.5 py-1 text-[10px] ${i === 0 ? 'bg-brand-600 text-white' : 'text-slate-300'}`}
+                style={i === 0 ? accent : undefined}
               >
                 {label}
               </span>
@@ -76,7 +84,7 @@ export function BrandPreview({
               <div className="mt-2 space-y-1.5">
                 <div className="h-3 rounded border border-slate-300 dark:border-slate-600" />
                 <div className="h-3 rounded border border-slate-300 dark:border-slate-600" />
-                <div className="h-4 rounded bg-brand-600" />
+                <div className="h-4 rounded bg-brand-600" style={accent} data-testid="preview-button" />
               </div>
             </div>
           </div>

@@ -143,7 +143,6 @@ export function DomainsCard({ domains, canEdit }: { domains: readonly Domain[]; 
                 <Button
                   variant="ghost"
                   disabled={busy}
-                  aria-label={`Make ${d.host} primary`}
                   onClick={() =>
                     primary.mutate(
                       { params: { host: d.host } },
@@ -151,7 +150,10 @@ export function DomainsCard({ domains, canEdit }: { domains: readonly Domain[]; 
                     )
                   }
                 >
-                  Make primary
+                  {/* The name says which domain ("Make <host> primary"); the visible words are part of it (axe). */}
+                  <span>
+                    Make<span className="sr-only"> {d.host}</span> primary
+                  </span>
                 </Button>
               )}
               {canEdit && (
