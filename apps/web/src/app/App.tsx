@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
 import { RouterProvider } from 'react-router';
+import { NetworkBanner } from '../components/ui/NetworkBanner.tsx';
 import { Toasts } from '../components/ui/toast.tsx';
 import { setTwoFactorSetUpHandler, setUnauthorizedHandler } from '../lib/api.ts';
 import { clearStoredAuth, forgetAuthAfterBrowserRestart } from '../lib/auth-storage.ts';
@@ -33,6 +34,7 @@ export function App() {
       <AuthProvider>
         <RouterProvider router={router} />
         <Toasts />
+        <NetworkBanner />
       </AuthProvider>
     </QueryClientProvider>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isChunkLoadError } from './chunk-load-error.ts';
+import { CHUNK_RELOAD_GUARD_MS, isChunkLoadError, shouldReloadForChunk } from './chunk-load-error.ts';
 
 describe('isChunkLoadError', () => {
   it("knows each browser's words for a lazy chunk that did not load", () => {
@@ -14,5 +14,22 @@ describe('isChunkLoadError', () => {
   it('leaves every other error to the error page', () => {
     expect(isChunkLoadError(new Error('Cannot read properties of undefined'))).toBe(false);
     expect(isChunkLoadError(undefined)).toBe(false);
+  });
+});
+
+describe('shouldReloadForChunk', () => {
+  const chunkError = new TypeError('Failed to fetch dynamically imported module: http://x/assets/SupportPage-abc.js');
+  const now = 1_000_000;
+  it('reloads once for a chunk gone after a deploy, not again within the guard', () => {
+    expect(shouldReloadForChunk(chunkError, { online: true, now, lastReloadAt: null })).toBe(true);
+    expect(shouldReloadForChunk(chunkError, { online: true, now, lastReloadAt: String(now - 5_000) })).toBe(false);
+    expect(
+      shouldReloadForChunk(chunkError, { online: true, now, lastReloadAt: String(now - CHUNK_RELOAD_GUARD_MS) }),
+    ).toBe(true);
+    expect(shouldReloadForChunk(chunkError, { online: true, now, lastReloadAt: 'garbage' })).toBe(true);
+  });
+  it('never reloads offline or for another error', () => {
+    expect(shouldReloadForChunk(chunkError, { online: false, now, lastReloadAt: null })).toBe(false);
+    expect(shouldReloadForChunk(new Error('boom'), { online: true, now, lastReloadAt: null })).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { portalConfig } from '../lib/config.ts';
 import { BrandedRoot } from './BrandedRoot.tsx';
+import { loadChunk } from './chunk-load-error.ts';
 import { ErrorPage } from './ErrorPage.tsx';
 import { RequireAuth } from './RequireAuth.tsx';
 
@@ -11,11 +12,19 @@ import { RequireAuth } from './RequireAuth.tsx';
  * not wait for the whole portal.
  */
 function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
-  return async () => ({ Component: (await load())[name] });
+  // A chunk gone after a deploy reloads the page once (chunk-load-error.ts; docs/failure-states.md).
+  return async () => ({ Component: (await loadChunk(load, navigationTarget))[name] });
+}
+
+let current: ReturnType<typeof createBrowserRouter> | undefined;
+/** Where the router is going (with the base path), for a reload that should land there. */
+function navigationTarget(): string | undefined {
+  const to = current?.state.navigation.location;
+  return to && current ? current.createHref(to) : undefined;
 }
 
 export function createRouter() {
-  return createBrowserRouter(
+  return (current = createBrowserRouter(
     [
       {
         element: <BrandedRoot />,
@@ -193,5 +202,5 @@ export function createRouter() {
       },
     ],
     { basename: portalConfig.basePath === '/' ? undefined : portalConfig.basePath },
-  );
+  ));
 }

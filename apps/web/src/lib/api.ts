@@ -10,11 +10,14 @@ import { buildPath } from '@portal/contract/routes';
 import { portalConfig } from './config.ts';
 import { csrfToken } from './csrf.ts';
 import { reviveDates, type Revived } from './dates.ts';
+import { NETWORK_TEXT, READ_TIMEOUT_MS, reportAnswer, reportNetworkFailure, WRITE_TIMEOUT_MS } from './network.ts';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** No answer within the request's time (status 0): a message with Try again, no automatic retry. */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -39,6 +42,8 @@ export type CallOptions<R extends RouteDef> = RouteRequest<R> & {
   /** Do not send the user to /login on a 401 (the caller handles it). */
   suppress401?: boolean;
   signal?: AbortSignal;
+  /** Give up after this long (default: READ_TIMEOUT_MS for GET, WRITE_TIMEOUT_MS otherwise; lib/network.ts). */
+  timeoutMs?: number;
 };
 
 export type ApiData<R extends RouteDef> = Revived<z.output<R['data']>>;
@@ -80,24 +85,46 @@ export async function callApiWithMessage<R extends RouteDef>(
     buildPath(route.path, options.params as Record<string, string | number> | undefined) +
     (query.size ? `?${query.toString()}` : '');
   const unsafe = route.method !== 'GET';
+  // No request waits for ever (issue 25 item 6): past its time it is aborted and ends in a message.
+  const timeout = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      timeout.abort();
+    },
+    options.timeoutMs ?? (unsafe ? WRITE_TIMEOUT_MS : READ_TIMEOUT_MS),
+  );
+  const onCallerAbort = () => timeout.abort();
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (options.signal?.aborted) timeout.abort();
   let response: Response;
-  try {
-    response = await fetch(apiUrl(path), {
-      method: route.method,
-      credentials: 'include',
-      headers: unsafe ? { 'content-type': 'application/json', 'x-csrf-token': csrfToken() } : {},
-      ...(unsafe ? { body: JSON.stringify(options.body ?? {}) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
-  }
   let body: { message?: string; data?: unknown } = {};
   try {
-    body = (await response.json()) as typeof body;
-  } catch {
-    body = { message: response.statusText };
+    try {
+      response = await fetch(apiUrl(path), {
+        method: route.method,
+        credentials: 'include',
+        headers: unsafe ? { 'content-type': 'application/json', 'x-csrf-token': csrfToken() } : {},
+        ...(unsafe ? { body: JSON.stringify(options.body ?? {}) } : {}),
+        signal: timeout.signal,
+      });
+    } catch (err) {
+      if (timedOut) throw new ApiError(0, NETWORK_TEXT.timeout, true);
+      if ((err as Error).name === 'AbortError') throw err;
+      reportNetworkFailure();
+      throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
+    }
+    reportAnswer();
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      if (timedOut) throw new ApiError(0, NETWORK_TEXT.timeout, true);
+      body = { message: response.statusText };
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
   }
   if (!response.ok) {
     const message = body.message || `Request failed (${response.status})`;

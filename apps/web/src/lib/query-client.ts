@@ -1,11 +1,16 @@
 import { QueryClient } from '@tanstack/react-query';
-import { ApiError } from './api.ts';
+import { routes } from '@portal/contract/routes';
+import { callApi } from './api.ts';
+import { backoffDelay, installNetworkWatch, onNetworkRecovered, shouldRetryQuery } from './network.ts';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      // Auth and permission answers are final; only network trouble is worth one more try.
-      retry: (count, err) => count < 1 && err instanceof ApiError && err.status === 0,
+      // Auth and permission answers are final; a read that got no answer retries with backoff (1 s, 2 s, 4 s)
+      // while the browser says it is online; then the screen shows its message with Try again, and the
+      // network watch below refreshes it once the server answers again (lib/network.ts, issue 25 item 6).
+      retry: (count, err) => shouldRetryQuery(count, err, navigator.onLine),
+      retryDelay: (attempt) => backoffDelay(attempt),
       refetchOnWindowFocus: false,
       staleTime: 10_000,
       // Offline, TanStack's default ('online') pauses a query until the browser says it is back: a list or a
@@ -16,3 +21,17 @@ export const queryClient = new QueryClient({
     mutations: { networkMode: 'always' },
   },
 });
+
+/** The network is back (the browser's `online`, or the server answers a probe again): refresh what is shown. */
+onNetworkRecovered(() => void queryClient.invalidateQueries());
+
+// The probe: the public brand, a cached read every screen already makes (the API health check would dial SMTP).
+if (typeof window !== 'undefined')
+  installNetworkWatch(async () => {
+    try {
+      await callApi(routes.resellerBranding.publicBrand, { suppress401: true });
+      return true;
+    } catch {
+      return false;
+    }
+  });

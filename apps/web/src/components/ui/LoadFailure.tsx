@@ -34,8 +34,16 @@ export interface LoadFailureProps {
 
 export function LoadFailure({ error, notFound, prefix, back, onRetry }: LoadFailureProps) {
   const kind = failureKind(error);
+  // A read that timed out says so (lib/network.ts); Try again asks once more.
+  const timedOut = error instanceof ApiError && error.timedOut;
   const text =
-    kind === 'notFound' ? notFound : kind === 'unreachable' ? TEXT.serverUnreachable : errorText(error, prefix);
+    kind === 'notFound'
+      ? notFound
+      : timedOut
+        ? error.message
+        : kind === 'unreachable'
+          ? TEXT.serverUnreachable
+          : errorText(error, prefix);
   // SPEC point 8: a failed fetch says its helper text and the detail ("Error fetching team: Team not found").
   // A 404 keeps its plain sentence first and gives the spec's words under it (issue 25, defect 11).
   const helper = kind === 'notFound' && prefix ? errorText(error, prefix) : null;
