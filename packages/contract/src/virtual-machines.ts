@@ -244,22 +244,6 @@ export const dashboardDataSchema = z.object({
   ytd: dashboardCountsSchema,
 });
 export type DashboardData = z.infer<typeof dashboardDataSchema>;
-
-export const VM_SORT_COLUMNS = ['name', 'configuration'] as const;
-
-export const createVmBodySchema = z
-  .object({
-    regionId: idSchema,
-    image: imageSchema,
-    configurationId: idSchema,
-    providerId: idSchema,
-    name: vmNameSchema,
-    numberOfInstances: instanceCountSchema,
-    teamId: idSchema.nullable().optional(),
-    /** The caller's own stored keys to install beside the portal's (issue 23 item 5); another user's id is a 400. */
-    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
-    /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
-    userData: userDataSchema.optional(),
 /**
  * Money as billing's usage carries it: a decimal string with 2 places (never a float), in the reseller's currency.
  * `amount` is billing's rule for the month so far (docs/billing-webhook.md: hours at each size x its hourly price,
@@ -295,6 +279,21 @@ export const dashboardSummarySchema = z.object({
 });
 export type DashboardSummaryData = z.infer<typeof dashboardSummarySchema>;
 
+export const VM_SORT_COLUMNS = ['name', 'configuration'] as const;
+
+export const createVmBodySchema = z
+  .object({
+    regionId: idSchema,
+    image: imageSchema,
+    configurationId: idSchema,
+    providerId: idSchema,
+    name: vmNameSchema,
+    numberOfInstances: instanceCountSchema,
+    teamId: idSchema.nullable().optional(),
+    /** The caller's own stored keys to install beside the portal's (issue 23 item 5); another user's id is a 400. */
+    sshKeyIds: z.array(idSchema).max(SSH_KEYS.perUser, SSH_KEY_TEXT.tooManyChosen(SSH_KEYS.perUser)).optional(),
+    /** cloud-init user-data run at first boot: `#cloud-config` or a `#!` script, at most 16 KiB. */
+    userData: userDataSchema.optional(),
   })
   .strict();
 
@@ -567,7 +566,6 @@ export const vmRoutes = {
     summary: 'VMs per size this month, last month and this year',
     data: dashboardDataSchema,
   }),
-} as const;
   dashboardSummary: route({
     ...base,
     method: 'GET',
@@ -583,3 +581,4 @@ export const vmRoutes = {
     params: idParamsSchema,
     data: vmMonthToDateSchema,
   }),
+} as const;

@@ -13,14 +13,14 @@ import {
   providerOfferings,
   providers,
   regions,
-  sshKeys,
   resellers,
+  sshKeys,
   teams,
   virtualMachines,
-} from '../../db/schema.ts';
   vmSizePeriods,
-import type { TenantScope } from '../../lib/auth-context.ts';
+} from '../../db/schema.ts';
 import { pricedUsageLines } from '../../db/priced-usage.ts';
+import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
 import { teamIdsParam, vmVisibleTo, type ScopeValues } from '../access/vm-visibility.ts';
@@ -591,9 +591,6 @@ export function createVmRepository(db: Db) {
         .groupBy(configurations.key);
       return new Map(rows.map((r) => [r.key, r.n]));
     },
-  };
-}
-export type VmRepository = ReturnType<typeof createVmRepository>;
 
     /** The machines the caller sees (the list's rule), counted by status. */
     async countsByStatus(scope: TenantScope) {
@@ -625,3 +622,6 @@ export type VmRepository = ReturnType<typeof createVmRepository>;
         .limit(1);
       return row?.currency ?? 'USD';
     },
+  };
+}
+export type VmRepository = ReturnType<typeof createVmRepository>;

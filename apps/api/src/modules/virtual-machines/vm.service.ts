@@ -46,13 +46,13 @@ import {
 } from '../../engine/placement.ts';
 import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secrets.ts';
 import { quotaRefusal } from '../../db/quotas.ts';
+import { sumDecimals, utcMonthStart } from '../../db/priced-usage.ts';
 import type { Tx } from '../../db/client.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log' | 'engine'> & {
   repo: VmRepository;
 };
 /** The caller: tenant scope, request id, and the reseller whose catalog applies (docs/decisions/0012). */
-import { sumDecimals, utcMonthStart } from '../../db/priced-usage.ts';
 type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
 /** The actions that are one payload-less operation on one VM (each has a route in vmActionRoutes). */
 export type VmOperationAction = keyof typeof vmActionRoutes;
@@ -100,12 +100,6 @@ export function createVmService(deps: Deps) {
     if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
   }
 
-  /** 409 naming the limit when `adding` would pass the company's or the team's quota. */
-  async function refuseOverQuota(...args: Parameters<typeof quotaRefusal>) {
-    const refusal = await quotaRefusal(...args);
-    if (refusal) throw new ConflictError(refusal);
-  }
-
   /** This UTC month so far of the machines the caller sees (or one of them), priced as billing's usage prices it. */
   async function monthSpend(scope: TenantScope, resellerId: number, now: Date, vmId?: number) {
     const from = utcMonthStart(now);
@@ -117,6 +111,12 @@ export function createVmService(deps: Deps) {
       amount: sumDecimals(lines.map((l) => l.amount)),
       unpriced: lines.filter((l) => l.amount === null).length,
     };
+  }
+
+  /** 409 naming the limit when `adding` would pass the company's or the team's quota. */
+  async function refuseOverQuota(...args: Parameters<typeof quotaRefusal>) {
+    const refusal = await quotaRefusal(...args);
+    if (refusal) throw new ConflictError(refusal);
   }
 
   /**
@@ -350,6 +350,24 @@ export function createVmService(deps: Deps) {
       return { currentMonth: counts(current), previousMonth: counts(previous), ytd: counts(ytd) };
     },
 
+    /** The dashboard's summary: the caller's machines by status and their spend this month so far (billing's rule). */
+    async dashboardSummary(scope: TenantScope, resellerId: number) {
+      const now = deps.clock.now();
+      const [byStatus, spend] = await Promise.all([repo.countsByStatus(scope), monthSpend(scope, resellerId, now)]);
+      const statuses = VM_STATUSES.filter((s) => byStatus.get(s)).map((s) => ({ status: s, count: byStatus.get(s)! }));
+      return { total: statuses.reduce((n, s) => n + s.count, 0), statuses, spend };
+    },
+
+    /** One VM's month so far: its cost by billing's rule and its network traffic (engine/metrics). */
+    async monthToDate(scope: TenantScope, resellerId: number, id: number) {
+      const vm = await loadVisible(scope, id, 'vm.view');
+      const [spend, traffic] = await Promise.all([
+        monthSpend(scope, resellerId, deps.clock.now(), vm.id),
+        engine.metrics.monthTraffic(vm.id),
+      ]);
+      return { ...spend, traffic: { rxBytes: traffic.rxBytes, txBytes: traffic.txBytes } };
+    },
+
     async password(scope: TenantScope, id: number, requestId?: string) {
       const vm = await loadVisible(scope, id, 'vm.operate');
       if (vm.sshPassword) await recordSecretRead(scope, vm, 'vm.password.view', requestId);
@@ -390,24 +408,6 @@ export function createVmService(deps: Deps) {
       try {
         return {
           name: vm.name,
-    /** The dashboard's summary: the caller's machines by status and their spend this month so far (billing's rule). */
-    async dashboardSummary(scope: TenantScope, resellerId: number) {
-      const now = deps.clock.now();
-      const [byStatus, spend] = await Promise.all([repo.countsByStatus(scope), monthSpend(scope, resellerId, now)]);
-      const statuses = VM_STATUSES.filter((s) => byStatus.get(s)).map((s) => ({ status: s, count: byStatus.get(s)! }));
-      return { total: statuses.reduce((n, s) => n + s.count, 0), statuses, spend };
-    },
-
-    /** One VM's month so far: its cost by billing's rule and its network traffic (engine/metrics). */
-    async monthToDate(scope: TenantScope, resellerId: number, id: number) {
-      const vm = await loadVisible(scope, id, 'vm.view');
-      const [spend, traffic] = await Promise.all([
-        monthSpend(scope, resellerId, deps.clock.now(), vm.id),
-        engine.metrics.monthTraffic(vm.id),
-      ]);
-      return { ...spend, traffic: { rxBytes: traffic.rxBytes, txBytes: traffic.txBytes } };
-    },
-
           text: await engine.registry.driverFor(provider!, await hostOf(vm.hostId)).console(vm.providerRef),
         };
       } catch {
