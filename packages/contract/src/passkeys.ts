@@ -33,6 +33,7 @@ export const PASSKEY_TEXT = {
   remove: 'Remove',
   removeTitle: (name: string) => `Remove the passkey "${name}"?`,
   removeHint: 'Type your password, or a current code from your authenticator app.',
+  removeHintPassword: 'Type your password.',
   passwordLabel: 'Your password',
   codeLabel: 'Or a code from your app',
   unsupported: 'This browser cannot use passkeys.',

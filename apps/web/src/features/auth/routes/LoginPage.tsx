@@ -67,6 +67,7 @@ export function LoginPage() {
               email: user.email,
               resellerEmail: user.resellerEmail,
               secondFactor: user.secondFactor,
+              factors: user.factors,
               emailFallback: user.emailFallback,
             },
           });

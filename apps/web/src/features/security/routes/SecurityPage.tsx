@@ -23,6 +23,7 @@ import {
   useStartTwoFactor,
   useTwoFactorStatus,
 } from '../api/two-factor.ts';
+import { PasskeysCard } from '../components/PasskeysCard.tsx';
 
 type CodeForm = { code: string; password: string };
 
@@ -312,6 +313,7 @@ export function SecurityPage() {
         ) : (
           <SetUp onCodes={setCodes} />
         )}
+        {status.data && !codes && <PasskeysCard withApp={status.data.enabled} />}
         {user?.isCompanyAdmin && policy.data && !codes && <CompanyPolicyCard required={required} />}
       </div>
     </PageLayout>
