@@ -145,15 +145,13 @@ function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
  * only the set-up's routes, the shell's (those allowed during a forced password reset: check, logout, who am I)
  * and the company's policy, until the app is on.
  */
-const TWO_FACTOR_SET_UP_PATHS = ['/users/twoFactor', '/company/policy'];
+const TWO_FACTOR_SET_UP_PATHS = ['/users/twoFactor', '/users/passkeys'];
+const TWO_FACTOR_SET_UP_READS = [...TWO_FACTOR_SET_UP_PATHS, '/company/policy'];
 
 function enforceTwoFactorSetUp(def: RouteDef, auth: AuthContext): void {
   if (!auth.mustSetUpTwoFactor || def.allowDuringPasswordReset) return;
-  if (
-    def.method === 'GET'
-      ? TWO_FACTOR_SET_UP_PATHS.some((p) => def.path.startsWith(p))
-      : def.path.startsWith(TWO_FACTOR_SET_UP_PATHS[0]!)
-  )
+  // An authenticator app or a passkey (docs/two-factor.md "Passkeys") lifts the hold.
+  if ((def.method === 'GET' ? TWO_FACTOR_SET_UP_READS : TWO_FACTOR_SET_UP_PATHS).some((p) => def.path.startsWith(p)))
     return;
   throw new ForbiddenError(COMPANY_POLICY_TEXT.setUpRequired);
 }

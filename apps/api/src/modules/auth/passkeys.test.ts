@@ -393,4 +393,22 @@ describe('company policy', () => {
       await t.db.update(companies).set({ requireAuthenticator: false }).where(eq(companies.id, 1));
     }
   });
+
+  it('a user held to the set-up by the policy may add a passkey instead of an app', async () => {
+    const email = 'passkey-held@example.com';
+    await createUser(t, 1, email);
+    await t.db.update(companies).set({ requireAuthenticator: true }).where(eq(companies.id, 1));
+    try {
+      const client = await signIn(t, email, PASSWORD);
+      const held = await client.call(routes.vms.list, { query: {} });
+      expect(held.status).toBe(403);
+      expect(held.message).toBe(COMPANY_POLICY_TEXT.setUpRequired);
+      // The passkey routes are part of the set-up, like the app's.
+      expect((await client.call(routes.passkeys.list)).status).toBe(200);
+      await addPasskey(client, new SoftwareAuthenticator());
+      expect((await client.call(routes.passkeys.list)).data).toHaveLength(1);
+    } finally {
+      await t.db.update(companies).set({ requireAuthenticator: false }).where(eq(companies.id, 1));
+    }
+  });
 });
