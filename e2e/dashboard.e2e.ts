@@ -1,0 +1,189 @@
+/**
+ * The dashboard's overview (issue 25 item 5) in Chromium on the simulator driver. With no machine, the first-run
+ * prompt "Create your first machine" leads to the create page. With machines: counts by status, each a link to the
+ * VM list filtered by it; this month's spend (billing's rule: 10 priced hours of micro at 0.05 = $0.50) equal to
+ * GET /virtualMachines/dashboardSummary; the last activity entries for a company administrator (none shown to a
+ * member, who cannot read the log). The spec's Teams table and VM Usage card stay below, with their texts. At
+ * 1440x900 and 390x844, light and dark: no element wider than the viewport, axe finds nothing; screenshots.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { routes } from '@portal/contract/routes';
+import { companies, configurationPrices, vmSizePeriods } from '../apps/api/src/db/schema.ts';
+import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { signIn, type TestClient } from '../apps/api/test/harness.ts';
+import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
+import { axeViolations } from './support/axe.ts';
+import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const WAIT = { timeout: 30_000 };
+
+let portal: Portal;
+let admin: TestClient;
+
+beforeAll(async () => {
+  portal = await startPortal({
+    env: { SIMULATOR_STEP_MS: '50', VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '1000' },
+  });
+  admin = await signIn(portal);
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+async function newPage(
+  viewport: { width: number; height: number },
+  colorScheme: 'light' | 'dark' = 'light',
+  email?: string,
+  password?: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await portal.browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  await portal.signIn(page, email, password);
+  return { context, page };
+}
+
+/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container (as ux.e2e.ts). */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > width)
+      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
+    for (const el of Array.from(document.body.querySelectorAll('*'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      let scroller = el.parentElement;
+      let clipped = false;
+      while (scroller && scroller !== document.body) {
+        const o = getComputedStyle(scroller).overflowX;
+        if (o === 'auto' || o === 'scroll' || o === 'hidden') {
+          clipped = true;
+          break;
+        }
+        scroller = scroller.parentElement;
+      }
+      if (!clipped && r.right > width + 1 && getComputedStyle(el).position !== 'fixed') {
+        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
+      }
+    }
+    return out.slice(0, 10);
+  });
+}
+
+async function check(page: Page, name: string) {
+  await page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage: true });
+  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
+  expect(await axeViolations(page, 'main'), `${name}: axe violations`).toEqual([]);
+}
+
+const SCREENS = [
+  ['desktop-light', DESKTOP, 'light'],
+  ['desktop-dark', DESKTOP, 'dark'],
+  ['phone-light', PHONE, 'light'],
+  ['phone-dark', PHONE, 'dark'],
+] as const;
+
+async function waitRunning(id: number) {
+  for (let i = 0; i < 600; i++) {
+    if ((await admin.call(routes.vms.details, { params: { id } })).data.status === 'Running') return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`VM ${id} did not start`);
+}
+
+describe('dashboard overview', () => {
+  it('offers "Create your first machine" while the company has none', async () => {
+    for (const [name, viewport, scheme] of SCREENS) {
+      const { context, page } = await newPage(viewport, scheme);
+      const prompt = page.getByRole('region', { name: 'Create your first machine' });
+      await expect.poll(() => prompt.isVisible(), WAIT).toBe(true);
+      await expect.poll(() => page.getByTestId('machines-total').textContent(), WAIT).toBe('0 machines');
+      await expect.poll(() => page.getByTestId('spend-amount').textContent(), WAIT).toBe('$0.00');
+      // The spec's Teams table and VM Usage card are still there, below.
+      expect(await page.getByRole('heading', { name: 'Teams', exact: true }).isVisible()).toBe(true);
+      expect(await page.getByRole('region', { name: 'VM Usage' }).isVisible()).toBe(true);
+      await check(page, `first-run-${name}`);
+      if (name === 'desktop-light') {
+        await prompt.getByRole('link', { name: 'Create your first machine' }).click();
+        await page.waitForURL(/\/createVirtualMachine$/, WAIT);
+      }
+      await context.close();
+    }
+  });
+
+  it('counts machines by status with links to the filtered list, shows the spend and recent activity', async () => {
+    const [demo] = await portal.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
+    const catalog = await seededCatalog(admin);
+    await portal.db.insert(configurationPrices).values({
+      resellerId: demo!.resellerId,
+      configurationId: catalog.micro.id,
+      hourlyPrice: '0.05',
+      monthlyPrice: '5.00',
+    });
+    const ids: number[] = [];
+    for (const name of ['dash-a', 'dash-b', 'dash-c'])
+      ids.push((await admin.call(routes.vms.create, { body: catalog.createBody(name) })).data.ids[0]!);
+    for (const id of ids) await waitRunning(id);
+    expect((await admin.call(routes.vms.stop, { params: { id: ids[2]! } })).status).toBe(200);
+    for (let i = 0; i < 600; i++) {
+      if ((await admin.call(routes.vms.details, { params: { id: ids[2]! } })).data.status === 'Stopped') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // dash-a has existed for 10 hours this month (its size period moved back): 10 h x 0.05 = 0.50.
+    const now = Date.now();
+    const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
+    const tenHoursAgo = new Date(Math.max(monthStart, now - 10 * 3_600_000));
+    await portal.db
+      .update(vmSizePeriods)
+      .set({ startedAt: tenHoursAgo })
+      .where(and(eq(vmSizePeriods.vmId, ids[0]!)));
+    const summary = (await admin.call(routes.vms.dashboardSummary)).data;
+    expect(summary.statuses).toEqual([
+      { status: 'Running', count: 2 },
+      { status: 'Stopped', count: 1 },
+    ]);
+
+    for (const [name, viewport, scheme] of SCREENS) {
+      const { context, page } = await newPage(viewport, scheme);
+      await expect.poll(() => page.getByTestId('machines-total').textContent(), WAIT).toBe('3 machines');
+      expect(await page.getByRole('region', { name: 'Create your first machine' }).count()).toBe(0);
+      const byStatus = page.getByRole('list', { name: 'Machines by status' });
+      expect(await byStatus.getByRole('link', { name: 'Running 2' }).isVisible()).toBe(true);
+      expect(await byStatus.getByRole('link', { name: 'Stopped 1' }).isVisible()).toBe(true);
+      // The badges are the VM list's own.
+      expect(await byStatus.locator('[data-status="Running"]').count()).toBe(1);
+      // The spend is billing's rule, as the API answers it (at least 10 priced hours: $0.50).
+      const spend = (await admin.call(routes.vms.dashboardSummary)).data.spend;
+      expect(Number(spend.amount)).toBeGreaterThanOrEqual(0.5);
+      await expect.poll(() => page.getByTestId('spend-amount').textContent(), WAIT).toBe(`$${spend.amount}`);
+      // Recent activity, newest first, at most 5: this very sign-in heads it.
+      const activity = page.getByRole('region', { name: 'Recent activity' });
+      await expect.poll(() => activity.getByRole('listitem').count(), WAIT).toBe(5);
+      expect(await activity.getByRole('listitem').first().textContent()).toContain('Signed in');
+      await check(page, `summary-${name}`);
+      if (name === 'desktop-light') {
+        await byStatus.getByRole('link', { name: 'Stopped 1' }).click();
+        await page.waitForURL(/\/virtualMachines\?status=Stopped$/, WAIT);
+        await expect.poll(() => page.getByRole('row').filter({ hasText: 'dash-c' }).isVisible(), WAIT).toBe(true);
+        expect(await page.getByRole('row').filter({ hasText: 'dash-a' }).count()).toBe(0);
+      }
+      await context.close();
+    }
+  });
+
+  it('shows a member no activity card and only the machines they see', async () => {
+    const [demo] = await portal.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
+    await createUser(portal, demo!.id, 'member@dashboard.test');
+    const { context, page } = await newPage(PHONE, 'light', 'member@dashboard.test', PASSWORD);
+    const prompt = page.getByRole('region', { name: 'Create your first machine' });
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true);
+    expect(await page.getByRole('region', { name: 'Recent activity' }).count()).toBe(0);
+    await check(page, 'member-phone-light');
+    await context.close();
+  });
+});
