@@ -12,6 +12,7 @@ import HelpCircle from 'lucide-react/icons/help-circle';
 import History from 'lucide-react/icons/history';
 import KeyRound from 'lucide-react/icons/key-round';
 import LayoutDashboard from 'lucide-react/icons/layout-dashboard';
+import LogIn from 'lucide-react/icons/log-in';
 import LogOut from 'lucide-react/icons/log-out';
 import Menu from 'lucide-react/icons/menu';
 import Moon from 'lucide-react/icons/moon';
@@ -61,6 +62,8 @@ const LINKS: readonly NavLink[] = [
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },
   // Issue 13: the company's activity log.
   { to: '/activity', label: 'Activity', icon: History, also: [], adminOnly: true },
+  // Issue 26 item 3: the company's single sign-on (docs/single-sign-on.md).
+  { to: '/singleSignOn', label: 'Single sign-on', icon: LogIn, also: [], adminOnly: true },
 ];
 
 /** Route matching is case-insensitive (React Router's default), so the highlight is too. */

@@ -48,6 +48,11 @@ export function createRouter() {
             lazy: page(() => import('../features/auth/routes/ForgotPasswordPage.tsx'), 'ForgotPasswordPage'),
           },
           {
+            // Issue 26 item 3: where the company's identity provider sends the browser back (docs/single-sign-on.md).
+            path: '/auth/oidc/callback',
+            lazy: page(() => import('../features/auth/routes/SsoCallbackPage.tsx'), 'SsoCallbackPage'),
+          },
+          {
             element: <RequireAuth />,
             children: [
               {
@@ -190,6 +195,13 @@ export function createRouter() {
                       {
                         path: '/security',
                         lazy: page(() => import('../features/security/routes/SecurityPage.tsx'), 'SecurityPage'),
+                      },
+                      {
+                        path: '/singleSignOn',
+                        lazy: page(
+                          () => import('../features/single-sign-on/routes/SingleSignOnPage.tsx'),
+                          'SingleSignOnPage',
+                        ),
                       },
                     ],
                   },

@@ -16,6 +16,7 @@ import { lazyResolver } from '../../../lib/lazy-resolver.ts';
 import { clearStoredAuth, readStoredAuth, writeStoredAuth } from '../../../lib/auth-storage.ts';
 import { useRouteMutation } from '../../../lib/route-query.ts';
 import { AuthCard, FormError } from '../components/AuthCard.tsx';
+import { SsoButton } from '../components/SsoButton.tsx';
 
 type LoginForm = z.input<typeof loginFormSchema>;
 
@@ -125,6 +126,8 @@ export function LoginPage() {
           <Button type="submit" className="w-full" disabled={form.formState.isSubmitting || loginMutation.isPending}>
             Login
           </Button>
+          {/* Issue 26 item 3: the company's identity provider, found by the email's domain (docs/single-sign-on.md). */}
+          <SsoButton beforeValidate={validation.preload} />
         </form>
       </FormProvider>
     </AuthCard>
