@@ -217,7 +217,7 @@ export const SSH_KEY_TEXT = {
 export const GRAPH_TEXT = {
   title: 'Graphs',
   rangeLabel: 'Time range',
-  ranges: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days', '30d': '30 days' },
+  ranges: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days', '30d': '30 days', '90d': '90 days' },
   cpu: 'CPU',
   memory: 'Memory',
   disk: 'Disk',

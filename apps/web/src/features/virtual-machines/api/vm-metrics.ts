@@ -10,9 +10,9 @@ import type { VmMetricsRange } from '@portal/contract/virtual-machines';
 import { ApiError, callApi, type ApiData } from '../../../lib/api.ts';
 import { routeKey } from '../../../lib/route-keys.ts';
 
-/** The ranges the VM page offers (the route also has 90 d). */
-export type GraphRange = Exclude<VmMetricsRange, '90d'>;
-export const GRAPH_RANGES: readonly GraphRange[] = ['1h', '24h', '7d', '30d'];
+/** The ranges the VM page offers: every range the route serves (90 d: all the hours the engine keeps). */
+export type GraphRange = VmMetricsRange;
+export const GRAPH_RANGES: readonly GraphRange[] = ['1h', '24h', '7d', '30d', '90d'];
 
 export const METRICS_TIMEOUT_MS = 20_000;
 

@@ -1,7 +1,8 @@
-/** VM reads and writes, straight from the contract's route table. Every write refreshes the VM reads; live events refresh them too. */
+/**
+ * VM reads and writes, straight from the contract's route table (the portal's zod-free one: the VM page and the list
+ * load no schema through here). Every write refreshes the VM reads; live events refresh them too. */
 import { keepPreviousData } from '@tanstack/react-query';
 import { routes } from '@portal/contract/routes';
-import { vmRoutes } from '@portal/contract/virtual-machines';
 import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
 import { callApi } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
@@ -22,7 +23,7 @@ export interface VmListQuery {
 export function useVmList(q: VmListQuery) {
   const { sortColumn, sortDescending, ...rest } = q;
   return useRouteQuery(
-    vmRoutes.list,
+    routes.vms.list,
     { query: { ...rest, sortColumn, sortDescending: sortColumn ? (sortDescending ? 'true' : 'false') : undefined } },
     { placeholderData: keepPreviousData },
   );
@@ -34,7 +35,7 @@ export function useVmList(q: VmListQuery) {
  */
 export const useVmDetails = (id: number) =>
   useRouteQuery(
-    vmRoutes.details,
+    routes.vms.details,
     { params: { id } },
     {
       enabled: id > 0,
@@ -46,10 +47,10 @@ export const useVmDetails = (id: number) =>
     },
   );
 /** The regions and teams of the caller's VMs: what the list's filters offer. */
-export const useVmFacets = () => useRouteQuery(vmRoutes.listFacets, {}, { staleTime: 60_000 });
+export const useVmFacets = () => useRouteQuery(routes.vms.listFacets, {}, { staleTime: 60_000 });
 /** Start, stop or delete several VMs (chosen, or all matching the filters): each VM's outcome comes back. */
-export const useVmBulk = () => useRouteMutation(vmRoutes.bulk, { invalidates: VM_READS });
-export const useConfigurations = () => useRouteQuery(vmRoutes.listConfigurations, {}, { staleTime: 5 * 60_000 });
+export const useVmBulk = () => useRouteMutation(routes.vms.bulk, { invalidates: VM_READS });
+export const useConfigurations = () => useRouteQuery(routes.vms.listConfigurations, {}, { staleTime: 5 * 60_000 });
 
 /** Actions confirmed with a plain yes/no: the rows of VM_ACTIONS that carry `confirm` texts. */
 export type ConfirmedVmAction = {
@@ -59,11 +60,11 @@ export const isConfirmedAction = (action: VmActionName): action is ConfirmedVmAc
 
 /** The VM actions that are one call on `/:id` with no body (each route is named like its action). */
 export type VmIdAction = ConfirmedVmAction | 'delete';
-export const useVmIdAction = (action: VmIdAction) => useRouteMutation(vmRoutes[action], { invalidates: VM_READS });
-export const useRenameVm = () => useRouteMutation(vmRoutes.edit, { invalidates: VM_READS });
-export const useUpgradeVm = () => useRouteMutation(vmRoutes.changeConfiguration, { invalidates: VM_READS });
-export const useRebuildVm = () => useRouteMutation(vmRoutes.rebuild, { invalidates: VM_READS });
-export const useCreateVm = () => useRouteMutation(vmRoutes.create, { invalidates: VM_READS });
+export const useVmIdAction = (action: VmIdAction) => useRouteMutation(routes.vms[action], { invalidates: VM_READS });
+export const useRenameVm = () => useRouteMutation(routes.vms.edit, { invalidates: VM_READS });
+export const useUpgradeVm = () => useRouteMutation(routes.vms.changeConfiguration, { invalidates: VM_READS });
+export const useRebuildVm = () => useRouteMutation(routes.vms.rebuild, { invalidates: VM_READS });
+export const useCreateVm = () => useRouteMutation(routes.vms.create, { invalidates: VM_READS });
 
 /**
  * The caller's stored SSH keys, to choose from in the create form (the same read as the SSH keys screen's); read again
@@ -71,6 +72,6 @@ export const useCreateVm = () => useRouteMutation(vmRoutes.create, { invalidates
  */
 export const useSshKeyChoices = () => useRouteQuery(routes.sshKeys.list, {}, { refetchOnWindowFocus: 'always' });
 
-export const fetchPassword = (id: number) => callApi(vmRoutes.getPassword, { params: { id } });
-export const fetchPrivateKey = (id: number) => callApi(vmRoutes.getAccessKey, { params: { id } });
-export const fetchConsoleUrl = (id: number) => callApi(vmRoutes.getConsole, { params: { id } });
+export const fetchPassword = (id: number) => callApi(routes.vms.getPassword, { params: { id } });
+export const fetchPrivateKey = (id: number) => callApi(routes.vms.getAccessKey, { params: { id } });
+export const fetchConsoleUrl = (id: number) => callApi(routes.vms.getConsole, { params: { id } });

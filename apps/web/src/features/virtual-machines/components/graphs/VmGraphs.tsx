@@ -1,5 +1,5 @@
 /**
- * The VM page's Graphs section (issue 25 item 4): CPU, memory, disk and network over 1 h, 24 h, 7 d or 30 d from the
+ * The VM page's Graphs section (issue 25 item 4): CPU, memory, disk and network over 1 h, 24 h, 7 d, 30 d or 90 d from the
  * engine's metrics history. Loaded as its own chunk (VmGraphsSection), so uPlot stays out of every other page.
  */
 import { useMemo, useState } from 'react';
@@ -94,7 +94,7 @@ export function VmGraphs({ vmId }: { vmId: number }) {
   // The answer shown may be the previous range's while the new one loads (kept to avoid a flash).
   const shown = data && data.range === range ? data : undefined;
   const built = useMemo(() => (shown ? chartsOf(shown) : null), [shown]);
-  const hourly = range === '7d' || range === '30d';
+  const hourly = range === '7d' || range === '30d' || range === '90d';
 
   let body;
   if (metrics.isError && !shown) {

@@ -129,7 +129,7 @@ export const BYTE_INCREMENTS: number[] = (() => {
 })();
 
 /** The x axis' tick labels and the legend's time: in the user's locale, coarser for longer ranges. */
-export function timeFormats(range: '1h' | '24h' | '7d' | '30d', locale?: string) {
+export function timeFormats(range: '1h' | '24h' | '7d' | '30d' | '90d', locale?: string) {
   const tick =
     range === '1h' || range === '24h'
       ? new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit' })
