@@ -204,6 +204,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
           {props.search && (
             <label className="relative block w-full sm:w-auto">
               <span className="sr-only">{props.search.placeholder ?? TEXT.searchDefault}</span>
+              {/* sm:w-64: "Search team members..." was cut at w-56 (issue 25 defect 9). */}
               <Search className="pointer-events-none absolute left-2.5 top-2.5 h-4 w-4 text-slate-400" aria-hidden />
               <input
                 type="search"
@@ -213,7 +214,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   props.search!.onChange(e.target.value);
                   props.onPageChange(1);
                 }}
-                className="w-full rounded-md border bg-white dark:bg-slate-900 sm:w-56 border-slate-300 dark:border-slate-600 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+                className="w-full rounded-md border bg-white dark:bg-slate-900 sm:w-64 border-slate-300 dark:border-slate-600 py-2 pl-8 pr-3 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
               />
             </label>
           )}

@@ -79,7 +79,9 @@ export function BrandPreview({
               className="w-full max-w-[12rem] rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 shadow"
               data-testid="preview-login"
             >
-              {logo && <img src={logo} alt={TEXT.companyLogoAlt} className="mb-2 h-5" />}
+              {logo && (
+                <img src={logo} alt={TEXT.companyLogoAlt} className="mb-2 h-5 rounded dark:bg-white dark:p-0.5" />
+              )}
               <p className="text-sm font-semibold text-slate-900 dark:text-slate-100">Welcome</p>
               <div className="mt-2 space-y-1.5">
                 <div className="h-3 rounded border border-slate-300 dark:border-slate-600" />

@@ -16,6 +16,7 @@ import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { invalidateRoutes } from '../../../lib/route-keys.ts';
 import { useRouteMutation } from '../../../lib/route-query.ts';
+import { formatDateTime } from '../../../lib/dates.ts';
 
 const r = routes.resellerBranding;
 const addDomainForm = z.object({ host: hostSchema });
@@ -59,8 +60,7 @@ function RecordToPublish({ domain }: { domain: Domain }) {
       {domain.lastCheckError && (
         <p className="mt-2 text-red-700 dark:text-red-400" role="status">
           {BRANDING_TEXT.lastCheck}
-          {domain.lastCheckedAt ? ` (${new Date(domain.lastCheckedAt).toLocaleString('en-GB')})` : ''}:{' '}
-          {domain.lastCheckError}
+          {domain.lastCheckedAt ? ` (${formatDateTime(domain.lastCheckedAt)})` : ''}: {domain.lastCheckError}
         </p>
       )}
     </div>
@@ -178,14 +178,16 @@ export function DomainsCard({ domains, canEdit }: { domains: readonly Domain[]; 
       )}
       {canEdit && (
         <FormProvider {...form}>
-          <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2" noValidate>
+          {/* Top-aligned, the button level with the input (past the label's 1.5rem): aligned at the bottom it dropped
+              below the input when the field's error showed (issue 25 defect 9). */}
+          <form onSubmit={onAdd} className="flex flex-wrap items-start gap-2" noValidate>
             <TextField<AddDomainForm>
               name="host"
               label="New domain"
               placeholder="portal.example.com"
               className="min-w-[16rem] flex-1"
             />
-            <Button type="submit" disabled={busy}>
+            <Button type="submit" disabled={busy} className="sm:mt-6">
               Add domain
             </Button>
           </form>
