@@ -183,7 +183,7 @@ function CreateTokenCard({ onCreated }: { onCreated: (token: string, name: strin
         </div>
         <div className="space-y-1">
           <label htmlFor="token-addresses" className={labelClass}>
-            Allowed addresses <span className="font-normal text-slate-500">(optional)</span>
+            Allowed addresses <span className="font-normal text-slate-500 dark:text-slate-400">(optional)</span>
           </label>
           <textarea
             id="token-addresses"
