@@ -6,7 +6,9 @@
  * only, and the company policy counting a passkey as a strong factor.
  */
 import { and, eq } from 'drizzle-orm';
+import { generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOTP_PERIOD_SECONDS } from '@portal/contract/two-factor';
 import { routes } from '@portal/contract/routes';
 import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { API_MESSAGES } from '@portal/contract/messages';
@@ -182,6 +184,49 @@ describe('enrolment', () => {
   });
 });
 
+describe('the relying party', () => {
+  it('is the host the request came to (port dropped for the rp id, kept in the origin): a passkey works there only', async () => {
+    const email = 'passkey-host@example.com';
+    await createUser(t, 1, email);
+    const client = await signIn(t, email, PASSWORD);
+    const other = { host: 'portal.example:8443' };
+    const options = await client.call(routes.passkeys.registrationOptions, { body: {}, headers: other });
+    expect(options.status).toBe(200);
+    const creation = options.data as unknown as CreationOptions;
+    expect(creation.rp.id).toBe('portal.example');
+    const authenticator = new SoftwareAuthenticator();
+    // The origin the browser shows there includes the port; without it the answer is refused.
+    const wrong = await client.call(routes.passkeys.add, {
+      body: { name: 'Elsewhere', response: authenticator.create(creation, 'http://portal.example') },
+      headers: other,
+    });
+    expect(wrong.status).toBe(400);
+    const again = (await client.call(routes.passkeys.registrationOptions, { body: {}, headers: other }))
+      .data as unknown as CreationOptions;
+    const added = await client.call(routes.passkeys.add, {
+      body: { name: 'Elsewhere', response: authenticator.create(again, 'http://portal.example:8443') },
+      headers: other,
+    });
+    expect(added.status).toBe(200);
+
+    // Signing in on localhost: that passkey is not offered there; on its own host it signs in.
+    const here = await passwordStep(email);
+    const none = await here.client.call(routes.passkeys.signInOptions, { body: {} });
+    expect(none.status).toBe(400);
+    expect(none.message).toBe(PASSKEY_TEXT.noPasskeys);
+    const there = t.client();
+    await there.call(routes.auth.login, { body: { email, password: PASSWORD }, headers: other });
+    const request = (await there.call(routes.passkeys.signInOptions, { body: {}, headers: other }))
+      .data as unknown as RequestOptions;
+    expect(request.rpId).toBe('portal.example');
+    const done = await there.call(routes.passkeys.signIn, {
+      body: { response: authenticator.get(request, 'http://portal.example:8443') },
+      headers: other,
+    });
+    expect(done.status).toBe(200);
+  });
+});
+
 describe('sign-in with a passkey', () => {
   it('offers the passkey first, mails nothing, and the assertion signs in (counter and last use kept)', async () => {
     const email = 'passkey-signin@example.com';
@@ -307,6 +352,22 @@ describe('sign-in with a passkey', () => {
     expect(none.status).toBe(400);
     expect(none.message).toBe(PASSKEY_TEXT.noPasskeys);
     expect((await t.client().call(routes.passkeys.signInOptions, { body: {} })).status).toBe(401);
+  });
+
+  it('offers the passkey before the app, and the app still signs in', async () => {
+    const email = 'passkey-and-app@example.com';
+    const { client } = await enrol(email);
+    const started = await client.call(routes.twoFactor.start, { body: {} });
+    const code = (steps = 0) =>
+      generateSync({
+        secret: started.data.secret,
+        epoch: (Math.floor(clock.now().getTime() / 1000 / TOTP_PERIOD_SECONDS) + steps) * TOTP_PERIOD_SECONDS,
+      });
+    expect((await client.call(routes.twoFactor.confirm, { body: { code: code() } })).status).toBe(200);
+    const { client: pending, res } = await passwordStep(email);
+    expect(res.data.user).toMatchObject({ secondFactor: 'passkey', factors: ['passkey', 'authenticator'] });
+    // The confirming code's step is spent: the next step's code.
+    expect((await pending.call(routes.auth.mfa, { body: { code: code(1) } })).status).toBe(200);
   });
 
   it('lets the user switch: the emailed code stays the fallback', async () => {
