@@ -32,6 +32,14 @@ export function createEgressFetch(egress: EgressPolicy, opts: EgressFetchOptions
     const body = bodyOf(init.body);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      const fail = (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      };
       const req = request(url, {
         method: init.method ?? 'GET',
         agent: false,
@@ -39,24 +47,20 @@ export function createEgressFetch(egress: EgressPolicy, opts: EgressFetchOptions
         headers: { ...init.headers, ...(body !== undefined ? { 'content-length': String(body.length) } : {}) },
         ...(init.signal ? { signal: init.signal } : {}),
       });
-      const timer = setTimeout(() => req.destroy(new Error('timed out')), timeoutMs);
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
+      const timer = setTimeout(() => fail(new Error('timed out')), timeoutMs);
+      req.on('error', fail);
       req.on('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > maxBytes) req.destroy(new Error('answer too large'));
+          if (size > maxBytes) fail(new Error('answer too large'));
           else chunks.push(chunk);
         });
-        res.on('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
+        res.on('error', fail);
         res.on('end', () => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
           const headers = new Headers();
           for (const [k, v] of Object.entries(res.headers)) {
