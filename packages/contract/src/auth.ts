@@ -98,7 +98,15 @@ export const authRoutes = {
     access: 'mfaPending',
     allowDuringPasswordReset: true,
     data: z.discriminatedUnion('authed', [
-      z.object({ authed: z.literal(true), user: authUserSchema }),
+      z.object({
+        authed: z.literal(true),
+        user: authUserSchema,
+        /**
+         * Present (true) only while a policy holds the user to the set-up of a strong factor (docs/two-factor.md
+         * "Company policy"): the portal then keeps them on /security. Absent otherwise: the spec's answer.
+         */
+        mustSetUpTwoFactor: z.literal(true).optional(),
+      }),
       z.object({ authed: z.literal(false), user: pendingUserSchema }),
     ]),
   }),

@@ -8,6 +8,10 @@ import { ApiError } from '../lib/api.ts';
 import { useAuthCheck } from '../lib/auth-check.ts';
 import { useAuth } from '../lib/auth-context.tsx';
 
+/** Where a held user sets up a strong factor: the customer portal's Security page, or the reseller area's. */
+const SECURITY_PATH = '/security';
+const RESELLER_SECURITY_PATH = '/reseller/security';
+
 export function RequireAuth() {
   const check = useAuthCheck();
   const { setUser, clear } = useAuth();
@@ -45,6 +49,14 @@ export function RequireAuth() {
   }
   if (!check.data.authed) return <Navigate to="/mfa" replace />;
   if (check.data.user.forcePasswordReset) return <Navigate to="/resetPassword" replace />;
+  // A policy holds the user to the set-up of a strong factor (docs/two-factor.md "Company policy"): every other
+  // screen renders the redirect, so no navigation started meanwhile can leave them elsewhere.
+  if (check.data.mustSetUpTwoFactor) {
+    const setUpPath = check.data.user.staffRole ? RESELLER_SECURITY_PATH : SECURITY_PATH;
+    // Keyed by the location: a navigation that cancels this one (while the page's chunk loads) renders it again.
+    if (location.pathname.toLowerCase() !== setUpPath.toLowerCase())
+      return <Navigate key={location.key} to={setUpPath} replace />;
+  }
   // Reseller staff work in the reseller area; customers never see it (the API refuses both the other way too).
   const inResellerArea = /^\/reseller(\/|$)/i.test(location.pathname);
   if (check.data.user.staffRole && !inResellerArea) return <Navigate to="/reseller" replace />;

@@ -1,7 +1,8 @@
 /** SQL of personal API tokens (docs/api-tokens.md). Every read and write takes its owner or company scope. */
 import { and, desc, eq, inArray, isNull, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { companies, personalTokens, teamMembers, userTotp, users } from '../../db/schema.ts';
+import { companies, personalTokens, teamMembers, users } from '../../db/schema.ts';
+import { mustSetUpStrongFactorSql } from '../../db/strong-factor.ts';
 
 export type TokenRow = typeof personalTokens.$inferSelect;
 
@@ -105,7 +106,7 @@ export function createApiTokensRepository(db: Db) {
           staffRole: users.staffRole,
           mustResetPassword: users.forcePasswordReset,
           // The company requires an authenticator app the user has not set up: the token is refused too.
-          mustSetUpTwoFactor: sql<boolean>`(${companies.requireAuthenticator} and not exists (select 1 from ${userTotp} where ${userTotp.userId} = ${users.id} and ${userTotp.enabledAt} is not null))`,
+          mustSetUpTwoFactor: mustSetUpStrongFactorSql,
           resellerId: companies.resellerId,
           suspendedAt: companies.suspendedAt,
         })

@@ -117,7 +117,12 @@ export function registerAuthRoutes(app: FastifyInstance, opts: AuthRoutesOptions
   registerRoute(app, authRoutes.check, async ({ auth: session }) => ({
     data:
       session.state === 'authenticated'
-        ? { authed: true as const, user: await auth.currentUser(session) }
+        ? {
+            authed: true as const,
+            user: await auth.currentUser(session),
+            // Read from the session's resolve (not cached apart from it): the portal's hold on /security.
+            ...(session.mustSetUpTwoFactor ? { mustSetUpTwoFactor: true as const } : {}),
+          }
         : { authed: false as const, user: await auth.pendingUser(session) },
   }));
 

@@ -4,11 +4,12 @@
  * policy cannot be named.
  */
 import type { FastifyInstance } from 'fastify';
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { COMPANY_POLICY_TEXT, companyPolicyRoutes as r, type CompanyPolicy } from '@portal/contract/company-policy';
 import { ACTIVITY_TEXT } from '@portal/contract/activity';
 import type { Db } from '../../db/client.ts';
-import { companies, userTotp } from '../../db/schema.ts';
+import { companies } from '../../db/schema.ts';
+import { hasStrongFactor } from '../../db/strong-factor.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
@@ -25,13 +26,6 @@ export function createCompanyPolicy(deps: { db: Db; audit?: Audit | undefined })
     if (!row) throw new NotFoundError();
     return row;
   }
-  async function hasApp(userId: number): Promise<boolean> {
-    const [row] = await db
-      .select({ userId: userTotp.userId })
-      .from(userTotp)
-      .where(and(eq(userTotp.userId, userId), isNotNull(userTotp.enabledAt)));
-    return Boolean(row);
-  }
   return {
     get,
     async set(auth: AuthContext, next: CompanyPolicy, requestId?: string): Promise<CompanyPolicy> {
@@ -39,7 +33,7 @@ export function createCompanyPolicy(deps: { db: Db; audit?: Audit | undefined })
       if (!auth.isCompanyAdmin || auth.token?.teamIds) throw new ForbiddenError(ACTIVITY_TEXT.adminsOnly);
       const before = await get(auth.companyId);
       if (before.requireAuthenticator === next.requireAuthenticator) return before;
-      if (next.requireAuthenticator && !(await hasApp(auth.userId)))
+      if (next.requireAuthenticator && !(await hasStrongFactor(db, auth.userId)))
         throw new ConflictError(COMPANY_POLICY_TEXT.ownAppFirst);
       await db.transaction(async (tx) => {
         await tx

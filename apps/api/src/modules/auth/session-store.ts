@@ -2,7 +2,8 @@
 import { and, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import { MFA_PENDING_TTL_MS, REMEMBER_ME_TTL_MS, SESSION_TTL_MS } from '@portal/contract/constants';
 import type { Db } from '../../db/client.ts';
-import { companies, sessions, userTotp, users } from '../../db/schema.ts';
+import { companies, sessions, users } from '../../db/schema.ts';
+import { mustSetUpStrongFactorSql } from '../../db/strong-factor.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { keyedHash, type Random } from '../../lib/crypto.ts';
@@ -61,7 +62,7 @@ export function createSessionStore(deps: {
       staffRole: users.staffRole,
       resellerId: companies.resellerId,
       mustResetPassword: users.forcePasswordReset,
-      mustSetUpTwoFactor: sql<boolean>`(${companies.requireAuthenticator} and not exists (select 1 from ${userTotp} where ${userTotp.userId} = ${users.id} and ${userTotp.enabledAt} is not null))`,
+      mustSetUpTwoFactor: mustSetUpStrongFactorSql,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))

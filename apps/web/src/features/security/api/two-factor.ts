@@ -1,9 +1,15 @@
 /** The signed-in user's authenticator app (issue 26 item 1), straight from the route table. */
 import { routes } from '@portal/contract/routes';
+import { useReleaseHoldWhenEnrolled } from '../../../lib/auth-check.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 
 const r = routes.twoFactor;
-export const useTwoFactorStatus = () => useRouteQuery(r.status);
+/** The app's status; once it is on, a policy's hold on /security is released (lib/auth-check.ts). */
+export function useTwoFactorStatus() {
+  const status = useRouteQuery(r.status);
+  useReleaseHoldWhenEnrolled(status.data?.enabled === true);
+  return status;
+}
 export const useStartTwoFactor = () => useRouteMutation(r.start);
 export const useConfirmTwoFactor = () => useRouteMutation(r.confirm, { invalidates: [r.status] });
 export const useRegenerateRecoveryCodes = () =>
