@@ -8,6 +8,7 @@ import * as Dialog from '@radix-ui/react-dialog';
 import Braces from 'lucide-react/icons/braces';
 import ChevronsLeft from 'lucide-react/icons/chevrons-left';
 import ChevronsRight from 'lucide-react/icons/chevrons-right';
+import CircleUser from 'lucide-react/icons/circle-user';
 import HelpCircle from 'lucide-react/icons/help-circle';
 import History from 'lucide-react/icons/history';
 import KeyRound from 'lucide-react/icons/key-round';
@@ -31,9 +32,11 @@ import {
   SIDEBAR_WIDTH_EXPANDED,
 } from '@portal/contract/constants';
 import { SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
+import { routes } from '@portal/contract/routes';
 import { useAuth } from '../lib/auth-context.tsx';
 import { useBrand } from '../lib/public-brand.ts';
 import { useTheme } from '../lib/theme.ts';
+import { useRouteMutation } from '../lib/route-query.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 import { BrandLogo } from '../components/BrandLogo.tsx';
 import { brandTitle } from './branding.ts';
@@ -91,11 +94,13 @@ const iconButton =
 function ThemeToggle({ collapsed }: { collapsed: boolean }) {
   const { theme, toggle } = useTheme();
   const dark = theme === 'dark';
+  // The choice is the user's preference (docs/account.md): kept on the server, so it survives signing out.
+  const savePreference = useRouteMutation(routes.account.updatePreferences);
   const Icon = dark ? Sun : Moon;
   return (
     <button
       type="button"
-      onClick={toggle}
+      onClick={() => savePreference.mutate({ body: { theme: toggle() } })}
       // A toggle: the name stays "Dark mode", aria-pressed says whether it is on.
       aria-pressed={dark}
       aria-label={collapsed ? TEXT.darkMode : undefined}
@@ -193,6 +198,18 @@ function NavContent({
             {!collapsed && <span>API tokens</span>}
           </Link>
         )}
+        {/* The user's own account (issue 25 item 7; docs/account.md): name, password, sessions, preferences. */}
+        <Link
+          to="/account"
+          onClick={onNavigate}
+          className={linkClass(collapsed, isActiveLink(pathname, { to: '/account', also: [] }))}
+          aria-current={isActiveLink(pathname, { to: '/account', also: [] }) ? 'page' : undefined}
+          aria-label={collapsed ? 'Account' : undefined}
+          title={collapsed ? 'Account' : undefined}
+        >
+          <CircleUser className="h-5 w-5 shrink-0" aria-hidden />
+          {!collapsed && <span>Account</span>}
+        </Link>
         {/* Two-factor authentication (issue 26 item 1): the user's own sign-in (docs/two-factor.md). */}
         <Link
           to="/security"

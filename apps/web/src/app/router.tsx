@@ -197,6 +197,10 @@ export function createRouter() {
                         lazy: page(() => import('../features/security/routes/SecurityPage.tsx'), 'SecurityPage'),
                       },
                       {
+                        path: '/account',
+                        lazy: page(() => import('../features/account/routes/AccountPage.tsx'), 'AccountPage'),
+                      },
+                      {
                         path: '/singleSignOn',
                         lazy: page(
                           () => import('../features/single-sign-on/routes/SingleSignOnPage.tsx'),

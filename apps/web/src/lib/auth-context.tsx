@@ -5,6 +5,8 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { AuthUser } from '@portal/contract/auth';
 import { clearStoredAuth, readStoredAuth, writeStoredAuth } from './auth-storage.ts';
+import { setDateFormat } from './dates.ts';
+import { setThemePreference } from './theme.ts';
 
 export interface AuthState {
   user: AuthUser | undefined;
@@ -24,6 +26,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const setUser = useCallback((next: AuthUser, isAuthed: boolean) => {
     setUserState(next);
     setAuthed(isAuthed);
+    // The account page's preferences (docs/account.md) come with the signed-in user: they apply at once, and
+    // again at every sign-in (signing out clears local storage, not the server's copy).
+    if (isAuthed && next.preferences) {
+      setThemePreference(next.preferences.theme);
+      setDateFormat(next.preferences.dateFormat);
+    }
     writeStoredAuth({
       user: next,
       ...(isAuthed ? { lastAuthed: new Date().toISOString() } : {}),

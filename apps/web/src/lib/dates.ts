@@ -1,3 +1,6 @@
+import { useSyncExternalStore } from 'react';
+import type { DateFormat } from '@portal/contract/account';
+
 /** Timestamps arrive as ISO strings; the portal works with Dates (SPEC point 3). */
 const ISO_LIKE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 
@@ -27,9 +30,130 @@ export function reviveDates<T>(value: T): Revived<T> {
   return value as Revived<T>;
 }
 
-/** Dates display as day, short month, year. */
-export function formatDate(date: Date | string | null | undefined): string {
-  if (!date) return '—';
-  const d = typeof date === 'string' ? new Date(date) : date;
-  return d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+/**
+ * THE date formatter of the portal (issue 25 item 8): every date shown goes through here, written the way the
+ * signed-in user chose on the account page (docs/account.md). The default is the spec's: day, short month, year
+ * ("26 Nov 2026"); ISO ("2026-11-26") and US ("Nov 26, 2026") are the others. Times are 24-hour except in US.
+ */
+export const DATE_FORMAT_STORAGE_KEY = 'dateFormat';
+const FORMATS: readonly DateFormat[] = ['day-month', 'iso', 'us'];
+const listeners = new Set<() => void>();
+
+function storedFormat(): DateFormat {
+  try {
+    const v = localStorage.getItem(DATE_FORMAT_STORAGE_KEY);
+    return FORMATS.includes(v as DateFormat) ? (v as DateFormat) : 'day-month';
+  } catch {
+    return 'day-month';
+  }
+}
+
+let current: DateFormat | null = null;
+
+export function currentDateFormat(): DateFormat {
+  return (current ??= storedFormat());
+}
+
+/** Applies a format at once (screens that subscribe re-render; others pick it up on their next render). */
+export function setDateFormat(format: DateFormat): void {
+  if (format === currentDateFormat()) return;
+  current = format;
+  try {
+    if (format === 'day-month') localStorage.removeItem(DATE_FORMAT_STORAGE_KEY);
+    else localStorage.setItem(DATE_FORMAT_STORAGE_KEY, format);
+  } catch {
+    // Storage unavailable: the choice still holds for this page.
+  }
+  for (const l of listeners) l();
+}
+
+/** The user's date format; a component using it re-renders when it changes. */
+export function useDateFormat(): DateFormat {
+  return useSyncExternalStore((cb) => {
+    listeners.add(cb);
+    return () => listeners.delete(cb);
+  }, currentDateFormat);
+}
+
+type DateInput = Date | string | number | null | undefined;
+const toDate = (date: Date | string | number) => (date instanceof Date ? date : new Date(date));
+const pad = (n: number) => String(n).padStart(2, '0');
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+interface Parts {
+  y: number;
+  m: number;
+  d: number;
+  h: number;
+  min: number;
+  s: number;
+}
+function partsOf(d: Date, utc: boolean): Parts {
+  return utc
+    ? {
+        y: d.getUTCFullYear(),
+        m: d.getUTCMonth(),
+        d: d.getUTCDate(),
+        h: d.getUTCHours(),
+        min: d.getUTCMinutes(),
+        s: d.getUTCSeconds(),
+      }
+    : { y: d.getFullYear(), m: d.getMonth(), d: d.getDate(), h: d.getHours(), min: d.getMinutes(), s: d.getSeconds() };
+}
+
+function datePart(p: Parts, format: DateFormat): string {
+  if (format === 'iso') return `${p.y}-${pad(p.m + 1)}-${pad(p.d)}`;
+  if (format === 'us') return `${MONTHS[p.m]} ${p.d}, ${p.y}`;
+  return `${p.d} ${MONTHS[p.m]} ${p.y}`;
+}
+
+function timePart(p: Parts, format: DateFormat, seconds: boolean): string {
+  const sec = seconds ? `:${pad(p.s)}` : '';
+  if (format === 'us') return `${p.h % 12 || 12}:${pad(p.min)}${sec} ${p.h < 12 ? 'AM' : 'PM'}`;
+  return `${pad(p.h)}:${pad(p.min)}${sec}`;
+}
+
+export interface DateOptions {
+  /** Written in UTC (and marked so) rather than the browser's time zone. */
+  utc?: boolean;
+  /** The format to use instead of the user's (the account page's examples). */
+  format?: DateFormat;
+}
+
+/** A day: "26 Nov 2026", "2026-11-26" or "Nov 26, 2026" (SPEC: dates display as day, short month, year). */
+export function formatDate(date: DateInput, opts: DateOptions = {}): string {
+  if (date === null || date === undefined || date === '') return '—';
+  const d = toDate(date);
+  if (Number.isNaN(d.getTime())) return '—';
+  return datePart(partsOf(d, opts.utc ?? false), opts.format ?? currentDateFormat());
+}
+
+/** A moment: "26 Nov 2026 14:05", "2026-11-26 14:05" or "Nov 26, 2026 2:05 PM". */
+export function formatDateTime(date: DateInput, opts: DateOptions & { seconds?: boolean } = {}): string {
+  if (date === null || date === undefined || date === '') return '—';
+  const d = toDate(date);
+  if (Number.isNaN(d.getTime())) return '—';
+  const format = opts.format ?? currentDateFormat();
+  const p = partsOf(d, opts.utc ?? false);
+  return `${datePart(p, format)} ${timePart(p, format, opts.seconds ?? false)}${opts.utc ? ' UTC' : ''}`;
+}
+
+/** A time of day alone: "14:05" (or "2:05 PM" in the US format). */
+export function formatTime(date: DateInput, opts: DateOptions = {}): string {
+  if (date === null || date === undefined || date === '') return '—';
+  const d = toDate(date);
+  if (Number.isNaN(d.getTime())) return '—';
+  return timePart(partsOf(d, opts.utc ?? false), opts.format ?? currentDateFormat(), false);
+}
+
+/** A calendar month ("2026-11"): "November 2026", or "2026-11" in the ISO format. */
+export function formatMonth(month: string, opts: DateOptions = {}): string {
+  const [y, m] = month.split('-').map(Number);
+  if (!y || !m) return month;
+  if ((opts.format ?? currentDateFormat()) === 'iso') return `${y}-${pad(m)}`;
+  return new Date(Date.UTC(y, m - 1, 1)).toLocaleDateString('en-GB', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 }

@@ -1,6 +1,8 @@
 /**
- * Dark mode: follows the system preference until the user picks light or dark with the toggle; the choice
- * persists in local storage. The `dark` class on <html> drives Tailwind's `dark:` variant.
+ * Dark mode: follows the system preference until the user picks light or dark (the toggle, or the account page's
+ * Theme: system, light or dark); the choice persists in local storage and, for a signed-in user, on the server
+ * (docs/account.md), which applies it again at the next sign-in. The `dark` class on <html> drives Tailwind's
+ * `dark:` variant.
  */
 import { useCallback, useSyncExternalStore } from 'react';
 
@@ -13,6 +15,21 @@ const listeners = new Set<() => void>();
 function stored(): Theme | null {
   const v = localStorage.getItem(THEME_STORAGE_KEY);
   return v === 'light' || v === 'dark' ? v : null;
+}
+
+/** What the user chose: light, dark, or none ('system': the device decides). */
+export type ThemePreference = Theme | 'system';
+
+export function currentThemePreference(): ThemePreference {
+  return stored() ?? 'system';
+}
+
+/** Applies a choice at once (the account page, and the server's at sign-in). */
+export function setThemePreference(preference: ThemePreference): void {
+  if (preference === currentThemePreference()) return;
+  if (preference === 'system') localStorage.removeItem(THEME_STORAGE_KEY);
+  else localStorage.setItem(THEME_STORAGE_KEY, preference);
+  apply();
 }
 
 export function currentTheme(): Theme {
@@ -36,14 +53,20 @@ export function installTheme(): void {
   });
 }
 
-export function useTheme(): { theme: Theme; toggle: () => void } {
-  const theme = useSyncExternalStore((cb) => {
-    listeners.add(cb);
-    return () => listeners.delete(cb);
-  }, currentTheme);
+const subscribe = (cb: () => void) => {
+  listeners.add(cb);
+  return () => listeners.delete(cb);
+};
+
+/** `toggle` answers the theme it chose (the shell saves it as the user's preference). */
+export function useTheme(): { theme: Theme; preference: ThemePreference; toggle: () => Theme } {
+  const theme = useSyncExternalStore(subscribe, currentTheme);
+  const preference = useSyncExternalStore(subscribe, currentThemePreference);
   const toggle = useCallback(() => {
-    localStorage.setItem(THEME_STORAGE_KEY, currentTheme() === 'dark' ? 'light' : 'dark');
+    const next: Theme = currentTheme() === 'dark' ? 'light' : 'dark';
+    localStorage.setItem(THEME_STORAGE_KEY, next);
     apply();
+    return next;
   }, []);
-  return { theme, toggle };
+  return { theme, preference, toggle };
 }

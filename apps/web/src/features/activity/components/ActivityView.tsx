@@ -12,19 +12,14 @@ import {
 } from '@portal/contract/activity';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable, type Column } from '../../../components/ui/DataTable.tsx';
-import type { Revived } from '../../../lib/dates.ts';
+import { formatDateTime, type Revived } from '../../../lib/dates.ts';
 import type { useActivityUrl } from './use-activity-url.ts';
 
 type Entry = Revived<ActivityEntry>;
 
+/** Through the portal's one date formatter, in the user's format (docs/account.md). */
 function formatWhen(date: Date): string {
-  return date.toLocaleString('en-GB', {
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
+  return formatDateTime(date);
 }
 
 const muted = 'block text-xs text-slate-500 dark:text-slate-400';

@@ -20,7 +20,7 @@ import { Modal } from '../../../components/ui/Modal.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { wrapClass } from '../../../components/ui/wrap.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
-import { formatDate } from '../../../lib/dates.ts';
+import { formatDate, formatTime } from '../../../lib/dates.ts';
 import {
   useApiTokens,
   useCompanyApiTokens,
@@ -64,10 +64,7 @@ function lastUsed(t: Pick<ApiToken, 'lastUsedAt' | 'lastUsedIp'>) {
   if (!t.lastUsedAt) return <span className="text-slate-500 dark:text-slate-400">Never</span>;
   return (
     <span>
-      {formatDate(t.lastUsedAt)}{' '}
-      <span className="text-slate-500 dark:text-slate-400">
-        {new Date(t.lastUsedAt).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}
-      </span>
+      {formatDate(t.lastUsedAt)} <span className="text-slate-500 dark:text-slate-400">{formatTime(t.lastUsedAt)}</span>
       <span className="block font-mono text-xs text-slate-500 dark:text-slate-400">{t.lastUsedIp}</span>
     </span>
   );

@@ -12,7 +12,7 @@ import { DataTable, type Column } from '../../../components/ui/DataTable.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
-import type { Revived } from '../../../lib/dates.ts';
+import { formatDateTime, type Revived } from '../../../lib/dates.ts';
 import {
   useDeliveries,
   useRetryDelivery,
@@ -234,7 +234,7 @@ export function BillingPage() {
     {
       key: 'when',
       header: 'Delivered / next try',
-      render: (d) => (d.deliveredAt ?? d.nextAttemptAt)?.toLocaleString('en-GB', { timeZone: 'UTC' }) ?? '—',
+      render: (d) => formatDateTime(d.deliveredAt ?? d.nextAttemptAt, { utc: true, seconds: true }),
       hideOnSmall: true,
     },
     {

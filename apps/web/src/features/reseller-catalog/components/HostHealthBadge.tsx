@@ -1,4 +1,5 @@
 import type { HostView } from '../api/catalog.ts';
+import { formatDateTime } from '../../../lib/dates.ts';
 /** A host's health as the host monitor last saw it; an unreachable host shows its last error. */
 
 const colours = {
@@ -21,9 +22,7 @@ export function HostHealthBadge({ host }: { host: HostView }) {
         <span className="max-w-xs break-words text-xs text-red-700 dark:text-red-300">{host.lastError}</span>
       )}
       {host.lastSeenAt && (
-        <span className="text-xs text-slate-500 dark:text-slate-400">
-          Seen {new Date(host.lastSeenAt).toLocaleString()}
-        </span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">Seen {formatDateTime(host.lastSeenAt)}</span>
       )}
     </div>
   );

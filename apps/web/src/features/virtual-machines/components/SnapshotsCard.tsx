@@ -28,6 +28,7 @@ import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { VM_READS } from '../../../lib/reads.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
+import { formatDateTime } from '../../../lib/dates.ts';
 
 /** A snapshot as the portal holds it (its time revived as a Date). */
 type Snapshot = Omit<SnapshotWire, 'createdAt'> & { createdAt: Date };
@@ -219,9 +220,7 @@ function SnapshotRow({
       <div className="min-w-0 flex-1">
         <span className="block break-words font-medium text-slate-900 dark:text-slate-100">{snap.name}</span>
         <span className="block text-xs text-slate-500 dark:text-slate-400">
-          <time dateTime={taken.toISOString()}>
-            {taken.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}
-          </time>
+          <time dateTime={taken.toISOString()}>{formatDateTime(taken)}</time>
           {' · '}
           <span data-label="size">{formatSize(snap.sizeBytes)}</span>
           {snap.includesMemory && ' · with memory'}
