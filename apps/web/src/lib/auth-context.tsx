@@ -26,9 +26,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const setUser = useCallback((next: AuthUser, isAuthed: boolean) => {
     setUserState(next);
     setAuthed(isAuthed);
-    // The account page's preferences (docs/account.md) come with the signed-in user: they apply at once, and
-    // again at every sign-in (signing out clears local storage, not the server's copy).
-    if (isAuthed && next.preferences) {
+    // The account page's preferences (docs/account.md) come with the signed-in user and apply as they sign in
+    // (signing out clears local storage, not the server's copy). Not again on each reload's check: a choice made
+    // on this device since (the shell's toggle) stays until the next sign-in.
+    const signingIn = !readStoredAuth()?.lastAuthed;
+    if (isAuthed && signingIn && next.preferences) {
       setThemePreference(next.preferences.theme);
       setDateFormat(next.preferences.dateFormat);
     }

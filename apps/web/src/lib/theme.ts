@@ -58,15 +58,21 @@ const subscribe = (cb: () => void) => {
   return () => listeners.delete(cb);
 };
 
-/** `toggle` answers the theme it chose (the shell saves it as the user's preference). */
-export function useTheme(): { theme: Theme; preference: ThemePreference; toggle: () => Theme } {
+/**
+ * `toggle` switches between light and dark and answers the preference it leaves (the shell saves it as the
+ * user's): back to the device's own theme is 'system' again, so the choice does not outlive its reason.
+ */
+export function useTheme(): { theme: Theme; preference: ThemePreference; toggle: () => ThemePreference } {
   const theme = useSyncExternalStore(subscribe, currentTheme);
   const preference = useSyncExternalStore(subscribe, currentThemePreference);
   const toggle = useCallback(() => {
     const next: Theme = currentTheme() === 'dark' ? 'light' : 'dark';
-    localStorage.setItem(THEME_STORAGE_KEY, next);
+    const system: Theme = media().matches ? 'dark' : 'light';
+    const chosen: ThemePreference = next === system ? 'system' : next;
+    if (chosen === 'system') localStorage.removeItem(THEME_STORAGE_KEY);
+    else localStorage.setItem(THEME_STORAGE_KEY, chosen);
     apply();
-    return next;
+    return chosen;
   }, []);
   return { theme, preference, toggle };
 }
