@@ -98,7 +98,9 @@ describe('single sign-on', () => {
     await page.getByText(S.typeEmailFirst).waitFor(WAIT);
     await page.getByLabel('Email').fill(USER);
     await page.getByRole('button', { name: S.signInWithSso }).click();
-    await page.waitForURL((u) => u.origin === new URL(idp.issuer).origin, WAIT);
+    // The provider's page links a web font: wait for its form, not for its load event (no network in CI).
+    await page.waitForURL((u) => u.origin === new URL(idp.issuer).origin, { ...WAIT, waitUntil: 'commit' });
+    await page.locator('input[name="password"]').waitFor(WAIT);
     await page.locator('input[name="password"]').fill('any password');
     await page.getByRole('button', { name: 'Sign-in' }).click();
     await page.waitForURL((u) => u.href === `${base}/`, WAIT);
