@@ -5,6 +5,7 @@
 import { routes } from '@portal/contract/routes';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
+import { formatMonth } from '../../../lib/dates.ts';
 import { formatBytes, formatMoney } from '../../../lib/format-units.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
 
@@ -20,8 +21,7 @@ export const MONTH_CARD_TEXT = {
 
 /** "November 2026 (UTC)" from "2026-11". */
 function monthName(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return `${new Date(Date.UTC(y, m - 1, 1)).toLocaleDateString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' })} (UTC)`;
+  return `${formatMonth(month)} (UTC)`;
 }
 
 export function VmMonthCard({ vmId }: { vmId: number }) {
