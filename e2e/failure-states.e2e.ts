@@ -77,7 +77,7 @@ describe('network loss', () => {
     await context.close();
   });
 
-  it('a server that gives no answer: retried with backoff, the banner says so, and it recovers on its own', async () => {
+  it('a server that gives no answer (or a proxy 502 page): retried with backoff, the banner says so, and it recovers on its own', async () => {
     const { context, page } = await signedIn();
     await page.goto(`${portal.url}/users`);
     await page.getByRole('row', { name: /Ada Admin/ }).waitFor(WAIT);
@@ -102,6 +102,16 @@ describe('network loss', () => {
       .getByRole('alert')
       .filter({ hasText: 'Error fetching users' })
       .waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('row', { name: /Ada Admin/ }).waitFor(WAIT);
+
+    // Behind a reverse proxy a stopped portal is the proxy's own 502 page: the same as no answer.
+    const gateway = (route: Route) =>
+      route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body>502 Bad Gateway</body></html>' });
+    await context.route(api, gateway);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await banner(page).getByText(UNREACHABLE_TEXT).waitFor(WAIT);
+    await context.unroute(api, gateway);
+    await banner(page).waitFor({ state: 'detached', ...WAIT });
     await page.getByRole('row', { name: /Ada Admin/ }).waitFor(WAIT);
     await context.close();
   });

@@ -10,7 +10,14 @@ import { buildPath } from '@portal/contract/routes';
 import { portalConfig } from './config.ts';
 import { csrfToken } from './csrf.ts';
 import { reviveDates, type Revived } from './dates.ts';
-import { NETWORK_TEXT, READ_TIMEOUT_MS, reportAnswer, reportNetworkFailure, WRITE_TIMEOUT_MS } from './network.ts';
+import {
+  isGatewayFailure,
+  NETWORK_TEXT,
+  READ_TIMEOUT_MS,
+  reportAnswer,
+  reportNetworkFailure,
+  WRITE_TIMEOUT_MS,
+} from './network.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -60,6 +67,8 @@ let onTwoFactorSetUp: () => void = () => {};
 export function setTwoFactorSetUpHandler(handler: () => void): void {
   onTwoFactorSetUp = handler;
 }
+
+const NO_ANSWER = 'Cannot reach the server. Check your connection and try again.';
 
 export function apiUrl(path: string): string {
   return `${portalConfig.apiBasePath}${path}`;
@@ -113,15 +122,20 @@ export async function callApiWithMessage<R extends RouteDef>(
       if (timedOut) throw new ApiError(0, NETWORK_TEXT.timeout, true);
       if ((err as Error).name === 'AbortError') throw err;
       reportNetworkFailure();
-      throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
+      throw new ApiError(0, NO_ANSWER);
     }
-    reportAnswer();
     try {
       body = (await response.json()) as typeof body;
     } catch {
       if (timedOut) throw new ApiError(0, NETWORK_TEXT.timeout, true);
+      // A reverse proxy's own 502/503/504 page (not our envelope): the portal's server did not answer.
+      if (isGatewayFailure(response.status)) {
+        reportNetworkFailure();
+        throw new ApiError(0, NO_ANSWER);
+      }
       body = { message: response.statusText };
     }
+    reportAnswer();
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCallerAbort);

@@ -3,6 +3,7 @@ import {
   backoffDelay,
   currentNetworkState,
   installNetworkWatch,
+  isGatewayFailure,
   isNetworkFailure,
   MAX_QUERY_RETRIES,
   networkState,
@@ -35,6 +36,10 @@ describe('retry and backoff of reads', () => {
     expect(isNetworkFailure(networkError())).toBe(true);
     expect(isNetworkFailure(timeoutError())).toBe(false);
     expect(isNetworkFailure(null)).toBe(false);
+  });
+
+  it("takes a gateway's 502/503/504 page for no answer", () => {
+    expect([500, 502, 503, 504, 404].map(isGatewayFailure)).toEqual([false, true, true, true, false]);
   });
 
   it("names the state: the browser's offline first, then the last request's failure", () => {

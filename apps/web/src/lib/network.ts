@@ -48,6 +48,14 @@ export function isNetworkFailure(error: unknown): boolean {
   return e.status === 0 && !e.timedOut;
 }
 
+/**
+ * A gateway's "the server behind me did not answer" (a reverse proxy in front of the portal, docs/reverse-proxy.md),
+ * when the body is not the portal's JSON envelope: as good as no answer at all.
+ */
+export function isGatewayFailure(status: number): boolean {
+  return status === 502 || status === 503 || status === 504;
+}
+
 export type NetworkState = 'online' | 'offline' | 'unreachable';
 
 /** What the banner says: the browser's own word first, then what the last request found. */
