@@ -128,6 +128,26 @@ describe('account: own password', () => {
   });
 });
 
+describe('account: the password change is rate-limited', () => {
+  it('past the per-minute limit a guess is 429 in the envelope, not checked', async () => {
+    const limited = await createTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const user = await createUser(limited, 1, 'account-pw-limit@example.com');
+      const me = await signIn(limited, user.email, PASSWORD);
+      const guess = () =>
+        me.call(routes.password.updatePassword, {
+          body: { currentPassword: 'Guess-Password-1!', password: 'Another-Password-2!' },
+        });
+      for (let i = 0; i < 3; i += 1) expect((await guess()).status).toBe(400);
+      const refused = await guess();
+      expect(refused.status).toBe(429);
+      expect(refused.message).toBe(API_MESSAGES.tooManyRequests);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('account: sessions', () => {
   it('lists the signed-in sessions with address and agent, the current one marked first', async () => {
     const user = await createUser(t, 1, 'account-sessions@example.com');
