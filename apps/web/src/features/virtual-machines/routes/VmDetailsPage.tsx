@@ -125,7 +125,26 @@ function PageSectionBlock({ id, label, children }: { id: string; label: string; 
 }
 
 function SectionLoading() {
-  return <p className="text-sm text-slate-500 dark:text-slate-400">Loading...</p>;
+  return <p className="text-sm text-slate-500 dark:text-slate-400">Loading snapshots...</p>;
+}
+
+/**
+ * True once the browser is first idle after the page showed (at most `timeoutMs` later): the Snapshots card (its
+ * form brings react-hook-form and the contract's schemas) is mounted then, so its chunk does not compete with the
+ * details, the overview and the graphs for the first second.
+ */
+function useIdleAfterShow(shown: boolean, timeoutMs = 1_000): boolean {
+  const [idle, setIdle] = useState(false);
+  useEffect(() => {
+    if (!shown) return;
+    if (typeof window.requestIdleCallback === 'function') {
+      const handle = window.requestIdleCallback(() => setIdle(true), { timeout: timeoutMs });
+      return () => window.cancelIdleCallback(handle);
+    }
+    const timer = setTimeout(() => setIdle(true), 200);
+    return () => clearTimeout(timer);
+  }, [shown, timeoutMs]);
+  return idle;
 }
 
 function Item({ label, children }: { label: string; children: ReactNode }) {
@@ -226,6 +245,7 @@ export function VmDetailsPage() {
       ? null
       : TEXT.consoleUnavailable;
   const usage = data?.usage;
+  const snapshotsReady = useIdleAfterShow(!!vm);
 
   return (
     <PageLayout
@@ -382,9 +402,13 @@ export function VmDetailsPage() {
             <VmGraphsSection vmId={id} />
           </PageSectionBlock>
           <PageSectionBlock id="snapshots" label="Snapshots">
-            <Suspense fallback={<SectionLoading />}>
-              <SnapshotsCard vmId={id} status={status} permissions={permissions} />
-            </Suspense>
+            {snapshotsReady ? (
+              <Suspense fallback={<SectionLoading />}>
+                <SnapshotsCard vmId={id} status={status} permissions={permissions} />
+              </Suspense>
+            ) : (
+              <SectionLoading />
+            )}
           </PageSectionBlock>
           <PageSectionBlock id="settings" label="Settings">
             <Card title="SSH Access">
