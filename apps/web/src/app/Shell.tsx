@@ -198,18 +198,21 @@ function NavContent({
             {!collapsed && <span>API tokens</span>}
           </Link>
         )}
-        {/* The user's own account (issue 25 item 7; docs/account.md): name, password, sessions, preferences. */}
-        <Link
-          to="/account"
-          onClick={onNavigate}
-          className={linkClass(collapsed, isActiveLink(pathname, { to: '/account', also: [] }))}
-          aria-current={isActiveLink(pathname, { to: '/account', also: [] }) ? 'page' : undefined}
-          aria-label={collapsed ? 'Account' : undefined}
-          title={collapsed ? 'Account' : undefined}
-        >
-          <CircleUser className="h-5 w-5 shrink-0" aria-hidden />
-          {!collapsed && <span>Account</span>}
-        </Link>
+        {/* The user's own account (issue 25 item 7; docs/account.md): name, password, sessions, preferences. The
+            page lives in the customer portal; reseller staff are kept to the reseller area. */}
+        {!user?.staffRole && (
+          <Link
+            to="/account"
+            onClick={onNavigate}
+            className={linkClass(collapsed, isActiveLink(pathname, { to: '/account', also: [] }))}
+            aria-current={isActiveLink(pathname, { to: '/account', also: [] }) ? 'page' : undefined}
+            aria-label={collapsed ? 'Account' : undefined}
+            title={collapsed ? 'Account' : undefined}
+          >
+            <CircleUser className="h-5 w-5 shrink-0" aria-hidden />
+            {!collapsed && <span>Account</span>}
+          </Link>
+        )}
         {/* Two-factor authentication (issue 26 item 1): the user's own sign-in (docs/two-factor.md). */}
         <Link
           to="/security"
