@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCENT_PATTERN, accentVariables } from '@portal/contract/brand-colors';
 
 export interface StaticWebOptions {
   distDir: string;
@@ -17,7 +18,9 @@ export interface StaticWebOptions {
    * The brand of the portal at a host (a reseller's custom domain), put into index.html's title and icon so the
    * tab is right before any script runs; null keeps the build's defaults (SPEC point 1).
    */
-  brandOf?: (host: string) => Promise<{ resellerName: string | null; tabLogoUrl: string | null } | null>;
+  brandOf?: (
+    host: string,
+  ) => Promise<{ resellerName: string | null; tabLogoUrl: string | null; accentColor?: string | null } | null>;
 }
 
 const escapeAttr = (s: string) =>
@@ -37,11 +40,19 @@ const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 /** index.html with a reseller's tab title and icon in place of the defaults (same length of work either way). */
 export function brandIndexHtml(
   html: string,
-  brand: { resellerName: string | null; tabLogoUrl: string | null },
+  brand: { resellerName: string | null; tabLogoUrl: string | null; accentColor?: string | null },
 ): string {
   let out = html;
   // Replacer functions: a `$` in a name or URL is text, not a replacement pattern.
-  const { resellerName, tabLogoUrl } = brand;
+  const { resellerName, tabLogoUrl, accentColor } = brand;
+  // The reseller's accent (docs/branding.md) before any script runs: no flash of the portal's blue. Last in <head>,
+  // after the stylesheet, so it wins over the theme's defaults; only a checked #rrggbb ever reaches the page.
+  if (accentColor && ACCENT_PATTERN.test(accentColor)) {
+    const vars = Object.entries(accentVariables(accentColor))
+      .map(([name, value]) => `${name}:${value}`)
+      .join(';');
+    out = out.replace('</head>', () => `<style>:root{${vars}}</style></head>`);
+  }
   if (resellerName) out = out.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(resellerName)}</title>`);
   if (tabLogoUrl)
     out = out.replace(/(<link\s+rel="icon"[^>]*?\shref=")[^"]*(")/, (_m, open: string, close: string) => {

@@ -18,6 +18,7 @@ import { auditLog, companies, resellerDomains, resellers, distributors } from '.
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { pngOf } from '../../../test/png.ts';
+import { brandIndexHtml } from '../../plugins/static-web.ts';
 
 const r = routes.resellerBranding;
 let t: TestApp;
@@ -183,7 +184,8 @@ describe('accent colour', () => {
     const branding = (await owner.call(r.get)).data.branding;
     const saved = await owner.call(r.update, { body: { ...formOf(branding), accentColor: '#0F766E' } });
     expect([saved.status, saved.data.branding.accentColor]).toEqual([200, '#0f766e']);
-    expect((await customer.call(routes.auth.check)).data.user.accentColor).toBe('#0f766e');
+    const profile = (await customer.call(routes.auth.check)).data.user as { accentColor?: string };
+    expect(profile.accentColor).toBe('#0f766e');
     const brand = await t.client().call(r.publicBrand, { headers: { host: 'assets.example.test' } });
     expect(brand.data.accentColor).toBe('#0f766e');
 
@@ -195,5 +197,16 @@ describe('accent colour', () => {
     const cleared = await owner.call(r.update, { body: { ...formOf(branding), accentColor: '' } });
     expect(cleared.data.branding).not.toHaveProperty('accentColor');
     expect((await customer.call(routes.auth.check)).data.user).not.toHaveProperty('accentColor');
+  });
+
+  it("is in the domain's index.html before any script (no flash of the portal's blue), and only as a colour", () => {
+    const html = '<html><head><link rel="stylesheet" href="a.css"><title>VMP</title></head><body></body></html>';
+    const out = brandIndexHtml(html, { resellerName: 'Teal', tabLogoUrl: null, accentColor: '#0f766e' });
+    expect(out).toContain('<style>:root{--color-brand-50:');
+    expect(out).toContain('--color-brand-600:#0f766e;');
+    expect(out.indexOf('<style>')).toBeGreaterThan(out.indexOf('a.css'));
+    const odd = brandIndexHtml(html, { resellerName: 'Teal', tabLogoUrl: null, accentColor: 'red}</style><script>' });
+    expect(odd).not.toContain('<style>');
+    expect(brandIndexHtml(html, { resellerName: 'Teal', tabLogoUrl: null })).not.toContain('<style>');
   });
 });
