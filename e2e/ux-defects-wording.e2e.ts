@@ -247,7 +247,10 @@ describe('network loss (defect 6)', () => {
     await ctx.close();
   });
 
-  it('Try again reloads a list once the network is back', async () => {
+  // Since issue 25 item 6 the list reloads by itself once the network is back (the reconnect refreshes what is
+  // shown), so Try again is pressed while still offline: it asks again and ends in the message again, never a
+  // spinner; Try again with the network back is e2e/failure-states' slow-read test.
+  it('Try again offline says so again; once the network is back the list reloads', async () => {
     const { context: ctx, page } = await context(PHONE);
     await portal.signIn(page);
     await page.goto(`${portal.url}/users`);
@@ -256,9 +259,10 @@ describe('network loss (defect 6)', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('button', { name: 'Try again' }).waitFor({ timeout: 10_000 });
     await shot(page, 'offline-list-phone');
-    await ctx.setOffline(false);
     await page.getByRole('button', { name: 'Try again' }).click();
-    await page.getByRole('row', { name: /Ada Admin/ }).waitFor();
+    await page.getByRole('button', { name: 'Try again' }).waitFor({ timeout: 10_000 });
+    await ctx.setOffline(false);
+    await page.getByRole('row', { name: /Ada Admin/ }).waitFor({ timeout: 30_000 });
     await ctx.close();
   });
 });
