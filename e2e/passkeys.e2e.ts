@@ -150,7 +150,7 @@ describe('passkeys', () => {
     await expect.poll(() => dialog.isVisible(), WAIT).toBe(true);
     await dialog.getByLabel(P.passwordLabel).fill('not-the-password');
     await dialog.getByRole('button', { name: P.remove }).click();
-    await expect.poll(() => dialog.getByText(P.wrongPasswordOrCode).isVisible(), WAIT).toBe(true);
+    await expect.poll(() => dialog.getByText(P.wrongPassword).isVisible(), WAIT).toBe(true);
     await dialog.getByLabel(P.passwordLabel).fill(PASSWORD);
     await everyLook(page, 'passkeys-remove', '[role="dialog"]');
     await dialog.getByRole('button', { name: P.remove }).click();

@@ -56,6 +56,7 @@ export const PASSKEY_TEXT = {
   noChallenge: 'The passkey request expired or was already used. Try again.',
   alreadyRegistered: 'This passkey is already added',
   wrongPasswordOrCode: 'Type your password or a current code from your authenticator app.',
+  wrongPassword: 'That password is not right.',
   noPasskeys: 'No passkey is set up for this account on this address',
   lastStrongFactor: 'Your company requires an authenticator app or a passkey: add another before removing this one',
 } as const;

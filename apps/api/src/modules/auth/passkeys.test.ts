@@ -416,7 +416,10 @@ describe('managing passkeys', () => {
       body: { password: 'not-the-password' },
     });
     expect(wrong.status).toBe(400);
-    expect(wrong.message).toBe(PASSKEY_TEXT.wrongPasswordOrCode);
+    expect(wrong.message).toBe(PASSKEY_TEXT.wrongPassword);
+    const guess = await client.call(routes.passkeys.remove, { params: { id: passkey!.id }, body: { code: '123456' } });
+    expect(guess.status).toBe(400);
+    expect(guess.message).toBe(PASSKEY_TEXT.wrongPasswordOrCode);
     const removed = await client.call(routes.passkeys.remove, {
       params: { id: passkey!.id },
       body: { password: PASSWORD },

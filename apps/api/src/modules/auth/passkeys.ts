@@ -231,7 +231,8 @@ export function createPasskeys(deps: PasskeysDeps) {
         const user = await deps.identity.byId(auth.userId);
         ok = Boolean(user?.passwordHash && (await verifyPassword(user.passwordHash, proof.password)));
       }
-      if (!ok) throw new BadRequestError(PASSKEY_TEXT.wrongPasswordOrCode);
+      // Only a password typed (the dialog of a user without an app): say just that.
+      if (!ok) throw new BadRequestError(proof.code ? PASSKEY_TEXT.wrongPasswordOrCode : PASSKEY_TEXT.wrongPassword);
       await db.delete(userPasskeys).where(and(eq(userPasskeys.id, id), eq(userPasskeys.userId, auth.userId)));
       await record(auth, 'user.passkey.remove', { passkeyId: id, name: passkey.name });
     },

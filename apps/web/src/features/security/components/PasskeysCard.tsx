@@ -15,7 +15,7 @@ import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { callApi } from '../../../lib/api.ts';
-import { formatDate } from '../../../lib/dates.ts';
+import { formatDate, formatDateTime, useDateFormat } from '../../../lib/dates.ts';
 import type { Revived } from '../../../lib/dates.ts';
 import { useAddPasskey, usePasskeys, useRemovePasskey, useRenamePasskey } from '../api/passkeys.ts';
 
@@ -200,6 +200,8 @@ function RemoveDialog({ passkey, withApp, onClose }: { passkey: Row; withApp: bo
 
 export function PasskeysCard({ withApp }: { withApp: boolean }) {
   const list = usePasskeys();
+  // The user's date format (the account page's): re-rendered when it changes.
+  useDateFormat();
   const [renaming, setRenaming] = useState<Row | null>(null);
   const [removing, setRemoving] = useState<Row | null>(null);
   return (
@@ -228,7 +230,7 @@ export function PasskeysCard({ withApp }: { withApp: boolean }) {
                     <p className="break-words font-medium text-slate-900 dark:text-slate-100">{p.name}</p>
                     <p className="text-slate-600 dark:text-slate-400">
                       {T.created} {formatDate(p.createdAt)} · {T.lastUsed}{' '}
-                      {p.lastUsedAt ? formatDate(p.lastUsedAt) : T.neverUsed}
+                      {p.lastUsedAt ? formatDateTime(p.lastUsedAt) : T.neverUsed}
                     </p>
                   </div>
                 </div>
