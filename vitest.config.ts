@@ -100,7 +100,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'api-postgres',
-          include: ['apps/api/src/**/*.test.ts'],
+          // The SDK and the CLI against the real server (docs/cli.md): what they send is every other API file's SQL,
+          // so PostgreSQL alone runs them.
+          include: ['apps/api/src/**/*.test.ts', 'packages/sdk/src/**/*.test.ts', 'packages/cli/src/**/*.test.ts'],
           // The libvirt driver test uses no database, and server-start tests the embedded PGlite start: once is enough.
           exclude: [
             'apps/api/src/**/*.unit.test.ts',
