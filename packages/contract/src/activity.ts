@@ -106,6 +106,8 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'user.twoFactor.recoveryCodes': 'New recovery codes made',
   'user.twoFactor.recoveryCodeUsed': 'Signed in with a recovery code',
   'company.policy.update': 'Sign-in policy changed',
+  'reseller.policy.update': 'Staff sign-in policy changed',
+  'user.stepUp': 'Confirmed it was them (step-up)',
   'company.sso.update': 'Single sign-on changed',
   'company.sso.disable': 'Single sign-on turned off',
   'user.signIn.sso': 'Signed in with single sign-on',

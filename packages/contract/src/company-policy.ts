@@ -52,3 +52,49 @@ export const companyPolicyRoutes = {
     data: companyPolicySchema,
   }),
 } as const;
+
+/**
+ * A reseller's sign-in policy for its staff (issue 26 item 2; docs/two-factor.md "Reseller staff policy"): the
+ * reseller's owner may require every staff member to have a strong factor (an authenticator app or a passkey).
+ */
+export const RESELLER_POLICY_TEXT = {
+  heading: 'Staff sign-in policy',
+  requireLabel: 'Require an authenticator app or a passkey for staff',
+  requireHint:
+    'Every staff member signs in with an authenticator app or a passkey; staff without one set one up at their next sign-in.',
+  confirmOnTitle: 'Require an authenticator app or a passkey for staff?',
+  confirmOnBody:
+    'Staff without an authenticator app or a passkey will have to set one up at their next sign-in before they can use the reseller area.',
+  confirmOn: 'Require',
+  confirmOffTitle: 'Stop requiring it for staff?',
+  confirmOffBody: 'Staff will again be able to sign in with a code sent by email.',
+  confirmOff: 'Stop requiring',
+  onMessage: 'Staff now need an authenticator app or a passkey',
+  offMessage: 'Staff no longer need an authenticator app or a passkey',
+  ownerOnly: 'Only the reseller owner can change the staff sign-in policy',
+  ownFactorFirst: 'Set up your own authenticator app or passkey first, on the Security page',
+} as const;
+
+export const resellerPolicySchema = z.object({ requireStaffAuthenticator: z.boolean() });
+export type ResellerPolicy = z.infer<typeof resellerPolicySchema>;
+
+export const resellerPolicyRoutes = {
+  get: route({
+    method: 'GET',
+    path: '/reseller/policy',
+    summary: "The reseller's sign-in policy for its staff (any staff member; also while a factor must be set up)",
+    tag: 'Reseller',
+    access: 'staff',
+    data: resellerPolicySchema,
+  }),
+  set: route({
+    method: 'PUT',
+    path: '/reseller/policy',
+    summary:
+      "Change the staff sign-in policy (the reseller's owner): requireStaffAuthenticator makes every staff member sign in with an authenticator app or a passkey",
+    tag: 'Reseller',
+    access: 'staff',
+    body: resellerPolicySchema.strict(),
+    data: resellerPolicySchema,
+  }),
+} as const;

@@ -3,7 +3,7 @@ import { accountRoutes } from './account.ts';
 import { activityRoutes, companyAdminRoutes } from './activity.ts';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { authRoutes, passwordRoutes } from './auth.ts';
-import { companyPolicyRoutes } from './company-policy.ts';
+import { companyPolicyRoutes, resellerPolicyRoutes } from './company-policy.ts';
 import type { RouteDef } from './common.ts';
 import { billingRoutes } from './billing.ts';
 import { platformRoutes } from './platform.ts';
@@ -15,6 +15,7 @@ import { snapshotRoutes } from './snapshots.ts';
 import { ssoRoutes } from './single-sign-on.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { twoFactorRoutes } from './two-factor.ts';
+import { stepUpRoutes } from './step-up.ts';
 import { passkeyRoutes } from './passkeys.ts';
 import { permissionsRoutes, rolesRoutes, teamsRoutes, usersRoutes } from './teams.ts';
 import { vmRoutes } from './virtual-machines.ts';
@@ -43,6 +44,8 @@ export const routes = {
   passkeys: passkeyRoutes,
   apiTokens: apiTokenRoutes,
   companyPolicy: companyPolicyRoutes,
+  resellerPolicy: resellerPolicyRoutes,
+  stepUp: stepUpRoutes,
   account: accountRoutes,
   singleSignOn: ssoRoutes,
 } as const;

@@ -117,6 +117,8 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
       return;
     case 'staff':
       enforceStaffAccess(request.auth);
+      // The reseller's staff policy holds staff without a strong factor the same way (docs/two-factor.md).
+      enforceTwoFactorSetUp(def, request.auth);
       return;
   }
 }
@@ -146,7 +148,7 @@ function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
  * and the company's policy, until the app is on.
  */
 const TWO_FACTOR_SET_UP_PATHS = ['/users/twoFactor', '/users/passkeys'];
-const TWO_FACTOR_SET_UP_READS = [...TWO_FACTOR_SET_UP_PATHS, '/company/policy'];
+const TWO_FACTOR_SET_UP_READS = [...TWO_FACTOR_SET_UP_PATHS, '/company/policy', '/reseller/policy'];
 
 function enforceTwoFactorSetUp(def: RouteDef, auth: AuthContext): void {
   if (!auth.mustSetUpTwoFactor || def.allowDuringPasswordReset) return;

@@ -3,7 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { createAccount, registerAccountRoutes } from './account.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
-import { createCompanyPolicy, registerCompanyPolicyRoutes } from './company-policy.ts';
+import {
+  createCompanyPolicy,
+  createResellerPolicy,
+  registerCompanyPolicyRoutes,
+  registerResellerPolicyRoutes,
+} from './company-policy.ts';
+import { registerStepUpRoutes } from './step-up.ts';
 import { createAuthService } from './auth.service.ts';
 import { createTwoFactor } from './two-factor.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
@@ -74,6 +80,15 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
   registerTwoFactorRoutes(api, { auth, twoFactor, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerPasskeyRoutes(api, { passkeys, rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE });
   registerCompanyPolicyRoutes(api, createCompanyPolicy({ db: deps.db, audit: deps.audit }));
+  registerResellerPolicyRoutes(api, createResellerPolicy({ db: deps.db, audit: deps.audit }));
+  registerStepUpRoutes(api, {
+    db: deps.db,
+    clock: deps.clock,
+    identity: deps.identity,
+    audit: deps.audit,
+    takeAuthenticatorCode: twoFactor.takeCode,
+    rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
+  });
   registerAccountRoutes(
     api,
     createAccount({ db: deps.db, clock: deps.clock, sessions: deps.sessions, audit: deps.audit }),

@@ -136,6 +136,8 @@ export function createSessionStore(deps: {
         createdAt: now,
         lastSeenAt: now,
         expiresAt,
+        // A signed-in session starts stepped up: the sign-in proved the factors (docs/two-factor.md "Step-up").
+        steppedUpAt: input.state === 'authenticated' ? now : null,
       });
       return { token, sessionId, expiresAt };
     },

@@ -1,5 +1,6 @@
 /** Usage for billing (issue 13): usage per company and month, its CSV, and the signed billing webhook with its worker. */
 import type { FastifyInstance } from 'fastify';
+import { assertSteppedUp } from '../../db/step-up.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { registerBillingRoutes } from './billing.routes.ts';
 import { createUsageRepository } from './usage.repository.ts';
@@ -29,7 +30,7 @@ export async function registerBillingModule(api: FastifyInstance, deps: ModuleDe
     egress: deps.egress,
     kick: () => started && void worker.tick(),
   });
-  registerBillingRoutes(api, { usage, webhooks });
+  registerBillingRoutes(api, { usage, webhooks, stepUp: (auth) => assertSteppedUp(deps.db, deps.clock, auth) });
   return [
     {
       start() {

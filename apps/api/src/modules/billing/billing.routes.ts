@@ -1,4 +1,5 @@
 /** The reseller area's usage and billing webhook routes: thin, parse and call a service. */
+import type { AuthContext } from '../../lib/auth-context.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { USAGE_CSV_PATH, billingRoutes as r, usageCsvFilename, usageCsvQuerySchema } from '@portal/contract/billing';
@@ -14,7 +15,12 @@ export const MANUAL_SENDS_PER_MINUTE = 10;
 
 export function registerBillingRoutes(
   app: FastifyInstance,
-  d: { usage: UsageService; webhooks: ReturnType<typeof createWebhooksService> },
+  d: {
+    usage: UsageService;
+    webhooks: ReturnType<typeof createWebhooksService>;
+    /** Step-up before rotating the webhook's secret (db/step-up.ts). */
+    stepUp: (auth: AuthContext) => Promise<void>;
+  },
 ): void {
   // "Send now" and "Retry now" together, per reseller: each makes the portal connect to the reseller's URL.
   const admit = resellerGate(app, {
@@ -60,10 +66,13 @@ export function registerBillingRoutes(
     message: BILLING_MESSAGES.webhookSaved,
     data: await d.webhooks.save(staffScopeOf(auth), body),
   }));
-  registerRoute(app, r.rotateSecret, async ({ auth }) => ({
-    message: BILLING_MESSAGES.secretRotated,
-    data: await d.webhooks.rotateSecret(staffScopeOf(auth)),
-  }));
+  registerRoute(app, r.rotateSecret, async ({ auth }) => {
+    await d.stepUp(auth);
+    return {
+      message: BILLING_MESSAGES.secretRotated,
+      data: await d.webhooks.rotateSecret(staffScopeOf(auth)),
+    };
+  });
   registerRoute(app, r.sendNow, async ({ auth, body, request }) => ({
     message: BILLING_MESSAGES.sendQueued,
     data: await d.webhooks.sendNow(staffScopeOf(auth), body.month, body.companyId, admit(request)),

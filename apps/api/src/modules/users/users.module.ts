@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { createMemberships } from '../../db/memberships.ts';
+import { assertSteppedUp } from '../../db/step-up.ts';
 import { createUsersRepository } from './users.repository.ts';
 import { registerUsersRoutes } from './users.routes.ts';
 import { createUsersService } from './users.service.ts';
@@ -13,6 +14,6 @@ export async function registerUsersModule(api: FastifyInstance, deps: ModuleDeps
     teams: createMemberships(deps.db),
     users: createUsersRepository(deps.db),
   });
-  registerUsersRoutes(api, { users });
+  registerUsersRoutes(api, { users, stepUp: (auth) => assertSteppedUp(deps.db, deps.clock, auth) });
   return [];
 }

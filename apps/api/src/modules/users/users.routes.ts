@@ -11,7 +11,13 @@ import type { UsersService } from './users.service.ts';
 
 const ctxOf = (auth: AuthContext, request: FastifyRequest) => ({ scope: scopeOf(auth), requestId: request.id });
 
-export function registerUsersRoutes(app: FastifyInstance, s: { users: UsersService }): void {
+export function registerUsersRoutes(
+  app: FastifyInstance,
+  s: {
+    users: UsersService;
+    /** Step-up before removing a user (db/step-up.ts). */ stepUp: (auth: AuthContext) => Promise<void>;
+  },
+): void {
   registerRoute(app, usersRoutes.register, async () => {
     throw new ForbiddenError('Accounts are created by invitation. Ask your administrator to invite you.');
   });
@@ -38,6 +44,7 @@ export function registerUsersRoutes(app: FastifyInstance, s: { users: UsersServi
     };
   });
   registerRoute(app, usersRoutes.delete, async ({ auth, params, request }) => {
+    await s.stepUp(auth);
     await s.users.remove(ctxOf(auth, request), params.id);
     return { message: 'User deleted', data: null };
   });

@@ -1,5 +1,6 @@
 /** Virtual machines: the routes and rules over the engine (engine/: operations, runner, reconciler, events). */
 import type { FastifyInstance } from 'fastify';
+import { assertSteppedUp } from '../../db/step-up.ts';
 import type { ModuleDeps, Worker } from '../module.ts';
 import { registerConsoleSockets } from './console-socket.ts';
 import { createConsoleTokenStore } from './console-tokens.ts';
@@ -31,6 +32,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     sessions: deps.sessions,
     sessionRecheckMs: env.VM_STREAM_SESSION_CHECK_MS,
     apiBasePath: deps.config.API_BASE_PATH,
+    stepUp: (auth) => assertSteppedUp(deps.db, deps.clock, auth),
   });
   registerSnapshotRoutes(api, createSnapshotService({ ...deps, vms: repo, repo: createSnapshotRepository(deps.db) }));
   registerConsoleSockets(api, {

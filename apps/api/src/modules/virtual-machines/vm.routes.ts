@@ -33,6 +33,8 @@ export interface VmRoutesDeps {
   /** How often a live stream checks its session again. */
   sessionRecheckMs: number;
   apiBasePath: string;
+  /** Step-up before the destructive actions (db/step-up.ts): delete, bulk delete, rebuild. */
+  stepUp: (auth: AuthContext) => Promise<void>;
 }
 
 export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
@@ -63,6 +65,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   registerRoute(app, vmRoutes.list, async ({ auth, query }) => ({ data: await vms.list(scopeOf(auth), query) }));
   registerRoute(app, vmRoutes.listFacets, async ({ auth }) => ({ data: await vms.facets(scopeOf(auth)) }));
   registerRoute(app, vmRoutes.bulk, async ({ auth, body, request }) => {
+    if (body.action === 'delete') await d.stepUp(auth);
     const result = await vms.bulk(ctxOf(auth, request), body);
     return { message: `${result.done} done, ${result.refused} refused`, data: result };
   });
@@ -102,6 +105,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   // Start, stop, force stop, reset, delete: one loop over the contract's action routes, answered with the lifecycle table's text.
   for (const action of Object.keys(vmActionRoutes) as VmOperationAction[]) {
     registerRoute(app, vmActionRoutes[action], async ({ auth, params, request }) => {
+      if (action === 'delete') await d.stepUp(auth);
       await vms.act(ctxOf(auth, request), params.id, action);
       return { message: VM_ACTIONS[action].accepted, data: null };
     });
@@ -111,6 +115,7 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     return { message: TEXT.upgradeWait, data: null };
   });
   registerRoute(app, vmRoutes.rebuild, async ({ auth, params, body, request }) => {
+    await d.stepUp(auth);
     await vms.rebuild(ctxOf(auth, request), params.id, body);
     return { message: VM_ACTIONS.rebuild.accepted, data: null };
   });

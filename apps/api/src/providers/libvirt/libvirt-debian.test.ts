@@ -22,7 +22,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { configurations, providerOfferings, providers, regions } from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
-import { type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
+import { ADMIN, type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { ensureGuestImage } from './guest-image.ts';
@@ -344,6 +344,8 @@ it(
 
     // 4. Rebuild with the second key and a script: same name and addresses, a fresh disk, the new key.
     const before = (await details(id))!.virtualMachine;
+    // The boots above take longer than the step-up window of the sign-in (docs/two-factor.md "Step-up").
+    expect((await admin.call(routes.stepUp.stepUp, { body: { password: ADMIN.password } })).status).toBe(200);
     const rebuilt = await admin.call(routes.vms.rebuild, {
       params: { id },
       body: { image: 'Debian 12', sshKeyIds: [second.id], userData: SCRIPT },
