@@ -1,24 +1,28 @@
 /**
  * Passkeys in Chromium (issue 26 item 1; docs/two-factor.md "Passkeys"), with the DevTools virtual authenticator
  * (CTAP2, internal, resident keys, user verification): a user adds a passkey on the Security page, signs out,
- * signs in with it (offered first, no mail sent), sees it used, and removes it with the password. The Security
+ * signs in with it (offered first, no mail sent), adds an authenticator app and switches to it at the next
+ * sign-in, sees the passkey used, and removes it with the password. The Security
  * page with a passkey, the sign-in's passkey step and the removal dialog at 1440x900 and 390x844, light and dark:
  * nothing wider than the viewport, axe clean; screenshots of each.
  *
  * The portal is opened as http://localhost:<port>: WebAuthn takes a domain as the relying party, never an IP
  * address, and localhost is a secure context without TLS.
  */
+import { generateSync } from 'otplib';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { PASSKEY_TEXT as P } from '@portal/contract/passkeys';
-import { TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
+import { TOTP_PERIOD_SECONDS, TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
 import { axeViolations } from './support/axe.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
+const step = (ms = Date.now()) => Math.floor(ms / 1000 / TOTP_PERIOD_SECONDS);
+const codeFor = (secret: string, s: number) => generateSync({ secret, epoch: s * TOTP_PERIOD_SECONDS });
 const EMAIL = 'passkey-browser@example.com';
 let portal: Portal;
 let base: string;
@@ -141,6 +145,29 @@ describe('passkeys', () => {
     const { credentials: after } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(after[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount);
 
+    // An authenticator app beside it: the passkey is still offered first, and the user may switch to the app.
+    await page.goto(`${base}/security`);
+    await page.getByRole('button', { name: T.start }).click();
+    const secretText = page.getByTestId('totp-secret');
+    await expect.poll(() => secretText.isVisible(), WAIT).toBe(true);
+    const secret = (await secretText.innerText()).trim();
+    const confirmStep = step();
+    await page.getByLabel(T.codeLabel, { exact: true }).fill(codeFor(secret, confirmStep));
+    await page.getByRole('button', { name: T.confirm }).click();
+    await page.getByRole('button', { name: T.done }).click();
+    await expect.poll(() => page.getByText(T.enabled).isVisible(), WAIT).toBe(true);
+    await signOut(page);
+    await passwordStep(page);
+    await expect.poll(() => page.getByRole('heading', { name: P.signInHeading }).isVisible(), WAIT).toBe(true);
+    await page.getByRole('button', { name: P.useAuthenticator }).click();
+    await expect.poll(() => page.getByRole('heading', { name: T.signInHeading }).isVisible(), WAIT).toBe(true);
+    expect(await page.getByRole('button', { name: P.usePasskey }).isVisible()).toBe(true);
+    await screenshot(page, 'passkeys-switched-to-app');
+    // The confirming code's step is spent: the next step's code (in the window while now is that step or next to it).
+    await page.getByLabel('Authenticator code').fill(codeFor(secret, Math.max(confirmStep + 1, step())));
+    await page.getByRole('button', { name: 'Authenticate' }).click();
+    await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname), WAIT);
+
     // Used: the list says when; remove it with the password (a wrong one refused first).
     await page.goto(`${base}/security`);
     await expect.poll(() => list.getByText(`${P.lastUsed} ${P.neverUsed}`, { exact: false }).count(), WAIT).toBe(0);
@@ -158,8 +185,11 @@ describe('passkeys', () => {
     await expect.poll(() => dialog.isVisible(), WAIT).toBe(false);
     await signOut(page);
 
-    // Removed: the sign-in mails a code again (the spec's screen).
+    // Removed: the sign-in asks for the app's code again, and its fallback is the spec's emailed code.
     await passwordStep(page);
+    await expect.poll(() => page.getByRole('heading', { name: T.signInHeading }).isVisible(), WAIT).toBe(true);
+    expect(await page.getByRole('button', { name: P.usePasskey }).count()).toBe(0);
+    await page.getByRole('button', { name: T.emailInstead }).click();
     await expect.poll(() => page.getByRole('heading', { name: TEXT.mfaHeading }).isVisible(), WAIT).toBe(true);
   });
 });
