@@ -35,8 +35,8 @@ import { SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { useAuth } from '../lib/auth-context.tsx';
 import { useBrand } from '../lib/public-brand.ts';
-import { useTheme } from '../lib/theme.ts';
-import { useRouteMutation } from '../lib/route-query.ts';
+import { useTheme, type ThemePreference } from '../lib/theme.ts';
+import { callApi } from '../lib/api.ts';
 import { useLiveVmStatus } from '../features/virtual-machines/api/vm-events.ts';
 import { BrandLogo } from '../components/BrandLogo.tsx';
 import { brandTitle } from './branding.ts';
@@ -91,16 +91,25 @@ const linkClass = (collapsed: boolean, active: boolean) =>
 const iconButton =
   'rounded-md p-1.5 text-slate-300 hover:bg-slate-800 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white';
 
+/**
+ * The toggle's choice is the user's preference (docs/account.md): kept on the server, so it survives signing out.
+ * Saved one after another, so quick toggles land in the order they were made (the last one wins).
+ */
+let themeSaves: Promise<unknown> = Promise.resolve();
+function saveTheme(theme: ThemePreference): void {
+  themeSaves = themeSaves
+    .then(() => callApi(routes.account.updatePreferences, { body: { theme } }))
+    .catch(() => undefined);
+}
+
 function ThemeToggle({ collapsed }: { collapsed: boolean }) {
   const { theme, toggle } = useTheme();
   const dark = theme === 'dark';
-  // The choice is the user's preference (docs/account.md): kept on the server, so it survives signing out.
-  const savePreference = useRouteMutation(routes.account.updatePreferences);
   const Icon = dark ? Sun : Moon;
   return (
     <button
       type="button"
-      onClick={() => savePreference.mutate({ body: { theme: toggle() } })}
+      onClick={() => saveTheme(toggle())}
       // A toggle: the name stays "Dark mode", aria-pressed says whether it is on.
       aria-pressed={dark}
       aria-label={collapsed ? TEXT.darkMode : undefined}
