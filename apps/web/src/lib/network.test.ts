@@ -8,6 +8,7 @@ import {
   MAX_QUERY_RETRIES,
   networkState,
   onNetworkRecovered,
+  queryRetryDelay,
   reportAnswer,
   reportNetworkFailure,
   shouldRetryQuery,
@@ -18,8 +19,9 @@ const networkError = () => ({ status: 0, message: 'Cannot reach the server.', ti
 const timeoutError = () => ({ status: 0, message: 'The server took too long to answer. Try again.', timedOut: true });
 
 describe('retry and backoff of reads', () => {
-  it('waits 1 s, 2 s, 4 s ... between tries, never more than 30 s', () => {
+  it('probes after 1 s, 2 s, 4 s ... never more than 30 s apart; a read retries after 0.5 s, 1 s, 2 s', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 20].map(backoffDelay)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+    expect([0, 1, 2].map(queryRetryDelay)).toEqual([500, 1000, 2000]);
   });
 
   it('retries a read that got no answer, up to MAX_QUERY_RETRIES times', () => {
@@ -74,6 +76,19 @@ describe('the network watch', () => {
     vi.useRealTimers();
   });
 
+  it('a request without an answer makes the watch ask at once; a probe that answers ends it, no banner, no refresh', async () => {
+    const probe = vi.fn(async () => true);
+    uninstall = installNetworkWatch(probe);
+    const recovered = vi.fn();
+    const off = onNetworkRecovered(recovered);
+    reportNetworkFailure();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(probe).toHaveBeenCalledTimes(1);
+    expect(currentNetworkState()).toBe('online');
+    expect(recovered).not.toHaveBeenCalled();
+    off();
+  });
+
   it('probes an unreachable server with backoff and refreshes once it answers', async () => {
     let answers = false;
     const probes: number[] = [];
@@ -85,17 +100,20 @@ describe('the network watch', () => {
     const recovered = vi.fn();
     const off = onNetworkRecovered(recovered);
     reportNetworkFailure();
+    await vi.advanceTimersByTimeAsync(0);
     expect(currentNetworkState()).toBe('unreachable');
     await vi.advanceTimersByTimeAsync(1000 + 2000 + 4000);
-    expect(probes).toEqual([1000, 3000, 7000]);
+    expect(probes).toEqual([0, 1000, 3000, 7000]);
+    // More failed requests meanwhile do not add probes.
+    reportNetworkFailure();
     answers = true;
     await vi.advanceTimersByTimeAsync(8000);
-    expect(probes).toEqual([1000, 3000, 7000, 15000]);
+    expect(probes).toEqual([0, 1000, 3000, 7000, 15000]);
     expect(currentNetworkState()).toBe('online');
     expect(recovered).toHaveBeenCalledTimes(1);
     // Back online: no more probes.
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(probes).toHaveLength(4);
+    expect(probes).toHaveLength(5);
     off();
   });
 
@@ -117,12 +135,14 @@ describe('the network watch', () => {
 
     probe.mockResolvedValue(false);
     reportNetworkFailure();
-    win.dispatchEvent(new Event('focus'));
     await vi.advanceTimersByTimeAsync(0);
     expect(probe).toHaveBeenCalledTimes(1);
+    expect(currentNetworkState()).toBe('unreachable');
+    // Focus asks at once, not at the next backoff step.
     probe.mockResolvedValue(true);
     win.dispatchEvent(new Event('focus'));
     await vi.advanceTimersByTimeAsync(0);
+    expect(probe).toHaveBeenCalledTimes(2);
     expect(currentNetworkState()).toBe('online');
     expect(recovered).toHaveBeenCalledTimes(2);
     off();

@@ -20,9 +20,14 @@ export const NETWORK_TEXT = {
   timeout: 'The server took too long to answer. Try again.',
 };
 
-/** Exponential backoff: 1 s, 2 s, 4 s, … capped at 30 s. `attempt` counts from 0. */
+/** The probe's backoff: 1 s, 2 s, 4 s, … capped at 30 s. `attempt` counts from 0. */
 export function backoffDelay(attempt: number): number {
   return Math.min(BASE_DELAY_MS * 2 ** Math.max(0, attempt), MAX_DELAY_MS);
+}
+
+/** A read's own retries: 0.5 s, 1 s, 2 s (the screen's message comes within some 4 s, not 7). */
+export function queryRetryDelay(attempt: number): number {
+  return backoffDelay(attempt) / 2;
 }
 
 export interface FailureShape {
@@ -58,19 +63,26 @@ export function isGatewayFailure(status: number): boolean {
 
 export type NetworkState = 'online' | 'offline' | 'unreachable';
 
-/** What the banner says: the browser's own word first, then what the last request found. */
-export function networkState(browserOnline: boolean, lastRequestFailed: boolean): NetworkState {
+/** What the banner says: the browser's own word first, then whether the server was found unreachable. */
+export function networkState(browserOnline: boolean, serverUnreachable: boolean): NetworkState {
   if (!browserOnline) return 'offline';
-  return lastRequestFailed ? 'unreachable' : 'online';
+  return serverUnreachable ? 'unreachable' : 'online';
 }
 
-let lastRequestFailed = false;
+/**
+ * A request that got no answer makes the server *suspect*; the watch's probe then asks it at once. Only a probe
+ * that gets no answer either makes it *unreachable* (the banner, probes with backoff): one endpoint failing on its
+ * own is that screen's error, not a lost network, and must not flash the banner or refresh every screen.
+ */
+let unreachable = false;
 let state: NetworkState = 'online';
+let probeNow: (() => void) | undefined;
 const listeners = new Set<() => void>();
+const recoveredHandlers = new Set<() => void>();
 const browserOnline = () => (typeof navigator === 'undefined' ? true : navigator.onLine);
 
 function update() {
-  const next = networkState(browserOnline(), lastRequestFailed);
+  const next = networkState(browserOnline(), unreachable);
   if (next === state) return;
   const wasDown = state !== 'online';
   state = next;
@@ -80,14 +92,19 @@ function update() {
 
 /** lib/api.ts: a request got no answer (not a timeout: a slow server is not a lost network). */
 export function reportNetworkFailure(): void {
-  lastRequestFailed = true;
-  update();
+  if (unreachable) return;
+  if (probeNow) probeNow();
+  else {
+    // No watch to ask (tests without a window): take the request's word.
+    unreachable = true;
+    update();
+  }
 }
 
-/** lib/api.ts: a request got an answer (any status). */
+/** lib/api.ts and the probe: the server answered (any status). */
 export function reportAnswer(): void {
-  if (!lastRequestFailed) return;
-  lastRequestFailed = false;
+  if (!unreachable) return;
+  unreachable = false;
   update();
 }
 
@@ -104,7 +121,6 @@ export function useNetworkState(): NetworkState {
   return useSyncExternalStore(subscribeNetworkState, currentNetworkState, () => 'online');
 }
 
-const recoveredHandlers = new Set<() => void>();
 /** Called when the network is back after being lost (the query client refreshes what failed). */
 export function onNetworkRecovered(handler: () => void): () => void {
   recoveredHandlers.add(handler);
@@ -112,24 +128,14 @@ export function onNetworkRecovered(handler: () => void): () => void {
 }
 
 /**
- * Follows the browser's online/offline events, and while the server is unreachable probes it with backoff
- * (`probe` returns whether it answered), also at once when the window regains focus or the browser says it is
- * online again. Returns the uninstall.
+ * Follows the browser's online/offline events and probes the server (`probe` answers whether it answered): at once
+ * when a request got no answer, then with backoff while it stays unreachable, and at once on window focus or when
+ * the browser says it is online again. Returns the uninstall.
  */
 export function installNetworkWatch(probe: () => Promise<boolean>): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let attempt = 0;
   let probing = false;
-  const runProbe = async () => {
-    if (probing || state === 'online') return;
-    probing = true;
-    try {
-      if (await probe()) reportAnswer();
-    } finally {
-      probing = false;
-    }
-    schedule();
-  };
   const schedule = () => {
     clearTimeout(timer);
     timer = undefined;
@@ -139,18 +145,30 @@ export function installNetworkWatch(probe: () => Promise<boolean>): () => void {
     }
     timer = setTimeout(() => void runProbe(), backoffDelay(attempt++));
   };
+  const runProbe = async () => {
+    if (probing) return;
+    probing = true;
+    const answered = await probe().catch(() => false);
+    probing = false;
+    if (answered) reportAnswer();
+    else if (browserOnline()) {
+      unreachable = true;
+      update();
+    }
+    schedule();
+  };
   const onOnline = () => {
     update();
     attempt = 0;
-    void runProbe();
+    if (unreachable) void runProbe();
   };
   const onFocus = () => {
-    if (document.visibilityState === 'visible' && state !== 'online') {
+    if (document.visibilityState === 'visible' && state === 'unreachable') {
       attempt = 0;
       void runProbe();
     }
   };
-  const unsubscribe = subscribeNetworkState(schedule);
+  probeNow = () => void runProbe();
   window.addEventListener('online', onOnline);
   window.addEventListener('offline', update);
   window.addEventListener('focus', onFocus);
@@ -158,7 +176,7 @@ export function installNetworkWatch(probe: () => Promise<boolean>): () => void {
   update();
   return () => {
     clearTimeout(timer);
-    unsubscribe();
+    probeNow = undefined;
     window.removeEventListener('online', onOnline);
     window.removeEventListener('offline', update);
     window.removeEventListener('focus', onFocus);
