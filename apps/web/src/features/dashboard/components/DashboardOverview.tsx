@@ -4,66 +4,22 @@
  * caller sees) and, for company administrators, the last entries of the activity log. With no machine at all, a
  * first-run prompt to create one takes the machines card's place.
  */
-import Activity from 'lucide-react/icons/activity';
 import Plus from 'lucide-react/icons/plus';
 import Server from 'lucide-react/icons/server';
 import Wallet from 'lucide-react/icons/wallet';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { ACTIVITY_TEXT, activityActionLabel } from '@portal/contract/activity';
 import { routes } from '@portal/contract/routes';
 import { StatusBadge } from '../../../components/StatusBadge.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
-import { formatDate } from '../../../lib/dates.ts';
 import { formatMoney } from '../../../lib/format-units.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
+import { OverviewCard, cardClass } from './OverviewCard.tsx';
+import { OVERVIEW_TEXT } from './overview-text.ts';
 
-export const OVERVIEW_TEXT = {
-  machines: 'Machines',
-  machinesCount: (n: number) => (n === 1 ? '1 machine' : `${n} machines`),
-  spend: 'Spend this month',
-  spendHours: (hours: string) => `${hours} machine hours so far`,
-  spendUnpriced: 'Some machines are at a size without a price and are not counted.',
-  activity: 'Recent activity',
-  allActivity: 'View all activity',
-  noActivity: 'No activity yet',
-  firstRunTitle: 'Create your first machine',
-  firstRunBody: 'You have no virtual machines yet. Pick an image and a size, and it is ready in a minute.',
-  firstRunButton: 'Create your first machine',
-  failed: 'Could not load the summary.',
-} as const;
-
-/** How many activity entries the dashboard shows. */
-export const RECENT_ACTIVITY = 5;
-
-const cardClass = 'rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 shadow-sm';
-
-function OverviewCard({
-  title,
-  icon,
-  action,
-  children,
-}: {
-  title: string;
-  icon: ReactNode;
-  action?: ReactNode;
-  children: ReactNode;
-}) {
-  return (
-    <section aria-label={title} className={`${cardClass} min-w-0`}>
-      <div className="flex items-center justify-between gap-2 border-b border-slate-200 dark:border-slate-700 px-4 py-3">
-        <h2 className="flex items-center gap-2 font-semibold text-slate-900 dark:text-slate-100">
-          {icon}
-          {title}
-        </h2>
-        {action}
-      </div>
-      <div className="p-4">{children}</div>
-    </section>
-  );
-}
+const RecentActivity = lazy(() => import('./RecentActivity.tsx').then((m) => ({ default: m.RecentActivity })));
 
 /** "November 2026" from "2026-11" (a UTC month). */
 function monthName(month: string): string {
@@ -73,56 +29,6 @@ function monthName(month: string): string {
     year: 'numeric',
     timeZone: 'UTC',
   });
-}
-
-function when(date: Date): string {
-  return `${formatDate(date)}, ${date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}`;
-}
-
-function RecentActivity() {
-  const list = useRouteQuery(routes.activity.list, { query: { page: 1, rowsPerPage: RECENT_ACTIVITY } });
-  const entries = list.data?.data ?? [];
-  return (
-    <OverviewCard
-      title={OVERVIEW_TEXT.activity}
-      icon={<Activity className="h-5 w-5 text-brand-600 dark:text-brand-300" aria-hidden />}
-      action={
-        <Link to="/activity" className="text-sm font-medium text-brand-700 hover:underline dark:text-brand-300">
-          {OVERVIEW_TEXT.allActivity}
-        </Link>
-      }
-    >
-      {list.isPending ? (
-        <div className="flex justify-center py-2">
-          <Spinner />
-        </div>
-      ) : list.error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-          {errorMessage(list.error)}
-        </p>
-      ) : entries.length === 0 ? (
-        <p className="text-sm text-slate-500 dark:text-slate-400">{OVERVIEW_TEXT.noActivity}</p>
-      ) : (
-        <ul className="divide-y divide-slate-100 dark:divide-slate-800" aria-label={OVERVIEW_TEXT.activity}>
-          {entries.map((e) => (
-            <li key={e.id} className="py-2 text-sm" data-activity={e.action}>
-              <p className="text-slate-900 dark:text-slate-100">
-                <span className="font-medium">
-                  {e.actor?.name ?? (e.actorKind === 'operator' ? ACTIVITY_TEXT.operator : ACTIVITY_TEXT.system)}
-                </span>
-                {' · '}
-                {activityActionLabel(e.action)}
-                {e.targetName && e.targetName !== e.actor?.name ? (
-                  <span className="break-all text-slate-600 dark:text-slate-300">{` · ${e.targetName}`}</span>
-                ) : null}
-              </p>
-              <p className="text-xs text-slate-500 dark:text-slate-400">{when(e.createdAt)}</p>
-            </li>
-          ))}
-        </ul>
-      )}
-    </OverviewCard>
-  );
 }
 
 export function DashboardOverview() {
@@ -222,7 +128,9 @@ export function DashboardOverview() {
         </OverviewCard>
         {user?.isCompanyAdmin && (
           <div className="min-w-0 md:col-span-2 xl:col-span-1">
-            <RecentActivity />
+            <Suspense fallback={null}>
+              <RecentActivity />
+            </Suspense>
           </div>
         )}
       </div>
