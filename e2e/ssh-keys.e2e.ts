@@ -10,6 +10,7 @@ import { SSH_KEY_TEXT, VALIDATION } from '@portal/contract/messages';
 import { sshFingerprint } from '../apps/api/src/lib/ssh-keys.ts';
 import { ecdsaKeyLine, ed25519KeyLine, rsaKeyLine } from '../apps/api/test/ssh-key-lines.ts';
 import { axeViolations } from './support/axe.ts';
+import { chooseCard } from './support/create-form.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -116,8 +117,8 @@ describe('SSH keys', () => {
     await page.getByLabel('Name').fill('keys-demo');
     await page.getByLabel('Country').selectOption({ label: 'United States' });
     await page.getByLabel('Region').selectOption({ label: 'US East' });
-    await page.getByLabel('Image').selectOption({ label: 'Debian 12' });
-    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    await chooseCard(page, 'Image', 'Debian 12');
+    await chooseCard(page, 'Configuration', 'Micro');
     await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
     await page.getByLabel('Number of copies').fill('1');
     const keys = page.getByRole('group', { name: SSH_KEY_TEXT.chooseLabel });

@@ -20,6 +20,7 @@ import {
 } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
+import { chooseCard } from './support/create-form.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const DESKTOP = { width: 1440, height: 900 };
@@ -266,8 +267,8 @@ describe('issue 25: create form with 11 copies (defect 4)', () => {
       await page.getByLabel('Name').fill('eleven');
       await page.getByLabel('Country').selectOption({ label: 'United States' });
       await page.getByLabel('Region').selectOption({ label: 'US East' });
-      await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
-      await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+      await chooseCard(page, 'Image', 'Ubuntu 24.04 LTS');
+      await chooseCard(page, 'Configuration', 'Micro');
       await expect.poll(() => page.getByLabel('Number of copies').isEnabled()).toBe(true);
       await page.getByLabel('Number of copies').fill('11');
       await page.getByRole('button', { name: 'Create Virtual Machine' }).click();

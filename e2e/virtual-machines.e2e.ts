@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ERRORS, SIZE_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { insertVm } from '../apps/api/test/fixtures.ts';
+import { card, chooseCard } from './support/create-form.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
@@ -45,18 +46,24 @@ describe('virtual machines', () => {
     await page.getByLabel('Name').fill('web-demo');
     await page.getByLabel('Country').selectOption({ label: 'Singapore' });
     await page.getByLabel('Region').selectOption({ label: 'Singapore' });
-    await page.getByLabel('Image').selectOption({ label: 'Debian 12' });
-    await page.getByLabel('Configuration').selectOption({ index: 6 });
+    await chooseCard(page, 'Image', 'Debian 12');
+    // Extra Large runs nowhere in Singapore: its card says the spec's message and cannot be chosen (issue 25 item 3).
     await expect.poll(() => page.getByText(TEXT.noProvider).isVisible()).toBe(true);
+    expect(await card(page, 'Configuration', 'Extra Large').isDisabled()).toBe(true);
     await page.getByLabel('Country').selectOption({ label: 'United States' });
     expect(await page.getByLabel('Region').inputValue()).toBe('');
     await page.getByLabel('Region').selectOption({ label: 'US East' });
-    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
-    await page.getByLabel('Configuration').selectOption({ label: 'Medium — 8 cores, 12 GB RAM, 240 GB disk' });
+    await chooseCard(page, 'Image', 'Ubuntu 24.04 LTS');
+    await chooseCard(page, 'Configuration', 'Medium');
     await expect.poll(() => page.getByLabel('Provider').isVisible()).toBe(true);
-    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
-    await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
+    // Several providers: none is chosen yet, so the copies (already 1) and the team wait.
+    expect(await page.getByLabel('Number of copies').inputValue()).toBe('1');
     expect(await page.getByLabel('Team (optional)').isDisabled()).toBe(true);
+    await chooseCard(page, 'Configuration', 'Micro');
+    await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
+    // Copies start at 1 (issue 25 item 3), so the one provider chosen makes the team available at once.
+    expect(await page.getByLabel('Number of copies').inputValue()).toBe('1');
+    expect(await page.getByLabel('Team (optional)').isEnabled()).toBe(true);
     await page.getByLabel('Number of copies').fill('11');
     await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
     await expect.poll(() => page.getByText(VALIDATION.copiesRange).isVisible()).toBe(true);
@@ -65,19 +72,20 @@ describe('virtual machines', () => {
     // Changing the country resets the whole chain below it, copies and team included.
     await page.getByLabel('Country').selectOption({ label: 'Singapore' });
     expect(await page.getByLabel('Region').inputValue()).toBe('');
-    expect(await page.getByLabel('Image').inputValue()).toBe('');
-    expect(await page.getByLabel('Configuration').inputValue()).toBe('');
-    expect(await page.getByLabel('Number of copies').inputValue()).toBe('');
+    // No region: no image or size cards to have chosen, and the copies back at 1.
+    expect(await page.getByRole('radio').count()).toBe(0);
+    expect(await page.getByLabel('Number of copies').inputValue()).toBe('1');
     expect(await page.getByLabel('Team (optional)').inputValue()).toBe('');
     expect(await page.getByLabel('Team (optional)').isDisabled()).toBe(true);
     await page.getByLabel('Country').selectOption({ label: 'United States' });
     await page.getByLabel('Region').selectOption({ label: 'US East' });
-    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
-    // What the image is, under its select (decision 0018: listImageDetails; the options stay the images' names).
+    await chooseCard(page, 'Image', 'Ubuntu 24.04 LTS');
+    // What the image is, on its card (decision 0018: listImageDetails; the cards are named by the images' names).
     await expect
-      .poll(() => page.getByTestId('image-about').textContent())
+      .poll(() => page.locator('[data-card="Ubuntu 24.04 LTS"]').getByTestId('image-about').textContent())
       .toBe('Ubuntu 24.04 · user ubuntu · at least 4 GB disk');
-    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    expect(await card(page, 'Image', 'Ubuntu 24.04 LTS').isChecked()).toBe(true);
+    await chooseCard(page, 'Configuration', 'Micro');
     await expect.poll(() => page.getByText('Provider: Northwind Cloud').isVisible()).toBe(true);
     await page.getByLabel('Number of copies').fill('1');
     expect(await page.getByLabel('Team (optional)').isEnabled()).toBe(true);
@@ -230,8 +238,8 @@ describe('virtual machines', () => {
     await page.getByLabel('Name').fill('err-demo');
     await page.getByLabel('Country').selectOption({ label: 'United States' });
     await page.getByLabel('Region').selectOption({ label: 'US East' });
-    await page.getByLabel('Image').selectOption({ label: 'Ubuntu 24.04 LTS' });
-    await page.getByLabel('Configuration').selectOption({ label: 'Micro — 2 cores, 4 GB RAM, 80 GB disk' });
+    await chooseCard(page, 'Image', 'Ubuntu 24.04 LTS');
+    await chooseCard(page, 'Configuration', 'Micro');
     await expect.poll(() => page.getByText('Error fetching providers: Provider service down').isVisible()).toBe(true);
     expect(await page.getByText(TEXT.noProvider).count()).toBe(0);
     expect(await page.getByLabel('Number of copies').isDisabled()).toBe(true);

@@ -132,6 +132,8 @@ describe('sizes and prices', () => {
     expect((await customerA.call(routes.vms.listConfigurations)).data.map((s) => s.key)).toEqual(['micro']);
     const inRegion = await customerA.call(routes.vms.fetchConfigurations, { params: { regionId: catalog.east.id } });
     expect(inRegion.data.map((s) => s.key)).toEqual(['micro']);
+    // The create form's size cards show the reseller's own prices (issue 25 item 3).
+    expect(inRegion.data[0]).toMatchObject({ monthlyPrice: '12.50', hourlyPrice: '0.01712', currency: 'USD' });
     const small = await customerA.call(routes.vms.create, {
       body: { ...catalog.createBody('not-offered'), configurationId: catalog.small.id },
     });
@@ -141,6 +143,11 @@ describe('sizes and prices', () => {
     // Reseller B sees neither A's prices nor a change in its own customers' catalog.
     expect((await ownerB.call(c.listSizes)).data.pricesSet).toBe(false);
     expect((await customerB.call(routes.vms.listConfigurations)).data).toHaveLength(6);
+    const inRegionB = await customerB.call(routes.vms.fetchConfigurations, { params: { regionId: catalog.east.id } });
+    expect(inRegionB.data.map((s) => [s.key, s.monthlyPrice, s.hourlyPrice])).toEqual(
+      inRegionB.data.map((s) => [s.key, null, null]),
+    );
+    expect(inRegionB.data).toHaveLength(6);
 
     const [entry] = await t.db
       .select()

@@ -3,6 +3,9 @@
  * configuration → provider (auto when one, dropdown when several, a message when none) → copies → team.
  * The form is react-hook-form over the contract's createVmBodySchema (plus the country, which only narrows
  * the regions); the schema's messages for unchosen lists become the spec's "Please select …" texts.
+ * Issue 25 item 3: the image and the configuration are chosen on cards (radio groups named Image and
+ * Configuration) with what each image is and each size's prices; a size that cannot be placed in the region now is
+ * shown disabled with why; copies start at 1; a cost summary follows the copies (docs/virtual-machines.md).
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import ExternalLink from 'lucide-react/icons/external-link';
@@ -15,7 +18,6 @@ import { INSTANCE_COUNT_MAX, INSTANCE_COUNT_MIN } from '@portal/contract/constan
 import { ERRORS, SSH_KEY_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { instanceCountSchema } from '@portal/contract/validation';
-import { describeImageLine } from '@portal/contract/images';
 import { createVmBodySchema } from '@portal/contract/virtual-machines';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ErrorText, errorText } from '../../../components/ui/ErrorText.tsx';
@@ -24,6 +26,9 @@ import { errorMessage } from '../../../lib/api.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
 import { useBack } from '../../../lib/use-back.ts';
 import { useCreateVm, useSshKeyChoices } from '../api/vms.ts';
+import { CostSummary } from '../components/create/CostSummary.tsx';
+import { imageCards, sizeCards } from '../components/create/catalog-cards.tsx';
+import { RadioCards } from '../components/create/RadioCards.tsx';
 
 /** SPEC point 8 has no helper text for these three lookups; ours follow the catalogue's form. */
 const FETCH_COUNTRIES = 'Error fetching countries';
@@ -99,6 +104,9 @@ const resolver: Resolver<CreateVmForm, unknown, CreateVmValues> = async (values,
   return result;
 };
 
+/** Copies start at one (issue 25: a blank count made every create ask for it). */
+const DEFAULT_COPIES = '1';
+
 const EMPTY: CreateVmForm = {
   name: '',
   countryId: '',
@@ -106,7 +114,7 @@ const EMPTY: CreateVmForm = {
   image: '',
   configurationId: '',
   providerId: '',
-  numberOfInstances: '',
+  numberOfInstances: DEFAULT_COPIES,
   teamId: '',
   sshKeyIds: [],
   userData: '',
@@ -115,6 +123,7 @@ const EMPTY: CreateVmForm = {
 /** Why a list of the chain is empty: the reseller offers nothing there (issue 25: an empty dropdown said nothing). */
 const NO_IMAGES = 'No images are offered in this region. Choose another region.';
 const NO_CONFIGURATIONS = 'No sizes are offered for this image in this region. Choose another image or region.';
+const NONE_PLACEABLE = 'None of these sizes can be created in this region right now. Choose another region.';
 
 function Field({
   label,
@@ -254,8 +263,6 @@ export function CreateVirtualMachinePage() {
     { params: { id: Number(regionId) } },
     { enabled: regionId !== '' },
   );
-  const chosenImage = image ? imageDetails.data?.find((d) => d.name === image) : undefined;
-  const minDiskGb = chosenImage?.description?.minDiskGb ?? 0;
   const configurations = useRouteQuery(
     routes.vms.fetchConfigurations,
     { params: { regionId: Number(regionId) }, query: { image } },
@@ -280,10 +287,11 @@ export function CreateVirtualMachinePage() {
     });
   }, [form, resetCreate]);
 
-  /** Sets one list of the chain (country to configuration) and clears every field below it. */
+  /** Sets one list of the chain (country to configuration) and clears every field below it (copies back to 1). */
   function choose(field: ChainField, value: string) {
     form.setValue(field, value);
-    for (const below of CHAIN.slice(CHAIN.indexOf(field) + 1)) form.setValue(below, '');
+    for (const below of CHAIN.slice(CHAIN.indexOf(field) + 1))
+      form.setValue(below, below === 'numberOfInstances' ? DEFAULT_COPIES : '');
   }
 
   // Exactly one provider is chosen for the user; several make a dropdown; none gets a message. A failed
@@ -295,6 +303,9 @@ export function CreateVirtualMachinePage() {
   }, [providerList, form]);
 
   const copiesValid = instanceCountSchema.safeParse(numberOfInstances).success;
+  const sizes = configurations.isFetching ? undefined : configurations.data;
+  const chosenSize = sizes?.find((c) => String(c.id) === configurationId);
+  const imageNames = images.isFetching ? undefined : images.data;
 
   const onSubmit = form.handleSubmit(({ countryId: _country, ...body }) =>
     create.mutate({ body }, { onSuccess: () => navigate('/virtualMachines') }),
@@ -315,7 +326,7 @@ export function CreateVirtualMachinePage() {
       <form
         onSubmit={(e) => void onSubmit(e)}
         noValidate
-        className="max-w-2xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
+        className="max-w-3xl space-y-5 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
       >
         <Field label="Name" error={errors.name?.message}>
           {(id) => <input id={id} {...form.register('name')} placeholder="web-1" className={selectClass} />}
@@ -357,65 +368,40 @@ export function CreateVirtualMachinePage() {
               </select>
             )}
           </Field>
-          <Field
-            label="Image"
-            error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}
-            hint={regionId !== '' && !images.isFetching && images.data?.length === 0 ? NO_IMAGES : null}
-          >
-            {(id) => (
-              <>
-                <select
-                  id={id}
-                  className={selectClass}
-                  disabled={regionId === ''}
-                  value={image}
-                  onChange={(e) => choose('image', e.target.value)}
-                  aria-describedby={chosenImage ? `${id}-about` : undefined}
-                >
-                  <option value="">Select an image</option>
-                  {(images.isFetching ? [] : (images.data ?? [])).map((i) => (
-                    <option key={i} value={i}>
-                      {i}
-                    </option>
-                  ))}
-                </select>
-                {chosenImage && (
-                  <p
-                    id={`${id}-about`}
-                    data-testid="image-about"
-                    className="text-xs text-slate-600 dark:text-slate-300"
-                  >
-                    {describeImageLine(chosenImage.description)}
-                  </p>
-                )}
-              </>
-            )}
-          </Field>
-          <Field
-            label="Configuration"
-            error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}
-            hint={
-              image !== '' && !configurations.isFetching && configurations.data?.length === 0 ? NO_CONFIGURATIONS : null
-            }
-          >
-            {(id) => (
-              <select
-                id={id}
-                className={selectClass}
-                disabled={!image}
-                value={configurationId}
-                onChange={(e) => choose('configurationId', e.target.value)}
-              >
-                <option value="">Select a configuration</option>
-                {configurations.data?.map((c) => (
-                  <option key={c.id} value={c.id} disabled={c.disk < minDiskGb}>
-                    {`${c.name} — ${c.cpu} cores, ${c.ram} GB RAM, ${c.disk} GB disk${c.disk < minDiskGb ? ` (${image} needs ${minDiskGb} GB)` : ''}`}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
         </div>
+
+        <RadioCards
+          label="Image"
+          cards={imageCards(imageNames ?? [], imageDetails.data)}
+          value={image ?? ''}
+          onChange={(v) => choose('image', v)}
+          error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}
+          hint={regionId !== '' && imageNames?.length === 0 ? NO_IMAGES : null}
+          placeholder={regionId === '' ? 'Choose a region to see its images.' : images.error ? null : 'Loading images…'}
+        />
+        <RadioCards
+          label="Configuration"
+          cards={sizeCards(sizes ?? [])}
+          value={configurationId ?? ''}
+          onChange={(v) => choose('configurationId', v)}
+          error={errors.configurationId?.message ?? errorText(configurations.error, ERRORS.fetchConfigurations)}
+          hint={
+            image === '' || !sizes
+              ? null
+              : sizes.length === 0
+                ? NO_CONFIGURATIONS
+                : sizes.every((c) => !c.available)
+                  ? NONE_PLACEABLE
+                  : null
+          }
+          placeholder={
+            !image
+              ? 'Choose an image to see the sizes and their prices.'
+              : configurations.error
+                ? null
+                : 'Loading sizes…'
+          }
+        />
 
         {configurationId !== '' && providerError && (
           <p role="alert" className="text-sm text-red-600 dark:text-red-400">
@@ -475,7 +461,7 @@ export function CreateVirtualMachinePage() {
               <select
                 id={id}
                 className={selectClass}
-                disabled={!copiesValid}
+                disabled={providerId === '' || !copiesValid}
                 value={teamId}
                 onChange={(e) => form.setValue('teamId', e.target.value)}
               >
@@ -489,6 +475,8 @@ export function CreateVirtualMachinePage() {
             )}
           </Field>
         </div>
+
+        <CostSummary size={chosenSize} copies={copiesValid ? Number(numberOfInstances) : null} />
 
         <SshKeyChoice
           keys={sshKeys}
