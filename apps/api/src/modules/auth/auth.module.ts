@@ -38,8 +38,6 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     secret: deps.secret,
     audit: deps.audit,
     takeAuthenticatorCode: twoFactor.takeCode,
-    companyRequiresStrongFactor: async (companyId) =>
-      (await createCompanyPolicy({ db: deps.db }).get(companyId)).requireAuthenticator,
   });
   const sso = createSingleSignOn({
     db: deps.db,

@@ -471,6 +471,9 @@ describe('company policy', () => {
       expect((await client.call(routes.passkeys.list)).status).toBe(200);
       await addPasskey(client, new SoftwareAuthenticator());
       expect((await client.call(routes.passkeys.list)).data).toHaveLength(1);
+      // The passkey is the strong factor the policy asks for: the hold is lifted.
+      const after = await client.call(routes.vms.list, { query: {} });
+      expect(after.status, after.message).toBe(200);
     } finally {
       await t.db.update(companies).set({ requireAuthenticator: false }).where(eq(companies.id, 1));
     }

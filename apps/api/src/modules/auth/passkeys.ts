@@ -17,6 +17,7 @@ import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { PASSKEY_MAX_PER_USER, PASSKEY_TEXT, WEBAUTHN_CHALLENGE_TTL_MS, type Passkey } from '@portal/contract/passkeys';
 import type { Db } from '../../db/client.ts';
 import { userPasskeys, userTotp, webauthnChallenges } from '../../db/schema.ts';
+import { policyRequiresStrongFactor } from '../../db/strong-factor.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -48,8 +49,6 @@ export interface PasskeysDeps {
   audit?: Audit | undefined;
   /** A current code of the user's authenticator app, taken (removal accepts it as the password's alternative). */
   takeAuthenticatorCode?: (userId: number, code: string) => Promise<boolean>;
-  /** Whether the user's company requires a strong factor (the last one cannot be removed then). */
-  companyRequiresStrongFactor?: (companyId: number) => Promise<boolean>;
 }
 
 type Purpose = 'register' | 'authenticate';
@@ -213,7 +212,8 @@ export function createPasskeys(deps: PasskeysDeps) {
       proof: { code?: string | undefined; password?: string | undefined },
     ): Promise<void> {
       const passkey = await own(auth, id);
-      if (await deps.companyRequiresStrongFactor?.(auth.companyId)) {
+      // A policy (the company's, or the reseller's for its staff) keeps the last strong factor.
+      if (await policyRequiresStrongFactor(db, auth.userId)) {
         const [others] = await db
           .select({ n: count() })
           .from(userPasskeys)
