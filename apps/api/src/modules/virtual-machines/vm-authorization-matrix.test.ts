@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { auditLog, operations, virtualMachines, vmSnapshots } from '../../db/schema.ts';
 import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
-import { createTestApp, signIn, type CallResult, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { createTestApp, signIn, TestClient, type CallResult, type TestApp } from '../../../test/harness.ts';
+import type { App } from '../../app.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
 
 type VmStatus = 'Running' | 'Stopped';
@@ -471,5 +472,139 @@ describe('authorisation matrix: virtual machines', () => {
     console.log(`VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
     expect(failures).toEqual([]);
     expect(checked).toBe(cells.length * ACTORS.length);
+  });
+});
+
+/**
+ * Token callers (issue 26 item 4; docs/api-tokens.md): the company admin's read-only and act tokens, the company
+ * admin's act token limited to another team it is a member of (the matrix team's VMs: 404), and the other
+ * company's administrator's act token (404). Same VMs, same "nothing changed" rule.
+ */
+const TOKEN_ACTORS = ['tokenRead', 'tokenAct', 'tokenOtherTeam', 'tokenOtherCompany'] as const;
+type TokenActor = (typeof TOKEN_ACTORS)[number];
+
+/** A caller with `Authorization: Bearer` (its jar holds only the CSRF cookie, which bearer calls ignore). */
+class BearerClient extends TestClient {
+  constructor(
+    portal: App,
+    apiBase: string,
+    private readonly token: string,
+  ) {
+    super(portal, apiBase);
+  }
+  override raw<T = unknown>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+    return super.raw<T>(method, url, body, { ...headers, authorization: `Bearer ${this.token}` });
+  }
+}
+
+describe('authorisation matrix: virtual machines, token callers', () => {
+  const tokenClients = {} as Record<TokenActor, TestClient>;
+  const tokenPool: number[] = [];
+  const takeFresh = () => {
+    const id = tokenPool.shift();
+    if (id === undefined) throw new Error('the token pool has no Running VM left');
+    return Promise.resolve(id);
+  };
+  /** Allowed to the full-scope tokens, 403 to the read-only one, 404 outside the token's team or company. */
+  const tokenChange = { tokenRead: 403, tokenAct: A, tokenOtherTeam: 404, tokenOtherCompany: 404 } as const;
+  const tokenView = { tokenRead: A, tokenAct: A, tokenOtherTeam: 404, tokenOtherCompany: 404 } as const;
+
+  beforeAll(async () => {
+    const otherTeam = await createTeam(t, 1, 'VM matrix token team', [{ userId: ids.companyAdmin, roleId: 1 }]);
+    const make = async (client: TestClient, body: Record<string, unknown>) => {
+      const res = await client.call(routes.apiTokens.create, {
+        body: { name: 'matrix', expiresAt: new Date(Date.now() + 86_400_000).toISOString(), ...body },
+      });
+      if (res.status !== 200) throw new Error(`could not create a token: ${res.status} ${res.message}`);
+      return new BearerClient(t.portal, t.config.API_BASE_PATH, res.data.token);
+    };
+    tokenClients.tokenRead = await make(clients.companyAdmin, { scope: 'read' });
+    tokenClients.tokenAct = await make(clients.companyAdmin, { scope: 'act' });
+    tokenClients.tokenOtherTeam = await make(clients.companyAdmin, { scope: 'act', teamIds: [otherTeam.id] });
+    tokenClients.tokenOtherCompany = await make(clients.otherCompany, { scope: 'act' });
+    // stop and delete: one fresh Running VM of the matrix team per token caller.
+    tokenPool.push(...(await createVms(2 * TOKEN_ACTORS.length, 'mx-token')));
+  }, 60_000);
+
+  const tokenCells: Cell<TokenActor>[] = [
+    {
+      call: 'GET /virtualMachines/list (token)',
+      expect: { tokenRead: A, tokenAct: A, tokenOtherTeam: A, tokenOtherCompany: A },
+      run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100 } }),
+      check: (res, actor) => {
+        const seen = listed(res);
+        // The company admin's full-scope tokens see the team's VMs and the Operator's team-less one; a token
+        // limited to another team sees neither, another company's token nothing of this company.
+        const full = actor === 'tokenRead' || actor === 'tokenAct';
+        expect([seen.includes(shared.read), seen.includes(shared.operatorOwn)]).toEqual([full, full]);
+      },
+    },
+    {
+      call: 'GET /virtualMachines/details/:id (token)',
+      expect: tokenView,
+      run: (c) => c.call(routes.vms.details, { params: { id: shared.read } }),
+      check: (res) => expect(res.data).toMatchObject({ virtualMachine: { id: shared.read, teamId: ids.team } }),
+    },
+    {
+      // A credential is as good as control of the machine: refused to a read-only token like a write.
+      call: 'GET /virtualMachines/getPassword/:id (token)',
+      expect: tokenChange,
+      run: (c) => c.call(routes.vms.getPassword, { params: { id: shared.read } }),
+      check: (res) => expect((res.data as { sshPassword: string }).sshPassword.length).toBeGreaterThanOrEqual(16),
+    },
+    {
+      call: 'PUT /virtualMachines/edit/:id (token)',
+      expect: tokenChange,
+      run: (c) =>
+        c.call(routes.vms.edit, { params: { id: shared.edit }, body: { name: (lastName = `mx-token-${++seq}`) } }),
+      check: async () => expect((await vmRow(shared.edit)).name).toBe(lastName),
+    },
+    {
+      call: 'POST /virtualMachines/stop/:id (token)',
+      expect: tokenChange,
+      prepare: takeFresh,
+      run: (c, id) => c.call(routes.vms.stop, { params: { id } }),
+      check: async (_res, _actor, id) => expect((await vmRow(id)).status).toBe('Stopped'),
+    },
+    {
+      call: 'DELETE /virtualMachines/delete/:id (token)',
+      expect: tokenChange,
+      prepare: takeFresh,
+      run: (c, id) => c.call(routes.vms.delete, { params: { id } }),
+      check: async (_res, _actor, id) => expect((await vmRow(id)).deletedAt).not.toBeNull(),
+    },
+    {
+      call: 'POST /virtualMachines/create (in the team, token)',
+      expect: tokenChange,
+      run: (c) =>
+        c.call(routes.vms.create, {
+          body: {
+            regionId: catalog.regionId,
+            image: 'Debian 12',
+            configurationId: catalog.micro,
+            providerId: catalog.providerId,
+            name: `mx-token-created-${++seq}`,
+            numberOfInstances: 1,
+            teamId: ids.team,
+          },
+        }),
+      check: async (res) => {
+        const [id] = (res.data as { ids: number[] }).ids;
+        expect(await vmRow(id!)).toMatchObject({ companyId: 1, teamId: ids.team, createdByUserId: ids.companyAdmin });
+      },
+    },
+  ];
+
+  it(`checks ${tokenCells.length} calls × ${TOKEN_ACTORS.length} token callers`, async () => {
+    const { checked, failures } = await runMatrix({
+      cells: tokenCells,
+      clients: tokenClients,
+      actors: TOKEN_ACTORS,
+      snapshot,
+      settle,
+    });
+    console.log(`VM authorisation matrix, token callers: ${checked} cells checked`);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(tokenCells.length * TOKEN_ACTORS.length);
   });
 });
