@@ -1,0 +1,98 @@
+/**
+ * Step-up before deleting a VM, in Chromium (issue 26 item 2; docs/two-factor.md "Step-up"): a session signed in
+ * just now deletes without being asked (the spec's delete flow, unchanged); once its proof is older than 5 minutes
+ * (set back in the database here) the delete confirmation asks "Confirm it is you" inline, refuses a wrong password
+ * and deletes after the right one. Desktop and phone, light and dark: nothing wider than the viewport, axe clean on
+ * the dialog, screenshots step-up-<viewport>-<scheme>.png.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEXT } from '@portal/contract/messages';
+import { STEP_UP_TEXT } from '@portal/contract/step-up-text';
+import { sessions } from '../apps/api/src/db/schema.ts';
+import { ADMIN } from '../apps/api/test/harness.ts';
+import { insertVm } from '../apps/api/test/fixtures.ts';
+import { axeViolations } from './support/axe.ts';
+import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+
+const WAIT = { timeout: 30_000 };
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+let portal: Portal;
+beforeAll(async () => {
+  portal = await startPortal();
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+async function open(browser: Browser, viewport: typeof DESKTOP, colorScheme: 'light' | 'dark') {
+  const context = await browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  return { page, close: () => context.close() };
+}
+
+/** Elements of the page reaching past the viewport's sides. */
+const overflowing = (page: Page) =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      if (getComputedStyle(el).position === 'fixed' && r.right <= 0) continue;
+      if (r.right > width + 1 || r.left < -1) out.push(`${el.tagName.toLowerCase()} ${Math.round(r.right)}`);
+    }
+    return out;
+  });
+
+async function deleteFromDetails(page: Page, vmId: number, name: string) {
+  await page.goto(`${portal.url.replace(/\/$/, '')}/virtualMachineDetails/${vmId}`);
+  await page.getByRole('heading', { name, level: 1 }).waitFor(WAIT);
+  await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText(`Delete ${name}?`).waitFor(WAIT);
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  return dialog;
+}
+
+describe('step-up before deleting a VM', () => {
+  it('fresh sign-in: no prompt; stale: the dialog asks, refuses a wrong password, deletes after the right one', async () => {
+    for (const [name, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const tag = `${name}-${scheme}`;
+        const { page, close } = await open(portal.browser, viewport, scheme);
+        await portal.signIn(page);
+
+        // Just signed in: the spec's flow, no prompt.
+        const fresh = await insertVm(portal, { companyId: 1, teamId: null, name: `fresh-${tag}`, status: 'Stopped' });
+        await deleteFromDetails(page, fresh.id, fresh.name);
+        await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
+        expect(await page.getByText(STEP_UP_TEXT.title).count()).toBe(0);
+
+        // The proof is 10 minutes old: the same dialog asks for it.
+        await portal.db.update(sessions).set({ steppedUpAt: new Date(Date.now() - 10 * 60_000) });
+        const stale = await insertVm(portal, { companyId: 1, teamId: null, name: `stale-${tag}`, status: 'Stopped' });
+        const dialog = await deleteFromDetails(page, stale.id, stale.name);
+        await dialog.getByText(STEP_UP_TEXT.body).waitFor(WAIT);
+        const field = dialog.getByLabel(STEP_UP_TEXT.passwordLabel);
+        await field.fill('not the password');
+        await dialog.getByRole('button', { name: STEP_UP_TEXT.confirm }).click();
+        await dialog.getByText(STEP_UP_TEXT.wrong).waitFor(WAIT);
+        expect(await overflowing(page), `${tag}: wider than the viewport`).toEqual([]);
+        await page.screenshot({ path: `${SCREENSHOTS}step-up-${tag}.png`, fullPage: true });
+        expect(await axeViolations(page, '[role="dialog"]'), `${tag}: axe`).toEqual([]);
+
+        await field.fill(ADMIN.password);
+        await field.press('Enter');
+        await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
+        await page.waitForURL(/\/virtualMachines$/, WAIT);
+        await close();
+      }
+    }
+  });
+});
