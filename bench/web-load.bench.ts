@@ -6,7 +6,8 @@
  *   - VM details with 30 days of history (issue 25): a VM with 30 days of hourly points and the last 24 h of
  *     minute points stored (what the engine keeps: minutes 24 h, hours 90 days), the time from opening its page
  *     in a signed-in tab to the CPU graph drawn with its points, then from a click on 24h (1,440 minute points) and
- *     on 30d (720 hourly points) to those drawn. Goal: each within 1 s.
+ *     on 30d (720 hourly points) to those drawn. Goal: each within 1 s (opening: the median of BENCH_RUNS fresh
+ *     tabs, default 5).
  *   - VM list with 1,000 VMs visible to the user (issue 25): the time from opening /virtualMachines in a signed-in
  *     tab to its first page shown with row checkboxes usable, then from a click on Name to the natural order's
  *     first page (bench-graphs, fleet-1 … fleet-9), from choosing Status = Stopped to the filtered page, and from
@@ -170,6 +171,37 @@ for (let i = 0; i < hourRows.length; i += 500)
 for (let i = 0; i < minuteRows.length; i += 500)
   await database.db.insert(vmMetricMinutes).values(minuteRows.slice(i, i + 500));
 
+/** Fresh signed-in tabs opening the details page: medians of RUNS (the first is also the one measured further). */
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
+};
+const shownRuns: number[] = [];
+const drawnRuns: number[] = [];
+for (let run = 1; run < RUNS; run++) {
+  const ctx = await newContext('gzip', state);
+  const p = await ctx.newPage();
+  const r0 = Date.now();
+  await p.goto(`${origin}/virtualMachineDetails/${graphVm.id}`);
+  await p.getByRole('heading', { name: 'bench-graphs' }).waitFor();
+  shownRuns.push(Date.now() - r0);
+  await p.locator('[data-graph="cpu"] canvas').waitFor();
+  const deadline = Date.now() + 30_000;
+  while (
+    Number(
+      (await p
+        .locator('[data-graph="cpu"]')
+        .getAttribute('data-points')
+        .catch(() => null)) ?? 0,
+    ) < 55 &&
+    Date.now() < deadline
+  )
+    await new Promise((r) => setTimeout(r, 5));
+  drawnRuns.push(Date.now() - r0);
+  await ctx.close();
+}
+
 const graphsContext = await newContext('gzip', state);
 const graphsPage = await graphsContext.newPage();
 const graphsJs = countJs(graphsPage);
@@ -194,6 +226,10 @@ const detailsShownMs = Date.now() - g0;
 await graphsPage.locator('[data-graph="cpu"] canvas').waitFor();
 await until(async () => (await cpuPoints()) >= 55);
 const graphsOpenMs = Date.now() - g0;
+shownRuns.push(detailsShownMs);
+drawnRuns.push(graphsOpenMs);
+const detailsShownMedianMs = median(shownRuns);
+const graphsOpenMedianMs = median(drawnRuns);
 const graphsJsBytes = await graphsJs();
 const rangeMs: Record<string, number> = {};
 for (const [range, least] of [
@@ -214,6 +250,10 @@ await graphsPage.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
 await until(async () => (await legendTime()) !== before);
 const hoverMs = Date.now() - h0;
 await graphsContext.close();
+// Said at once, so the figures are seen even if a later part fails.
+console.log(
+  `VM graphs  opened to details shown: median ${detailsShownMedianMs} ms of ${shownRuns.length} (${shownRuns.join(', ')}); to CPU graph drawn: median ${graphsOpenMedianMs} ms (${drawnRuns.join(', ')})`,
+);
 
 // ---- The VM list with 1,000 VMs visible to the user (issue 25's Benchmark) ----
 const FLEET = 999; // with bench-graphs: 1,000
@@ -277,6 +317,10 @@ const result = {
     jsGzipKb: kb(graphsJsBytes),
     openToDetailsShownMs: detailsShownMs,
     openToCpuGraphMs: graphsOpenMs,
+    runs: shownRuns.length,
+    openToDetailsShownMedianMs: detailsShownMedianMs,
+    openToCpuGraphMedianMs: graphsOpenMedianMs,
+    openToCpuGraphRunsMs: drawnRuns,
     range24hMinutePointsMs: rangeMs['24h'],
     range30dHourlyPointsMs: rangeMs['30d'],
     legendFollowsCursorMs: hoverMs,
@@ -298,7 +342,7 @@ const result = {
   met: {
     loginJs: kb(gzipLogin.jsBytes) <= GOAL_LOGIN_JS_KB,
     dashboardData: dashboardMs <= GOAL_DASHBOARD_MS,
-    vmGraphs: Math.max(graphsOpenMs, rangeMs['24h'] ?? Infinity, rangeMs['30d'] ?? Infinity) <= GOAL_GRAPHS_MS,
+    vmGraphs: Math.max(graphsOpenMedianMs, rangeMs['24h'] ?? Infinity, rangeMs['30d'] ?? Infinity) <= GOAL_GRAPHS_MS,
     vmList: Math.max(listOpenMs, listSortMs, listFilterMs, listSelectMs) <= GOAL_VM_LIST_MS,
   },
 };
@@ -312,7 +356,7 @@ console.log(
   `dashboard  first load of a signed-in tab: JS ${result.dashboard.jsGzipKb} KB gzip, data after ${dashboardColdMs} ms`,
 );
 console.log(
-  `VM graphs  page opened to details shown ${detailsShownMs} ms, to CPU graph drawn ${graphsOpenMs} ms (JS ${result.vmGraphs.jsGzipKb} KB gzip); 24h (${minuteRows.length} minute points) ${rangeMs['24h']} ms; 30d (${hourRows.length} hourly points) ${rangeMs['30d']} ms; legend follows the cursor in ${hoverMs} ms  [goal <= ${GOAL_GRAPHS_MS} ms: ${result.met.vmGraphs ? 'met' : 'NOT met'}]`,
+  `VM graphs  page opened to details shown ${detailsShownMs} ms (median of ${shownRuns.length}: ${detailsShownMedianMs} ms), to CPU graph drawn ${graphsOpenMs} ms (median ${graphsOpenMedianMs} ms; runs ${drawnRuns.join(', ')}) (JS ${result.vmGraphs.jsGzipKb} KB gzip); 24h (${minuteRows.length} minute points) ${rangeMs['24h']} ms; 30d (${hourRows.length} hourly points) ${rangeMs['30d']} ms; legend follows the cursor in ${hoverMs} ms  [goal <= ${GOAL_GRAPHS_MS} ms: ${result.met.vmGraphs ? 'met' : 'NOT met'}]`,
 );
 console.log(
   `VM list    ${FLEET + 1} VMs: page opened to rows ${listOpenMs} ms (JS ${result.vmList.jsGzipKb} KB gzip); sort by name ${listSortMs} ms; filter Stopped ${listFilterMs} ms; select page ${listSelectMs} ms  [goal <= ${GOAL_VM_LIST_MS} ms: ${result.met.vmList ? 'met' : 'NOT met'}]`,
