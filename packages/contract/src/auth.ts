@@ -75,6 +75,7 @@ export const authRoutes = {
     summary: 'Check email and password; on success mail a one-time code and start a session awaiting it',
     tag: 'Auth',
     access: 'public',
+    sessionOnly: true,
     body: z
       .object({ email: loginEmailSchema, password: passwordInputSchema, rememberMe: z.boolean().optional() })
       .strict(),
@@ -117,6 +118,7 @@ export const authRoutes = {
     tag: 'Auth',
     access: 'public',
     allowDuringPasswordReset: true,
+    sessionOnly: true,
     body: emptyBodySchema,
     data: z.null(),
   }),
@@ -140,6 +142,7 @@ export const authRoutes = {
     access: 'user',
     allowDuringPasswordReset: true,
     allowStaff: true,
+    sessionOnly: true,
     body: emptyBodySchema,
     data: z.object({ forcePasswordReset: z.boolean(), resetKey: z.string().nullable() }),
   }),

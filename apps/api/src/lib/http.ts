@@ -125,19 +125,14 @@ function enforceAccess(def: RouteDef, request: FastifyRequest): void {
 
 /**
  * What a personal API token may call (docs/api-tokens.md): customer ('user') routes and public ones, never a
- * `sessionOnly` route (token routes, password and second-factor changes) nor the sign-in flow's; a read-only
- * token only reads.
+ * `sessionOnly` route (token routes, password and second-factor changes, and every 'user' or public route of the
+ * sign-in flow: login, logout, shouldResetPassword, single sign-on; its mfaPending ones are not 'user' routes); a
+ * read-only token only reads. No path rule: the contract's flag says it.
  */
-/**
- * Besides `sessionOnly` routes: the sign-in flow, whatever its flags (login and logout are public, shouldResetPassword
- * a plain user route; the mfaPending ones are refused above as not 'user').
- */
-const SIGN_IN_PATH = '/auth/';
-
 function enforceTokenAccess(def: RouteDef, request: FastifyRequest): void {
   const token = request.auth!.token!;
   if (def.access !== 'user' && def.access !== 'public') throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
-  if (def.sessionOnly || def.path.startsWith(SIGN_IN_PATH)) throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
+  if (def.sessionOnly) throw new ForbiddenError(API_TOKEN_TEXT.sessionOnly);
   if (token.scope === 'read' && (def.method !== 'GET' || def.revealsSecret))
     throw new ForbiddenError(API_TOKEN_TEXT.readOnly);
 }

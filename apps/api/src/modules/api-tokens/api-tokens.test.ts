@@ -8,7 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_TOKEN_TEXT, type ApiToken } from '@portal/contract/api-tokens';
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
-import { routes } from '@portal/contract/routes';
+import { allRoutes, routes } from '@portal/contract/routes';
 import { buildApp, loggerOptions, type App } from '../../app.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { auditLog, users } from '../../db/schema.ts';
@@ -269,6 +269,11 @@ describe('personal API tokens', () => {
   it('a token cannot reach the second factor (sessionOnly by declaration) nor the sign-in flow', async () => {
     // The two-factor routes say so in the contract (no path rule in the server names them any more).
     for (const route of Object.values(routes.twoFactor)) expect(route.sessionOnly, route.path).toBe(true);
+    // So does every route of the sign-in flow a token could otherwise reach (public or 'user'): the server keeps no
+    // '/auth/' path rule, so a new one without the flag fails here.
+    for (const route of allRoutes())
+      if (route.path.startsWith('/auth/') && (route.access === 'public' || route.access === 'user'))
+        expect(route.sessionOnly, route.path).toBe(true);
     const { token } = await create(admin, { name: 'no-second-factor', scope: 'act' });
     const api = bearer(token);
     const before = (await admin.call(routes.twoFactor.status)).data;
@@ -285,6 +290,8 @@ describe('personal API tokens', () => {
       [routes.auth.logout, { body: {} }],
       [routes.auth.refreshAuth, { body: {} }],
       [routes.auth.shouldResetPassword, { body: {} }],
+      [routes.singleSignOn.start, { body: { email: ADMIN.email } }],
+      [routes.singleSignOn.callback, { body: { query: 'code=x&state=y' } }],
     ] as const) {
       const res = await api.call(route, input as never);
       expect([res.status, res.message], route.path).toEqual([403, API_TOKEN_TEXT.sessionOnly]);
