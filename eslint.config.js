@@ -123,6 +123,17 @@ export default tseslint.config(
       ),
     },
   },
+  // The SDK and the CLI are clients of the API: the contract (and the SDK) only; their tests start the real server.
+  {
+    files: ['packages/sdk/**', 'packages/cli/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/apps/**', '@portal/api*', '@portal/web*', 'react', 'fastify'],
+        'The SDK and the CLI talk to the API over HTTP: they import the contract, never the apps (docs/cli.md).',
+      ),
+    },
+  },
   // ---- the portal: components and lib below features, features independent of each other and of app/ ----
   {
     files: ['apps/web/src/components/**', 'apps/web/src/lib/**'],
