@@ -17,6 +17,8 @@ import { createTestApp, signIn, type TestApp, type TestClient } from '../../../a
 import { seededCatalog } from '../../../apps/api/test/vm-catalog.ts';
 import { ed25519KeyLine } from '../../../apps/api/test/ssh-key-lines.ts';
 
+/** Each run of the bin starts Node and tsx (1-3 s on a loaded two-core machine): generous per-test time. */
+const SLOW = 180_000;
 const BIN = fileURLToPath(new URL('../bin/portal.js', import.meta.url));
 
 let t: TestApp;
@@ -87,7 +89,7 @@ afterAll(async () => {
 });
 
 describe('portal CLI', () => {
-  it('logs in, creates, lists, stops, starts and deletes a VM on the simulator', async () => {
+  it('logs in, creates, lists, stops, starts and deletes a VM on the simulator', { timeout: SLOW }, async () => {
     const secret = await token('act', 'cli');
     const login = await portal(['login', '--url', url, '--token', secret]);
     expect(login.stderr).toBe('');
@@ -160,78 +162,86 @@ describe('portal CLI', () => {
     expect(gone.stderr).toContain('HTTP 404');
   });
 
-  it('adds, lists and deletes an SSH key, lists teams; PORTAL_URL/PORTAL_TOKEN override the stored profile', async () => {
-    const secret = await token('act', 'cli-env');
-    const env = { PORTAL_URL: url, PORTAL_TOKEN: secret };
-    const line = ed25519KeyLine('cli@test');
-    const added = await portal(['ssh-key', 'add', '--name', 'laptop', '--key', line, '--json'], env);
-    expect(added.stderr).toBe('');
-    expect(added.code).toBe(0);
-    const key = JSON.parse(added.stdout) as { id: number; fingerprint: string };
-    const keys = await portal(['ssh-key', 'list'], env);
-    expect(keys.stdout).toMatch(new RegExp(`^${key.id}\\s+laptop\\s+ssh-ed25519`, 'm'));
-    expect((await portal(['ssh-key', 'delete', String(key.id)], env)).code).toBe(0);
-    const none = JSON.parse((await portal(['ssh-key', 'list', '--json'], env)).stdout) as unknown[];
-    expect(none.some((k) => (k as { id: number }).id === key.id)).toBe(false);
+  it(
+    'adds, lists and deletes an SSH key, lists teams; PORTAL_URL/PORTAL_TOKEN override the stored profile',
+    { timeout: SLOW },
+    async () => {
+      const secret = await token('act', 'cli-env');
+      const env = { PORTAL_URL: url, PORTAL_TOKEN: secret };
+      const line = ed25519KeyLine('cli@test');
+      const added = await portal(['ssh-key', 'add', '--name', 'laptop', '--key', line, '--json'], env);
+      expect(added.stderr).toBe('');
+      expect(added.code).toBe(0);
+      const key = JSON.parse(added.stdout) as { id: number; fingerprint: string };
+      const keys = await portal(['ssh-key', 'list'], env);
+      expect(keys.stdout).toMatch(new RegExp(`^${key.id}\\s+laptop\\s+ssh-ed25519`, 'm'));
+      expect((await portal(['ssh-key', 'delete', String(key.id)], env)).code).toBe(0);
+      const none = JSON.parse((await portal(['ssh-key', 'list', '--json'], env)).stdout) as unknown[];
+      expect(none.some((k) => (k as { id: number }).id === key.id)).toBe(false);
 
-    const teams = await portal(['team', 'list', '--json'], env);
-    expect(teams.code).toBe(0);
-    const api = await admin.call(routes.teams.list);
-    expect((JSON.parse(teams.stdout) as { data: { id: number }[] }).data.map((x) => x.id)).toEqual(
-      api.data.data.map((x) => x.id),
-    );
-  });
+      const teams = await portal(['team', 'list', '--json'], env);
+      expect(teams.code).toBe(0);
+      const api = await admin.call(routes.teams.list);
+      expect((JSON.parse(teams.stdout) as { data: { id: number }[] }).data.map((x) => x.id)).toEqual(
+        api.data.data.map((x) => x.id),
+      );
+    },
+  );
 
-  it("a read-only token's create exits 1 with the API's message; a bad token exits 1 with the 401; usage exits 2", async () => {
-    const read = await token('read', 'cli-read');
-    const env = { PORTAL_URL: url, PORTAL_TOKEN: read };
-    const listed = await portal(['vm', 'list', '--json'], env);
-    expect(listed.code).toBe(0);
-    const refused = await portal(
-      [
-        'vm',
-        'create',
-        '--name',
-        'nope',
-        '--region',
-        '1',
-        '--image',
-        'Debian 12',
-        '--configuration',
-        '1',
-        '--provider',
-        '1',
-      ],
-      env,
-    );
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(API_TOKEN_TEXT.readOnly);
-    expect(refused.stderr).toContain('HTTP 403');
+  it(
+    "a read-only token's create exits 1 with the API's message; a bad token exits 1 with the 401; usage exits 2",
+    { timeout: SLOW },
+    async () => {
+      const read = await token('read', 'cli-read');
+      const env = { PORTAL_URL: url, PORTAL_TOKEN: read };
+      const listed = await portal(['vm', 'list', '--json'], env);
+      expect(listed.code).toBe(0);
+      const refused = await portal(
+        [
+          'vm',
+          'create',
+          '--name',
+          'nope',
+          '--region',
+          '1',
+          '--image',
+          'Debian 12',
+          '--configuration',
+          '1',
+          '--provider',
+          '1',
+        ],
+        env,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(API_TOKEN_TEXT.readOnly);
+      expect(refused.stderr).toContain('HTTP 403');
 
-    const otherHome = mkdtempSync(join(tmpdir(), 'portal-cli-bad-'));
-    try {
-      const bad = await portal(['login', '--url', url, '--token', 'vmp_not-a-real-token'], { HOME: otherHome });
-      expect(bad.code).toBe(1);
-      expect(bad.stderr).toContain('401');
-      expect(bad.stderr).toContain(API_TOKEN_TEXT.invalid);
-      // Nothing stored for a token the API refused.
-      expect(() => statSync(join(otherHome, '.config', 'portal', 'config.json'))).toThrow();
-      const notLoggedIn = await portal(['vm', 'list'], { HOME: otherHome });
-      expect(notLoggedIn.code).toBe(2);
-      expect(notLoggedIn.stderr).toContain('Not logged in');
-    } finally {
-      rmSync(otherHome, { recursive: true, force: true });
-    }
+      const otherHome = mkdtempSync(join(tmpdir(), 'portal-cli-bad-'));
+      try {
+        const bad = await portal(['login', '--url', url, '--token', 'vmp_not-a-real-token'], { HOME: otherHome });
+        expect(bad.code).toBe(1);
+        expect(bad.stderr).toContain('401');
+        expect(bad.stderr).toContain(API_TOKEN_TEXT.invalid);
+        // Nothing stored for a token the API refused.
+        expect(() => statSync(join(otherHome, '.config', 'portal', 'config.json'))).toThrow();
+        const notLoggedIn = await portal(['vm', 'list'], { HOME: otherHome });
+        expect(notLoggedIn.code).toBe(2);
+        expect(notLoggedIn.stderr).toContain('Not logged in');
+      } finally {
+        rmSync(otherHome, { recursive: true, force: true });
+      }
 
-    const unknown = await portal(['vm', 'frobnicate'], env);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('Unknown command: vm frobnicate');
-    const badOption = await portal(['vm', 'list', '--colour'], env);
-    expect(badOption.code).toBe(2);
-    const badId = await portal(['vm', 'stop', 'abc'], env);
-    expect(badId.code).toBe(2);
-    const bad400 = await portal(['vm', 'list', '--rows', '100000', '--json'], env);
-    expect(bad400.code).toBe(1);
-    expect(bad400.stderr).toContain('HTTP 400');
-  });
+      const unknown = await portal(['vm', 'frobnicate'], env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('Unknown command: vm frobnicate');
+      const badOption = await portal(['vm', 'list', '--colour'], env);
+      expect(badOption.code).toBe(2);
+      const badId = await portal(['vm', 'stop', 'abc'], env);
+      expect(badId.code).toBe(2);
+      const bad400 = await portal(['vm', 'list', '--rows', '100000', '--json'], env);
+      expect(bad400.code).toBe(1);
+      expect(bad400.stderr).toContain('HTTP 400');
+    },
+  );
 });
