@@ -377,7 +377,13 @@ export function CreateVirtualMachinePage() {
           onChange={(v) => choose('image', v)}
           error={errors.image?.message ?? errorText(images.error, ERRORS.fetchImages)}
           hint={regionId !== '' && imageNames?.length === 0 ? NO_IMAGES : null}
-          placeholder={regionId === '' ? 'Choose a region to see its images.' : images.error ? null : 'Loading images…'}
+          placeholder={
+            regionId === ''
+              ? 'Choose a region to see its images.'
+              : !imageNames && !images.error
+                ? 'Loading images…'
+                : null
+          }
         />
         <RadioCards
           label="Configuration"
@@ -397,9 +403,9 @@ export function CreateVirtualMachinePage() {
           placeholder={
             !image
               ? 'Choose an image to see the sizes and their prices.'
-              : configurations.error
-                ? null
-                : 'Loading sizes…'
+              : !sizes && !configurations.error
+                ? 'Loading sizes…'
+                : null
           }
         />
 
