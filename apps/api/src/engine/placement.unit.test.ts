@@ -1,5 +1,13 @@
 import { expect, it } from 'vitest';
-import { chooseHost, couldEverHold, noHostText, type HostLoad, type HostRow } from './placement.ts';
+import {
+  chooseHost,
+  couldEverHold,
+  noHostText,
+  placementOutlook,
+  runsOnlyOnHosts,
+  type HostLoad,
+  type HostRow,
+} from './placement.ts';
 
 const seen = new Date('2026-11-23T08:00:00Z');
 function host(id: number, patch: Partial<HostRow> = {}): HostRow {
@@ -78,4 +86,20 @@ it('says why no host takes a size: larger than any could hold, or no room now wi
   expect(noHostText([], microNamed, 'US East')).toBe(
     'No host in US East has room for Micro (2 cores, 4 GB RAM, 80 GB disk) now (hosts: none registered)',
   );
+});
+
+it("foretells placeVm's answer for the create form's size cards (placementOutlook, runsOnlyOnHosts)", () => {
+  const large = { cpu: 12, ram: 48, disk: 300 };
+  // No hosts: a provider that places nothing takes it; one that runs only on hosts has no room.
+  expect(placementOutlook([], micro, false)).toBeNull();
+  expect(placementOutlook([], micro, true)).toBe('noRoom');
+  expect(placementOutlook([load(host(1))], micro, true)).toBeNull();
+  expect(placementOutlook([load(host(1), 15, 0, 0)], micro, false)).toBe('noRoom');
+  expect(placementOutlook([load(host(1, { lastError: 'refused' }))], micro, false)).toBe('noRoom');
+  // 48 GB of RAM on hosts of 32 GB × 1: never, however empty or unavailable.
+  expect(placementOutlook([load(host(1)), load(host(2, { enabled: false }))], large, false)).toBe('tooLarge');
+  expect(runsOnlyOnHosts({ driver: 'simulator', resellerId: null, settings: {} })).toBe(false);
+  expect(runsOnlyOnHosts({ driver: 'libvirt', resellerId: null, settings: { uri: 'qemu:///system' } })).toBe(false);
+  expect(runsOnlyOnHosts({ driver: 'libvirt', resellerId: null, settings: {} })).toBe(true);
+  expect(runsOnlyOnHosts({ driver: 'libvirt', resellerId: 7, settings: { uri: 'qemu:///system' } })).toBe(true);
 });
