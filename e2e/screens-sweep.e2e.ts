@@ -63,6 +63,7 @@ const SCREENS: Record<string, Screen | { skip: string }> = {
   '/reseller/staff': { role: 'reseller', url: () => '/reseller/staff' },
   '/reseller/catalog': { role: 'reseller', url: () => '/reseller/catalog' },
   '/reseller/hosts': { role: 'reseller', url: () => '/reseller/hosts' },
+  '/reseller/security': { role: 'reseller', url: () => '/reseller/security' },
   '/': { role: 'customer', url: () => '/' },
   '/createVirtualMachine': { role: 'customer', url: () => '/createVirtualMachine' },
   '/createUser': { role: 'customer', url: () => '/createUser' },

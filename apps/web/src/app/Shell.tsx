@@ -136,6 +136,7 @@ function NavContent({
 }) {
   const { user } = useAuth();
   const { pathname } = useLocation();
+  const securityPath = user?.staffRole ? '/reseller/security' : '/security';
   return (
     <>
       <div
@@ -222,12 +223,13 @@ function NavContent({
             {!collapsed && <span>Account</span>}
           </Link>
         )}
-        {/* Two-factor authentication (issue 26 item 1): the user's own sign-in (docs/two-factor.md). */}
+        {/* Two-factor authentication (issue 26 item 1): the user's own sign-in (docs/two-factor.md); reseller staff
+            have theirs in the reseller area, with the owner's staff policy. */}
         <Link
-          to="/security"
+          to={securityPath}
           onClick={onNavigate}
-          className={linkClass(collapsed, isActiveLink(pathname, { to: '/security', also: [] }))}
-          aria-current={isActiveLink(pathname, { to: '/security', also: [] }) ? 'page' : undefined}
+          className={linkClass(collapsed, isActiveLink(pathname, { to: securityPath, also: [] }))}
+          aria-current={isActiveLink(pathname, { to: securityPath, also: [] }) ? 'page' : undefined}
           aria-label={collapsed ? 'Security' : undefined}
           title={collapsed ? 'Security' : undefined}
         >

@@ -110,6 +110,11 @@ export function createRouter() {
                         lazy: page(() => import('../features/reseller-companies/routes/StaffPage.tsx'), 'StaffPage'),
                       },
                       {
+                        // Staff set up their own authenticator app or passkey here (docs/two-factor.md).
+                        path: 'security',
+                        lazy: page(() => import('../features/security/routes/SecurityPage.tsx'), 'SecurityPage'),
+                      },
+                      {
                         path: 'catalog',
                         lazy: page(() => import('../features/reseller-catalog/routes/CatalogPage.tsx'), 'CatalogPage'),
                       },

@@ -14,6 +14,7 @@ import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { useAuth } from '../../../lib/auth-context.tsx';
+import { useAuthCheck } from '../../../lib/auth-check.ts';
 import {
   useCompanyPolicy,
   useConfirmTwoFactor,
@@ -24,6 +25,7 @@ import {
   useTwoFactorStatus,
 } from '../api/two-factor.ts';
 import { PasskeysCard } from '../components/PasskeysCard.tsx';
+import { StaffPolicyCard } from '../components/StaffPolicyCard.tsx';
 
 type CodeForm = { code: string; password: string };
 
@@ -291,10 +293,13 @@ export function SecurityPage() {
   const { user } = useAuth();
   const [codes, setCodes] = useState<string[] | null>(null);
   const required = policy.data?.requireAuthenticator === true;
+  // Held by a policy (the company's, or the reseller's for staff): the auth check says so (docs/two-factor.md).
+  const check = useAuthCheck();
+  const held = check.data?.authed === true && check.data.mustSetUpTwoFactor === true;
   return (
     <PageLayout title={T.pageTitle} secondaryTitle={T.heading}>
       <div className="max-w-3xl space-y-6">
-        {required && status.data && !status.data.enabled && !codes && (
+        {(required || held) && status.data && !status.data.enabled && !codes && (
           <p
             role="alert"
             className="rounded-md border border-amber-300 bg-amber-50 dark:border-amber-700 dark:bg-amber-950/50 px-4 py-3 text-sm text-amber-900 dark:text-amber-200"
@@ -315,6 +320,7 @@ export function SecurityPage() {
         )}
         {status.data && !codes && <PasskeysCard withApp={status.data.enabled} />}
         {user?.isCompanyAdmin && policy.data && !codes && <CompanyPolicyCard required={required} />}
+        {user?.staffRole && !codes && <StaffPolicyCard isOwner={user.staffRole === 'owner'} />}
       </div>
     </PageLayout>
   );
