@@ -8,8 +8,10 @@ import { useState, type FormEvent } from 'react';
 import { toast } from 'react-toastify';
 import type { Delivery } from '@portal/contract/billing';
 import { Button } from '../../../components/ui/Button.tsx';
+import { needsStepUp } from '../../../components/ui/ConfirmDialog.tsx';
 import { DataTable, type Column } from '../../../components/ui/DataTable.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
+import { StepUpProof } from '../../../components/ui/StepUpProof.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { formatDateTime, type Revived } from '../../../lib/dates.ts';
@@ -84,6 +86,13 @@ function WebhookForm({
 }) {
   const save = useSaveWebhook();
   const rotate = useRotateSecret();
+  const rotateNow = () =>
+    rotate.mutate(undefined, {
+      onSuccess: (res) => {
+        toast.success(res.message);
+        setSecret(res.data.secret);
+      },
+    });
   const [url, setUrl] = useState(stored?.url ?? '');
   const [enabled, setEnabled] = useState(stored?.enabled ?? true);
 
@@ -138,22 +147,17 @@ function WebhookForm({
               Save webhook
             </Button>
             {stored && (
-              <Button
-                variant="secondary"
-                disabled={rotate.isPending}
-                onClick={() =>
-                  rotate.mutate(undefined, {
-                    onSuccess: (res) => {
-                      toast.success(res.message);
-                      setSecret(res.data.secret);
-                    },
-                  })
-                }
-              >
+              <Button variant="secondary" disabled={rotate.isPending} onClick={rotateNow}>
                 Generate a new secret
               </Button>
             )}
           </div>
+        )}
+        {/* A new secret needs a recent proof of the owner's factor (docs/two-factor.md "Step-up"). */}
+        {needsStepUp(rotate.error) ? (
+          <StepUpProof onProved={rotateNow} />
+        ) : (
+          rotate.error && <p className="text-sm text-red-600 dark:text-red-400">{errorMessage(rotate.error)}</p>
         )}
       </form>
       {secret && <SecretOnce secret={secret} />}

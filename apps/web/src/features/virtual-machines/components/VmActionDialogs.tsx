@@ -14,9 +14,10 @@ import { rebuildVmBodySchema, vmRoutes } from '@portal/contract/virtual-machines
 import { REBUILD_TEXT, VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { describeImageLine } from '@portal/contract/images';
 import { Button } from '../../../components/ui/Button.tsx';
-import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
+import { ConfirmDialog, needsStepUp } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
+import { StepUpProof } from '../../../components/ui/StepUpProof.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { useRouteQuery } from '../../../lib/route-query.ts';
 import {
@@ -255,8 +256,8 @@ export function RebuildDialog({
     ...(userData ? { userData } : {}),
   });
   const userDataError = parsed.success ? undefined : parsed.error.issues.find((i) => i.path[0] === 'userData')?.message;
-  function submit(e: FormEvent) {
-    e.preventDefault();
+  function submit(e?: FormEvent) {
+    e?.preventDefault();
     if (!parsed.success || typed !== vm.name) return;
     rebuild.mutate(
       { params: { id: vm.id }, body: parsed.data },
@@ -333,7 +334,7 @@ export function RebuildDialog({
             className="block w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-2 text-sm"
           />
         </div>
-        <ErrorText error={rebuild.error} />
+        {needsStepUp(rebuild.error) ? <StepUpProof onProved={() => submit()} /> : <ErrorText error={rebuild.error} />}
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
             Cancel
