@@ -48,6 +48,10 @@ async function signedIn(
 }
 
 async function shot(page: Page, name: string) {
+  // Transitions (a list's refresh dimming) end before axe measures contrast.
+  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, {
+    timeout: 10_000,
+  });
   await page.screenshot({ path: `${SCREENSHOTS}failure-${name}.png`, fullPage: true });
   expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
 }

@@ -142,8 +142,11 @@ async function settled(page: Page) {
     )
     .toBe(0);
   await expect.poll(() => page.getByRole('heading', { name: 'Loading...' }).count(), { timeout: 30_000 }).toBe(0);
-  // Colour transitions (the theme's) finish before axe measures contrast.
+  // Colour transitions (the theme's, a list's refresh dimming) finish before axe measures contrast.
   await page.waitForTimeout(250);
+  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, {
+    timeout: 10_000,
+  });
 }
 
 /** Opens `path` once and checks it in the four combinations; the problems found, as readable lines. */
