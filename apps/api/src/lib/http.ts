@@ -179,11 +179,13 @@ export function enforceUserAccess(
   if (auth.staffRole !== null && !allowStaff) throw new ForbiddenError(API_MESSAGES.staffUseResellerArea);
 }
 
-/** Whether a re-read session may still hold what the 'user' rule opened (a live stream): no logout, no forced reset. */
+/** Whether a re-read session may still hold what the 'user' rule opened (a live stream): no logout, no forced reset, no policy hold. */
 export function stillUserAccess(
   auth: AuthContext | undefined | null,
 ): auth is AuthContext & { state: 'authenticated' } {
-  return auth?.state === 'authenticated' && !auth.mustResetPassword && auth.staffRole === null;
+  return (
+    auth?.state === 'authenticated' && !auth.mustResetPassword && auth.staffRole === null && !auth.mustSetUpTwoFactor
+  );
 }
 
 /** ISO string for a database timestamp. */

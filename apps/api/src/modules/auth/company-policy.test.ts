@@ -140,6 +140,9 @@ describe('company policy: require an authenticator app', () => {
     expect(list.status).toBe(403);
     expect(list.message).toBe(COMPANY_POLICY_TEXT.setUpRequired);
     expect((await signedIn.call(routes.sshKeys.list)).status).toBe(403);
+    // The live status stream too (outside the contract).
+    const stream = await signedIn.raw('GET', `${t.config.API_BASE_PATH}/virtualMachines/events`);
+    expect([stream.status, stream.message]).toEqual([403, COMPANY_POLICY_TEXT.setUpRequired]);
     // What the set-up page needs answers; the check says the user is held (the portal keeps them on /security).
     const check = await signedIn.call(routes.auth.check);
     expect(check.status).toBe(200);

@@ -2,10 +2,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { vmActionRoutes, vmRoutes } from '@portal/contract/virtual-machines';
-import { TEXT } from '@portal/contract/messages';
+import { API_MESSAGES, TEXT } from '@portal/contract/messages';
 import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import type { AuthContext } from '../../lib/auth-context.ts';
-import { UnauthorizedError } from '../../lib/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors.ts';
 import { enforceUserAccess, registerRoute, stillUserAccess } from '../../lib/http.ts';
 import { scopeOf } from '../module.ts';
 import type { Access } from '../access/access.ts';
@@ -157,6 +157,8 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
     const token = request.cookies[SESSION_COOKIE];
     if (!token) throw new UnauthorizedError();
     enforceUserAccess(auth); // the same rule as every contract route: 401 signed out, 403 under a forced reset
+    // Nor while a sign-in policy holds the user to the set-up of a factor (docs/two-factor.md "Company policy").
+    if (auth.mustSetUpTwoFactor) throw new ForbiddenError(API_MESSAGES.twoFactorSetUpRequired);
     let scope = scopeOf(auth);
     reply.hijack();
     const res = reply.raw;
