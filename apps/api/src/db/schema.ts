@@ -326,7 +326,7 @@ export const webauthnChallenges = pgTable(
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    purpose: text('purpose', { enum: ['register', 'authenticate'] }).notNull(),
+    purpose: text('purpose', { enum: ['register', 'authenticate', 'stepUp'] }).notNull(),
     challenge: text('challenge').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: createdAt(),
