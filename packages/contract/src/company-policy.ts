@@ -73,6 +73,12 @@ export const RESELLER_POLICY_TEXT = {
   offMessage: 'Staff no longer need an authenticator app or a passkey',
   ownerOnly: 'Only the reseller owner can change the staff sign-in policy',
   ownFactorFirst: 'Set up your own authenticator app or passkey first, on the Security page',
+  /** The 403 of every staff call of a member held to the set-up, and the reseller Security page's notice. */
+  setUpRequired: API_MESSAGES.staffTwoFactorSetUpRequired,
+  noEmailFallback: 'Your organisation requires staff to use an authenticator app or a passkey: use it to sign in',
+  /** Removing a staff member's last app or passkey while the policy is on. */
+  lastStrongFactor:
+    'Your organisation requires staff to use an authenticator app or a passkey: add another before removing this one',
 } as const;
 
 export const resellerPolicySchema = z.object({ requireStaffAuthenticator: z.boolean() });

@@ -240,6 +240,9 @@ export const API_MESSAGES = {
   ok: 'OK',
   /** A user without an authenticator app whose company requires one (docs/two-factor.md "Company policy"). */
   twoFactorSetUpRequired: 'Your company requires an authenticator app: set one up to continue',
+  /** The same for reseller staff whose reseller's owner requires a factor (docs/two-factor.md "Reseller staff policy"). */
+  staffTwoFactorSetUpRequired:
+    'Your organisation requires staff to use an authenticator app or a passkey: set one up to continue',
   /** A reseller staff session on a customer-portal call (issue 13). */
   staffUseResellerArea: 'Reseller staff use the reseller area, not the customer portal',
   /** A customer session on a reseller-area call. */

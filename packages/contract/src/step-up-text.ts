@@ -15,4 +15,9 @@ export const STEP_UP_TEXT = {
   wrong: 'Wrong password or code',
   missing: 'Type your password or a code from your authenticator app',
   done: 'Confirmed: destructive actions are allowed for the next 5 minutes',
+  /** A user with a passkey is offered it first (docs/two-factor.md "Step-up"). */
+  usePasskey: 'Use my passkey',
+  passkeyBody: 'For this action, confirm it is you with your passkey: your browser will ask you to confirm.',
+  orPassword: 'Or type your password, or a current code from your authenticator app.',
+  passkeyCancelled: 'The passkey was not used: the browser’s request was cancelled or timed out. Try again.',
 } as const;

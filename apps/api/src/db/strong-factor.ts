@@ -37,6 +37,24 @@ export async function hasStrongFactor(db: Db, userId: number): Promise<boolean> 
   return Boolean(key);
 }
 
+/**
+ * Which policy requires the user to have a strong factor: 'staff' (their reseller's, for its staff), 'company'
+ * (their company's), or null. The messages differ ("Your organisation…" for staff, "Your company…" otherwise).
+ */
+export async function requiringPolicy(db: Db, userId: number): Promise<'staff' | 'company' | null> {
+  const [row] = await db
+    .select({
+      staff: sql<boolean>`(${users.staffRole} is not null and exists (select 1 from ${resellers} where ${resellers.id} = ${companies.resellerId} and ${resellers.requireStaffAuthenticator}))`,
+      company: companies.requireAuthenticator,
+    })
+    .from(users)
+    .innerJoin(companies, eq(companies.id, users.companyId))
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (row?.staff) return 'staff';
+  return row?.company ? 'company' : null;
+}
+
 /** Whether a policy (the company's, or for staff the reseller's) requires the user to have a strong factor. */
 export async function policyRequiresStrongFactor(db: Db, userId: number): Promise<boolean> {
   const [row] = await db

@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { envelope, errorBodySchema, type RouteDef } from '@portal/contract/common';
 import { API_TOKEN_TEXT } from '@portal/contract/api-tokens';
-import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
+import { COMPANY_POLICY_TEXT, RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
 import { API_MESSAGES } from '@portal/contract/messages';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { AuthContext, StaffScope } from './auth-context.ts';
@@ -150,7 +150,10 @@ function enforceTwoFactorSetUp(def: RouteDef, auth: AuthContext): void {
   // An authenticator app or a passkey (docs/two-factor.md "Passkeys") lifts the hold.
   if ((def.method === 'GET' ? TWO_FACTOR_SET_UP_READS : TWO_FACTOR_SET_UP_PATHS).some((p) => def.path.startsWith(p)))
     return;
-  throw new ForbiddenError(COMPANY_POLICY_TEXT.setUpRequired);
+  // Staff are held by their reseller's policy: the message says so (docs/two-factor.md "Reseller staff policy").
+  throw new ForbiddenError(
+    auth.staffRole !== null ? RESELLER_POLICY_TEXT.setUpRequired : COMPANY_POLICY_TEXT.setUpRequired,
+  );
 }
 
 /** The 'staff' access rule: signed in as reseller staff, past the code, no forced reset pending. */

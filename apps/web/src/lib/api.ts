@@ -143,7 +143,11 @@ export async function callApiWithMessage<R extends RouteDef>(
   if (!response.ok) {
     const message = body.message || `Request failed (${response.status})`;
     if (response.status === 401 && !options.suppress401) onUnauthorized();
-    if (response.status === 403 && message === API_MESSAGES.twoFactorSetUpRequired) onTwoFactorSetUp();
+    if (
+      response.status === 403 &&
+      (message === API_MESSAGES.twoFactorSetUpRequired || message === API_MESSAGES.staffTwoFactorSetUpRequired)
+    )
+      onTwoFactorSetUp();
     throw new ApiError(response.status, message);
   }
   return { message: body.message ?? '', data: reviveDates(body.data) as ApiData<R> };

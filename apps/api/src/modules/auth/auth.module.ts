@@ -85,6 +85,7 @@ export async function registerAuthModule(api: FastifyInstance, deps: ModuleDeps)
     identity: deps.identity,
     audit: deps.audit,
     takeAuthenticatorCode: twoFactor.takeCode,
+    passkeys,
     rateLimitPerMinute: deps.config.AUTH_RATE_LIMIT_PER_MINUTE,
   });
   registerAccountRoutes(

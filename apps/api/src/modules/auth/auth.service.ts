@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { AuthUser, PendingUser } from '@portal/contract/auth';
 import { MFA_CODE_LENGTH, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, RESET_TOKEN_TTL_MS } from '@portal/contract/constants';
 import { API_MESSAGES } from '@portal/contract/messages';
-import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
+import { COMPANY_POLICY_TEXT, RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
 import { SSO_TEXT } from '@portal/contract/single-sign-on';
 import type { Db, Tx } from '../../db/client.ts';
 import { mfaChallenges, users } from '../../db/schema.ts';
@@ -91,8 +91,9 @@ export function toPendingUser(u: UserWithBrand, factors: StrongFactor[] = []): P
     // Said only for a strong factor (the strongest offered first, the others to switch to): a user without one
     // sees the spec's answer, unchanged.
     ...(secondFactor ? { secondFactor, factors } : {}),
-    // The company requires the app: no "Email me a code instead" (docs/two-factor.md "Company policy").
-    ...(secondFactor && u.companyRequiresAuthenticator ? { emailFallback: false as const } : {}),
+    // A policy requires a strong factor (the company's, or the reseller's for its staff): no "Email me a code
+    // instead" (docs/two-factor.md "Company policy", "Reseller staff policy").
+    ...(secondFactor && u.policyRequiresStrongFactor ? { emailFallback: false as const } : {}),
     email: u.email,
     resellerName: u.resellerName,
     resellerEmail: u.resellerEmail,
@@ -185,10 +186,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     return factors;
   }
 
-  /** The user's company requires a strong factor and the user has one: no emailed code for them. */
-  async function emailRefused(userId: number): Promise<boolean> {
+  /**
+   * A policy (the user's company's, or for staff their reseller's) requires a strong factor and the user has one:
+   * no emailed code for them. Answers the refusal's message, or null when the code may be mailed.
+   */
+  async function emailRefused(userId: number): Promise<string | null> {
     const user = await identity.byId(userId);
-    return Boolean(user?.companyRequiresAuthenticator) && (await strongFactors(userId)).length > 0;
+    if (!user?.policyRequiresStrongFactor || (await strongFactors(userId)).length === 0) return null;
+    return user.staffRole !== null && !user.companyRequiresAuthenticator
+      ? RESELLER_POLICY_TEXT.noEmailFallback
+      : COMPANY_POLICY_TEXT.noEmailFallback;
   }
 
   /** Mails a new sign-in code for the pending session (its challenge takes the code's hash and a fresh expiry). */
@@ -344,7 +351,8 @@ export function createAuthService(deps: AuthServiceDeps) {
           'retry-after': String(Math.ceil(blockedFor / 1000)),
         });
       }
-      if (await emailRefused(auth.userId)) throw new ForbiddenError(COMPANY_POLICY_TEXT.noEmailFallback);
+      const refused = await emailRefused(auth.userId);
+      if (refused) throw new ForbiddenError(refused);
       const user = await mustFind(auth.userId);
       if ((await mailCode(user, auth.sessionId)) === 'failed') {
         throw new ServiceUnavailableError(API_MESSAGES.mfaSendFailed, 30);
@@ -363,7 +371,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         async (challenge) => {
           // A code mailed before the company came to require the app no longer signs in (docs/two-factor.md).
           const emailed =
-            safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) && !(await emailRefused(auth.userId));
+            safeEqual(challenge.codeHash, codeHash(auth.sessionId, code.trim())) &&
+            (await emailRefused(auth.userId)) === null;
           return (
             emailed ||
             (challenge.userId === auth.userId &&

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { DateFormat, ThemePreference } from '@portal/contract/account';
 import type { StaffRole } from '@portal/contract/permissions';
 import type { Db } from '../../db/client.ts';
+import { policyRequiresStrongFactorSql } from '../../db/strong-factor.ts';
 import { companies, distributors, resellerDomains, resellers, users } from '../../db/schema.ts';
 
 export interface UserWithBrand {
@@ -17,6 +18,8 @@ export interface UserWithBrand {
   companySuspendedAt: Date | null;
   /** The company requires an authenticator app (docs/two-factor.md "Company policy"). */
   companyRequiresAuthenticator: boolean;
+  /** A policy requires a strong factor of this user: the company's, or for staff the reseller's (db/strong-factor.ts). */
+  policyRequiresStrongFactor: boolean;
   forcePasswordReset: boolean;
   emailConfirmedAt: Date | null;
   createdAt: Date;
@@ -51,6 +54,7 @@ export function createIdentityRepository(db: Db) {
         staffRole: users.staffRole,
         companySuspendedAt: companies.suspendedAt,
         companyRequiresAuthenticator: companies.requireAuthenticator,
+        policyRequiresStrongFactor: policyRequiresStrongFactorSql,
         forcePasswordReset: users.forcePasswordReset,
         emailConfirmedAt: users.emailConfirmedAt,
         createdAt: users.createdAt,

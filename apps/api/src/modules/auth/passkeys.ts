@@ -17,7 +17,8 @@ import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { PASSKEY_MAX_PER_USER, PASSKEY_TEXT, WEBAUTHN_CHALLENGE_TTL_MS, type Passkey } from '@portal/contract/passkeys';
 import type { Db } from '../../db/client.ts';
 import { userPasskeys, userTotp, webauthnChallenges } from '../../db/schema.ts';
-import { policyRequiresStrongFactor } from '../../db/strong-factor.ts';
+import { requiringPolicy } from '../../db/strong-factor.ts';
+import { RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -51,7 +52,10 @@ export interface PasskeysDeps {
   takeAuthenticatorCode?: (userId: number, code: string) => Promise<boolean>;
 }
 
-type Purpose = 'register' | 'authenticate';
+/** A challenge's use: a new passkey, the sign-in's second step, or a step-up of a signed-in session. */
+type Purpose = 'register' | 'authenticate' | 'stepUp';
+/** The purposes an assertion answers. */
+export type AssertionPurpose = Exclude<Purpose, 'register'>;
 
 export function createPasskeys(deps: PasskeysDeps) {
   const { db, clock } = deps;
@@ -213,7 +217,8 @@ export function createPasskeys(deps: PasskeysDeps) {
     ): Promise<void> {
       const passkey = await own(auth, id);
       // A policy (the company's, or the reseller's for its staff) keeps the last strong factor.
-      if (await policyRequiresStrongFactor(db, auth.userId)) {
+      const policy = await requiringPolicy(db, auth.userId);
+      if (policy) {
         const [others] = await db
           .select({ n: count() })
           .from(userPasskeys)
@@ -222,7 +227,10 @@ export function createPasskeys(deps: PasskeysDeps) {
           .select({ userId: userTotp.userId })
           .from(userTotp)
           .where(and(eq(userTotp.userId, auth.userId), sql`${userTotp.enabledAt} is not null`));
-        if (!app && (others?.n ?? 0) === 0) throw new ForbiddenError(PASSKEY_TEXT.lastStrongFactor);
+        if (!app && (others?.n ?? 0) === 0)
+          throw new ForbiddenError(
+            policy === 'staff' ? RESELLER_POLICY_TEXT.lastStrongFactor : PASSKEY_TEXT.lastStrongFactor,
+          );
       }
       let ok = false;
       if (proof.code && deps.takeAuthenticatorCode)
@@ -237,8 +245,11 @@ export function createPasskeys(deps: PasskeysDeps) {
       await record(auth, 'user.passkey.remove', { passkeyId: id, name: passkey.name });
     },
 
-    /** The sign-in's request options: the user's passkeys made for this host. */
-    async signInOptions(auth: AuthContext, rp: RelyingParty) {
+    /**
+     * Request options over the user's passkeys made for this host: the sign-in's ('authenticate') or a signed-in
+     * session's step-up ('stepUp'); the challenge is the session's for that purpose.
+     */
+    async signInOptions(auth: AuthContext, rp: RelyingParty, purpose: AssertionPurpose = 'authenticate') {
       const mine = (await rows(auth.userId)).filter((p) => p.rpId === rp.rpID);
       if (mine.length === 0) throw new BadRequestError(PASSKEY_TEXT.noPasskeys);
       const options = await generateAuthenticationOptions({
@@ -247,17 +258,23 @@ export function createPasskeys(deps: PasskeysDeps) {
         userVerification: 'preferred',
         timeout: WEBAUTHN_CHALLENGE_TTL_MS,
       });
-      await issueChallenge(auth.sessionId, auth.userId, 'authenticate', options.challenge);
+      await issueChallenge(auth.sessionId, auth.userId, purpose, options.challenge);
       // A plain object (the contract passes WebAuthn's JSON options through as they are).
       return { ...options };
     },
 
     /**
-     * The sign-in's passkey step: the session's challenge (taken), one of the user's own credentials, a valid
-     * signature and a counter above the stored one (taken atomically). True when all hold.
+     * The sign-in's passkey step (or a step-up's: `purpose`): the session's challenge of that purpose (taken), one
+     * of the user's own credentials, a valid signature and a counter above the stored one (taken atomically). True
+     * when all hold.
      */
-    async verifySignIn(auth: AuthContext, rp: RelyingParty, response: AuthenticationResponseJSON): Promise<boolean> {
-      const challenge = await takeChallenge(auth, 'authenticate');
+    async verifySignIn(
+      auth: AuthContext,
+      rp: RelyingParty,
+      response: AuthenticationResponseJSON,
+      purpose: AssertionPurpose = 'authenticate',
+    ): Promise<boolean> {
+      const challenge = await takeChallenge(auth, purpose);
       if (!challenge) return false;
       // Another user's credential is not found: it signs in its own user only.
       const [passkey] = await db

@@ -2,19 +2,30 @@
  * Step-up before the most destructive actions and the reseller's staff policy (issue 26 item 2; docs/two-factor.md
  * "Step-up", "Reseller staff policy"), through the real server on both engines. A fresh sign-in counts as stepped up
  * for 5 minutes; past that, deleting a VM (one or in bulk), rebuilding one, removing a user and rotating the billing
- * webhook's secret answer 403 "Confirm it is you" until POST /auth/stepUp proves the password or an app's code. An
- * `act` API token passes. Another company's ids stay 404 after the step-up.
+ * webhook's secret answer 403 "Confirm it is you" until POST /auth/stepUp proves the password, an app's code or a
+ * passkey (answered by test/software-authenticator.ts: single use, the counter must rise, the user's own credential
+ * only). An `act` API token passes. Another company's ids stay 404 after the step-up. The staff policy: no emailed
+ * fallback for staff with a factor, its own wording, and the last factor kept.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPANY_POLICY_TEXT, RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
+import { RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
+import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { routes } from '@portal/contract/routes';
 import { STEP_UP_TEXT } from '@portal/contract/step-up';
 import { TOTP_PERIOD_SECONDS } from '@portal/contract/two-factor';
 import { auditLog, companies } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, insertVm, PASSWORD } from '../../../test/fixtures.ts';
+import {
+  SoftwareAuthenticator,
+  type CreationOptions,
+  type RequestOptions,
+} from '../../../test/software-authenticator.ts';
+
+// The test client's requests come to Host localhost: the passkeys' rp id and the browser's origin.
+const ORIGIN = 'http://localhost';
 
 // A clock that moves only when told, 10 s into a time step: codes computed here cannot straddle a step.
 const start = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS) * TOTP_PERIOD_SECONDS * 1000 + 10_000;
@@ -47,6 +58,23 @@ async function enrol(client: TestClient): Promise<string> {
   expect(confirmed.status, confirmed.message).toBe(200);
   advance(1);
   return started.data.secret;
+}
+
+async function addPasskey(client: TestClient, name = 'Laptop'): Promise<SoftwareAuthenticator> {
+  const authenticator = new SoftwareAuthenticator();
+  const options = await client.call(routes.passkeys.registrationOptions, { body: {} });
+  expect(options.status, options.message).toBe(200);
+  const added = await client.call(routes.passkeys.add, {
+    body: { name, response: authenticator.create(options.data as unknown as CreationOptions, ORIGIN) },
+  });
+  expect(added.status, added.message).toBe(200);
+  return authenticator;
+}
+
+async function stepUpOptions(client: TestClient): Promise<RequestOptions> {
+  const res = await client.call(routes.stepUp.passkeyOptions, { body: {} });
+  expect(res.status, res.message).toBe(200);
+  return res.data as unknown as RequestOptions;
 }
 
 const stoppedVm = (name: string, companyId = 1) => insertVm(t, { companyId, teamId: null, name, status: 'Stopped' });
@@ -156,6 +184,80 @@ describe('step-up before destructive actions', () => {
   });
 });
 
+describe('a passkey as step-up proof', () => {
+  it('stale: 403; the passkey proves it and the delete goes through; replays, stale counters and others refused', async () => {
+    const user = await createUser(t, 1, 'step-up-passkey@example.com', { isCompanyAdmin: true });
+    const client = await signIn(t, user.email, PASSWORD);
+    const mine = await addPasskey(client);
+    const stranger = await createUser(t, 1, 'step-up-passkey-other@example.com');
+    const theirs = await addPasskey(await signIn(t, stranger.email, PASSWORD));
+
+    advance(6);
+    const vm = await stoppedVm('step-up-passkey');
+    const refused = await client.call(routes.vms.delete, { params: { id: vm.id } });
+    expect([refused.status, refused.message]).toEqual([403, STEP_UP_TEXT.required]);
+
+    // Another user's credential, even over this session's challenge: refused (and the challenge is spent).
+    let options = await stepUpOptions(client);
+    expect(options.allowCredentials?.map((c) => c.id)).toEqual([mine.id]);
+    const foreign = await client.call(routes.stepUp.stepUp, { body: { passkey: theirs.get(options, ORIGIN) } });
+    expect([foreign.status, foreign.message]).toEqual([400, PASSKEY_TEXT.notVerified]);
+    const late = await client.call(routes.stepUp.stepUp, { body: { passkey: mine.get(options, ORIGIN) } });
+    expect([late.status, late.message]).toEqual([400, PASSKEY_TEXT.notVerified]);
+    expect((await client.call(routes.vms.delete, { params: { id: vm.id } })).status).toBe(403);
+
+    // An expired challenge (5 minutes): refused.
+    options = await stepUpOptions(client);
+    advance(6);
+    expect((await client.call(routes.stepUp.stepUp, { body: { passkey: mine.get(options, ORIGIN) } })).status).toBe(
+      400,
+    );
+
+    options = await stepUpOptions(client);
+    const answer = mine.get(options, ORIGIN);
+    const ok = await client.call(routes.stepUp.stepUp, { body: { passkey: answer } });
+    expect(ok.status, ok.message).toBe(200);
+    expect(ok.message).toBe(STEP_UP_TEXT.done);
+    expect(new Date(ok.data.steppedUpUntil).getTime()).toBe(clock.now().getTime() + 5 * 60_000);
+    expect((await client.call(routes.vms.delete, { params: { id: vm.id } })).status).toBe(200);
+
+    // The same answer again: its challenge is gone, so it proves nothing.
+    advance(6);
+    const replay = await client.call(routes.stepUp.stepUp, { body: { passkey: answer } });
+    expect([replay.status, replay.message]).toEqual([400, PASSKEY_TEXT.notVerified]);
+    const next = await stoppedVm('step-up-passkey-replay');
+    expect((await client.call(routes.vms.delete, { params: { id: next.id } })).status).toBe(403);
+    // A counter that does not go up past the one just used (a cloned authenticator): refused.
+    options = await stepUpOptions(client);
+    const cloned = mine.assert(options.challenge, ORIGIN, 'localhost', mine.counter);
+    const clone = await client.call(routes.stepUp.stepUp, { body: { passkey: cloned } });
+    expect([clone.status, clone.message]).toEqual([400, PASSKEY_TEXT.notVerified]);
+    expect((await client.call(routes.vms.delete, { params: { id: next.id } })).status).toBe(403);
+
+    // Garbage is 400 in the envelope, never 500.
+    const garbage = await client.call(routes.stepUp.stepUp, { body: { passkey: { id: 'x' } } });
+    expect(garbage.status).toBe(400);
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'user.stepUp'), eq(auditLog.actorUserId, user.id)));
+    expect(entry).toBeTruthy();
+  });
+
+  it('a user without a passkey on this host gets 400 from the options; a token 403', async () => {
+    const none = await admin.call(routes.stepUp.passkeyOptions, { body: {} });
+    expect([none.status, none.message]).toEqual([400, PASSKEY_TEXT.noPasskeys]);
+    const token = await admin.call(routes.apiTokens.create, {
+      body: { name: 'pk', scope: 'act', expiresAt: new Date(clock.now().getTime() + 86_400_000).toISOString() },
+    });
+    const viaToken = await t.client().call(routes.stepUp.passkeyOptions, {
+      body: {},
+      headers: { authorization: `Bearer ${token.data.token}` },
+    });
+    expect(viaToken.status).toBe(403);
+  });
+});
+
 describe("a reseller owner's staff policy", () => {
   let resellerId: number;
   let owner: TestClient;
@@ -190,7 +292,8 @@ describe("a reseller owner's staff policy", () => {
 
     // Support has no factor: held on the reseller area's calls, but the set-up and the policy answer.
     const held = await support.call(routes.resellerCompanies.list, { query: {} });
-    expect([held.status, held.message]).toEqual([403, COMPANY_POLICY_TEXT.setUpRequired]);
+    // In the reseller's words, not the company's (docs/two-factor.md "Reseller staff policy").
+    expect([held.status, held.message]).toEqual([403, RESELLER_POLICY_TEXT.setUpRequired]);
     expect((await support.call(routes.resellerPolicy.get)).status).toBe(200);
     expect((await support.call(routes.auth.check)).data).toMatchObject({ authed: true, mustSetUpTwoFactor: true });
     await enrol(support);
@@ -203,6 +306,43 @@ describe("a reseller owner's staff policy", () => {
     expect([off.status, off.message]).toEqual([200, RESELLER_POLICY_TEXT.offMessage]);
     const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, 'reseller.policy.update'));
     expect(entry?.targetId).toBe(String(resellerId));
+  });
+
+  it('staff with a factor get no emailed fallback, and keep their last factor', async () => {
+    // Support has an app (the test above); the policy goes on again.
+    expect((await owner.call(routes.resellerPolicy.set, { body: { requireStaffAuthenticator: true } })).status).toBe(
+      200,
+    );
+    const pending = t.client();
+    const login = await pending.call(routes.auth.login, {
+      body: { email: 'support@staff-policy.example', password: PASSWORD },
+    });
+    expect(login.status, login.message).toBe(200);
+    expect(login.data.user).toMatchObject({ secondFactor: 'authenticator', emailFallback: false });
+    const mailed = await pending.call(routes.twoFactor.emailCode);
+    expect([mailed.status, mailed.message]).toEqual([403, RESELLER_POLICY_TEXT.noEmailFallback]);
+
+    // The app is support's only factor: it stays.
+    const removeApp = await support.call(routes.twoFactor.remove, { body: { password: PASSWORD } });
+    expect([removeApp.status, removeApp.message]).toEqual([403, RESELLER_POLICY_TEXT.lastStrongFactor]);
+    // With a passkey beside it, the app may go; then the passkey is the last one and stays.
+    await addPasskey(support);
+    expect((await support.call(routes.twoFactor.remove, { body: { password: PASSWORD } })).status).toBe(200);
+    const [key] = (await support.call(routes.passkeys.list)).data;
+    const removeKey = await support.call(routes.passkeys.remove, {
+      params: { id: key!.id },
+      body: { password: PASSWORD },
+    });
+    expect([removeKey.status, removeKey.message]).toEqual([403, RESELLER_POLICY_TEXT.lastStrongFactor]);
+
+    // Off again: the emailed code is offered once more.
+    expect((await owner.call(routes.resellerPolicy.set, { body: { requireStaffAuthenticator: false } })).status).toBe(
+      200,
+    );
+    const again = await t.client().call(routes.auth.login, {
+      body: { email: 'support@staff-policy.example', password: PASSWORD },
+    });
+    expect(again.data.user.emailFallback).toBeUndefined();
   });
 
   it("rotating the billing webhook's secret needs a step-up", async () => {

@@ -14,9 +14,10 @@ import {
   TWO_FACTOR_TEXT,
   type TwoFactorStatus,
 } from '@portal/contract/two-factor';
-import { COMPANY_POLICY_TEXT } from '@portal/contract/company-policy';
+import { COMPANY_POLICY_TEXT, RESELLER_POLICY_TEXT } from '@portal/contract/company-policy';
 import type { Db } from '../../db/client.ts';
-import { companies, userRecoveryCodes, userTotp } from '../../db/schema.ts';
+import { companies, userPasskeys, userRecoveryCodes, userTotp } from '../../db/schema.ts';
+import { requiringPolicy } from '../../db/strong-factor.ts';
 import type { Audit } from '../../lib/audit.ts';
 import type { AuthContext } from '../../lib/auth-context.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -228,6 +229,15 @@ export function createTwoFactor(deps: TwoFactorDeps) {
         .from(companies)
         .where(eq(companies.id, auth.companyId));
       if (company?.requireAuthenticator) throw new ForbiddenError(COMPANY_POLICY_TEXT.cannotRemove);
+      // The reseller's staff policy keeps the last strong factor: the app goes only if a passkey stays.
+      if ((await requiringPolicy(db, auth.userId)) === 'staff') {
+        const [passkey] = await db
+          .select({ id: userPasskeys.id })
+          .from(userPasskeys)
+          .where(eq(userPasskeys.userId, auth.userId))
+          .limit(1);
+        if (!passkey) throw new ForbiddenError(RESELLER_POLICY_TEXT.lastStrongFactor);
+      }
       let ok = false;
       if (proof.code) ok = await takeTotp(auth.userId, proof.code.trim());
       if (!ok && proof.password) {

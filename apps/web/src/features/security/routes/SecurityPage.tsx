@@ -6,7 +6,7 @@
 import ShieldCheck from 'lucide-react/icons/shield-check';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { toast } from 'react-toastify';
-import { COMPANY_POLICY_TEXT as P } from '@portal/contract/company-policy';
+import { COMPANY_POLICY_TEXT as P, RESELLER_POLICY_TEXT as S } from '@portal/contract/company-policy';
 import { TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
@@ -304,7 +304,8 @@ export function SecurityPage() {
             role="alert"
             className="rounded-md border border-amber-300 bg-amber-50 dark:border-amber-700 dark:bg-amber-950/50 px-4 py-3 text-sm text-amber-900 dark:text-amber-200"
           >
-            {P.setUpRequired}
+            {/* Staff are held by their reseller's policy: its own words (docs/two-factor.md). */}
+            {user?.staffRole ? S.setUpRequired : P.setUpRequired}
           </p>
         )}
         {codes ? (
