@@ -157,3 +157,77 @@ export function formatMonth(month: string, opts: DateOptions = {}): string {
     timeZone: 'UTC',
   });
 }
+
+/** A calendar day ("2026-11-26", as the address and the API carry it) written in the user's format, with no time zone. */
+export function formatDay(day: string, opts: Pick<DateOptions, 'format'> = {}): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return day;
+  return datePart(
+    { y: Number(m[1]), m: Number(m[2]) - 1, d: Number(m[3]), h: 0, min: 0, s: 0 },
+    opts.format ?? currentDateFormat(),
+  );
+}
+
+/** The example a day field shows as its placeholder and in its message: 26 Nov 2026 in the given format. */
+export function dayExample(format: DateFormat = currentDateFormat()): string {
+  return formatDay('2026-11-26', { format });
+}
+
+/** What a day field says when its text is not a day in the user's format. */
+export const dayFieldMessage = (format: DateFormat = currentDateFormat()) => `Enter a date like ${dayExample(format)}`;
+
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** "Nov", "nov.", "November" → 0-based month; anything else → -1. */
+function monthOf(name: string): number {
+  const n = name.toLowerCase().replace(/\.$/, '');
+  if (n.length < 3) return -1;
+  return MONTH_NAMES.findIndex(
+    (full) => full === n || (n.length === 3 && full.startsWith(n)) || (n === 'sept' && full === 'september'),
+  );
+}
+
+function dayOf(y: number, m: number, d: number): string | null {
+  if (m < 0 || m > 11 || d < 1 || y < 1000) return null;
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  if (d > last) return null;
+  return `${y}-${pad(m + 1)}-${pad(d)}`;
+}
+
+export type ParsedDay = { ok: true; day: string } | { ok: false; message: string };
+
+/**
+ * Reads a day typed in the user's format (the inverse of formatDay): "26 Nov 2026" or "26/11/2026" (day-month),
+ * "Nov 26, 2026" or "11/26/2026" (US), "2026-11-26" (ISO, understood in every format: it cannot be misread).
+ * Month names may be short or long, in any case. Answers the ISO day, or the field's message.
+ */
+export function parseDay(text: string, format: DateFormat = currentDateFormat()): ParsedDay {
+  const t = text.trim().replace(/\s+/g, ' ');
+  let day: string | null = null;
+  let m: RegExpExecArray | null;
+  if ((m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(t))) {
+    day = dayOf(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  } else if (format === 'us') {
+    if ((m = /^([A-Za-z]+\.?) (\d{1,2}),? (\d{4})$/.exec(t))) day = dayOf(Number(m[3]), monthOf(m[1]!), Number(m[2]));
+    else if ((m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(t))) day = dayOf(Number(m[3]), Number(m[1]) - 1, Number(m[2]));
+  } else if (format === 'day-month') {
+    if ((m = /^(\d{1,2})[ -]([A-Za-z]+\.?),?[ -](\d{4})$/.exec(t)))
+      day = dayOf(Number(m[3]), monthOf(m[2]!), Number(m[1]));
+    else if ((m = /^(\d{1,2})[/.](\d{1,2})[/.](\d{4})$/.exec(t)))
+      day = dayOf(Number(m[3]), Number(m[2]) - 1, Number(m[1]));
+  }
+  return day ? { ok: true, day } : { ok: false, message: dayFieldMessage(format) };
+}

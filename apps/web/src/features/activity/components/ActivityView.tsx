@@ -3,7 +3,7 @@
  * the customer portal's /activity and the reseller area's /reseller/activity.
  */
 import History from 'lucide-react/icons/history';
-import type { ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import {
   ACTIVITY_TEXT,
   activityActionLabel,
@@ -12,7 +12,7 @@ import {
 } from '@portal/contract/activity';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable, type Column } from '../../../components/ui/DataTable.tsx';
-import { formatDateTime, type Revived } from '../../../lib/dates.ts';
+import { dayExample, formatDateTime, formatDay, parseDay, useDateFormat, type Revived } from '../../../lib/dates.ts';
 import type { useActivityUrl } from './use-activity-url.ts';
 
 type Entry = Revived<ActivityEntry>;
@@ -75,6 +75,77 @@ function FilterSelect({
         ))}
       </select>
     </label>
+  );
+}
+
+/**
+ * A day typed in the user's date format (docs/account.md), not the browser's date input (which shows its own
+ * "mm/dd/yyyy"): the placeholder shows the format, a day that reads is applied as it is typed, and text that does
+ * not read is said under the field when it is left. The address keeps the ISO day.
+ */
+function DayFilter({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: string | undefined;
+  onChange: (day: string | undefined) => void;
+}) {
+  const format = useDateFormat();
+  const messageId = useId();
+  // What is being typed: the filter's day before it (`from`) and the day it reads as (`to`, applied as typed; the
+  // address may update a render later). When the filter changes from elsewhere (Clear filters, the address), the
+  // field shows the new day instead. Its message shows once the field is left; a day that reads is then rewritten
+  // in the user's format.
+  const [draft, setDraft] = useState<{
+    text: string;
+    from: string | undefined;
+    to: string | undefined;
+    error: string | null;
+  } | null>(null);
+  const typing = draft && (draft.to === value || draft.from === value) ? draft : null;
+  const error = typing?.error ?? null;
+
+  const settle = () => {
+    if (!typing) return;
+    const parsed = parseDay(typing.text, format);
+    if (typing.text.trim() === '' || parsed.ok) setDraft(null);
+    else setDraft({ ...typing, error: parsed.message });
+  };
+  return (
+    <div className="w-[11rem]">
+      <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
+        {label}
+        <input
+          type="text"
+          inputMode="text"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={dayExample(format)}
+          value={typing ? typing.text : value ? formatDay(value, { format }) : ''}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? messageId : undefined}
+          onChange={(e) => {
+            const text = e.target.value;
+            const parsed = text.trim() === '' ? null : parseDay(text, format);
+            const next = parsed === null ? undefined : parsed.ok ? parsed.day : value;
+            setDraft({ text, from: value, to: next, error: null });
+            if (next !== value) onChange(next);
+          }}
+          onBlur={settle}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') settle();
+          }}
+          className={`${fieldClass} ${error ? 'border-red-600 dark:border-red-400' : ''}`}
+        />
+      </label>
+      {error && (
+        <p id={messageId} aria-live="polite" className="mt-1 text-xs text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -145,27 +216,9 @@ export function ActivityView({ url, message, withCompany, choices, list, errorTe
           options={actions.map((a) => ({ value: a, label: activityActionLabel(a) }))}
           onChange={(v) => url.setFilter('action', v)}
         />
-        <div className="flex gap-3">
-          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
-            From
-            <input
-              type="date"
-              value={filters.from ?? ''}
-              max={filters.to}
-              onChange={(e) => url.setFilter('from', e.target.value || undefined)}
-              className={fieldClass}
-            />
-          </label>
-          <label className="block text-sm font-medium text-slate-700 dark:text-slate-300">
-            To
-            <input
-              type="date"
-              value={filters.to ?? ''}
-              min={filters.from}
-              onChange={(e) => url.setFilter('to', e.target.value || undefined)}
-              className={fieldClass}
-            />
-          </label>
+        <div className="flex flex-wrap gap-3">
+          <DayFilter label="From" value={filters.from} onChange={(v) => url.setFilter('from', v)} />
+          <DayFilter label="To" value={filters.to} onChange={(v) => url.setFilter('to', v)} />
         </div>
         <Button variant="ghost" onClick={url.clear} disabled={!url.active}>
           {ACTIVITY_TEXT.clearFilters}

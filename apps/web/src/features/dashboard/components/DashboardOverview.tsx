@@ -13,6 +13,7 @@ import { routes } from '@portal/contract/routes';
 import { StatusBadge } from '../../../components/StatusBadge.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
+import { formatMonth } from '../../../lib/dates.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
 import { formatMoney } from '../../../lib/format-units.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
@@ -20,16 +21,6 @@ import { OverviewCard, cardClass } from './OverviewCard.tsx';
 import { OVERVIEW_TEXT } from './overview-text.ts';
 
 const RecentActivity = lazy(() => import('./RecentActivity.tsx').then((m) => ({ default: m.RecentActivity })));
-
-/** "November 2026" from "2026-11" (a UTC month). */
-function monthName(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return new Date(Date.UTC(y, m - 1, 1)).toLocaleDateString('en-GB', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-}
 
 export function DashboardOverview() {
   const { user } = useAuth();
@@ -107,7 +98,7 @@ export function DashboardOverview() {
         >
           {data ? (
             <>
-              <p className="text-xs text-slate-500 dark:text-slate-400">{`${monthName(data.spend.month)} (UTC)`}</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">{`${formatMonth(data.spend.month)} (UTC)`}</p>
               <p className="text-2xl font-semibold text-slate-900 dark:text-slate-100" data-testid="spend-amount">
                 {formatMoney(data.spend.amount, data.spend.currency)}
               </p>

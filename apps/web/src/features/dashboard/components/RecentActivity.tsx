@@ -9,14 +9,10 @@ import { ACTIVITY_TEXT, activityActionLabel } from '@portal/contract/activity';
 import { routes } from '@portal/contract/routes';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
-import { formatDate } from '../../../lib/dates.ts';
+import { formatDateTime } from '../../../lib/dates.ts';
 import { useRouteQuery } from '../../../lib/route-query.ts';
 import { OverviewCard } from './OverviewCard.tsx';
 import { OVERVIEW_TEXT, RECENT_ACTIVITY } from './overview-text.ts';
-
-function when(date: Date): string {
-  return `${formatDate(date)}, ${date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}`;
-}
 
 export function RecentActivity() {
   const list = useRouteQuery(routes.activity.list, { query: { page: 1, rowsPerPage: RECENT_ACTIVITY } });
@@ -55,7 +51,7 @@ export function RecentActivity() {
                   <span className="break-all text-slate-600 dark:text-slate-300">{` · ${e.targetName}`}</span>
                 ) : null}
               </p>
-              <p className="text-xs text-slate-500 dark:text-slate-400">{when(e.createdAt)}</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">{formatDateTime(e.createdAt)}</p>
             </li>
           ))}
         </ul>
