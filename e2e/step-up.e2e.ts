@@ -3,15 +3,19 @@
  * just now deletes without being asked (the spec's delete flow, unchanged); once its proof is older than 5 minutes
  * (set back in the database here) the delete confirmation asks "Confirm it is you" inline, refuses a wrong password
  * and deletes after the right one. Desktop and phone, light and dark: nothing wider than the viewport, axe clean on
- * the dialog, screenshots step-up-<viewport>-<scheme>.png.
+ * the dialog, screenshots step-up-<viewport>-<scheme>.png. A user with a passkey (Chromium's DevTools virtual
+ * authenticator, on http://localhost: WebAuthn takes a domain) is offered "Use my passkey" first, and deletes a VM
+ * from a stale session with it alone; screenshots step-up-passkey-<viewport>-<scheme>.png.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { STEP_UP_TEXT } from '@portal/contract/step-up-text';
 import { sessions } from '../apps/api/src/db/schema.ts';
 import { ADMIN } from '../apps/api/test/harness.ts';
-import { insertVm } from '../apps/api/test/fixtures.ts';
+import { createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
+import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { axeViolations } from './support/axe.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -47,8 +51,8 @@ const overflowing = (page: Page) =>
     return out;
   });
 
-async function deleteFromDetails(page: Page, vmId: number, name: string) {
-  await page.goto(`${portal.url.replace(/\/$/, '')}/virtualMachineDetails/${vmId}`);
+async function deleteFromDetails(page: Page, vmId: number, name: string, base = portal.url.replace(/\/$/, '')) {
+  await page.goto(`${base}/virtualMachineDetails/${vmId}`);
   await page.getByRole('heading', { name, level: 1 }).waitFor(WAIT);
   await page.getByRole('button', { name: 'Delete', exact: true }).first().click();
   const dialog = page.getByRole('dialog');
@@ -94,5 +98,83 @@ describe('step-up before deleting a VM', () => {
         await close();
       }
     }
+  });
+});
+
+describe('step-up with a passkey', () => {
+  let context: BrowserContext | undefined;
+  afterAll(async () => context?.close());
+
+  it('a stale session deletes a VM after "Use my passkey"', async () => {
+    const base = portal.url.replace('127.0.0.1', 'localhost').replace(/\/$/, '');
+    const email = 'step-up-passkey-browser@example.com';
+    await createUser(portal, 1, email, { isCompanyAdmin: true });
+    context = await portal.browser.newContext({ viewport: DESKTOP, colorScheme: 'light' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+
+    // Signed in by the mailed code, on localhost; a passkey added on the Security page.
+    const before = portal.smtp.messages.length;
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForURL(/\/mfa/, WAIT);
+    const mail = await portal.smtp.waitFor(
+      email,
+      (m) => portal.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
+    );
+    await page.getByLabel('Verification code').fill(codeFrom(mail));
+    await page.getByRole('button', { name: 'Authenticate' }).click();
+    await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname), WAIT);
+    await page.goto(`${base}/security`);
+    const section = page.getByRole('region', { name: PASSKEY_TEXT.heading });
+    await section.getByLabel(PASSKEY_TEXT.nameLabel).fill('Work laptop');
+    await section.getByRole('button', { name: PASSKEY_TEXT.add }).click();
+    await section.getByTestId('passkey-list').getByText('Work laptop').waitFor(WAIT);
+    const counterBefore = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!.signCount;
+
+    // The proof is 10 minutes old: the delete asks, offering the passkey first.
+    await portal.db.update(sessions).set({ steppedUpAt: new Date(Date.now() - 10 * 60_000) });
+    const vm = await insertVm(portal, { companyId: 1, teamId: null, name: 'stale-passkey', status: 'Stopped' });
+    const dialog = await deleteFromDetails(page, vm.id, vm.name, base);
+    const usePasskey = dialog.getByRole('button', { name: STEP_UP_TEXT.usePasskey });
+    await usePasskey.waitFor(WAIT);
+    await dialog.getByLabel(STEP_UP_TEXT.passwordLabel).waitFor(WAIT);
+    for (const [name, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const tag = `${name}-${scheme}`;
+        await page.setViewportSize(viewport);
+        await page.emulateMedia({ colorScheme: scheme });
+        await expect
+          .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
+          .toBe(scheme === 'dark');
+        await expect.poll(() => overflowing(page), WAIT).toEqual([]);
+        await page.screenshot({ path: `${SCREENSHOTS}step-up-passkey-${tag}.png`, fullPage: true });
+        expect(await axeViolations(page, '[role="dialog"]'), `${tag}: axe`).toEqual([]);
+      }
+    }
+    await page.setViewportSize(DESKTOP);
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await usePasskey.click();
+    await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
+    await page.waitForURL(/\/virtualMachines$/, WAIT);
+    const counterAfter = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!.signCount;
+    expect(counterAfter).toBeGreaterThan(counterBefore);
   });
 });

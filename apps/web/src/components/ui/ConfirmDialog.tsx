@@ -3,8 +3,9 @@
  * mutation (`mutation.error`); cancelling is the caller's cue to reset it.
  *
  * Step-up (docs/two-factor.md "Step-up"): when that error is the server's 403 "Confirm it is you" (the session has
- * not proved a factor in the last 5 minutes), the dialog asks for the password or an authenticator code inline,
- * proves it (POST /auth/stepUp) and confirms again. Only then: a fresh sign-in never sees the field.
+ * not proved a factor in the last 5 minutes), the dialog offers "Use my passkey" first to a user with one
+ * (step-up-passkey.ts) and asks for the password or an authenticator code inline, proves it (POST /auth/stepUp) and
+ * confirms again. Only then: a fresh sign-in never sees the field.
  */
 import { useId, useState, type ReactNode } from 'react';
 import { routes } from '@portal/contract/routes';
@@ -14,6 +15,7 @@ import { Button } from './Button.tsx';
 import { ErrorText } from './ErrorText.tsx';
 import { Modal } from './Modal.tsx';
 import { inputClass } from './TextField.tsx';
+import { usePasskeyStepUp } from './step-up-passkey.ts';
 
 /** The server refused a destructive action until the session proves a factor again. */
 export const needsStepUp = (error: unknown): boolean =>
@@ -56,6 +58,7 @@ export function ConfirmDialog({
   const [proof, setProof] = useState('');
   const [proving, setProving] = useState(false);
   const [proofError, setProofError] = useState<unknown>(null);
+  const passkey = usePasskeyStepUp(open && stepUp);
   // Closing forgets what was typed (adjusted while rendering, React's way for state that follows a prop).
   const [wasOpen, setWasOpen] = useState(open);
   if (wasOpen !== open) {
@@ -63,6 +66,7 @@ export function ConfirmDialog({
     if (!open) {
       setProof('');
       setProofError(null);
+      passkey.reset();
     }
   }
 
@@ -98,7 +102,7 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onCancel}>
             Cancel
           </Button>
-          <Button variant={variant} onClick={() => void confirm()} disabled={pending || proving}>
+          <Button variant={variant} onClick={() => void confirm()} disabled={pending || proving || passkey.busy}>
             {stepUp ? STEP_UP_TEXT.confirm : confirmLabel}
           </Button>
         </>
@@ -116,7 +120,22 @@ export function ConfirmDialog({
           <p role="alert" className="text-sm font-medium text-amber-900 dark:text-amber-200">
             {STEP_UP_TEXT.title}
           </p>
-          <p className="text-sm text-amber-900 dark:text-amber-200">{STEP_UP_TEXT.body}</p>
+          {passkey.offered ? (
+            <>
+              <p className="text-sm text-amber-900 dark:text-amber-200">{STEP_UP_TEXT.passkeyBody}</p>
+              <Button
+                type="button"
+                disabled={pending || proving || passkey.busy}
+                onClick={() => void passkey.prove().then((ok) => ok && onConfirm())}
+              >
+                {STEP_UP_TEXT.usePasskey}
+              </Button>
+              <ErrorText error={passkey.error} className="text-sm text-red-700 dark:text-red-300" />
+              <p className="text-sm text-amber-900 dark:text-amber-200">{STEP_UP_TEXT.orPassword}</p>
+            </>
+          ) : (
+            <p className="text-sm text-amber-900 dark:text-amber-200">{STEP_UP_TEXT.body}</p>
+          )}
           <label htmlFor={fieldId} className="block text-sm font-medium text-slate-700 dark:text-slate-300">
             {STEP_UP_TEXT.passwordLabel}
           </label>
@@ -124,7 +143,7 @@ export function ConfirmDialog({
             id={fieldId}
             type="password"
             autoComplete="current-password"
-            autoFocus
+            autoFocus={!passkey.offered}
             className={inputClass}
             value={proof}
             onChange={(e) => setProof(e.target.value)}
