@@ -255,7 +255,9 @@ describe('logging, profiling, metrics, debug, health', () => {
   });
 });
 
-describe('operator command', () => {
+// Each command opens the embedded database from its data dir in this process (a PGlite boot, seconds under load):
+// a test of four or six commands needs more than the default 30 s on a loaded 2-core runner (31 s seen in a full run).
+describe('operator command', { timeout: 120_000 }, () => {
   it('creates, lists and revokes tokens', async () => {
     const { runOperatorCommand } = await import('../../cli/operator.ts');
     const { mkdtempSync } = await import('node:fs');
