@@ -4,7 +4,7 @@
  */
 import { TEXT } from '@portal/contract/messages';
 import type { Permission } from '@portal/contract/permissions';
-import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, actionUnavailableReason, type VmActionName, type VmStatus } from '@portal/contract/vm-actions';
 
 /**
  * The actions offered for a VM in this status, in table order. Start and Stop share a place: Stop while it can run

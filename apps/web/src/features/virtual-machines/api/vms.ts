@@ -1,9 +1,10 @@
 /**
- * VM reads and writes, straight from the contract's route table (the portal's zod-free one: the VM page and the list
- * load no schema through here). Every write refreshes the VM reads; live events refresh them too. */
+ * VM reads and writes, straight from the contract's route table (the portal's zod-free one) and its action table
+ * (vm-actions.ts, zod-free too): the VM page and the list load no schema through here. Every write refreshes the VM
+ * reads; live events refresh them too. */
 import { keepPreviousData } from '@tanstack/react-query';
 import { routes } from '@portal/contract/routes';
-import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-actions';
 import { callApi } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { VM_READS } from '../../../lib/reads.ts';

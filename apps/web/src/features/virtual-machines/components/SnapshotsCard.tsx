@@ -21,7 +21,7 @@ import {
   SNAPSHOT_TEXT,
   type SnapshotActionName,
   type VmStatus,
-} from '@portal/contract/vm-lifecycle';
+} from '@portal/contract/vm-actions';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';

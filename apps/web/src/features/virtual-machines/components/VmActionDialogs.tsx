@@ -11,7 +11,7 @@ import { ERRORS, SIZE_TEXT, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages
 import { routes } from '@portal/contract/routes';
 import { renameSchema } from '@portal/contract/validation';
 import { rebuildVmBodySchema, vmRoutes } from '@portal/contract/virtual-machines';
-import { REBUILD_TEXT, VM_ACTIONS } from '@portal/contract/vm-lifecycle';
+import { REBUILD_TEXT, VM_ACTIONS } from '@portal/contract/vm-actions';
 import { describeImageLine } from '@portal/contract/images';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog, needsStepUp } from '../../../components/ui/ConfirmDialog.tsx';

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { VM_BULK_ACTIONS, VM_BULK_TEXT, type VmBulkAction, type VmBulkResult } from '@portal/contract/virtual-machines';
-import { VM_ACTIONS, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmStatus } from '@portal/contract/vm-actions';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';

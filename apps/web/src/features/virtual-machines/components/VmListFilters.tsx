@@ -5,7 +5,7 @@
  */
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
-import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-actions';
 import { useVmFacets } from '../api/vms.ts';
 
 const id = (value: string | null): number | undefined => {

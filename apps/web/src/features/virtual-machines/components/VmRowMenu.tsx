@@ -8,7 +8,7 @@
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical';
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Permission } from '@portal/contract/permissions';
-import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-actions';
 import { shownVmActions, vmActionRefusal } from '../vm-actions.ts';
 
 const MENU_WIDTH = 224;

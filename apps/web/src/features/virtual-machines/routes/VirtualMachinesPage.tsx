@@ -10,7 +10,7 @@ import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
 import { VM_SORT_COLUMNS } from '@portal/contract/virtual-machines';
-import { VM_ACTIONS, type VmActionName } from '@portal/contract/vm-lifecycle';
+import { VM_ACTIONS, type VmActionName } from '@portal/contract/vm-actions';
 import { toast } from 'react-toastify';
 import { Button } from '../../../components/ui/Button.tsx';
 import { DataTable } from '../../../components/ui/DataTable.tsx';
