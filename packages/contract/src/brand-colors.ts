@@ -84,17 +84,44 @@ export function accentChecks(accent: string): ContrastCheck[] {
 
 /**
  * The portal's `--color-brand-*` variables for an accent (index.css names them): 600 is the accent (buttons,
- * light-mode links), 700 its hover, 500 rings and borders, 300 dark mode's text, 50/100 light tints, 950 a dark tint.
+ * light-mode links), 700 its hover and the links' and badges' text (AA on white and the tints), 800 that text's
+ * hover, 500 rings and borders, 300 dark mode's text, 50/100 light tints, 950 a dark tint.
  */
 export function accentVariables(accent: string): Record<string, string> {
+  const tint100 = mix(accent, WHITE, 0.84);
+  const shade700 = lightLinkText(accent, tint100);
   return {
     '--color-brand-50': mix(accent, WHITE, 0.92),
-    '--color-brand-100': mix(accent, WHITE, 0.84),
+    '--color-brand-100': tint100,
     '--color-brand-300': darkModeText(accent),
     '--color-brand-500': mix(accent, WHITE, 0.15),
     '--color-brand-600': accent,
-    '--color-brand-700': mix(accent, BLACK, 0.18),
-    '--color-brand-800': mix(accent, BLACK, 0.32),
-    '--color-brand-950': mix(accent, BLACK, 0.7),
+    '--color-brand-700': shade700,
+    '--color-brand-800': mix(shade700, BLACK, 0.2),
+    '--color-brand-950': darkTint(accent),
   };
+}
+
+/**
+ * 700: the accent 18% darker (the buttons' hover), or darker still until it reads as text (AA) on the lightest
+ * backgrounds it meets: white, and the 50/100 tints of the badges it writes on. So the portal's links and badges
+ * (text-brand-700) read whatever the accent; the accent itself (600) stays the owner's colour, with the screen's
+ * warning when it does not read.
+ */
+export function lightLinkText(accent: string, tint: string = mix(accent, WHITE, 0.84)): string {
+  for (let step = 18; step <= 100; step += 2) {
+    const candidate = mix(accent, BLACK, step / 100);
+    if (contrastRatio(candidate, tint) >= AA_RATIO && contrastRatio(candidate, WHITE) >= AA_RATIO) return candidate;
+  }
+  return BLACK;
+}
+
+/** 950: the accent 70% darker, or darker still until dark mode's text tint (300) reads on it (its badges). */
+export function darkTint(accent: string): string {
+  const text = darkModeText(accent);
+  for (let step = 70; step <= 100; step += 2) {
+    const candidate = mix(accent, BLACK, step / 100);
+    if (contrastRatio(text, candidate) >= AA_RATIO) return candidate;
+  }
+  return BLACK;
 }
