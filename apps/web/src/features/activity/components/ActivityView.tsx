@@ -137,7 +137,13 @@ function DayFilter({
           onKeyDown={(e) => {
             if (e.key === 'Enter') settle();
           }}
-          className={`${fieldClass} ${error ? 'border-red-600 dark:border-red-400' : ''}`}
+          className={
+            error
+              ? fieldClass
+                  .replace('border-slate-300', 'border-red-600')
+                  .replace('dark:border-slate-600', 'dark:border-red-400')
+              : fieldClass
+          }
         />
       </label>
       {error && (
