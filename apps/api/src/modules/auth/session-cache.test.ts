@@ -115,6 +115,10 @@ describe('session cache across instances', () => {
       const email = 'warm@example.com';
       await createUser(a, 1, email);
       const same = onB(await signIn(a, email, PASSWORD));
+      // The sign-in's own writes (the pre-code session deleted, the user's code failures reset) reach B as
+      // auth_changes notifications; on a loaded machine they can land after the warming calls and forget what they
+      // cached. Let them arrive first: this test is about a warm cache, not about the notifications' latency.
+      await new Promise((r) => setTimeout(r, 1000));
       for (let i = 0; i < 2; i++) expect(await status(same)).toBe(200);
       const url = (a.database.pool!.options as { connectionString: string }).connectionString;
       const locker = new pg.Client({ connectionString: url });
