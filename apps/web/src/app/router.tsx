@@ -1,6 +1,7 @@
 /** The route table of SPEC point 2. Public screens stand alone; protected ones sit behind the auth check. */
 import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
+import { prefetchVmPage } from '../features/virtual-machines/api/vm-page-prefetch.ts';
 import { portalConfig } from '../lib/config.ts';
 import { BrandedRoot } from './BrandedRoot.tsx';
 import { loadChunk } from './chunk-load-error.ts';
@@ -163,6 +164,11 @@ export function createRouter() {
                       },
                       {
                         path: '/virtualMachineDetails/:virtualMachineId',
+                        // Runs beside the page's code (a loader with `lazy`): the session check, the VM's first
+                        // reads and the graphs' code start now, not once the page has run (vm-page-prefetch.ts).
+                        loader: ({ params }) => prefetchVmPage(Number(params.virtualMachineId)),
+                        shouldRevalidate: ({ currentParams, nextParams }) =>
+                          currentParams.virtualMachineId !== nextParams.virtualMachineId,
                         lazy: page(
                           () => import('../features/virtual-machines/routes/VmDetailsPage.tsx'),
                           'VmDetailsPage',

@@ -2,12 +2,27 @@
 import { routes } from '@portal/contract/routes';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { invalidateRoutes, removeRoute } from './route-keys.ts';
+import { callApi } from './api.ts';
+import { invalidateRoutes, removeRoute, routeKey } from './route-keys.ts';
 import { useRouteQuery } from './route-query.ts';
 
+const CHECK_STALE_MS = 60_000;
+
 export function useAuthCheck() {
-  return useRouteQuery(routes.auth.check, {}, { suppress401: true, retry: false, staleTime: 60_000 });
+  return useRouteQuery(routes.auth.check, {}, { suppress401: true, retry: false, staleTime: CHECK_STALE_MS });
 }
+
+/**
+ * The same check outside React (its answer if fresh, else asked once, shared with the hook): a route's loader that
+ * starts a page's reads while its code loads asks it first (features/virtual-machines/api/vm-page-prefetch.ts).
+ */
+export const fetchAuthCheck = (queryClient: QueryClient) =>
+  queryClient.fetchQuery({
+    queryKey: routeKey(routes.auth.check, {}),
+    queryFn: ({ signal }) => callApi(routes.auth.check, { signal, suppress401: true }),
+    retry: false,
+    staleTime: CHECK_STALE_MS,
+  });
 
 /** After sign-in, MFA or a password reset the cached "not signed in" answer must not be reused. */
 export const forgetAuthCheck = (queryClient: QueryClient) => removeRoute(queryClient, routes.auth.check);

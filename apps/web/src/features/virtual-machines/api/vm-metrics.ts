@@ -18,19 +18,33 @@ export const METRICS_TIMEOUT_MS = 20_000;
 
 export type VmMetricsData = ApiData<typeof routes.vms.metrics>;
 
+/** The read's key and its call, shared by the hook and the page's prefetch (vm-page-prefetch.ts). */
+export const vmMetricsKey = (id: number, range: GraphRange) =>
+  routeKey(routes.vms.metrics, { params: { id }, query: { range } });
+export async function fetchVmMetrics(
+  id: number,
+  range: GraphRange,
+  signal: AbortSignal,
+  options: { suppress401?: boolean } = {},
+): Promise<VmMetricsData> {
+  const timeout = AbortSignal.timeout(METRICS_TIMEOUT_MS);
+  try {
+    return await callApi(routes.vms.metrics, {
+      params: { id },
+      query: { range },
+      signal: AbortSignal.any([signal, timeout]),
+      ...options,
+    });
+  } catch (err) {
+    if (timeout.aborted) throw new ApiError(0, GRAPH_TEXT.timedOut);
+    throw err;
+  }
+}
+
 export function useVmMetrics(id: number, range: GraphRange) {
-  const request = { params: { id }, query: { range } };
   return useQuery<VmMetricsData, ApiError>({
-    queryKey: routeKey(routes.vms.metrics, request),
-    queryFn: async ({ signal }) => {
-      const timeout = AbortSignal.timeout(METRICS_TIMEOUT_MS);
-      try {
-        return await callApi(routes.vms.metrics, { ...request, signal: AbortSignal.any([signal, timeout]) });
-      } catch (err) {
-        if (timeout.aborted) throw new ApiError(0, GRAPH_TEXT.timedOut);
-        throw err;
-      }
-    },
+    queryKey: vmMetricsKey(id, range),
+    queryFn: ({ signal }) => fetchVmMetrics(id, range, signal),
     enabled: id > 0,
     placeholderData: keepPreviousData,
     // No point yet (a machine just started): asked again soon, so the first points appear without a reload.
