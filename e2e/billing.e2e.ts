@@ -100,6 +100,10 @@ it('shows last month, downloads its CSV, and sets the webhook that delivers it',
   await page.getByRole('link', { name: 'Usage' }).click();
   await expect.poll(() => page.getByRole('heading', { name: 'Usage' }).isVisible()).toBe(true);
   expect(await page.getByLabel('Month').inputValue()).toBe(month);
+  // Written by the portal's date formatter (the default format: "October 2026"), not the browser's month input.
+  expect(await page.getByLabel('Month').locator('option:checked').textContent()).toBe(
+    day(1).toLocaleDateString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+  );
   // 240 h × 0.01 = 2.40 and 120 h × 0.02 = 2.40.
   const row = page.getByRole('row', { name: new RegExp(demo!.name) });
   await expect.poll(() => row.textContent()).toContain('360.00');

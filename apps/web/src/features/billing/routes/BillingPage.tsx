@@ -14,7 +14,7 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { StepUpProof } from '../../../components/ui/StepUpProof.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useAuth } from '../../../lib/auth-context.tsx';
-import { formatDateTime, type Revived } from '../../../lib/dates.ts';
+import { formatDateTime, formatMonth, type Revived } from '../../../lib/dates.ts';
 import {
   useDeliveries,
   useRetryDelivery,
@@ -23,6 +23,7 @@ import {
   useSendNow,
   useWebhook,
 } from '../api/webhook.ts';
+import { MonthSelect } from '../components/MonthSelect.tsx';
 import { lastClosedMonth } from '../components/month.ts';
 
 const input =
@@ -176,12 +177,7 @@ function SendNowCard() {
       <div className="mt-2 flex flex-wrap items-end gap-3">
         <label className="text-sm font-medium">
           Month
-          <input
-            type="month"
-            className={input}
-            value={month}
-            onChange={(e) => e.target.value && setMonth(e.target.value)}
-          />
+          <MonthSelect className={input} value={month} onChange={setMonth} />
         </label>
         <Button
           disabled={send.isPending}
@@ -197,7 +193,7 @@ function SendNowCard() {
             )
           }
         >
-          <Send className="h-4 w-4" /> Send usage of {month}
+          <Send className="h-4 w-4" /> Send usage of {formatMonth(month)}
         </Button>
       </div>
       {send.error && <p className="mt-2 text-sm text-red-600">{errorMessage(send.error)}</p>}

@@ -10,6 +10,7 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { useCompanyUsage, useResellerUsage, usageCsvUrl } from '../api/usage.ts';
+import { MonthSelect } from '../components/MonthSelect.tsx';
 import { lastClosedMonth } from '../components/month.ts';
 import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
@@ -59,11 +60,9 @@ export function UsagePage() {
       <div className="mb-4 flex flex-wrap items-end gap-3">
         <label className="text-sm font-medium text-slate-700 dark:text-slate-300">
           Month
-          <input
-            type="month"
+          <MonthSelect
             value={month}
-            required
-            onChange={(e) => e.target.value && setMonth(e.target.value)}
+            onChange={setMonth}
             className="mt-1 block rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900"
           />
         </label>
