@@ -56,6 +56,8 @@ async function everyLook(page: Page, name: string, within: string) {
         WAIT,
       )
       .toBeLessThanOrEqual(0);
+    // The theme switch starts colour transitions: axe would measure a button mid-fade (as in failure-states).
+    await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, WAIT);
     expect(await axeViolations(page, within), `${name} ${look.name}`).toEqual([]);
     await screenshot(page, `${name}-${look.name}`);
   }
