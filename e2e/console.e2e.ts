@@ -33,7 +33,7 @@ beforeAll(async () => {
   const settings = {
     uri: daemon.socketUri,
     pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
-    network: { name: NETWORK, bridge: 'irontestw0', cidr: '10.231.81.0/24' },
+    network: { name: NETWORK, bridge: 'irontestw0', cidr: '10.231.84.0/24' },
     // The busybox fixture: this test is about the console pages.
     guestImage: 'test-fixture',
   };

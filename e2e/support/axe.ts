@@ -26,7 +26,32 @@ export async function axeViolations(page: Page, within?: string): Promise<string
         };
       }
     ).axe;
-    const result = await axe.run(selector ?? document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    // Contrast is measured on the page at rest: a colour transition (a theme switch, a button disabled for a moment
+    // while a list refreshes itself) measured half-way fails on colours no one sees for long. So each run waits for
+    // transitions to end, and a run during which one started is repeated; a page that never settles reports what
+    // the last run saw.
+    const settled = async () => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const moving = document.getAnimations().filter((a) => a instanceof CSSTransition);
+        if (moving.length === 0 || Date.now() > deadline) return;
+        await Promise.race([Promise.allSettled(moving.map((a) => a.finished)), new Promise((r) => setTimeout(r, 500))]);
+      }
+    };
+    let started = 0;
+    const onStart = () => started++;
+    document.addEventListener('transitionstart', onStart, true);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        await settled();
+        started = 0;
+        const result = await axe.run(selector ?? document, { resultTypes: ['violations'] });
+        if (started === 0 || attempt === 3) {
+          return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        }
+      }
+    } finally {
+      document.removeEventListener('transitionstart', onStart, true);
+    }
   }, within);
 }

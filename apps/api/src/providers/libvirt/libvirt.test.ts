@@ -81,7 +81,7 @@ beforeAll(async () => {
   const publicXml = path.join(keyDir, 'public-network.xml');
   await writeFile(
     publicXml,
-    `<network><name>${PUBLIC_NETWORK}</name><forward mode='route'/><bridge name='irontestp0' stp='off'/>
+    `<network><name>${PUBLIC_NETWORK}</name><forward mode='route'/><bridge name='irontestq0' stp='off'/>
       <ip address='203.0.113.1' netmask='255.255.255.0'><dhcp><range start='203.0.113.200' end='203.0.113.250'/></dhcp></ip>
     </network>`,
   );
