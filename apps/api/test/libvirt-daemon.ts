@@ -210,6 +210,17 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       await sleep(200);
     }
   }
+  // A run killed mid-way (or a teardown that timed out) leaves its network defined in libvirt's system directory,
+  // where the next daemon finds it: a later test's network of the same bridge or subnet then cannot start. Every
+  // test and bench network is named irontest… (or a bench's iron…/fleetbench), and this daemon is the only one.
+  const leftovers = (await virsh(socketUri, ['net-list', '--all', '--name']))
+    .split('\n')
+    .map((n) => n.trim())
+    .filter((n) => /^(irontest|ironsnap|irontime|fleetbench)/.test(n));
+  for (const n of leftovers) {
+    await virsh(socketUri, ['net-destroy', n]).catch(() => '');
+    await virsh(socketUri, ['net-undefine', n]).catch(() => '');
+  }
 
   return {
     socketUri,
