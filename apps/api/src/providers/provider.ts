@@ -36,6 +36,11 @@ export interface MachineSpec {
   password: string;
   /** The public address the portal allocated from the region's pool (drivers that can, give it to the guest). */
   publicIp?: string | null;
+  /**
+   * Restore as a new machine (issue 24 item 2): the new machine's disk is a copy of this backup (the driver's name
+   * for it, as backupTake wrote it) instead of a fresh one from `image`; the image still names the OS it runs.
+   */
+  fromBackup?: string;
 }
 
 export interface CreatedMachine {
@@ -134,6 +139,15 @@ export type ConsoleKind = 'vnc' | 'serial';
  */
 export type ConsoleChannels = Partial<Record<ConsoleKind, () => Promise<Duplex>>>;
 
+/**
+ * A backup as the driver wrote it to the provider's backup target (issue 24 item 2): bytes it holds (null when the
+ * driver cannot tell) and whether it is an incremental one (holding only what changed since the backup before).
+ */
+export interface BackupInfo {
+  sizeBytes: number | null;
+  incremental: boolean;
+}
+
 /** A snapshot as the driver took it: bytes it holds (null when the driver cannot tell) and whether memory is in it. */
 export interface SnapshotInfo {
   sizeBytes: number | null;
@@ -202,6 +216,20 @@ export interface ProviderDriver {
   snapshotTake?(ref: string, name: string): Promise<SnapshotInfo>;
   snapshotRevert?(ref: string, name: string): Promise<void>;
   snapshotDelete?(ref: string, name: string): Promise<void>;
+  /**
+   * Optional: backups (issue 24 item 2), kept on the provider's backup target outside the machine's disk chain and
+   * named by the portal (`name`, never the customer's text). They outlive the machine: a backup names no ref.
+   * Take: a whole copy of the machine's disk as it is at one instant (running: without pausing it longer than a
+   * freeze; powered off: the disk as it lies). Written under a temporary name and renamed when complete, so a run
+   * killed mid-way never leaves a backup that looks whole; idempotent by name (a retry redoes it).
+   * Restore: the machine returns to that backup's disk (powered off gracefully, then forcibly; started again if it ran).
+   * Delete: a backup already gone is no error. Verify: the stored copy reads back whole (its checksum, the image's
+   * own check); answers why not, or null when it is good.
+   */
+  backupTake?(ref: string, name: string): Promise<BackupInfo>;
+  backupRestore?(ref: string, name: string): Promise<void>;
+  backupDelete?(name: string): Promise<void>;
+  backupVerify?(name: string): Promise<string | null>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).
