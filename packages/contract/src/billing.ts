@@ -24,6 +24,13 @@ export const BILLING_MESSAGES = {
   companyNotFound: 'Company not found',
 } as const;
 
+/**
+ * What storage is billed per GB-month (issue 24 item 4; docs/billing-webhook.md "Storage"): a VM's snapshots and
+ * its backups (a kept backup outlives its VM and stays billed to the company).
+ */
+export const STORAGE_KINDS = ['snapshot', 'backup'] as const;
+export type StorageKind = (typeof STORAGE_KINDS)[number];
+
 /** The only webhook event so far: one company's usage of one closed (or chosen) month. */
 export const BILLING_EVENTS = ['usage.month'] as const;
 export type BillingEvent = (typeof BILLING_EVENTS)[number];

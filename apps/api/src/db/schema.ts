@@ -7,6 +7,7 @@ import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
+import { STORAGE_KINDS } from '@portal/contract/billing';
 import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
 import {
   bigint,
@@ -589,6 +590,23 @@ export const configurationPrices = pgTable(
 );
 
 /**
+ * A reseller's price of storage per GB-month (issue 24 item 4): snapshots and backups its customers keep. No row: the
+ * kind is unpriced (its usage still counts, with no amount), as a size without a price.
+ */
+export const storagePrices = pgTable(
+  'storage_prices',
+  {
+    resellerId: integer('reseller_id')
+      .notNull()
+      .references(() => resellers.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: STORAGE_KINDS }).notNull(),
+    gbMonthPrice: numeric('gb_month_price', { precision: 12, scale: 5 }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.resellerId, t.kind] })],
+);
+
+/**
  * An image of a region's pools that a reseller does not offer its customers (decision 0014). Keyed by the image's
  * name, not its row: the host monitor deletes and re-inserts image rows as the pools change, and a withdrawal
  * outlives an image that disappears and comes back.
@@ -963,6 +981,35 @@ export const vmSizePeriods = pgTable(
     uniqueIndex('vm_size_periods_one_open')
       .on(t.vmId)
       .where(sql`ended_at is null`),
+  ],
+);
+
+/**
+ * How long each snapshot or backup was kept, at what size (issue 24 item 4; docs/billing-webhook.md "Storage"): one
+ * period per object, opened when it became ready and closed when it went, written in the same transaction as the
+ * object's row. The object's row is deleted with it; the period stays, so a month's GB-months survive deletes.
+ * object_id is vm_snapshots.id or vm_backups.id by kind (no foreign key: the row goes, the period stays).
+ */
+export const storagePeriods = pgTable(
+  'storage_periods',
+  {
+    id: serial('id').primaryKey(),
+    kind: text('kind', { enum: STORAGE_KINDS }).notNull(),
+    objectId: integer('object_id').notNull(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    /** The VM it was taken of (a kept backup's VM may be deleted since: the VM row stays, marked deleted). */
+    vmId: integer('vm_id').references(() => virtualMachines.id),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    /** Null while the object is kept. */
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    /** One period per object: opening again is a no-op (idempotent under retries). */
+    uniqueIndex('storage_periods_object_key').on(t.kind, t.objectId),
+    index('storage_periods_company_idx').on(t.companyId, t.startedAt),
   ],
 );
 
