@@ -1,6 +1,5 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import 'react-toastify/dist/ReactToastify.css';
 import './index.css';
 import { App } from './app/App.tsx';
 import { installTheme } from './lib/theme.ts';

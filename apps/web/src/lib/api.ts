@@ -9,7 +9,7 @@ import { API_MESSAGES } from '@portal/contract/messages';
 import { buildPath } from '@portal/contract/routes';
 import { portalConfig } from './config.ts';
 import { csrfToken } from './csrf.ts';
-import { reviveDates, type Revived } from './dates.ts';
+import { reviveDates, type Revived } from './date-format.ts';
 import {
   isGatewayFailure,
   NETWORK_TEXT,

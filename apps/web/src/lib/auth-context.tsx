@@ -5,7 +5,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { AuthUser } from '@portal/contract/auth';
 import { clearStoredAuth, readStoredAuth, writeStoredAuth } from './auth-storage.ts';
-import { setDateFormat } from './dates.ts';
+import { setDateFormat } from './date-format.ts';
 import { setThemePreference } from './theme.ts';
 
 export interface AuthState {

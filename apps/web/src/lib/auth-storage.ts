@@ -1,6 +1,6 @@
 /** The stored auth record (SPEC point 3), in local storage under `auth`. */
 import type { AuthUser } from '@portal/contract/auth';
-import type { Revived } from './dates.ts';
+import type { Revived } from './date-format.ts';
 
 export const AUTH_STORAGE_KEY = 'auth';
 /** Marks a running browser session, so a restart can be told from a reload. */

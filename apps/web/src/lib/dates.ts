@@ -1,79 +1,20 @@
-import { useSyncExternalStore } from 'react';
-import type { DateFormat } from '@portal/contract/account';
-
-/** Timestamps arrive as ISO strings; the portal works with Dates (SPEC point 3). */
-const ISO_LIKE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-
-/** Fields named `…At` become Dates in the types; every ISO-like string is converted at run time. */
-export type Revived<T> = T extends Date
-  ? T
-  : T extends (infer U)[]
-    ? Revived<U>[]
-    : T extends object
-      ? {
-          [K in keyof T]: K extends `${string}At`
-            ? T[K] extends string
-              ? Date
-              : T[K] extends string | null
-                ? Date | null
-                : Revived<T[K]>
-            : Revived<T[K]>;
-        }
-      : T;
-
-export function reviveDates<T>(value: T): Revived<T> {
-  if (typeof value === 'string') return (ISO_LIKE.test(value) ? new Date(value) : value) as Revived<T>;
-  if (Array.isArray(value)) return value.map(reviveDates) as Revived<T>;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, reviveDates(v)])) as Revived<T>;
-  }
-  return value as Revived<T>;
-}
-
 /**
  * THE date formatter of the portal (issue 25 item 8): every date shown goes through here, written the way the
  * signed-in user chose on the account page (docs/account.md). The default is the spec's: day, short month, year
  * ("26 Nov 2026"); ISO ("2026-11-26") and US ("Nov 26, 2026") are the others. Times are 24-hour except in US.
  */
-export const DATE_FORMAT_STORAGE_KEY = 'dateFormat';
-const FORMATS: readonly DateFormat[] = ['day-month', 'iso', 'us'];
-const listeners = new Set<() => void>();
+import type { DateFormat } from '@portal/contract/account';
+import { currentDateFormat } from './date-format.ts';
 
-function storedFormat(): DateFormat {
-  try {
-    const v = localStorage.getItem(DATE_FORMAT_STORAGE_KEY);
-    return FORMATS.includes(v as DateFormat) ? (v as DateFormat) : 'day-month';
-  } catch {
-    return 'day-month';
-  }
-}
-
-let current: DateFormat | null = null;
-
-export function currentDateFormat(): DateFormat {
-  return (current ??= storedFormat());
-}
-
-/** Applies a format at once (screens that subscribe re-render; others pick it up on their next render). */
-export function setDateFormat(format: DateFormat): void {
-  if (format === currentDateFormat()) return;
-  current = format;
-  try {
-    if (format === 'day-month') localStorage.removeItem(DATE_FORMAT_STORAGE_KEY);
-    else localStorage.setItem(DATE_FORMAT_STORAGE_KEY, format);
-  } catch {
-    // Storage unavailable: the choice still holds for this page.
-  }
-  for (const l of listeners) l();
-}
-
-/** The user's date format; a component using it re-renders when it changes. */
-export function useDateFormat(): DateFormat {
-  return useSyncExternalStore((cb) => {
-    listeners.add(cb);
-    return () => listeners.delete(cb);
-  }, currentDateFormat);
-}
+// Timestamps' revival and the user's format live in date-format.ts (in the first load); the formatting is here.
+export {
+  DATE_FORMAT_STORAGE_KEY,
+  currentDateFormat,
+  reviveDates,
+  setDateFormat,
+  useDateFormat,
+  type Revived,
+} from './date-format.ts';
 
 type DateInput = Date | string | number | null | undefined;
 const toDate = (date: Date | string | number) => (date instanceof Date ? date : new Date(date));
