@@ -66,6 +66,8 @@ const VM_OPERATION_LABELS: Record<OperationKind, string> = {
   snapshot: 'VM snapshot taken',
   snapshotRevert: 'VM reverted to a snapshot',
   snapshotDelete: 'VM snapshot deleted',
+  backup: 'VM backup taken',
+  backupRestore: 'VM restored from a backup',
 };
 
 /**
@@ -97,6 +99,7 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'vm.accessKey.download': 'VM private key downloaded',
   'vm.console.open': 'VM console opened',
   'vm.console.close': 'VM console closed',
+  'vm.backupDelete': 'VM backup deleted',
   'user.sshKey.add': 'SSH key added',
   'user.sshKey.remove': 'SSH key removed',
   'user.apiToken.create': 'API token created',

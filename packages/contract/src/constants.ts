@@ -75,6 +75,8 @@ export const VM_STATUSES = [
   // Snapshots (issue 24 item 1): one being taken or deleted, the disk going back to one.
   'Snapshotting',
   'Reverting',
+  // Backups (issue 24 item 2): the disk going back to a backup (a take keeps the VM's status).
+  'Restoring',
 ] as const;
 export type VmStatus = (typeof VM_STATUSES)[number];
 
@@ -95,6 +97,11 @@ export const PG_INT_MAX = 2_147_483_647;
  * longest name.
  */
 export const SNAPSHOTS = { defaultPerVm: 3, nameMax: 64, limitMax: 50 } as const;
+/**
+ * Backups (issue 24 item 2): how many a VM may keep when its reseller's catalog row for the size sets no other limit
+ * (configuration_prices.backup_limit), the largest limit a reseller may set (0: none allowed), the longest name.
+ */
+export const BACKUPS = { defaultPerVm: 7, nameMax: 64, limitMax: 50 } as const;
 export const SSH_KEYS = { perUser: 50, maxLineLength: 16 * 1024, minRsaBits: 2048 } as const;
 /** The largest cloud-init user-data a create takes, in bytes of UTF-8 (issue 23 item 5). */
 export const USER_DATA_MAX_BYTES = 16 * 1024;

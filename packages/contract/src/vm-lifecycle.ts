@@ -34,9 +34,25 @@ const snapshotPayloadSchema = z
   })
   .strict();
 
+/** A backup operation's payload: the backup's row, its name, the driver's name for it, the VM's status when queued. */
+const backupPayloadSchema = z
+  .object({
+    backupId: z.number().int(),
+    name: z.string(),
+    providerName: z.string(),
+    status: z.enum(VM_STEADY_STATUSES),
+  })
+  .strict();
+
 /** Durable operations: what the runner executes. Each kind carries its own payload. */
 export const operationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('create'), payload: z.object({}).strict() }),
+  // `fromBackup`: a restore as a new VM (issue 24 item 2): the new machine's disk is a copy of that backup.
+  z.object({
+    kind: z.literal('create'),
+    payload: z
+      .object({ fromBackup: z.object({ backupId: z.number().int(), providerName: z.string() }).strict().optional() })
+      .strict(),
+  }),
   z.object({ kind: z.literal('start'), payload: z.object({}).strict() }),
   z.object({ kind: z.literal('stop'), payload: z.object({}).strict() }),
   z.object({ kind: z.literal('forceStop'), payload: z.object({}).strict() }),
@@ -72,6 +88,10 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('snapshot'), payload: snapshotPayloadSchema }),
   z.object({ kind: z.literal('snapshotRevert'), payload: snapshotPayloadSchema }),
   z.object({ kind: z.literal('snapshotDelete'), payload: snapshotPayloadSchema }),
+  // Backups (issue 24 item 2; docs/decisions/0021-backups.md). The row in vm_backups is made when the take is queued.
+  // A backup's delete is no operation of the VM's (a kept backup has none; it does not touch the machine).
+  z.object({ kind: z.literal('backup'), payload: backupPayloadSchema }),
+  z.object({ kind: z.literal('backupRestore'), payload: backupPayloadSchema }),
 ]);
 export type Operation = z.infer<typeof operationSchema>;
 export type OperationKind = Operation['kind'];
@@ -82,7 +102,8 @@ export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.v
 ];
 
 export interface OperationDef {
-  runningStatus: VmStatus;
+  /** What the VM shows while it runs; 'unchanged': the status it had (a backup of a running VM keeps it Running). */
+  runningStatus: VmStatus | 'unchanged';
   endsIn: VmStatus | 'deleted' | 'unchanged';
 }
 /** What an operation shows while it runs and where it ends when it succeeds (literal types kept, so `endsIn` is typed per kind). */
@@ -106,4 +127,8 @@ export const OPERATIONS = {
   snapshot: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
   snapshotDelete: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
   snapshotRevert: { runningStatus: 'Reverting', endsIn: 'unchanged' },
+  // A backup is taken while the machine keeps running (or stays off): no status of its own (decision 0021). A
+  // restore in place powers the machine off, writes the disk back and starts it again if it ran.
+  backup: { runningStatus: 'unchanged', endsIn: 'unchanged' },
+  backupRestore: { runningStatus: 'Restoring', endsIn: 'unchanged' },
 } as const satisfies { readonly [K in OperationKind]: OperationDef };

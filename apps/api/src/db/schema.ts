@@ -7,6 +7,7 @@ import { STAFF_ROLES } from '@portal/contract/permissions';
 import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
+import { BACKUP_STATES } from '@portal/contract/backups';
 import { STORAGE_KINDS } from '@portal/contract/billing';
 import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
 import {
@@ -584,6 +585,8 @@ export const configurationPrices = pgTable(
     offered: boolean('offered').notNull().default(true),
     /** How many snapshots a VM of this size may keep (issue 24 item 1); null: SNAPSHOTS.defaultPerVm (contract). */
     snapshotLimit: integer('snapshot_limit'),
+    /** How many backups a VM of this size may keep (issue 24 item 2); null: BACKUPS.defaultPerVm (contract). */
+    backupLimit: integer('backup_limit'),
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.resellerId, t.configurationId] })],
@@ -819,6 +822,57 @@ export const vmSnapshots = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('vm_snapshots_vm_name_key').on(t.vmId, t.name)],
+);
+
+/**
+ * A company's VM backups (issue 24 item 2; docs/decisions/0021-backups.md). The row is made when the take is queued;
+ * the backup itself lives on the provider's backup target, outside the VM's disk chain, under `provider_name`
+ * (`portal-backup-<id>`, never the customer's text), on `host_id` (null: the provider's only place, the simulator).
+ * It can outlive its VM: deleting a VM with its backups kept sets `vm_id` null; `vm_name` and the VM's image, size
+ * and region at the take are kept, for a restore as a new VM and for billing. `state`: creating, ready, restoring,
+ * deleting (an operation on it runs) or failed (the take failed: `error`). Deleted when the backup is.
+ */
+export const vmBackups = pgTable(
+  'vm_backups',
+  {
+    id: serial('id').primaryKey(),
+    vmId: integer('vm_id').references(() => virtualMachines.id, { onDelete: 'set null' }),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    teamId: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    regionId: integer('region_id')
+      .notNull()
+      .references(() => regions.id),
+    providerId: integer('provider_id')
+      .notNull()
+      .references(() => providers.id),
+    hostId: integer('host_id').references(() => hosts.id, { onDelete: 'set null' }),
+    name: text('name').notNull(),
+    providerName: text('provider_name').notNull(),
+    state: text('state', { enum: BACKUP_STATES }).notNull().default('creating'),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }),
+    incremental: boolean('incremental').notNull().default(false),
+    error: text('error'),
+    /** The VM as it was at the take: a restore as a new VM gets this image and size; billing reads them. */
+    vmName: text('vm_name').notNull(),
+    image: text('image').notNull(),
+    configurationId: integer('configuration_id')
+      .notNull()
+      .references(() => configurations.id),
+    cpu: integer('cpu').notNull(),
+    ram: integer('ram').notNull(),
+    disk: integer('disk').notNull(),
+    createdAt: createdAt(),
+    /** When the take finished (state ready); null while it runs or when it failed. */
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    verifiedAt: timestamp('verified_at', { withTimezone: true }),
+    verificationError: text('verification_error'),
+  },
+  (t) => [
+    index('vm_backups_vm_idx').on(t.vmId, t.createdAt),
+    index('vm_backups_company_idx').on(t.companyId, t.createdAt),
+  ],
 );
 
 /** Durable VM work: recorded before it runs, claimed with FOR UPDATE SKIP LOCKED, resumed after restarts. */

@@ -13,6 +13,7 @@ const colours: Record<VmStatus, string> = {
   Resizing: 'bg-violet-100 dark:bg-violet-900/50 text-violet-800 dark:text-violet-200 ring-violet-600/20',
   Snapshotting: 'bg-cyan-100 dark:bg-cyan-900/50 text-cyan-800 dark:text-cyan-200 ring-cyan-600/20',
   Reverting: 'bg-fuchsia-100 dark:bg-fuchsia-900/50 text-fuchsia-800 dark:text-fuchsia-200 ring-fuchsia-600/20',
+  Restoring: 'bg-fuchsia-100 dark:bg-fuchsia-900/50 text-fuchsia-800 dark:text-fuchsia-200 ring-fuchsia-600/20',
 };
 
 /** "12 s", "1 min 12 s", "1 h 3 min": how long a guest has been booting. */
@@ -41,7 +42,9 @@ function useSecondsSince(since: Date | null): number | null {
  * answer (docs/virtual-machines.md, "Starting").
  */
 export function StatusBadge({ status, bootStartedAt }: { status: VmStatus; bootStartedAt?: Date | null }) {
-  const busy = ['Provisioning', 'Starting', 'Stopping', 'Resizing', 'Snapshotting', 'Reverting'].includes(status);
+  const busy = ['Provisioning', 'Starting', 'Stopping', 'Resizing', 'Snapshotting', 'Reverting', 'Restoring'].includes(
+    status,
+  );
   const booting = useSecondsSince(status === 'Starting' ? (bootStartedAt ?? null) : null);
   return (
     <span

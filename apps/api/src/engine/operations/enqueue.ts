@@ -68,7 +68,9 @@ export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; cl
   return async (vm, operation, by, guard) => {
     if (!keepsMachineOff(operation) && (await operations.companySuspended(vm.companyId))) return 'suspended';
     if (await operations.active(vm.id)) return 'busy';
-    const status = OPERATIONS[operation.kind].runningStatus;
+    const running = OPERATIONS[operation.kind].runningStatus;
+    // A backup keeps the VM's status (decision 0021): a running VM stays Running while it is copied.
+    const status = running === 'unchanged' ? vm.status : running;
     try {
       await db.transaction(async (tx) => {
         await guard?.(tx);

@@ -37,6 +37,7 @@ import { createDrainRepository, type DrainRepository } from '../drain/drain.repo
 import { unavailableReason } from '../placement.ts';
 import { adoptIfMissing, specOf } from './adopt.ts';
 import { createSnapshotRows, type SnapshotRows } from './snapshots.ts';
+import { createBackupRows, type BackupRows } from './backups.ts';
 import {
   createOperationsRepository,
   parseOperation,
@@ -94,6 +95,7 @@ function createSteps(
   registry: ProviderRegistry,
   drain: DrainRepository,
   snapshots: SnapshotRows,
+  backups: BackupRows,
 ): Steps {
   /** A snapshot take or delete keeps the power state: Shutoff stays Shutoff (the machine only says 'stopped'). */
   async function keptStatus(driver: ProviderDriver, ref: string, before: VmStatus): Promise<VmStatus> {
@@ -101,15 +103,18 @@ function createSteps(
     return state === 'stopped' && before === 'Shutoff' ? 'Shutoff' : STATUS_OF_MACHINE[state];
   }
   return {
-    async create({ driver, target: { vm, config, region }, boot }) {
+    async create({ driver, target: { vm, config, region }, boot, payload }) {
       const made = await driver.create(
         {
           ...specOf({ vm, config, region }),
           password: vm.sshPassword ? secrets.open(vm.sshPassword) : '',
           userData: vm.userData ? secrets.open(vm.userData) : null,
+          // A restore as a new VM (issue 24 item 2): its disk is a copy of the backup.
+          ...(payload.fromBackup ? { fromBackup: payload.fromBackup.providerName } : {}),
         },
         boot,
       );
+      if (payload.fromBackup) await backups.restored(payload.fromBackup.backupId);
       // The address of the region's public pool (allocated at create) wins over one the driver made up.
       return {
         status: OPERATIONS.create.endsIn,
@@ -208,6 +213,20 @@ function createSteps(
       await snapshots.deleted(payload.snapshotId);
       return { status: await keptStatus(driver, ref(), payload.status) };
     },
+    // Backups (issue 24 item 2; docs/decisions/0021-backups.md): the driver's call by the portal's name for it, then
+    // its row. A take keeps the power state (the VM showed it all along); a restore ends as the machine is (started
+    // again if it ran).
+    async backup({ driver, payload, ref }) {
+      if (!driver.backupTake) throw new Error(`The ${driver.kind} driver cannot take backups`);
+      await backups.taken(payload.backupId, await driver.backupTake(ref(), payload.providerName));
+      return { status: await keptStatus(driver, ref(), payload.status) };
+    },
+    async backupRestore({ driver, payload, ref }) {
+      if (!driver.backupRestore) throw new Error(`The ${driver.kind} driver cannot restore backups`);
+      await driver.backupRestore(ref(), payload.providerName);
+      await backups.restored(payload.backupId);
+      return { status: await keptStatus(driver, ref(), payload.status) };
+    },
   };
 }
 
@@ -225,8 +244,9 @@ export function createOperationRunner(opts: RunnerOptions) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const repo = createOperationsRepository(db, clock);
+  const backups = createBackupRows(db, clock);
   const snapshots = createSnapshotRows(db);
-  const steps = createSteps(repo, opts.secrets, clock, registry, createDrainRepository(db), snapshots);
+  const steps = createSteps(repo, opts.secrets, clock, registry, createDrainRepository(db), snapshots, backups);
   const workerId = `runner-${randomUUID().slice(0, 8)}`;
   const pollMs = opts.pollMs ?? 250;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -397,6 +417,7 @@ export function createOperationRunner(opts: RunnerOptions) {
         );
         // A snapshot's row says so too (a take's is 'failed'; a revert's or delete's is ready again).
         await snapshots.failed(op, reason).catch(() => undefined);
+        await backups.failed(op, reason).catch(() => undefined);
       } finally {
         release();
       }

@@ -1,0 +1,78 @@
+/**
+ * The runner's side of backups (issue 24 item 2; docs/decisions/0021-backups.md): what a backup operation writes on
+ * its vm_backups row once the driver answered, or once it failed for good. The service makes the row (state
+ * 'creating') and marks it 'restoring' in the transaction that queues the operation.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { operationSchema } from '@portal/contract/vm-lifecycle';
+import type { Db } from '../../db/client.ts';
+import { vmBackups } from '../../db/schema.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import type { BackupInfo, ProviderDriver } from '../../providers/provider.ts';
+
+export function createBackupRows(db: Db, clock: Clock = systemClock) {
+  return {
+    /** The take succeeded: the backup is ready, with what the driver measured. */
+    async taken(id: number, info: BackupInfo) {
+      await db
+        .update(vmBackups)
+        .set({
+          state: 'ready',
+          sizeBytes: info.sizeBytes,
+          incremental: info.incremental,
+          error: null,
+          completedAt: clock.now(),
+        })
+        .where(eq(vmBackups.id, id));
+    },
+    /** A restore succeeded: the backup is still there, ready for another. */
+    async restored(id: number) {
+      await db.update(vmBackups).set({ state: 'ready', error: null }).where(eq(vmBackups.id, id));
+    },
+    /**
+     * A VM is deleted. Its backups are kept (vm_id null: the company's list still shows them, a restore as a new VM
+     * reads them) or deleted with it, at the driver first (a backup already gone is no error), then their rows.
+     */
+    async onVmDeleted(vmId: number, keep: boolean, driver: ProviderDriver) {
+      const rows = await db.select().from(vmBackups).where(eq(vmBackups.vmId, vmId));
+      if (keep) {
+        // A take that never finished is no backup to keep.
+        const unfinished = rows.filter((r) => r.state === 'creating' || r.state === 'failed');
+        for (const r of unfinished) await driver.backupDelete?.(r.providerName);
+        if (unfinished.length)
+          await db.delete(vmBackups).where(
+            inArray(
+              vmBackups.id,
+              unfinished.map((r) => r.id),
+            ),
+          );
+        await db.update(vmBackups).set({ vmId: null }).where(eq(vmBackups.vmId, vmId));
+        return;
+      }
+      for (const r of rows) await driver.backupDelete?.(r.providerName);
+      await db.delete(vmBackups).where(eq(vmBackups.vmId, vmId));
+    },
+    /**
+     * A backup operation failed for good: a take leaves a 'failed' row with the reason (the customer deletes it; it
+     * does not count against the limit); a restore leaves the backup ready as it was, with the reason.
+     */
+    async failed(row: { kind: string; payload: unknown }, reason: string) {
+      const parsed = operationSchema.safeParse({ kind: row.kind, payload: row.payload });
+      if (!parsed.success) return;
+      const operation = parsed.data;
+      if (operation.kind === 'create' && operation.payload.fromBackup) {
+        await db
+          .update(vmBackups)
+          .set({ state: 'ready' })
+          .where(and(eq(vmBackups.id, operation.payload.fromBackup.backupId), eq(vmBackups.state, 'restoring')));
+        return;
+      }
+      if (operation.kind !== 'backup' && operation.kind !== 'backupRestore') return;
+      await db
+        .update(vmBackups)
+        .set({ state: operation.kind === 'backup' ? 'failed' : 'ready', error: reason })
+        .where(eq(vmBackups.id, operation.payload.backupId));
+    },
+  };
+}
+export type BackupRows = ReturnType<typeof createBackupRows>;
