@@ -1,0 +1,1 @@
+CREATE INDEX "vms_live_host_idx" ON "virtual_machines" USING btree ("host_id") WHERE deleted_at is null;
