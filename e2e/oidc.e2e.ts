@@ -6,12 +6,11 @@
  * the way back. The new screens at 1440x900 and 390x844, light and dark: nothing wider than the viewport, axe clean,
  * a screenshot each.
  */
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SSO_CALLBACK_PATH, SSO_TEXT as S } from '@portal/contract/single-sign-on-text';
 import { createUser } from '../apps/api/test/fixtures.ts';
 import { startOidcProvider, type TestOidcProvider } from '../apps/api/test/oidc-provider.ts';
-import { axeViolations } from './support/axe.ts';
+import { everyLook } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** Waits on what the user sees, generously: the full suite runs on two loaded cores (docs/testing.md). */
@@ -33,34 +32,6 @@ afterAll(async () => {
   await portal?.stop();
   await idp?.close();
 });
-
-const LOOKS = [
-  { name: 'desktop-light', viewport: { width: 1440, height: 900 }, colorScheme: 'light' },
-  { name: 'desktop-dark', viewport: { width: 1440, height: 900 }, colorScheme: 'dark' },
-  { name: 'phone-light', viewport: { width: 390, height: 844 }, colorScheme: 'light' },
-  { name: 'phone-dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' },
-] as const;
-
-/** The page in every look: nothing wider than the viewport, axe clean within `within`, a screenshot each. */
-async function everyLook(page: Page, name: string, within: string) {
-  for (const look of LOOKS) {
-    await page.setViewportSize(look.viewport);
-    await page.emulateMedia({ colorScheme: look.colorScheme });
-    await expect
-      .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
-      .toBe(look.colorScheme === 'dark');
-    await expect
-      .poll(
-        () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
-        WAIT,
-      )
-      .toBeLessThanOrEqual(0);
-    expect(await axeViolations(page, within), `${name} ${look.name}`).toEqual([]);
-    await screenshot(page, `${name}-${look.name}`);
-  }
-  await page.setViewportSize(LOOKS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('single sign-on', () => {
   it('is configured by a company administrator, then a user signs in through the provider', async () => {
@@ -84,7 +55,7 @@ describe('single sign-on', () => {
       .getByTestId('sso-status')
       .getByText(/^On · sso\.test/)
       .waitFor(WAIT);
-    await everyLook(admin.page, 'sso-settings', 'main');
+    await everyLook(admin.page, 'sso-settings', { within: 'main' });
 
     // The user: the login page's new button, the provider's own form, back signed in.
     await createUser(portal, 1, USER);
@@ -92,7 +63,7 @@ describe('single sign-on', () => {
     const page = user.page;
     await page.goto(`${base}/login`);
     await page.getByRole('button', { name: S.signInWithSso }).waitFor(WAIT);
-    await everyLook(page, 'sso-login', 'body');
+    await everyLook(page, 'sso-login', { within: 'body' });
     // Without an email the button says what it needs first.
     await page.getByRole('button', { name: S.signInWithSso }).click();
     await page.getByText(S.typeEmailFirst).waitFor(WAIT);
@@ -111,7 +82,7 @@ describe('single sign-on', () => {
     const stray = await portal.newPage();
     await stray.page.goto(`${base}${SSO_CALLBACK_PATH}?code=forged&state=forged`);
     await stray.page.getByText(S.failed).waitFor(WAIT);
-    await everyLook(stray.page, 'sso-callback-error', 'body');
+    await everyLook(stray.page, 'sso-callback-error', { within: 'body' });
     await stray.page.getByRole('button', { name: S.backToLogin }).click();
     await stray.page.waitForURL(/\/login$/, WAIT);
   });

@@ -17,7 +17,7 @@ import { PASSKEY_TEXT as P } from '@portal/contract/passkeys';
 import { TOTP_PERIOD_SECONDS, TWO_FACTOR_TEXT as T } from '@portal/contract/two-factor';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
-import { axeViolations } from './support/axe.ts';
+import { DESKTOP, everyLook } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -34,36 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await portal?.stop();
 });
-
-const LOOKS = [
-  { name: 'desktop-light', viewport: { width: 1440, height: 900 }, colorScheme: 'light' },
-  { name: 'desktop-dark', viewport: { width: 1440, height: 900 }, colorScheme: 'dark' },
-  { name: 'phone-light', viewport: { width: 390, height: 844 }, colorScheme: 'light' },
-  { name: 'phone-dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' },
-] as const;
-
-/** The page in every look: nothing wider than the viewport, axe clean within `within`, a screenshot each. */
-async function everyLook(page: Page, name: string, within: string) {
-  for (const look of LOOKS) {
-    await page.setViewportSize(look.viewport);
-    await page.emulateMedia({ colorScheme: look.colorScheme });
-    await expect
-      .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
-      .toBe(look.colorScheme === 'dark');
-    await expect
-      .poll(
-        () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
-        WAIT,
-      )
-      .toBeLessThanOrEqual(0);
-    // The theme switch starts colour transitions: axe would measure a button mid-fade (as in failure-states).
-    await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, WAIT);
-    expect(await axeViolations(page, within), `${name} ${look.name}`).toEqual([]);
-    await screenshot(page, `${name}-${look.name}`);
-  }
-  await page.setViewportSize(LOOKS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 async function withVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
   const cdp = await page.context().newCDPSession(page);
@@ -99,7 +69,7 @@ describe('passkeys', () => {
 
   it('are added on the Security page, sign in instead of a mailed code, and are removed with the password', async () => {
     await createUser(portal, 1, EMAIL);
-    context = await portal.browser.newContext({ viewport: LOOKS[0].viewport, colorScheme: 'light' });
+    context = await portal.browser.newContext({ viewport: DESKTOP, colorScheme: 'light' });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     const { cdp, authenticatorId } = await withVirtualAuthenticator(page);
@@ -131,7 +101,7 @@ describe('passkeys', () => {
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]!.rpId).toBe('localhost');
-    await everyLook(page, 'passkeys-security', 'main');
+    await everyLook(page, 'passkeys-security', { within: 'main' });
     await signOut(page);
 
     // Sign in again: the passkey is offered first and no mail goes out.
@@ -140,7 +110,7 @@ describe('passkeys', () => {
     await expect.poll(() => page.getByRole('heading', { name: P.signInHeading }).isVisible(), WAIT).toBe(true);
     // The emailed code stays the fallback (the company does not require a strong factor).
     expect(await page.getByRole('button', { name: T.emailInstead }).isVisible()).toBe(true);
-    await everyLook(page, 'passkeys-sign-in', 'body');
+    await everyLook(page, 'passkeys-sign-in', { within: 'body' });
     await page.getByRole('button', { name: P.signInButton }).click();
     await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname), WAIT);
     expect(portal.smtp.messages.slice(mailsBefore).filter((m) => m.to.includes(EMAIL))).toHaveLength(0);
@@ -181,7 +151,7 @@ describe('passkeys', () => {
     await dialog.getByRole('button', { name: P.remove }).click();
     await expect.poll(() => dialog.getByText(P.wrongPassword).isVisible(), WAIT).toBe(true);
     await dialog.getByLabel(P.passwordLabel).fill(PASSWORD);
-    await everyLook(page, 'passkeys-remove', '[role="dialog"]');
+    await everyLook(page, 'passkeys-remove', { within: '[role="dialog"]' });
     await dialog.getByRole('button', { name: P.remove }).click();
     await expect.poll(() => section.getByText(P.none).isVisible(), WAIT).toBe(true);
     await expect.poll(() => dialog.isVisible(), WAIT).toBe(false);
