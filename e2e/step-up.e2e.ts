@@ -17,11 +17,10 @@ import { createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
 import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { axeViolations } from './support/axe.ts';
+import { DESKTOP, everyLook, LOOKS, type ColorScheme } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 let portal: Portal;
 beforeAll(async () => {
   portal = await startPortal();
@@ -30,7 +29,7 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function open(browser: Browser, viewport: typeof DESKTOP, colorScheme: 'light' | 'dark') {
+async function open(browser: Browser, viewport: typeof DESKTOP, colorScheme: ColorScheme) {
   const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
@@ -63,40 +62,34 @@ async function deleteFromDetails(page: Page, vmId: number, name: string, base = 
 
 describe('step-up before deleting a VM', () => {
   it('fresh sign-in: no prompt; stale: the dialog asks, refuses a wrong password, deletes after the right one', async () => {
-    for (const [name, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const tag = `${name}-${scheme}`;
-        const { page, close } = await open(portal.browser, viewport, scheme);
-        await portal.signIn(page);
+    for (const { name: tag, viewport, colorScheme } of LOOKS) {
+      const { page, close } = await open(portal.browser, viewport, colorScheme);
+      await portal.signIn(page);
 
-        // Just signed in: the spec's flow, no prompt.
-        const fresh = await insertVm(portal, { companyId: 1, teamId: null, name: `fresh-${tag}`, status: 'Stopped' });
-        await deleteFromDetails(page, fresh.id, fresh.name);
-        await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
-        expect(await page.getByText(STEP_UP_TEXT.title).count()).toBe(0);
+      // Just signed in: the spec's flow, no prompt.
+      const fresh = await insertVm(portal, { companyId: 1, teamId: null, name: `fresh-${tag}`, status: 'Stopped' });
+      await deleteFromDetails(page, fresh.id, fresh.name);
+      await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
+      expect(await page.getByText(STEP_UP_TEXT.title).count()).toBe(0);
 
-        // The proof is 10 minutes old: the same dialog asks for it.
-        await portal.db.update(sessions).set({ steppedUpAt: new Date(Date.now() - 10 * 60_000) });
-        const stale = await insertVm(portal, { companyId: 1, teamId: null, name: `stale-${tag}`, status: 'Stopped' });
-        const dialog = await deleteFromDetails(page, stale.id, stale.name);
-        await dialog.getByText(STEP_UP_TEXT.body).waitFor(WAIT);
-        const field = dialog.getByLabel(STEP_UP_TEXT.passwordLabel);
-        await field.fill('not the password');
-        await dialog.getByRole('button', { name: STEP_UP_TEXT.confirm }).click();
-        await dialog.getByText(STEP_UP_TEXT.wrong).waitFor(WAIT);
-        expect(await overflowing(page), `${tag}: wider than the viewport`).toEqual([]);
-        await page.screenshot({ path: `${SCREENSHOTS}step-up-${tag}.png`, fullPage: true });
-        expect(await axeViolations(page, '[role="dialog"]'), `${tag}: axe`).toEqual([]);
+      // The proof is 10 minutes old: the same dialog asks for it.
+      await portal.db.update(sessions).set({ steppedUpAt: new Date(Date.now() - 10 * 60_000) });
+      const stale = await insertVm(portal, { companyId: 1, teamId: null, name: `stale-${tag}`, status: 'Stopped' });
+      const dialog = await deleteFromDetails(page, stale.id, stale.name);
+      await dialog.getByText(STEP_UP_TEXT.body).waitFor(WAIT);
+      const field = dialog.getByLabel(STEP_UP_TEXT.passwordLabel);
+      await field.fill('not the password');
+      await dialog.getByRole('button', { name: STEP_UP_TEXT.confirm }).click();
+      await dialog.getByText(STEP_UP_TEXT.wrong).waitFor(WAIT);
+      expect(await overflowing(page), `${tag}: wider than the viewport`).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}step-up-${tag}.png`, fullPage: true });
+      expect(await axeViolations(page, '[role="dialog"]'), `${tag}: axe`).toEqual([]);
 
-        await field.fill(ADMIN.password);
-        await field.press('Enter');
-        await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
-        await page.waitForURL(/\/virtualMachines$/, WAIT);
-        await close();
-      }
+      await field.fill(ADMIN.password);
+      await field.press('Enter');
+      await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
+      await page.waitForURL(/\/virtualMachines$/, WAIT);
+      await close();
     }
   });
 });
@@ -152,24 +145,7 @@ describe('step-up with a passkey', () => {
     const usePasskey = dialog.getByRole('button', { name: STEP_UP_TEXT.usePasskey });
     await usePasskey.waitFor(WAIT);
     await dialog.getByLabel(STEP_UP_TEXT.passwordLabel).waitFor(WAIT);
-    for (const [name, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const tag = `${name}-${scheme}`;
-        await page.setViewportSize(viewport);
-        await page.emulateMedia({ colorScheme: scheme });
-        await expect
-          .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
-          .toBe(scheme === 'dark');
-        await expect.poll(() => overflowing(page), WAIT).toEqual([]);
-        await page.screenshot({ path: `${SCREENSHOTS}step-up-passkey-${tag}.png`, fullPage: true });
-        expect(await axeViolations(page, '[role="dialog"]'), `${tag}: axe`).toEqual([]);
-      }
-    }
-    await page.setViewportSize(DESKTOP);
-    await page.emulateMedia({ colorScheme: 'light' });
+    await everyLook(page, 'step-up-passkey', { within: '[role="dialog"]', overflow: overflowing });
 
     await usePasskey.click();
     await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
