@@ -143,8 +143,8 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
     log,
     clock,
     intervalMs: config.VM_HOST_CHECK_INTERVAL_MS,
-    // Only the event's host is looked at (a whole pass over a large fleet takes seconds).
-    onMachineEvent: (_ref, hostId) => reconciler.kickHost(hostId),
+    // Only the machine the event names is looked at (a whole pass over a large fleet takes seconds).
+    onMachineEvent: (ref, hostId) => reconciler.kickMachine(hostId, ref),
   });
   const operations = createOperationsRepository(db, clock);
   const queue = createEnqueue({ db, audit: deps.audit, events, clock });

@@ -13,7 +13,7 @@ import { hostErrorForTenant } from '../providers/libvirt/host-connection.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { createHostsRepository, type HostRow } from './hosts/hosts.repository.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
-import { createPeriodic } from './periodic.ts';
+import { createPeriodic, limiter } from './periodic.ts';
 
 /** The reason a VM on an unreachable host shows; it starts the same way for every VM of that host. */
 export const hostUnreachableReason = (hostName: string, error: string) =>
@@ -38,12 +38,15 @@ export function createHostMonitor(opts: {
   clock?: Clock;
   intervalMs?: number;
   timeoutMs?: number;
+  /** The check's writes at once, whatever the number of hosts (default 2). */
+  dbConcurrency?: number;
   /** Called when a host's engine reports a machine's state changed (the reconciler looks at once). */
   onMachineEvent?: (ref: string, hostId: number) => void;
 }) {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const hostsRepo = createHostsRepository(db);
+  const dbSlot = limiter(opts.dbConcurrency ?? 2);
   /**
    * Event subscriptions by host id, with the driver each watches through: one per enabled host while the monitor
    * runs, made again when the host's driver changes (its URI, or its provider's settings: registry.ts) and ended
@@ -138,14 +141,15 @@ export function createHostMonitor(opts: {
         }
         if (error) byRegion.get(host.regionId)!.complete = false;
         const wasDown = host.lastError !== null;
-        await hostsRepo.recordCheck(host.id, error, clock.now());
+        // Every host answers at once, but its writes take turns: the pool's other connections serve requests.
+        await dbSlot(() => hostsRepo.recordCheck(host.id, error, clock.now()));
         if (wasDown !== (error !== null)) {
           changed++;
           if (error) log.warn({ host: host.name }, `host ${host.name} is unreachable: ${error}`);
           else log.info({ host: host.name }, `host ${host.name} answers again`);
         }
         // Marked (or cleared) every round: VMs placed meanwhile get the reason too.
-        await markVms(host, error);
+        await dbSlot(() => markVms(host, error));
       }),
     );
     await syncImages(byRegion);

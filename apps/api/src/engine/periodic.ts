@@ -56,3 +56,27 @@ export function createPeriodic(
     },
   };
 }
+
+/** Runs a task when one of its limiter's slots is free. */
+export type Slot = <T>(task: () => Promise<T>) => Promise<T>;
+
+/**
+ * Runs at most `n` of the tasks handed to it at once, the others in the order they came: a worker that waits on many
+ * hosts at once sends its statements through one, so the pool's other connections stay free for requests.
+ */
+export function limiter(n: number): Slot {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active < n) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The slot goes straight to the next task waiting, or back.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}

@@ -304,6 +304,27 @@ it("asks each host once per pass for all its machines' states, and still follows
     [4, 0],
     [0, 20],
   ]);
+
+  // An event that names its machine (kickMachine, what the host monitor's watch calls): that machine alone is asked,
+  // once, and follows; another machine of the host that changed unannounced waits for the next pass.
+  const fleetA = fakes.get('test:///fleet-a')!;
+  fleetA.states.set(a[10]!, 'stopped');
+  fleetA.states.set(a[11]!, 'stopped');
+  running.kickMachine(hostA!.id, a[10]!);
+  await expect.poll(async () => (await status(a[10]!)).status, { timeout: 5_000 }).toBe('Shutoff');
+  expect(calls()).toEqual([
+    [5, 1],
+    [4, 0],
+    [4, 0],
+    [0, 20],
+  ]);
+  expect(await status(a[11]!)).toMatchObject({ status: 'Running' });
+  // A machine the portal does not hold (another tool's domain), or one not idle, is no call at all.
+  running.kickMachine(hostA!.id, refForKey('not-ours'));
+  running.kickMachine(hostA!.id, a[10]!);
+  fleetA.states.set(a[10]!, 'running');
+  await expect.poll(async () => (await status(a[10]!)).status, { timeout: 5_000 }).toBe('Running');
+  expect(calls()[0]).toEqual([5, 2]);
   await running.stop();
 });
 

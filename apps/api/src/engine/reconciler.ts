@@ -12,12 +12,12 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { HostSample, MachineState, ProviderDriver } from '../providers/provider.ts';
 import type { Audit } from '../lib/audit.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import type { EngineMetrics } from './metrics/metrics.ts';
+import type { EngineMetrics, VmSample } from './metrics/metrics.ts';
 import { publishVm, type VmEvents } from './vm-events.ts';
 import { adoptIfMissing } from './operations/adopt.ts';
 import { createEnqueue, queueSuspensionStops } from './operations/enqueue.ts';
 import { createOperationsRepository, type Walk } from './operations/operations.repository.ts';
-import { createPeriodic } from './periodic.ts';
+import { createPeriodic, limiter, type Slot } from './periodic.ts';
 
 /** Resting statuses the provider's word may change (an Error VM waits for its user). */
 const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
@@ -25,6 +25,11 @@ const RECONCILED: readonly VmStatus[] = ['Running', ...VM_OFF_STATUSES];
 const OFF_OUTSIDE_PORTAL: VmStatus = 'Shutoff';
 
 type Row = Awaited<ReturnType<ReturnType<typeof createOperationsRepository>['idleMachines']>>[number];
+
+/** Rows compared between two looks at the event loop (a comparison is cheap; a host's rows are a few hundred). */
+const YIELD_EVERY = 500;
+/** Lets what waits on the event loop (requests, their database replies) run before the pass goes on. */
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function createReconciler(opts: {
   db: Db;
@@ -46,6 +51,8 @@ export function createReconciler(opts: {
   pageSize?: number;
   /** Hosts walked and asked for their machines' states at once. */
   hostConcurrency?: number;
+  /** The pass's statements at once, whatever the hosts in flight (the pool's other connections serve requests). */
+  dbConcurrency?: number;
   /**
    * The most rows of one driver held before its states are asked: memory stays bounded for a provider with a huge
    * number of machines on one driver (a simulator's); a libvirt host stays far below it and is asked once per pass.
@@ -55,7 +62,8 @@ export function createReconciler(opts: {
   const { db, registry, events, log } = opts;
   const clock = opts.clock ?? systemClock;
   const pageSize = opts.pageSize ?? 500;
-  const hostConcurrency = opts.hostConcurrency ?? 8;
+  const hostConcurrency = opts.hostConcurrency ?? 32;
+  const dbSlot = limiter(opts.dbConcurrency ?? 2);
   const hostBatchLimit = opts.hostBatchLimit ?? 5_000;
   const repo = createOperationsRepository(db, clock);
   const enqueue = createEnqueue({ db, audit: opts.audit, events, clock });
@@ -86,28 +94,18 @@ export function createReconciler(opts: {
   /**
    * The provider's word for every idle VM, host by host: each driver instance (one per provider, and per host of a
    * libvirt provider) reads all its machines' rows for the pass first, then is asked once for all their states
-   * (statusAll), a few hosts at a time. The states are asked after the rows are read: a state older than its row
+   * (statusAll), many hosts at a time. The states are asked after the rows are read: a state older than its row
    * could undo what an operation did in between. One newer than its row is harmless: the update is conditional on
    * the row as read (status and updatedAt), so an operation that finished meanwhile is never overwritten.
+   * Waiting on hosts costs nothing, so `hostConcurrency` hosts are asked at once (a first pass opens each host's
+   * session: a process and a connect each); the pass's statements go through `dbConcurrency` (the pool stays free
+   * for requests), and its loops give the event loop back between hosts and chunks of rows.
    */
   async function followProviders(onlyHosts?: ReadonlySet<number>): Promise<number> {
     const walks = (await repo.reconcileWalks()).filter(
       (w) => !onlyHosts || (w.hostId !== null && onlyHosts.has(w.hostId)),
     );
-    const targets = await repo.walkTargets(walks);
-    const byDriver = new Map<ProviderDriver, Walk[]>();
-    for (const walk of walks) {
-      const provider = targets.providers.get(walk.providerId);
-      const host = walk.hostId ? targets.hosts.get(walk.hostId) : null;
-      if (!provider || host === undefined) continue; // removed since the walks were listed
-      try {
-        // A simulator provider's hosts share its one driver: their walks are read together and asked once.
-        const driver = registry.driverFor(provider, host);
-        byDriver.set(driver, [...(byDriver.get(driver) ?? []), walk]);
-      } catch (err) {
-        log.warn({ providerId: walk.providerId, hostId: walk.hostId, err }, 'reconcile failed for a host');
-      }
-    }
+    const byDriver = await driversOf(walks);
     const queue = [...byDriver];
     let changed = 0;
     const work = async () => {
@@ -123,32 +121,56 @@ export function createReconciler(opts: {
     return changed;
   }
 
+  /** The walks by the driver that answers for them (a simulator provider's hosts share its one driver). */
+  async function driversOf(walks: Walk[]): Promise<Map<ProviderDriver, Walk[]>> {
+    const targets = await repo.walkTargets(walks);
+    const byDriver = new Map<ProviderDriver, Walk[]>();
+    for (const walk of walks) {
+      const provider = targets.providers.get(walk.providerId);
+      const host = walk.hostId ? targets.hosts.get(walk.hostId) : null;
+      if (!provider || host === undefined) continue; // removed since the walks were listed
+      try {
+        const driver = registry.driverFor(provider, host);
+        byDriver.set(driver, [...(byDriver.get(driver) ?? []), walk]);
+      } catch (err) {
+        log.warn({ providerId: walk.providerId, hostId: walk.hostId, err }, 'reconcile failed for a host');
+      }
+    }
+    return byDriver;
+  }
+
   /** One driver's walks: its idle VMs read page by page, then its states asked once (per `hostBatchLimit` rows). */
   async function followDriver(driver: ProviderDriver, walks: Walk[]): Promise<number> {
     let changed = 0;
     let rows: Row[] = [];
+    const hostId = walks[0]?.hostId ?? null;
     for (const walk of walks) {
       for (let afterId = 0; ;) {
-        const page = await repo.idleMachines(RECONCILED, walk, afterId, pageSize);
+        const page = await dbSlot(() => repo.idleMachines(RECONCILED, walk, afterId, pageSize));
         rows.push(...page);
         if (rows.length >= hostBatchLimit) {
-          changed += await followRows(driver, rows);
+          changed += await followRows(driver, rows, hostId);
           rows = [];
         }
         if (page.length < pageSize) break;
-        afterId = page[page.length - 1]!.vm.id;
+        afterId = page[page.length - 1]!.id;
       }
     }
-    if (rows.length) changed += await followRows(driver, rows);
+    if (rows.length) changed += await followRows(driver, rows, hostId);
     return changed;
   }
 
   /** Rows already read, compared with their driver's states asked now; a host that does not answer is left as is. */
-  async function followRows(driver: ProviderDriver, rows: Row[]): Promise<number> {
+  async function followRows(
+    driver: ProviderDriver,
+    rows: Row[],
+    hostId: number | null,
+    opts2: { sample?: boolean } = {},
+  ): Promise<number> {
     let states: Map<string, MachineState> | null = null;
     let sample: HostSample | null = null;
     let sampledAt = clock.now();
-    const sampling = opts.metrics && driver.sampleAll;
+    const sampling = opts2.sample !== false && opts.metrics && driver.sampleAll;
     if (sampling || driver.statusAll) {
       try {
         if (sampling) {
@@ -157,61 +179,95 @@ export function createReconciler(opts: {
           states = sample.states;
         } else states = await driver.statusAll!();
       } catch (err) {
-        log.warn({ hostId: rows[0]!.host?.id ?? null, vms: rows.length, err }, 'reconcile failed for a host');
+        log.warn({ hostId, vms: rows.length, err }, 'reconcile failed for a host');
         return 0;
       }
+      // The host's answer was parsed in one stretch: let requests waiting meanwhile go first.
+      await yieldToRequests();
     }
     let changed = 0;
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % YIELD_EVERY === 0) await yieldToRequests();
       try {
-        const ref = row.vm.providerRef!;
+        const ref = row.providerRef!;
         // Drivers without statusAll are asked per VM, as before.
         const state = states ? (states.get(ref) ?? 'missing') : await driver.status(ref);
         if (await follow(driver, row, state)) changed++;
       } catch (err) {
-        log.warn({ vmId: row.vm.id, err }, 'reconcile failed');
+        log.warn({ vmId: row.id, err }, 'reconcile failed');
       }
     }
-    if (sample && opts.metrics) await recordSample(opts.metrics, rows, sample, sampledAt);
+    if (sample && opts.metrics) await recordSample(opts.metrics, rows, sample, sampledAt, hostId);
     return changed;
   }
 
   /** The statistics of the rows' machines in the host's sample, stored at once (one write per host). */
-  async function recordSample(metrics: Pick<EngineMetrics, 'record'>, rows: Row[], sample: HostSample, at: Date) {
-    const samples = [];
-    for (const { vm } of rows) {
+  async function recordSample(
+    metrics: Pick<EngineMetrics, 'record'>,
+    rows: Row[],
+    sample: HostSample,
+    at: Date,
+    hostId: number | null,
+  ) {
+    const samples: VmSample[] = [];
+    for (const vm of rows) {
       const stats = sample.stats.get(vm.providerRef!);
       if (stats) samples.push({ vmId: vm.id, companyId: vm.companyId, stats });
     }
     if (samples.length === 0) return;
     try {
-      await metrics.record(samples, at);
+      await dbSlot(() => metrics.record(samples, at));
     } catch (err) {
       // The pass's work is done; the next pass samples again (its interval then spans both).
-      log.warn({ hostId: rows[0]!.host?.id ?? null, vms: samples.length, err }, 'storing a host sample failed');
+      log.warn({ hostId, vms: samples.length, err }, 'storing a host sample failed');
     }
   }
 
   /** Brings one VM in line with the provider's word; true when its status changed. */
-  async function follow(driver: ProviderDriver, { vm, config, region }: Row, state: MachineState): Promise<boolean> {
+  async function follow(driver: ProviderDriver, vm: Row, state: MachineState, db: Slot = dbSlot): Promise<boolean> {
     let next: VmStatus | null = null;
     let reason: string | null = null;
     if (state === 'missing') {
-      if (await adoptIfMissing(driver, { vm, config, region })) return false;
+      // Drivers that forget machines (the simulator) take them back: that needs the whole row, read now.
+      const stored = driver.adopt ? await db(() => repo.target(vm.id)) : undefined;
+      if (stored && (await adoptIfMissing(driver, stored))) return false;
       next = 'Error';
       reason = 'The machine no longer exists at the provider';
     } else if (state === 'running' && vm.status !== 'Running') next = 'Running';
     else if (state === 'stopped' && vm.status === 'Running') next = OFF_OUTSIDE_PORTAL;
     if (!next) return false;
     // Only if nothing changed it since it was read (its status, and its updatedAt: a stop and a start count).
-    const updated = await repo.setStatusIfUnchanged(
-      vm.id,
-      vm.status,
-      { status: next, errorReason: reason },
-      vm.updatedAt,
+    const updated = await db(() =>
+      repo.setStatusIfUnchanged(vm.id, vm.status, { status: next, errorReason: reason }, vm.updatedAt),
     );
     if (updated) publishVm(events, updated);
     return !!updated;
+  }
+
+  /**
+   * The machines a host's lifecycle events named, followed alone: their rows read by name, each machine's state
+   * asked (one call each through the host's session), no sample stored. What the event changed reaches the live
+   * stream in a few round trips, whatever the size of the host or a pass under way (issue 22: within 2 s).
+   */
+  async function followMachines(hostId: number, refs: ReadonlySet<string>): Promise<number> {
+    const host = (await repo.walkTargets([{ providerId: 0, hostId }])).hosts.get(hostId);
+    if (!host) return 0;
+    const walk: Walk = { providerId: host.providerId, hostId };
+    const rows = await repo.idleMachinesByRef(RECONCILED, walk, [...refs]);
+    if (rows.length === 0) return 0;
+    const [entry] = await driversOf([walk]);
+    if (!entry) return 0;
+    const [driver] = entry;
+    let changed = 0;
+    for (const row of rows) {
+      try {
+        // Not behind the pass's statements (its slots): an event's change goes first.
+        if (await follow(driver, row, await driver.status(row.providerRef!), (task) => task())) changed++;
+      } catch (err) {
+        log.warn({ vmId: row.id, hostId, err }, 'reconcile failed');
+      }
+    }
+    return changed;
   }
 
   const loop = createPeriodic(reconcileOnce, { intervalMs: opts.intervalMs ?? 15_000, log, what: 'reconciler' });
@@ -261,10 +317,39 @@ export function createReconciler(opts: {
       });
   }
 
+  const kickedMachines = new Map<number, Set<string>>();
+  let machinesRunning: Promise<void> | null = null;
+  /**
+   * A host's engine said this machine changed (the host monitor's watch): it alone is looked at now, not its host's
+   * whole walk nor at the next pass. Events that arrive while one round runs are taken by the next round.
+   */
+  function kickMachine(hostId: number, ref: string) {
+    if (!loop.started) return;
+    const refs = kickedMachines.get(hostId) ?? new Set<string>();
+    refs.add(ref);
+    kickedMachines.set(hostId, refs);
+    machinesRunning ??= runKickedMachines();
+  }
+  async function runKickedMachines(): Promise<void> {
+    // A burst of events (a host's start-up, a guest's reboot) comes in one round.
+    await yieldToRequests();
+    while (kickedMachines.size > 0 && loop.started) {
+      const round = [...kickedMachines];
+      kickedMachines.clear();
+      await Promise.all(
+        round.map(([hostId, refs]) =>
+          followMachines(hostId, refs).catch((err: unknown) => log.error({ err, hostId }, 'reconciler failed')),
+        ),
+      );
+    }
+    machinesRunning = null;
+  }
+
   return {
     reconcileOnce,
     kick,
     kickHost,
+    kickMachine,
     // Once at start (machines a driver forgot come back before anyone asks for them), then on a timer.
     start: loop.start,
     async stop() {
@@ -273,6 +358,7 @@ export function createReconciler(opts: {
       if (hostTimer) clearTimeout(hostTimer);
       hostTimer = null;
       await hostRunning;
+      await machinesRunning;
       await loop.stop();
     },
   };
