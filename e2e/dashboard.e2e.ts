@@ -14,11 +14,9 @@ import { companies, configurationPrices, vmSizePeriods } from '../apps/api/src/d
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { axeViolations } from './support/axe.ts';
-import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+import { LOOKS, PHONE, checkScreen } from './support/looks.ts';
+import { startPortal, type Portal } from './support/portal.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const WAIT = { timeout: 30_000 };
 
 let portal: Portal;
@@ -47,46 +45,7 @@ async function newPage(
   return { context, page };
 }
 
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container (as ux.e2e.ts). */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      let scroller = el.parentElement;
-      let clipped = false;
-      while (scroller && scroller !== document.body) {
-        const o = getComputedStyle(scroller).overflowX;
-        if (o === 'auto' || o === 'scroll' || o === 'hidden') {
-          clipped = true;
-          break;
-        }
-        scroller = scroller.parentElement;
-      }
-      if (!clipped && r.right > width + 1 && getComputedStyle(el).position !== 'fixed') {
-        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
-      }
-    }
-    return out.slice(0, 10);
-  });
-}
-
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: `${SCREENSHOTS}dashboard-${name}.png`, fullPage: true });
-  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
-  expect(await axeViolations(page, 'main'), `${name}: axe violations`).toEqual([]);
-}
-
-const SCREENS = [
-  ['desktop-light', DESKTOP, 'light'],
-  ['desktop-dark', DESKTOP, 'dark'],
-  ['phone-light', PHONE, 'light'],
-  ['phone-dark', PHONE, 'dark'],
-] as const;
+const check = (page: Page, name: string) => checkScreen(page, 'dashboard', name, { within: 'main', excuse: 'clips' });
 
 async function waitRunning(id: number) {
   for (let i = 0; i < 600; i++) {
@@ -98,7 +57,7 @@ async function waitRunning(id: number) {
 
 describe('dashboard overview', () => {
   it('offers "Create your first machine" while the company has none', async () => {
-    for (const [name, viewport, scheme] of SCREENS) {
+    for (const { name, viewport, colorScheme: scheme } of LOOKS) {
       const { context, page } = await newPage(viewport, scheme);
       const prompt = page.getByRole('region', { name: 'Create your first machine' });
       await expect.poll(() => prompt.isVisible(), WAIT).toBe(true);
@@ -148,7 +107,7 @@ describe('dashboard overview', () => {
       { status: 'Stopped', count: 1 },
     ]);
 
-    for (const [name, viewport, scheme] of SCREENS) {
+    for (const { name, viewport, colorScheme: scheme } of LOOKS) {
       const { context, page } = await newPage(viewport, scheme);
       await expect.poll(() => page.getByTestId('machines-total').textContent(), WAIT).toBe('3 machines');
       expect(await page.getByRole('region', { name: 'Create your first machine' }).count()).toBe(0);
