@@ -4,26 +4,40 @@
  * primary button is the accent, its focus ring the accent (dark: its tint), the active navigation item the accent
  * (desktop), links the accent's AA text shade (light) or dark mode's tint (dark), as brand-colors.ts computes them.
  * Nothing is wider than the viewport and axe finds nothing on the page (contrast included).
+ * A pale accent (#f5d90a): the text on it is near-black (brand-colors.ts textOn), on the sign-in page of the brand's
+ * domain and on /account (the primary button, the active item), light and dark, 1440x900 and 390x844, axe clean.
  */
 import { eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_TEXT } from '@portal/contract/account';
-import { accentVariables } from '@portal/contract/brand-colors';
-import { companies, resellers } from '../apps/api/src/db/schema.ts';
+import { NEAR_BLACK, accentVariables } from '@portal/contract/brand-colors';
+import { companies, resellerDomains, resellers } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const OWNER = 'owner@accent.example';
 const ACCENT = '#0f766e';
+const PALE = '#f5d90a';
+/** The demo reseller's domain: its sign-in page wears the brand (docs/branding.md). */
+const HOST = 'accent.example.test';
 const WAIT = { timeout: 30_000 };
+const SIZES = [
+  [{ width: 1440, height: 900 }, 'light'],
+  [{ width: 1440, height: 900 }, 'dark'],
+  [{ width: 390, height: 844 }, 'light'],
+  [{ width: 390, height: 844 }, 'dark'],
+] as const;
 let portal: Portal;
 
 beforeAll(async () => {
-  portal = await startPortal();
+  portal = await startPortal({ browserArgs: [`--host-resolver-rules=MAP ${HOST} 127.0.0.1`] });
   // The demo customer (admin@example.com, company 1) belongs to the demo reseller; its owner sets the accent.
   const [customer] = await portal.db.select().from(companies).where(eq(companies.id, 1));
+  await portal.db
+    .insert(resellerDomains)
+    .values({ host: HOST, resellerId: customer!.resellerId, verifiedAt: new Date() });
   const [staff] = await portal.db
     .insert(companies)
     .values({ resellerId: customer!.resellerId, name: 'Accent staff', kind: 'staff' })
@@ -46,47 +60,46 @@ const computed = (page: Page, selector: string, property: string) =>
     .first()
     .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
 
+/** The owner sets the accent through the API, as the branding screen does. */
+async function setAccent(accent: string) {
+  const owner = await portal.newPage();
+  owner.page.setDefaultTimeout(30_000);
+  await portal.signIn(owner.page, OWNER, PASSWORD);
+  const saved = await owner.page.evaluate(
+    async ({ api, accent }) => {
+      const csrf = document.cookie
+        .split('; ')
+        .find((c) => c.startsWith('csrf_token='))
+        ?.slice('csrf_token='.length);
+      const res = await fetch(`${api}/reseller/branding`, {
+        method: 'PUT',
+        credentials: 'include',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf ?? '' },
+        body: JSON.stringify({
+          name: 'Tealwave Cloud',
+          logoUrl: '',
+          tabLogoUrl: '',
+          email: '',
+          supportEmail: '',
+          accentColor: accent,
+        }),
+      });
+      return { status: res.status, body: (await res.json()) as { data?: { accentColor?: string } } };
+    },
+    { api: portal.apiUrl, accent: accent.toUpperCase() },
+  );
+  expect(saved, JSON.stringify(saved.body)).toMatchObject({ status: 200 });
+  await owner.context.close();
+  const [reseller] = await portal.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
+  expect(reseller!.accentColor).toBe(accent);
+}
+
 describe('the accent in the customer portal', () => {
   it('a customer of a reseller with an accent sees it on buttons, focus rings, the active item and links, light and dark', async () => {
-    // The owner sets the accent through the API, as the branding screen does.
-    const owner = await portal.newPage();
-    owner.page.setDefaultTimeout(30_000);
-    await portal.signIn(owner.page, OWNER, PASSWORD);
-    const saved = await owner.page.evaluate(
-      async ({ api, accent }) => {
-        const csrf = document.cookie
-          .split('; ')
-          .find((c) => c.startsWith('csrf_token='))
-          ?.slice('csrf_token='.length);
-        const res = await fetch(`${api}/reseller/branding`, {
-          method: 'PUT',
-          credentials: 'include',
-          headers: { 'content-type': 'application/json', 'x-csrf-token': csrf ?? '' },
-          body: JSON.stringify({
-            name: 'Tealwave Cloud',
-            logoUrl: '',
-            tabLogoUrl: '',
-            email: '',
-            supportEmail: '',
-            accentColor: accent,
-          }),
-        });
-        return { status: res.status, body: (await res.json()) as { data?: { accentColor?: string } } };
-      },
-      { api: portal.apiUrl, accent: ACCENT.toUpperCase() },
-    );
-    expect(saved, JSON.stringify(saved.body)).toMatchObject({ status: 200 });
-    await owner.context.close();
-    const [reseller] = await portal.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
-    expect(reseller!.accentColor).toBe(ACCENT);
+    await setAccent(ACCENT);
 
     const shades = accentVariables(ACCENT);
-    for (const [viewport, scheme] of [
-      [{ width: 1440, height: 900 }, 'light'],
-      [{ width: 1440, height: 900 }, 'dark'],
-      [{ width: 390, height: 844 }, 'light'],
-      [{ width: 390, height: 844 }, 'dark'],
-    ] as const) {
+    for (const [viewport, scheme] of SIZES) {
       const context = await portal.browser.newContext({ viewport, colorScheme: scheme });
       const page = await context.newPage();
       page.setDefaultTimeout(30_000);
@@ -124,6 +137,59 @@ describe('the accent in the customer portal', () => {
       await expect
         .poll(() => button.evaluate((b) => b.matches(':focus-visible') && getComputedStyle(b).outlineColor), WAIT)
         .toBe(rgb(scheme === 'dark' ? shades['--color-brand-300']! : ACCENT));
+      await context.close();
+    }
+  });
+
+  it('a pale accent gets near-black text wherever text sits on it: the sign-in page and /account, light and dark, axe clean', async () => {
+    await setAccent(PALE);
+    const shades = accentVariables(PALE);
+    expect(shades['--color-on-brand-600']).toBe(NEAR_BLACK);
+    for (const [viewport, scheme] of SIZES) {
+      const tag = `${viewport.width}-${scheme}`;
+      const context = await portal.browser.newContext({ viewport, colorScheme: scheme });
+      const page = await context.newPage();
+      page.setDefaultTimeout(30_000);
+
+      // The sign-in page of the brand's domain: the Login button is the accent with near-black text (white: 1.4:1).
+      await page.goto(`${portal.url.replace('127.0.0.1', HOST)}/login`);
+      const login = page.getByRole('button', { name: 'Login' });
+      await expect.poll(() => login.evaluate((b) => getComputedStyle(b).backgroundColor), WAIT).toBe(rgb(PALE));
+      expect(await login.evaluate((b) => getComputedStyle(b).color)).toBe(rgb(NEAR_BLACK));
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBeLessThanOrEqual(0);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}accent-pale-login-${tag}.png`, fullPage: true });
+
+      // Signed in (on the portal's own address, the customer's profile carries the accent): /account's primary button.
+      await portal.signIn(page);
+      await page.goto(`${portal.url}/account`);
+      const button = page.getByRole('button', { name: ACCOUNT_TEXT.changePassword });
+      await expect.poll(() => button.isVisible(), WAIT).toBe(true);
+      await page.mouse.move(0, 0);
+      await expect.poll(() => button.evaluate((b) => getComputedStyle(b).backgroundColor), WAIT).toBe(rgb(PALE));
+      expect(await button.evaluate((b) => getComputedStyle(b).color)).toBe(rgb(NEAR_BLACK));
+      // The active navigation item (desktop: the sidebar is open) is the accent with the same text.
+      if (viewport.width > 1000) {
+        const active = 'nav[aria-label="Main"] a[aria-current="page"]';
+        expect(await computed(page, active, 'background-color')).toBe(rgb(PALE));
+        expect(await computed(page, active, 'color')).toBe(rgb(NEAR_BLACK));
+      }
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBeLessThanOrEqual(0);
+      // The whole page (the sidebar's active item included), not only main.
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}accent-pale-account-${tag}.png`, fullPage: true });
+
+      if (viewport.width > 1000 && scheme === 'light') {
+        // A toast still shows once signed in (its container loads after sign-in, not on /login: issue 25's weight).
+        const profile = page.locator('form').filter({ has: page.getByLabel('First Name') });
+        await profile.getByLabel('First Name').fill('Accent');
+        await profile.getByRole('button', { name: 'Save' }).click();
+        await expect.poll(() => page.locator('.Toastify').getByText('Saved').isVisible(), WAIT).toBe(true);
+      }
       await context.close();
     }
   });

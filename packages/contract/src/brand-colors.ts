@@ -8,11 +8,15 @@
 export const ACCENT_PATTERN = /^#[0-9a-fA-F]{6}$/;
 /** WCAG AA for normal text. */
 export const AA_RATIO = 4.5;
+/** WCAG 2.1 AA for what is not text (1.4.11): icons, focus rings, a control's edge. */
+export const NON_TEXT_RATIO = 3;
 /** The backgrounds the accent meets: the light page (slate-50) and the dark cards (slate-900), the harder of each. */
 export const LIGHT_BACKGROUND = '#f8fafc';
 export const DARK_BACKGROUND = '#0f172a';
 const WHITE = '#ffffff';
 const BLACK = '#000000';
+/** The portal's near-black (slate-900, its text colour): the dark choice for text on the accent. */
+export const NEAR_BLACK = '#0f172a';
 
 type Rgb = [number, number, number];
 
@@ -56,36 +60,62 @@ export function darkModeText(accent: string): string {
   return WHITE;
 }
 
+/**
+ * The colour of text drawn on a background (a primary button's label on the accent, the active item's): white or
+ * the portal's near-black, whichever contrasts more; when neither reaches AA (a mid tone), white or pure black,
+ * one of which always does (at least 4.58:1). So a pale accent (#f5d90a, #a3e635) gets dark text, a deep one white.
+ */
+export function textOn(background: string): string {
+  const best = contrastRatio(WHITE, background) >= contrastRatio(NEAR_BLACK, background) ? WHITE : NEAR_BLACK;
+  if (contrastRatio(best, background) >= AA_RATIO) return best;
+  return contrastRatio(WHITE, background) >= contrastRatio(BLACK, background) ? WHITE : BLACK;
+}
+
 export interface ContrastCheck {
   /** What meets what, as the branding screen says it. */
   label: string;
   /** Rounded down to two decimals, so 4.499 never shows as passing. */
   ratio: number;
+  /** What it must reach: 4.5:1 for text, 3:1 for icons and focus rings. */
+  needed: number;
   passes: boolean;
 }
 
 const floor2 = (n: number) => Math.floor(n * 100) / 100;
 
 /**
- * The checks the branding screen shows for an accent: white text on it (buttons, the active link; both modes),
- * the accent as text on the light background, and dark mode's text tint on the dark background.
+ * The checks the branding screen shows for an accent: the text on it (buttons, the active item; both modes; white
+ * or near-black by textOn, so it always reads), the accent itself on the light background (where it is not text:
+ * icons, focus rings, checkboxes; 3:1), and dark mode's text tint on the dark background. Links and badges use the
+ * computed 700/300 shades, which read whatever the accent (accentVariables).
  */
 export function accentChecks(accent: string): ContrastCheck[] {
-  const check = (label: string, a: string, b: string): ContrastCheck => {
+  const check = (label: string, a: string, b: string, needed = AA_RATIO): ContrastCheck => {
     const ratio = floor2(contrastRatio(a, b));
-    return { label, ratio, passes: ratio >= AA_RATIO };
+    return { label, ratio, needed, passes: ratio >= needed };
   };
+  const onAccent = textOn(accent);
   return [
-    check('White text on the accent (light and dark)', WHITE, accent),
-    check('The accent as text on the light background', accent, LIGHT_BACKGROUND),
+    check(
+      `${onAccent === WHITE ? 'White' : onAccent === BLACK ? 'Black' : 'Near-black'} text on the accent (buttons, the active item; light and dark)`,
+      onAccent,
+      accent,
+    ),
+    check(
+      'The accent on the light background (icons, focus rings, checkboxes)',
+      accent,
+      LIGHT_BACKGROUND,
+      NON_TEXT_RATIO,
+    ),
     check('Its dark-mode tint as text on the dark background', darkModeText(accent), DARK_BACKGROUND),
   ];
 }
 
 /**
  * The portal's `--color-brand-*` variables for an accent (index.css names them): 600 is the accent (buttons,
- * light-mode links), 700 its hover and the links' and badges' text (AA on white and the tints), 800 that text's
- * hover, 500 rings and borders, 300 dark mode's text, 50/100 light tints, 950 a dark tint.
+ * the active item, icons, focus rings), 700 its hover and the links' and badges' text (AA on white and the tints),
+ * 800 that text's hover, 500 rings and borders, 300 dark mode's text, 50/100 light tints, 950 a dark tint; and
+ * `--color-on-brand-600`/`-700`, the text drawn on 600 and on 700 (white or near-black, textOn).
  */
 export function accentVariables(accent: string): Record<string, string> {
   const tint100 = mix(accent, WHITE, 0.84);
@@ -99,6 +129,8 @@ export function accentVariables(accent: string): Record<string, string> {
     '--color-brand-700': shade700,
     '--color-brand-800': mix(shade700, BLACK, 0.2),
     '--color-brand-950': darkTint(accent),
+    '--color-on-brand-600': textOn(accent),
+    '--color-on-brand-700': textOn(shade700),
   };
 }
 

@@ -86,7 +86,7 @@ function readCollapsed(): boolean {
 const linkClass = (collapsed: boolean, active: boolean) =>
   `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white ${
     collapsed ? 'justify-center' : ''
-  } ${active ? 'bg-brand-600 text-white' : 'text-slate-300 hover:bg-slate-800 hover:text-white'}`;
+  } ${active ? 'bg-brand-600 text-on-brand-600' : 'text-slate-300 hover:bg-slate-800 hover:text-white'}`;
 
 const iconButton =
   'rounded-md p-1.5 text-slate-300 hover:bg-slate-800 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white';

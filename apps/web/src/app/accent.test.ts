@@ -6,7 +6,16 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AA_RATIO, DARK_BACKGROUND, accentVariables, contrastRatio } from '@portal/contract/brand-colors';
+import {
+  AA_RATIO,
+  DARK_BACKGROUND,
+  NEAR_BLACK,
+  NON_TEXT_RATIO,
+  accentChecks,
+  accentVariables,
+  contrastRatio,
+  textOn,
+} from '@portal/contract/brand-colors';
 
 const SRC = new URL('..', import.meta.url).pathname;
 
@@ -51,5 +60,61 @@ describe('the accent colours every brand shade of the portal', () => {
       expect(contrastRatio(v['--color-brand-300']!, DARK_BACKGROUND)).toBeGreaterThanOrEqual(AA_RATIO);
       expect(contrastRatio(v['--color-brand-300']!, v['--color-brand-950']!)).toBeGreaterThanOrEqual(AA_RATIO);
     }
+  });
+});
+
+describe('the text drawn on the accent (primary buttons, the active item)', () => {
+  const PALE = ['#f5d90a', '#a3e635', '#facc15', '#ffffff', '#84cc16', '#f472b6'];
+  const DEEP = ['#2563eb', '#0f766e', '#000000', '#dc2626', '#7c3aed'];
+
+  it('is near-black on a pale accent and white on a deep one, whichever contrasts more', () => {
+    for (const accent of PALE) expect(textOn(accent), accent).toBe(NEAR_BLACK);
+    for (const accent of DEEP) expect(textOn(accent), accent).toBe('#ffffff');
+    for (const accent of [...PALE, ...DEEP]) {
+      const other = textOn(accent) === NEAR_BLACK ? '#ffffff' : NEAR_BLACK;
+      expect(contrastRatio(textOn(accent), accent)).toBeGreaterThanOrEqual(contrastRatio(other, accent));
+    }
+  });
+
+  it('reads at AA on the accent and on its hover shade for every accent, mid tones included', () => {
+    const mids = ['#777777', '#808080', '#7a7a7a', '#e0245e', '#3b82f6', '#10b981', '#f97316'];
+    for (const accent of [...PALE, ...DEEP, ...mids, ...ACCENTS]) {
+      const v = accentVariables(accent);
+      expect(v['--color-on-brand-600']).toBe(textOn(accent));
+      expect(contrastRatio(v['--color-on-brand-600']!, accent), `text on ${accent}`).toBeGreaterThanOrEqual(AA_RATIO);
+      expect(
+        contrastRatio(v['--color-on-brand-700']!, v['--color-brand-700']!),
+        `text on the hover shade of ${accent}`,
+      ).toBeGreaterThanOrEqual(AA_RATIO);
+    }
+    // Every 24-bit grey: the worst case of white against black is 4.58:1, so one of them always reaches AA.
+    for (let g = 0; g < 256; g++) {
+      const grey = `#${g.toString(16).padStart(2, '0').repeat(3)}`;
+      expect(contrastRatio(textOn(grey), grey), grey).toBeGreaterThanOrEqual(AA_RATIO);
+    }
+  });
+
+  it('is themed in index.css (white on the default blue) and used where text sits on the accent', () => {
+    const css = readFileSync(join(SRC, 'index.css'), 'utf8');
+    expect(css).toMatch(/--color-on-brand-600: #ffffff;/);
+    expect(css).toMatch(/--color-on-brand-700: #ffffff;/);
+    // No white text left on a brand-600 background: the text colour comes from the accent.
+    for (const file of sources(SRC)) {
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        // One class string holding both (a hover:text-white of another string on the line is not text on the accent).
+        if (/['"`][^'"`]*\bbg-brand-600\b[^'"`]*(?<![\w:-])text-white\b/.test(line))
+          expect.fail(`${file}: ${line.trim()}`);
+      }
+    }
+  });
+
+  it('leaves the branding screen a warning only about what remains: the accent itself as an icon or focus ring', () => {
+    const [onAccent, onLight, darkText] = accentChecks('#f5d90a');
+    expect(onAccent).toMatchObject({ passes: true, needed: AA_RATIO });
+    expect(onAccent!.label).toMatch(/^Near-black text on the accent/);
+    expect(onLight).toMatchObject({ passes: false, needed: NON_TEXT_RATIO, ratio: 1.35 });
+    expect(darkText!.passes).toBe(true);
+    expect(accentChecks('#0f766e').every((c) => c.passes)).toBe(true);
+    expect(accentChecks('#0f766e')[0]!.label).toMatch(/^White text on the accent/);
   });
 });

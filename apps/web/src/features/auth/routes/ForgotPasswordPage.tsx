@@ -26,7 +26,7 @@ export function ForgotPasswordPage() {
         <div className="space-y-3 text-sm text-slate-600 dark:text-slate-300">
           <p>{TEXT.forgotSentBody}</p>
           <p>{TEXT.forgotContact}</p>
-          <Link to="/login" className="block pt-2 font-medium text-brand-600 dark:text-brand-300 hover:underline">
+          <Link to="/login" className="block pt-2 font-medium text-brand-700 dark:text-brand-300 hover:underline">
             Back to Login
           </Link>
         </div>
@@ -45,7 +45,7 @@ export function ForgotPasswordPage() {
           </Button>
           <Link
             to="/login"
-            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            className="block text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
           >
             Back to Login
           </Link>

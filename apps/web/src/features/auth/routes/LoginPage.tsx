@@ -117,7 +117,7 @@ export function LoginPage() {
             </label>
             <Link
               to="/forgotPassword"
-              className="text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+              className="text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
             >
               Forgot Password
             </Link>

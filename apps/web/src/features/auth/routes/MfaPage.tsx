@@ -161,7 +161,7 @@ export function MfaPage() {
   }
 
   const linkClass =
-    'block w-full text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline disabled:opacity-60';
+    'block w-full text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline disabled:opacity-60';
   /** The other factors the user has: passkey, app, and the emailed code where the company allows it. */
   const switches = (
     <>
@@ -226,7 +226,7 @@ export function MfaPage() {
           <p className="text-sm text-slate-600 dark:text-slate-300">{TEXT.retriesExhaustedHelp}</p>
           <Link
             to="/login"
-            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            className="block text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
           >
             Return to Login
           </Link>
@@ -246,7 +246,7 @@ export function MfaPage() {
           {switches}
           <Link
             to="/login"
-            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            className="block text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
           >
             Return to Login
           </Link>
@@ -270,7 +270,7 @@ export function MfaPage() {
             {switches}
             <Link
               to="/login"
-              className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+              className="block text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
             >
               Return to Login
             </Link>

@@ -99,7 +99,7 @@ export function ResetPasswordPage() {
           </Button>
           <Link
             to="/login"
-            className="block text-center text-sm font-medium text-brand-600 dark:text-brand-300 hover:underline"
+            className="block text-center text-sm font-medium text-brand-700 dark:text-brand-300 hover:underline"
           >
             Back to Login
           </Link>

@@ -78,7 +78,7 @@ export function DashboardOverview() {
           </div>
           <Link
             to="/createVirtualMachine"
-            className="inline-flex shrink-0 items-center justify-center gap-2 rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+            className="inline-flex shrink-0 items-center justify-center gap-2 rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-on-brand-600 hover:bg-brand-700 hover:text-on-brand-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
           >
             <Plus className="h-4 w-4" aria-hidden />
             {OVERVIEW_TEXT.firstRunButton}

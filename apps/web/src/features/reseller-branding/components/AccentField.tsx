@@ -1,11 +1,12 @@
 /**
  * The accent colour (issue 25 item 8): a colour picker beside its #rrggbb text, and the contrast it has where the
- * portal uses it, computed (WCAG AA: 4.5:1 for text). A ratio below that is a warning with the number: the reseller
- * may still save, knowing some text will be hard to read.
+ * portal uses it, computed (WCAG AA: 4.5:1 for text, 3:1 for icons and focus rings). Text on the accent is white or
+ * near-black, whichever reads (brand-colors.ts textOn), and links use a computed shade, so what can still fall short
+ * is the accent itself on the light page (icons, focus rings): a warning with the number; the reseller may still save.
  */
 import { useId } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
-import { AA_RATIO, ACCENT_PATTERN, accentChecks } from '@portal/contract/brand-colors';
+import { ACCENT_PATTERN, accentChecks } from '@portal/contract/brand-colors';
 import type { BrandingForm } from '@portal/contract/reseller-branding';
 import { TextField } from '../../../components/ui/TextField.tsx';
 
@@ -50,7 +51,7 @@ export function AccentField() {
               data-testid="accent-warning"
               className="rounded-md bg-amber-50 dark:bg-amber-950/50 px-3 py-2 text-amber-800 dark:text-amber-200"
             >
-              {`Low contrast: ${failing.map((c) => `${c.label.toLowerCase()} is ${c.ratio.toFixed(2)}:1`).join('; ')} (at least ${AA_RATIO}:1 is needed to read text). Choose a darker or lighter colour.`}
+              {`Low contrast: ${failing.map((c) => `${c.label.toLowerCase()} is ${c.ratio.toFixed(2)}:1, below the ${c.needed}:1 needed`).join('; ')}. Buttons and links stay readable (their text colour is chosen for the accent); for the rest, choose a darker or lighter colour.`}
             </p>
           )}
         </div>

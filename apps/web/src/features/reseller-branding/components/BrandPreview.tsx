@@ -4,7 +4,7 @@
  */
 import { DEFAULT_BRAND } from '@portal/contract/constants';
 import { TEXT } from '@portal/contract/messages';
-import { ACCENT_PATTERN } from '@portal/contract/brand-colors';
+import { ACCENT_PATTERN, textOn } from '@portal/contract/brand-colors';
 import { BRAND_ASSET_PATH, BRANDING_TEXT } from '@portal/contract/reseller-branding';
 
 /** SPEC point 1's default tab icon: a plain white circle. */
@@ -28,8 +28,9 @@ export function BrandPreview({
   tabLogoUrl: string | null | undefined;
   accentColor?: string | null | undefined;
 }) {
-  // The accent as typed, once it is a colour; the portal's blue until then.
-  const accent = accentColor && ACCENT_PATTERN.test(accentColor.trim()) ? { backgroundColor: accentColor.trim() } : {};
+  // The accent as typed, once it is a colour, with the text the portal writes on it; the portal's blue until then.
+  const typed = accentColor?.trim();
+  const accent = typed && ACCENT_PATTERN.test(typed) ? { backgroundColor: typed, color: textOn(typed) } : {};
   const title = name.trim() || DEFAULT_BRAND.acronymTitle;
   const logo = shownUrl(logoUrl);
   const icon = shownUrl(tabLogoUrl) ?? DEFAULT_TAB_ICON;
@@ -66,7 +67,7 @@ export function BrandPreview({
             {['Dashboard', 'Virtual Machines', 'Teams', 'Users', 'Support'].map((label, i) => (
               <span
                 key={label}
-                className={`truncate rounded px-1.5 py-1 text-[10px] ${i === 0 ? 'bg-brand-600 text-white' : 'text-slate-300'}`}
+                className={`truncate rounded px-1.5 py-1 text-[10px] ${i === 0 ? 'bg-brand-600 text-on-brand-600' : 'text-slate-300'}`}
                 style={i === 0 ? accent : undefined}
               >
                 {label}

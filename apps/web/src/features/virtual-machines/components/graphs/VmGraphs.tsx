@@ -76,7 +76,7 @@ function RangeSwitch({ value, onChange }: { value: GraphRange; onChange: (r: Gra
           onClick={() => onChange(r)}
           className={`px-3 py-1 text-sm font-medium border-l first:border-l-0 border-slate-300 dark:border-slate-600 ${
             r === value
-              ? 'bg-brand-600 text-white dark:bg-brand-300 dark:text-slate-900'
+              ? 'bg-brand-600 text-on-brand-600 dark:bg-brand-300 dark:text-slate-900'
               : 'bg-white text-slate-700 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800'
           }`}
         >
