@@ -21,11 +21,9 @@ import {
 } from '../apps/api/src/db/schema.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { axeViolations } from './support/axe.ts';
+import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const WAIT = { timeout: 30_000 };
 const HOUR = 3_600_000;
 
@@ -109,39 +107,7 @@ async function newPage(
   return { context, page };
 }
 
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container. */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      let scroller = el.parentElement;
-      let clipped = false;
-      while (scroller && scroller !== document.body) {
-        const o = getComputedStyle(scroller).overflowX;
-        if (o === 'auto' || o === 'scroll' || o === 'hidden') {
-          clipped = true;
-          break;
-        }
-        scroller = scroller.parentElement;
-      }
-      if (!clipped && r.right > width + 1 && getComputedStyle(el).position !== 'fixed') {
-        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
-      }
-    }
-    return out.slice(0, 10);
-  });
-}
-
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: `${SCREENSHOTS}vm-details-${name}.png`, fullPage: true });
-  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
-  expect(await axeViolations(page, 'main'), `${name}: axe violations`).toEqual([]);
-}
+const check = (page: Page, name: string) => checkScreen(page, 'vm-details', name, { within: 'main', excuse: 'clips' });
 
 const graphs = (page: Page) => page.getByRole('region', { name: GRAPH_TEXT.title });
 const points = async (page: Page) =>
