@@ -122,8 +122,8 @@ it('shows last month, downloads its CSV, and sets the webhook that delivers it',
   const csv = await readFile((await download.path())!, 'utf8');
   // One line per size of the resized VM: 10 days (240 h) micro, 5 days (120 h) small.
   expect(csv.split('\r\n').slice(1, 3)).toEqual([
-    `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,micro,${micro.name},864000,240.00,0.01000,5.00,2.40,USD`,
-    `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,small,${small.name},432000,120.00,0.02000,10.00,2.40,USD`,
+    `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,micro,${micro.name},864000,240.00,0.01000,5.00,2.40,USD,vm,,`,
+    `${month},${demo!.id},${demo!.name},${vm!.id},web-shop,small,${small.name},432000,120.00,0.02000,10.00,2.40,USD,vm,,`,
   ]);
 
   await page.getByRole('link', { name: 'Billing' }).click();

@@ -71,6 +71,35 @@ export const usageLineSchema = z.object({
 });
 export type UsageLine = z.infer<typeof usageLineSchema>;
 
+/**
+ * Storage kept in the month (issue 24 item 4): one line per VM and kind, its snapshots' or backups' GB-months
+ * (GB = 1024³ bytes; GB-seconds over the seconds of the whole calendar month) priced per GB-month by the reseller.
+ * `amount` is null when the reseller has no price for the kind. A kept backup of a deleted VM stays on its VM's line.
+ */
+export const storageUsageLineSchema = z.object({
+  kind: z.enum(STORAGE_KINDS),
+  /** The VM it was taken of (null only for a backup whose VM the portal no longer knows). */
+  vmId: z.number().int().nullable(),
+  vmName: z.string().nullable(),
+  /** GB-hours kept, 2 decimals. */
+  gbHours: decimal,
+  /** GB-months kept, 4 decimals (a 2 GB snapshot kept the whole month: "2.0000"). */
+  gbMonths: decimal,
+  /** The reseller's price per GB-month of the kind (5 decimals), null when unpriced. */
+  gbMonthPrice: decimal.nullable(),
+  /** exact GB-months × price, rounded half up to 2 decimals. */
+  amount: decimal.nullable(),
+});
+export type StorageUsageLine = z.infer<typeof storageUsageLineSchema>;
+
+/** Storage's additions to a month's figures (the VM fields keep their meaning: `amount` is the VMs' only). */
+const storageTotals = {
+  /** Sum of the storage lines' amounts (unpriced lines left out). */
+  storageAmount: decimal,
+  /** `amount` (VMs) + `storageAmount`. */
+  totalAmount: decimal,
+};
+
 export const companyUsageTotalSchema = z.object({
   companyId: z.number().int(),
   companyName: z.string(),
@@ -79,6 +108,9 @@ export const companyUsageTotalSchema = z.object({
   amount: decimal,
   /** Lines without a price (their hours count, their amount does not). */
   unpricedLines: z.number().int(),
+  ...storageTotals,
+  /** Storage lines without a price. */
+  unpricedStorageLines: z.number().int(),
 });
 
 const monthRange = {
@@ -95,6 +127,7 @@ export const resellerUsageSchema = z.object({
   companies: z.array(companyUsageTotalSchema),
   hours: decimal,
   amount: decimal,
+  ...storageTotals,
 });
 export type ResellerUsage = z.infer<typeof resellerUsageSchema>;
 
@@ -104,6 +137,9 @@ export const companyUsageSchema = z.object({
   lines: z.array(usageLineSchema),
   hours: decimal,
   amount: decimal,
+  /** Snapshots and backups kept in the month, per VM and kind. */
+  storageLines: z.array(storageUsageLineSchema),
+  ...storageTotals,
 });
 export type CompanyUsage = z.infer<typeof companyUsageSchema>;
 
@@ -122,7 +158,18 @@ export const USAGE_CSV_COLUMNS = [
   'monthly_price',
   'amount',
   'currency',
+  // Storage (issue 24 item 4), appended so the columns above keep their places: 'vm' on a VM's rows, else
+  // 'snapshot_storage' or 'backup_storage' (their seconds, hours and prices of a size empty).
+  'line_kind',
+  'gb_months',
+  'gb_month_price',
 ] as const;
+
+/**
+ * Additions to payload version 1 since it was first documented (docs/billing-webhook.md): 2 adds `storageLines`,
+ * `totals.storageAmount` and `totals.totalAmount` (issue 24 item 4). Every field of an earlier revision is unchanged.
+ */
+export const BILLING_PAYLOAD_REVISION = 2;
 
 export const webhookSchema = z.object({
   url: z.string(),

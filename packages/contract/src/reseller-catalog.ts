@@ -23,6 +23,9 @@ export const CATALOG_TEXT = {
   noChange: 'Nothing to change',
   monthlyPrice: 'The monthly price must be a positive amount below 10000000000 with at most 2 decimals (e.g. 12.50)',
   hourlyPrice: 'The hourly price must be a positive amount below 10000000 with at most 5 decimals (e.g. 0.01712)',
+  storagePricesSaved: 'Storage prices saved',
+  gbMonthPrice:
+    'The price per GB-month must be a positive amount below 10000000 with at most 5 decimals (e.g. 0.05000), or empty for no price',
   snapshotLimit: `The snapshot limit must be a whole number from 0 to ${SNAPSHOTS.limitMax}, or empty for the default (${SNAPSHOTS.defaultPerVm})`,
   overcommit: `Overcommit must be between 0.1 and 64`,
   cpus: 'CPUs must be a whole number from 1 to 100000',
@@ -149,6 +152,28 @@ export const resellerSizesSchema = z.object({
   pricesSet: z.boolean(),
   sizes: z.array(resellerSizeSchema),
 });
+
+/** A price per GB-month of kept storage (numeric(12,5), like the hourly price). */
+export const gbMonthPriceSchema = price(12, 5, CATALOG_TEXT.gbMonthPrice);
+
+/**
+ * The reseller's prices of storage per GB-month (issue 24 item 4): what its customers pay for their VMs' snapshots
+ * and backups (GB = 1024³ bytes, prorated by the second; docs/billing-webhook.md "Storage"). null: no price (the
+ * usage still shows, with no amount).
+ */
+export const storagePricesBodySchema = z
+  .object({
+    snapshot: gbMonthPriceSchema.nullable(),
+    backup: gbMonthPriceSchema.nullable(),
+  })
+  .strict();
+export type StoragePricesBody = z.infer<typeof storagePricesBodySchema>;
+export const storagePricesSchema = z.object({
+  currency: z.string(),
+  snapshot: z.string().nullable(),
+  backup: z.string().nullable(),
+});
+export type StoragePrices = z.infer<typeof storagePricesSchema>;
 
 export const resellerRegionSchema = z.object({
   id: z.number().int(),
@@ -422,6 +447,21 @@ export const resellerCatalogRoutes = {
     params: idParamsSchema,
     body: sizeOfferSchema,
     data: resellerSizeSchema,
+  }),
+  storagePrices: route({
+    ...base,
+    method: 'GET',
+    path: `${P}/catalog/storagePrices`,
+    summary: "The reseller's prices per GB-month of its customers' snapshots and backups (null: no price)",
+    data: storagePricesSchema,
+  }),
+  saveStoragePrices: route({
+    ...base,
+    method: 'PUT',
+    path: `${P}/catalog/storagePrices`,
+    summary: 'Sets the prices per GB-month of snapshots and backups (owner); null removes a price',
+    body: storagePricesBodySchema,
+    data: storagePricesSchema,
   }),
   listRegions: route({
     ...base,

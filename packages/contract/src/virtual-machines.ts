@@ -255,8 +255,9 @@ const monthSpendFields = {
   currency: z.string(),
   /** Hours the machines existed this month so far (2 places). */
   hours: z.string(),
+  /** The machines' cost so far plus their snapshots' and backups' storage (issue 24 item 4). */
   amount: z.string(),
-  /** VM x size lines with no price (not in `amount`). */
+  /** VM x size lines with no price (not in `amount`; storage the reseller has not priced is not charged either). */
   unpriced: z.number().int(),
 };
 
@@ -324,6 +325,10 @@ export const vmActionRoutes = {
     path: `${P}/delete/:id`,
     summary: 'Delete a VM',
     params: idParamsSchema,
+    // Issue 24 item 2: keepBackups=true keeps the VM's backups (restorable as a new VM); absent or false deletes them.
+    query: z.object({
+      keepBackups: z.enum(['true', 'false'], { error: 'keepBackups must be true or false' }).optional(),
+    }),
     data: z.null(),
   }),
   start: route({

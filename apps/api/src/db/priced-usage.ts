@@ -2,12 +2,21 @@
  * Billing's rule for what VMs cost in a window (docs/billing-webhook.md): the size periods clamped to the window
  * (size-period-window.ts), summed per company, VM and size, priced with the company's reseller's
  * configuration_prices: hours x hourly price rounded to cents, capped at the monthly price; no price, no amount.
+ * Storage (snapshots, backups) is priced per GB-month by pricedStorageLines below, read by the same callers.
  * Billing's usage (JSON, CSV, webhook), a VM's month so far and the dashboard's spend all read it, so a customer's
  * figures are the reseller's invoice lines. SQL over the schema only, so every module may import it.
  */
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { companies, configurationPrices, configurations, virtualMachines, vmSizePeriods } from './schema.ts';
+import {
+  companies,
+  configurationPrices,
+  configurations,
+  storagePeriods,
+  storagePrices,
+  virtualMachines,
+  vmSizePeriods,
+} from './schema.ts';
 import { sizePeriodWindow } from './size-period-window.ts';
 
 /**
@@ -61,6 +70,67 @@ export function pricedUsageLines(db: Db, from: Date, until: Date, where: SQL | u
       asc(virtualMachines.name),
       asc(vmSizePeriods.vmId),
       sql`min(${vmSizePeriods.startedAt})`,
+    );
+}
+
+/** Bytes in the GB storage is billed by (1024³, as cloud storage bills count a GB). */
+export const STORAGE_GB_BYTES = 1024 ** 3;
+
+const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+/**
+ * Storage's rule (issue 24 item 4; docs/billing-webhook.md "Storage"): one line per company x VM x kind (snapshot,
+ * backup) with time kept in [from, until) among the storage periods `where` keeps (it may name companies,
+ * virtual_machines and storage_periods). Each period counts its whole seconds inside the window times its bytes;
+ * GB-months are those GB-seconds over the seconds of the whole calendar month `from` is in (a snapshot of 2 GB kept
+ * all month: 2.0000), so a month-to-date line is the part used so far. Amount: exact GB-months x the reseller's
+ * price per GB-month (storage_prices), rounded half up to cents; no price, no amount. No cap: it is linear.
+ */
+export function pricedStorageLines(db: Db, from: Date, until: Date, where: SQL | undefined) {
+  const monthStart = utcMonthStart(from);
+  const monthEnd = new Date(Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth() + 1, 1));
+  const monthSeconds = (monthEnd.getTime() - monthStart.getTime()) / 1000;
+  const periodSeconds = sql`floor(extract(epoch from (least(coalesce(${storagePeriods.endedAt}, ${at(until)}), ${at(until)}) - greatest(${storagePeriods.startedAt}, ${at(from)}))))::numeric`;
+  const gbSeconds = sql`(sum(${storagePeriods.sizeBytes}::numeric * ${periodSeconds}) / ${STORAGE_GB_BYTES})`;
+  const gbMonths = sql`(${gbSeconds} / ${monthSeconds})`;
+  return db
+    .select({
+      companyId: storagePeriods.companyId,
+      kind: storagePeriods.kind,
+      vmId: storagePeriods.vmId,
+      vmName: virtualMachines.name,
+      gbHours: sql<string>`round(${gbSeconds} / 3600, 2)::text`,
+      gbMonths: sql<string>`round(${gbMonths}, 4)::text`,
+      gbMonthPrice: sql<string | null>`${storagePrices.gbMonthPrice}::text`,
+      amount: sql<string | null>`round(${gbMonths} * ${storagePrices.gbMonthPrice}, 2)::text`,
+    })
+    .from(storagePeriods)
+    .innerJoin(companies, eq(companies.id, storagePeriods.companyId))
+    .leftJoin(virtualMachines, eq(virtualMachines.id, storagePeriods.vmId))
+    .leftJoin(
+      storagePrices,
+      and(eq(storagePrices.resellerId, companies.resellerId), eq(storagePrices.kind, storagePeriods.kind)),
+    )
+    .where(
+      and(
+        where,
+        lt(storagePeriods.startedAt, until),
+        or(isNull(storagePeriods.endedAt), gt(storagePeriods.endedAt, from)),
+      ),
+    )
+    .groupBy(
+      storagePeriods.companyId,
+      storagePeriods.kind,
+      storagePeriods.vmId,
+      virtualMachines.name,
+      storagePrices.gbMonthPrice,
+    )
+    .having(sql`sum(${periodSeconds}) > 0`)
+    .orderBy(
+      asc(storagePeriods.companyId),
+      asc(virtualMachines.name),
+      asc(storagePeriods.vmId),
+      asc(storagePeriods.kind),
     );
 }
 

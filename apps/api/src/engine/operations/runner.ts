@@ -152,9 +152,11 @@ function createSteps(
       }
       return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
     },
-    async delete({ driver, target: { vm } }) {
+    async delete({ driver, target: { vm }, payload }) {
       if (vm.providerRef) await driver.delete(vm.providerRef);
       await snapshots.dropAll(vm.id); // they lived in its disk
+      // Its backups live outside it: kept when asked (vm_id null), deleted otherwise (issue 24 item 2).
+      await backups.onVmDeleted(vm.id, payload.keepBackups ?? false, driver);
       // Its public address goes back to the region's pool.
       await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').
@@ -245,7 +247,7 @@ export function createOperationRunner(opts: RunnerOptions) {
   const clock = opts.clock ?? systemClock;
   const repo = createOperationsRepository(db, clock);
   const backups = createBackupRows(db, clock);
-  const snapshots = createSnapshotRows(db);
+  const snapshots = createSnapshotRows(db, clock);
   const steps = createSteps(repo, opts.secrets, clock, registry, createDrainRepository(db), snapshots, backups);
   const workerId = `runner-${randomUUID().slice(0, 8)}`;
   const pollMs = opts.pollMs ?? 250;

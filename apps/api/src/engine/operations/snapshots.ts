@@ -7,27 +7,53 @@ import { eq } from 'drizzle-orm';
 import { operationSchema } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../db/client.ts';
 import { vmSnapshots } from '../../db/schema.ts';
+import { closeStoragePeriods, openStoragePeriod } from '../../db/storage-periods.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { SnapshotInfo } from '../../providers/provider.ts';
 
-export function createSnapshotRows(db: Db) {
+/**
+ * Storage billing (issue 24 item 4): a snapshot's storage period opens in the transaction that makes it ready and
+ * closes in the one that deletes its row (db/storage-periods.ts), at the injected clock's time.
+ */
+export function createSnapshotRows(db: Db, clock: Clock = systemClock) {
   return {
-    /** The take succeeded: the snapshot is ready, with what the driver measured. */
+    /** The take succeeded: the snapshot is ready, with what the driver measured; it is billed from now. */
     async taken(id: number, info: SnapshotInfo) {
-      await db
-        .update(vmSnapshots)
-        .set({ state: 'ready', sizeBytes: info.sizeBytes, includesMemory: info.includesMemory, error: null })
-        .where(eq(vmSnapshots.id, id));
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(vmSnapshots)
+          .set({ state: 'ready', sizeBytes: info.sizeBytes, includesMemory: info.includesMemory, error: null })
+          .where(eq(vmSnapshots.id, id))
+          .returning({ vmId: vmSnapshots.vmId });
+        if (row)
+          await openStoragePeriod(
+            tx,
+            { kind: 'snapshot', objectId: id, vmId: row.vmId, sizeBytes: info.sizeBytes ?? 0 },
+            clock.now(),
+          );
+      });
     },
     /** A revert succeeded: the snapshot is still there, ready for another. */
     async reverted(id: number) {
       await db.update(vmSnapshots).set({ state: 'ready', error: null }).where(eq(vmSnapshots.id, id));
     },
     async deleted(id: number) {
-      await db.delete(vmSnapshots).where(eq(vmSnapshots.id, id));
+      await db.transaction(async (tx) => {
+        await tx.delete(vmSnapshots).where(eq(vmSnapshots.id, id));
+        await closeStoragePeriods(tx, 'snapshot', [id], clock.now());
+      });
     },
-    /** A VM's disk is gone or made anew (delete, rebuild): so are its snapshots. */
+    /** A VM's disk is gone or made anew (delete, rebuild): so are its snapshots, and their billing stops. */
     async dropAll(vmId: number) {
-      await db.delete(vmSnapshots).where(eq(vmSnapshots.vmId, vmId));
+      await db.transaction(async (tx) => {
+        const gone = await tx.delete(vmSnapshots).where(eq(vmSnapshots.vmId, vmId)).returning({ id: vmSnapshots.id });
+        await closeStoragePeriods(
+          tx,
+          'snapshot',
+          gone.map((g) => g.id),
+          clock.now(),
+        );
+      });
     },
     /**
      * A snapshot operation failed for good: a take leaves a 'failed' row with the reason (the customer deletes it);

@@ -197,9 +197,9 @@ it('bills a month of a resized VM, exports it, and pushes it by signed webhook',
   expect(csv.headers['content-disposition']).toBe('attachment; filename="usage-2026-10.csv"');
   expect(csv.message).toBe(
     [
-      'month,company_id,company_name,vm_id,vm_name,configuration_key,configuration_name,seconds,hours,hourly_price,monthly_price,amount,currency',
-      `2026-10,${demo!.id},${demo!.name},${vmId},billed-vm,micro,${micro.name},648000,180.00,0.05000,5.00,5.00,USD`,
-      `2026-10,${demo!.id},${demo!.name},${vmId},billed-vm,small,${small.name},820800,228.00,0.02000,10.00,4.56,USD`,
+      'month,company_id,company_name,vm_id,vm_name,configuration_key,configuration_name,seconds,hours,hourly_price,monthly_price,amount,currency,line_kind,gb_months,gb_month_price',
+      `2026-10,${demo!.id},${demo!.name},${vmId},billed-vm,micro,${micro.name},648000,180.00,0.05000,5.00,5.00,USD,vm,,`,
+      `2026-10,${demo!.id},${demo!.name},${vmId},billed-vm,small,${small.name},820800,228.00,0.02000,10.00,4.56,USD,vm,,`,
       '',
     ].join('\r\n'),
   );

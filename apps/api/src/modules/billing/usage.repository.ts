@@ -6,8 +6,8 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { companies, resellers, vmSizePeriods } from '../../db/schema.ts';
-import { pricedUsageLines } from '../../db/priced-usage.ts';
+import { companies, resellers, storagePeriods, vmSizePeriods } from '../../db/schema.ts';
+import { pricedStorageLines, pricedUsageLines } from '../../db/priced-usage.ts';
 
 export interface UsageWindow {
   resellerId: number;
@@ -53,6 +53,20 @@ export function createUsageRepository(db: Db) {
           eq(companies.resellerId, w.resellerId),
           eq(companies.kind, 'customer'),
           w.companyId === undefined ? undefined : eq(vmSizePeriods.companyId, w.companyId),
+        ),
+      );
+    },
+
+    /** One line per company × VM × storage kind kept in the window (storage's rule: db/priced-usage.ts). */
+    storageLines(w: UsageWindow) {
+      return pricedStorageLines(
+        db,
+        w.from,
+        w.until,
+        and(
+          eq(companies.resellerId, w.resellerId),
+          eq(companies.kind, 'customer'),
+          w.companyId === undefined ? undefined : eq(storagePeriods.companyId, w.companyId),
         ),
       );
     },

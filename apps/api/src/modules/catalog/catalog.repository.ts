@@ -3,6 +3,7 @@
  * the engine's hosts repository (engine/hosts/hosts.repository.ts).
  */
 import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
+import { STORAGE_KINDS, type StorageKind } from '@portal/contract/billing';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   configurationPrices,
@@ -14,6 +15,7 @@ import {
   providers,
   regions,
   resellers,
+  storagePrices,
   virtualMachines,
 } from '../../db/schema.ts';
 import { providerServes } from '../access/catalog-visibility.ts';
@@ -24,6 +26,37 @@ export type PriceRow = typeof configurationPrices.$inferSelect;
 
 export function createCatalogRepository(db: Db) {
   return {
+    /** The reseller's storage prices per GB-month by kind (no row: no price); `tx` locks them for a save. */
+    async storagePrices(tx: Tx | Db, resellerId: number, lock = false) {
+      const q = tx
+        .select({ kind: storagePrices.kind, gbMonthPrice: storagePrices.gbMonthPrice })
+        .from(storagePrices)
+        .where(eq(storagePrices.resellerId, resellerId));
+      const rows = lock ? await q.for('update') : await q;
+      const of = (kind: StorageKind) => rows.find((r) => r.kind === kind)?.gbMonthPrice ?? null;
+      return { snapshot: of('snapshot'), backup: of('backup') };
+    },
+
+    /** Sets (a price) or removes (null) each kind's price. */
+    async saveStoragePrices(tx: Tx, resellerId: number, prices: Record<StorageKind, string | null>) {
+      for (const kind of STORAGE_KINDS) {
+        const price = prices[kind];
+        if (price === null) {
+          await tx
+            .delete(storagePrices)
+            .where(and(eq(storagePrices.resellerId, resellerId), eq(storagePrices.kind, kind)));
+        } else {
+          await tx
+            .insert(storagePrices)
+            .values({ resellerId, kind, gbMonthPrice: price })
+            .onConflictDoUpdate({
+              target: [storagePrices.resellerId, storagePrices.kind],
+              set: { gbMonthPrice: price, updatedAt: new Date() },
+            });
+        }
+      }
+    },
+
     async currency(resellerId: number): Promise<string> {
       const [row] = await db
         .select({ currency: resellers.currency })

@@ -26,6 +26,13 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: CatalogServ
     message: CATALOG_TEXT.sizeSaved,
     data: await catalog.saveSize(ctxOf(auth, request), params.id, body),
   }));
+  registerRoute(app, r.storagePrices, async ({ auth }) => ({
+    data: await catalog.storagePrices(staffScopeOf(auth)),
+  }));
+  registerRoute(app, r.saveStoragePrices, async ({ auth, request, body }) => ({
+    message: CATALOG_TEXT.storagePricesSaved,
+    data: await catalog.saveStoragePrices(ctxOf(auth, request), body),
+  }));
   registerRoute(app, r.listRegions, async ({ auth }) => ({ data: await catalog.regions(staffScopeOf(auth)) }));
   registerRoute(app, r.saveImage, async ({ auth, request, body }) => ({
     message: body.offered ? CATALOG_TEXT.imageOffered : CATALOG_TEXT.imageWithdrawn,

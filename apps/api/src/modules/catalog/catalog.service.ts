@@ -27,6 +27,8 @@ import {
   type ResellerProvider,
   type ResellerSize,
   type SizeOffer,
+  type StoragePrices,
+  type StoragePricesBody,
 } from '@portal/contract/reseller-catalog';
 import type { Db, Tx } from '../../db/client.ts';
 import type { Audit } from '../../lib/audit.ts';
@@ -292,6 +294,29 @@ export function createCatalogService(deps: {
   }
 
   return {
+    /** The reseller's prices per GB-month of snapshots and backups (issue 24 item 4; null: no price). */
+    async storagePrices(scope: StaffScope): Promise<StoragePrices> {
+      const [prices, currency] = await Promise.all([
+        repo.storagePrices(db, scope.resellerId),
+        repo.currency(scope.resellerId),
+      ]);
+      return { currency, ...prices };
+    },
+
+    /** Sets both storage prices at once (null removes one), audited as catalog.storage.save with before and after. */
+    async saveStoragePrices(ctx: StaffCtx, body: StoragePricesBody): Promise<StoragePrices> {
+      requireWrite(ctx);
+      const resellerId = ctx.scope.resellerId;
+      const saved = await db.transaction(async (tx) => {
+        const before = await repo.storagePrices(tx, resellerId, true);
+        await repo.saveStoragePrices(tx, resellerId, body);
+        const after = await repo.storagePrices(tx, resellerId);
+        await record(ctx, 'catalog.storage.save', 'reseller', resellerId, before, after, tx);
+        return after;
+      });
+      return { currency: await repo.currency(resellerId), ...saved };
+    },
+
     async sizes(scope: StaffScope) {
       const [rows, currency] = await Promise.all([repo.sizes(scope.resellerId), repo.currency(scope.resellerId)]);
       const pricesSet = rows.some((r) => r.price !== null);

@@ -15,11 +15,12 @@ import {
   regions,
   resellers,
   sshKeys,
+  storagePeriods,
   teams,
   virtualMachines,
   vmSizePeriods,
 } from '../../db/schema.ts';
-import { pricedUsageLines } from '../../db/priced-usage.ts';
+import { pricedStorageLines, pricedUsageLines } from '../../db/priced-usage.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { containsPattern, pageWindow } from '../../lib/paging.ts';
 import { imageOffered, providerServes, regionServed, sizeOffered } from '../access/catalog-visibility.ts';
@@ -612,6 +613,15 @@ export function createVmRepository(db: Db) {
         from,
         until,
         and(vmVisibleTo(scope, virtualMachines), vmId === undefined ? undefined : eq(vmSizePeriods.vmId, vmId)),
+      ),
+
+    /** Storage's priced lines (snapshots, backups) in [from, until) of the same machines (db/priced-usage.ts). */
+    monthStorageLines: (scope: TenantScope, from: Date, until: Date, vmId?: number) =>
+      pricedStorageLines(
+        db,
+        from,
+        until,
+        and(vmVisibleTo(scope, virtualMachines), vmId === undefined ? undefined : eq(storagePeriods.vmId, vmId)),
       ),
 
     async currency(resellerId: number): Promise<string> {
