@@ -15,10 +15,9 @@ import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
-import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { startPortal, type Portal } from './support/portal.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const MEMBER = 'bulk-member@example.com';
 
 let portal: Portal;
@@ -54,35 +53,9 @@ async function newPage(
   return { context, page };
 }
 
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container (as ux.e2e.ts). */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    const scrollsX = (el: Element | null): boolean => {
-      for (let e = el; e; e = e.parentElement) {
-        const o = getComputedStyle(e).overflowX;
-        if (o === 'auto' || o === 'scroll') return true;
-      }
-      return false;
-    };
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      if (r.right > width + 1 && !scrollsX(el.parentElement) && getComputedStyle(el).position !== 'fixed')
-        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
-    }
-    return out.slice(0, 10);
-  });
-}
-
 async function check(page: Page, name: string, within?: string) {
   await page.waitForTimeout(300);
-  await page.screenshot({ path: `${SCREENSHOTS}vm-list-${name}.png`, fullPage: true });
-  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
-  expect(await axeViolations(page, within ?? 'main'), `${name}: axe violations`).toEqual([]);
+  await checkScreen(page, 'vm-list', name, { within: within ?? 'main' });
 }
 
 const table = (page: Page) => page.getByRole('region', { name: 'Virtual Machines' });
