@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { companies } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
+import { TEXT } from '@portal/contract/messages';
 import { OPERATOR_ROLE_ID } from '@portal/contract/permissions';
+import { routes as api } from '@portal/contract/routes';
+import { signIn } from '../apps/api/test/harness.ts';
+import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -36,10 +40,14 @@ interface Screen {
   role: Role;
   /** The address to open (ids filled in once the fixtures exist). */
   url: () => string;
+  /** What the screen shows once it is ready, awaited before the first screenshot (a live console's connection). */
+  ready?: (page: Page) => Promise<void>;
 }
 
 let portal: Portal;
 let vmId = 0;
+/** A machine the simulator really runs (created through the API): the console needs one, a row alone has none. */
+let machineId = 0;
 let teamId = 0;
 let userId = 0;
 
@@ -52,7 +60,18 @@ const SCREENS: Record<string, Screen | { skip: string }> = {
   '/confirmNewUser': { role: 'public', url: () => '/confirmNewUser?token=t&id=1' },
   '/forgotPassword': { role: 'public', url: () => '/forgotPassword' },
   '/auth/oidc/callback': { role: 'public', url: () => '/auth/oidc/callback?error=access_denied' },
-  '/virtualMachineConsole/:virtualMachineId': { role: 'customer', url: () => `/virtualMachineConsole/${vmId}` },
+  '/virtualMachineConsole/:virtualMachineId': {
+    role: 'customer',
+    url: () => `/virtualMachineConsole/${machineId}`,
+    // The simulator's machine has a serial console and no display: its text console, connected, never the failure.
+    ready: async (page) => {
+      await expect
+        .poll(() => page.getByTestId('serial-terminal').locator('.xterm-rows').innerText(), { timeout: 30_000 })
+        .toContain('console-1 login:');
+      await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 30_000 }).toBe('Connected');
+      expect(await page.getByText(TEXT.consoleFailed).count()).toBe(0);
+    },
+  },
   '/reseller': { skip: 'redirects to /reseller/companies' },
   '/reseller/companies': { role: 'reseller', url: () => '/reseller/companies' },
   '/reseller/branding': { role: 'reseller', url: () => '/reseller/branding' },
@@ -86,6 +105,16 @@ const SCREENS: Record<string, Screen | { skip: string }> = {
 
 beforeAll(async () => {
   portal = await startPortal({ env: { SIMULATOR_STEP_MS: '400', VM_RUNNER_POLL_MS: '50' } });
+  // First: the fixture rows below bring catalogue rows of their own (sizes without a provider).
+  const admin = await signIn(portal);
+  const created = await admin.call(api.vms.create, { body: (await seededCatalog(admin)).createBody('console-1') });
+  expect(created.status, created.message).toBe(200);
+  machineId = created.data.ids[0]!;
+  const deadline = Date.now() + 60_000;
+  while ((await admin.call(api.vms.details, { params: { id: machineId } })).data?.status !== 'Running') {
+    if (Date.now() > deadline) throw new Error('console-1 did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const member = await createUser(portal, 1, 'member@example.com', { firstName: 'Mia', lastName: 'Member' });
   userId = member.id;
   teamId = (await createTeam(portal, 1, 'Ops', [{ userId: member.id, roleId: OPERATOR_ROLE_ID }])).id;
@@ -150,10 +179,11 @@ async function settled(page: Page) {
 }
 
 /** Opens `path` once and checks it in the four combinations; the problems found, as readable lines. */
-async function sweep(page: Page, name: string, path: string): Promise<string[]> {
+async function sweep(page: Page, name: string, path: string, ready?: Screen['ready']): Promise<string[]> {
   const problems: string[] = [];
   await page.goto(`${portal.url}${path}`);
   await page.getByRole('main').first().waitFor({ timeout: 30_000 });
+  await ready?.(page);
   for (const combo of COMBOS) {
     await page.setViewportSize(combo.viewport);
     await page.emulateMedia({ colorScheme: combo.scheme });
@@ -215,7 +245,7 @@ describe('issue 25: every screen at both sizes in light and dark', () => {
       else await portal.signIn(page, OWNER_EMAIL, PASSWORD);
       const problems: string[] = [];
       for (const [route, screen] of screensOf(role))
-        problems.push(...(await sweep(page, `${role}-${slug(route)}`, screen.url())));
+        problems.push(...(await sweep(page, `${role}-${slug(route)}`, screen.url(), screen.ready)));
       await context.close();
       expect(problems).toEqual([]);
     }, 600_000);

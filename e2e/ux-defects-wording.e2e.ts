@@ -9,6 +9,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import { TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import {
   companies,
@@ -114,6 +115,21 @@ async function shot(page: Page, name: string) {
   expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
 }
 
+/** Elements reaching past the right edge of the viewport (the page must not scroll sideways). */
+function wider(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > width) out.push(`page ${document.documentElement.scrollWidth}px`);
+    for (const el of Array.from(document.body.querySelectorAll('*'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && r.right > width + 1)
+        out.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 30)}" right=${Math.round(r.right)}`);
+    }
+    return out.slice(0, 10);
+  });
+}
+
 describe('wording and sign-in (defect 10)', () => {
   it('/login asks for no session it cannot have (no 401, no console error), and a wrong password reads "Error logging in: ..."', async () => {
     const { context: ctx, page } = await context();
@@ -204,24 +220,48 @@ describe('catalog gaps (defect 3)', () => {
 });
 
 describe('console on the simulator (defect 5)', () => {
-  it('opens the serial console, says there is no graphical one, and logs no error', async () => {
+  it('opens the serial console, says there is no graphical one, and logs no error, at both sizes in light and dark', async () => {
     const { context: ctx, page } = await context();
     await portal.signIn(page);
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
     page.on('websocket', (ws) => ws.on('socketerror', (e) => errors.push(`websocket ${ws.url()}: ${e}`)));
-    await page.goto(`${portal.url}/virtualMachineConsole/${microVmId}`);
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Connected');
-    expect(await page.getByRole('tab', { name: 'Serial' }).getAttribute('aria-selected')).toBe('true');
-    await page.getByRole('tab', { name: 'Graphical' }).click();
-    await page.getByText('This machine has no graphical console. Use its serial console.').waitFor();
-    await shot(page, 'console-no-graphical');
-    await page.getByRole('button', { name: 'Open the serial console' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Connected');
+    const connected = () =>
+      expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 30_000 }).toBe('Connected');
+    for (const [label, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const tag = `${label}-${scheme}`;
+        await page.setViewportSize(viewport);
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${portal.url}/virtualMachineConsole/${microVmId}`);
+        // The machine's text console, connected: the simulator's login prompt, never the page's failure text.
+        await connected();
+        expect(await page.getByRole('tab', { name: 'Serial' }).getAttribute('aria-selected')).toBe('true');
+        await expect
+          .poll(() => page.getByTestId('serial-terminal').locator('.xterm-rows').innerText(), { timeout: 30_000 })
+          .toContain('ux25-micro login:');
+        expect(await page.getByText(TEXT.consoleFailed).count()).toBe(0);
+        await shot(page, `console-serial-${tag}`);
+        expect(await wider(page), tag).toEqual([]);
+        // The Graphical tab says there is none, and offers the serial console back.
+        await page.getByRole('tab', { name: 'Graphical' }).click();
+        await page
+          .getByText('This machine has no graphical console. Use its serial console.')
+          .waitFor({ timeout: 30_000 });
+        expect(await page.getByText(TEXT.consoleFailed).count()).toBe(0);
+        await shot(page, `console-no-graphical-${tag}`);
+        expect(await wider(page), tag).toEqual([]);
+        await page.getByRole('button', { name: 'Open the serial console' }).click();
+        await connected();
+      }
+    }
     expect(errors).toEqual([]);
     await ctx.close();
-  });
+  }, 180_000);
 });
 
 describe('network loss (defect 6)', () => {

@@ -162,15 +162,19 @@ export function VmConsolePage() {
       {label}
     </button>
   );
+  // One line per key (a phone's toolbar wraps between keys, never inside "Ctrl-C").
   const small =
-    'rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
+    'whitespace-nowrap rounded border border-slate-700 px-2 py-1 text-xs text-slate-200 hover:bg-slate-800 disabled:opacity-40';
+  // A machine without this console (the simulator's display) gets no keys for it, only the way to the other one.
+  const keys = status !== 'none';
 
   // One landmark holds the whole page (axe: all content in landmarks).
   return (
     <main className="fixed inset-0 flex flex-col bg-slate-950 text-slate-100">
       <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2 text-sm">
         <div className="flex items-center gap-3">
-          <span>Console</span>
+          {/* With the tabs shown, a phone keeps them, the state and the end buttons on one line. */}
+          <span className={link && !failed ? 'hidden sm:inline' : undefined}>Console</span>
           {link && !failed && (
             <div role="tablist" aria-label="Console type" className="flex gap-1">
               {tab('vnc', 'Graphical')}
@@ -189,46 +193,49 @@ export function VmConsolePage() {
             </span>
           )}
         </div>
-        <div className="flex items-center gap-1">
-          {link && !failed && (
-            <>
-              {kind === 'vnc' && (
+        {/* The keys: beside the end buttons on a wide screen, a line of their own under the tabs on a phone. */}
+        {link && !failed && keys && (
+          <div className="order-last flex w-full flex-wrap items-center gap-1 sm:order-none sm:ml-auto sm:w-auto sm:justify-end">
+            {kind === 'vnc' && (
+              <button
+                type="button"
+                className={small}
+                disabled={status !== 'connected'}
+                onClick={() => vnc.current?.ctrlAltDel()}
+              >
+                Ctrl-Alt-Del
+              </button>
+            )}
+            {SPECIAL_KEYS.map((k) =>
+              kind === 'vnc' && k.keysym === null && !('ctrl' in k) ? null : (
                 <button
+                  key={k.label}
                   type="button"
                   className={small}
                   disabled={status !== 'connected'}
-                  onClick={() => vnc.current?.ctrlAltDel()}
+                  onClick={() => special(k)}
                 >
-                  Ctrl-Alt-Del
+                  {k.label}
                 </button>
-              )}
-              {SPECIAL_KEYS.map((k) =>
-                kind === 'vnc' && k.keysym === null && !('ctrl' in k) ? null : (
-                  <button
-                    key={k.label}
-                    type="button"
-                    className={small}
-                    disabled={status !== 'connected'}
-                    onClick={() => special(k)}
-                  >
-                    {k.label}
-                  </button>
-                ),
-              )}
-              {kind === 'vnc' && (
-                <label className="ml-2 flex items-center gap-1 text-xs text-slate-300">
-                  <input type="checkbox" checked={scale} onChange={(e) => setScale(e.target.checked)} /> Scale to window
-                </label>
-              )}
-              <button
-                type="button"
-                aria-label={fullScreen ? 'Exit full screen' : 'Full screen'}
-                className="ml-2 rounded p-1 hover:bg-slate-800"
-                onClick={toggleFullScreen}
-              >
-                {fullScreen ? <Minimize className="h-5 w-5" /> : <Maximize className="h-5 w-5" />}
-              </button>
-            </>
+              ),
+            )}
+            {kind === 'vnc' && (
+              <label className="ml-2 flex items-center gap-1 text-xs whitespace-nowrap text-slate-300">
+                <input type="checkbox" checked={scale} onChange={(e) => setScale(e.target.checked)} /> Scale to window
+              </label>
+            )}
+          </div>
+        )}
+        <div className="ml-auto flex items-center gap-1 sm:ml-0">
+          {link && !failed && (
+            <button
+              type="button"
+              aria-label={fullScreen ? 'Exit full screen' : 'Full screen'}
+              className="rounded p-1 hover:bg-slate-800"
+              onClick={toggleFullScreen}
+            >
+              {fullScreen ? <Minimize className="h-5 w-5" /> : <Maximize className="h-5 w-5" />}
+            </button>
           )}
           <button
             type="button"
@@ -307,7 +314,7 @@ export function VmConsolePage() {
               rows={1}
               value={paste}
               onChange={(e) => setPaste(e.target.value)}
-              placeholder="Text to type into the console"
+              placeholder="Text to type"
               className="min-w-0 flex-1 resize-y rounded border border-slate-700 bg-slate-900 px-2 py-1 font-mono text-sm text-slate-100"
             />
             <button type="submit" className={small} disabled={status !== 'connected' || !paste}>
