@@ -6,6 +6,8 @@ const LIBVIRT_DAEMON_PGLITE = [
   'apps/api/src/providers/libvirt/reseller-ssh-host.test.ts',
   // Two libvirtd of its own (in namespaces, beside the shared one): a cold move between hosts (docs/draining.md).
   'apps/api/src/providers/libvirt/libvirt-move.test.ts',
+  // Backups (decision 0022): whole qcow2 copies in a backup pool, proven at the disk level.
+  'apps/api/src/providers/libvirt/libvirt-backups.test.ts',
 ];
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',

@@ -35,6 +35,15 @@ import { buildSeedIso } from './seed.ts';
 import { moveMachine, type MoveEndpoint } from './move.ts';
 import { rebuildMachine } from './rebuild.ts';
 import { deleteSnapshot, revertSnapshot, takeSnapshot, type SnapshotHost } from './snapshots.ts';
+import {
+  deleteBackup,
+  diskFromBackup,
+  restoreBackup,
+  takeBackup,
+  verifyBackup,
+  type BackupHost,
+  type BackupPool,
+} from './backups.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -63,6 +72,15 @@ export const libvirtSettingsSchema = z.object({
   pool: z
     .object({ name: name.default('irontech'), path: z.string().min(1).max(500).default('/var/lib/libvirt/irontech') })
     .default({ name: 'irontech', path: '/var/lib/libvirt/irontech' }),
+  /**
+   * Where backups go (issue 24 item 2; docs/decisions/0022-libvirt-backups.md): a directory pool on the host, made
+   * (and its directory built) on first use like `pool`. Unset: the pool's name + `-backups` at a sibling path of the
+   * pool's (`/var/lib/libvirt/irontech-backups`). An operator points it at another disk (a pool they defined over
+   * NFS, for instance) by naming it here.
+   */
+  backupPool: z.object({ name, path: z.string().min(1).max(500) }).optional(),
+  /** How long one backup's copy (a take, a restore, a restore as new) may run. */
+  backupTimeoutMs: z.number().int().min(1000).max(86_400_000).default(14_400_000),
   /**
    * The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. An existing network the
    * operator defined may be bridged (`<forward mode='bridge'/>`, no <ip>): then the operator's DHCP serves it, the
@@ -250,6 +268,36 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     });
     hostPromise.catch(() => (hostPromise = null));
     return hostPromise;
+  }
+
+  /**
+   * The backup pool (backups.ts): defined, built and started on first use, like the machines' pool. Its default is
+   * the pool's name + `-backups` in a directory beside the pool's.
+   */
+  const backupPoolName = s.backupPool?.name ?? `${pool}-backups`;
+  let backupPoolPromise: Promise<BackupPool> | null = null;
+  function backupPool(): Promise<BackupPool> {
+    backupPoolPromise ??= serializePerUri(target?.label ?? s.uri, async () => {
+      const info = await virsh.maybe(['pool-info', backupPoolName]);
+      if (info === null) {
+        const dir =
+          s.backupPool?.path ??
+          path.posix.join(path.posix.dirname(s.pool.path), `${path.posix.basename(s.pool.path)}-backups`);
+        await defineIdempotent(() =>
+          withXmlFile(dirPoolXml(backupPoolName, dir), (f) => virsh.run(['pool-define', f])),
+        );
+        await virsh.run(['pool-build', backupPoolName]);
+        await virsh.run(['pool-autostart', backupPoolName]);
+      }
+      if (!/^State:\s+running/m.test(info ?? ''))
+        await virsh.run(['pool-start', backupPoolName]).catch((e) => ignoreIf(e, /already active/));
+      const xml = await virsh.run(['pool-dumpxml', backupPoolName]);
+      const dir = /<path>([^<]+)<\/path>/.exec(xml)?.[1];
+      if (!dir) throw new Error(`backup pool ${backupPoolName} on ${s.uri} has no directory`);
+      return { name: backupPoolName, path: dir };
+    });
+    backupPoolPromise.catch(() => (backupPoolPromise = null));
+    return backupPoolPromise;
   }
 
   function ignoreIf(e: unknown, re: RegExp) {
@@ -569,6 +617,23 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
   // ---- moves between hosts (move.ts): this host at either end; the caller holds the machine's lock --------------
 
   const snapshotHost: SnapshotHost = { virsh, pool, diskVolume: (ref) => volumes(ref).disk };
+  const backupHost: BackupHost = {
+    virsh,
+    virshBinary: s.virshBinary,
+    pool,
+    diskVolume: (ref) => volumes(ref).disk,
+    backupPool,
+    state: domState,
+    isRunning,
+    stop: (ref) => stopGracefully(ref, s.stopTimeoutMs),
+    async start(ref) {
+      const state = await domState(ref);
+      if (state === 'paused') await virsh.run(['resume', ref]);
+      else if (!isRunning(state)) await virsh.run(['start', ref]).catch((e) => ignoreIf(e, /already active/i));
+    },
+    configuredDiskBytes: async (ref) => guestSize(await mustMeta(ref)).diskBytes,
+    timeoutMs: s.backupTimeoutMs,
+  };
   const moveEndpoint: MoveEndpoint = {
     label: s.uri,
     virsh,
@@ -693,7 +758,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
         };
         // Each step is skipped when a previous attempt already did it, so a retried create ends in one machine.
         if ((await virsh.maybe(['dumpxml', '--inactive', ref])) === null) {
-          if ((await volBytes(v.disk)) === null) {
+          if (spec.fromBackup) {
+            // Restore as a new machine (backups.ts): its disk is a whole copy of the backup, grown to the size. Made
+            // again on a retry (a copy an earlier attempt may have left half done), never trusted as it is.
+            await diskFromBackup(backupHost, spec.fromBackup, v.disk, guestSize(meta).diskBytes);
+          } else if ((await volBytes(v.disk)) === null) {
             const base = await baseVolume(spec.image, h);
             const basePath = (await virsh.run(['vol-path', '--pool', pool, base])).trim();
             const baseBytes = (await volBytes(base)) ?? 0;
@@ -885,6 +954,18 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       checkRef(ref);
       return withLock(ref, () => deleteSnapshot(snapshotHost, ref, name));
     },
+
+    // Backups (backups.ts): whole qcow2 copies in the backup pool, outside the machine's disk chain.
+    backupTake(ref, name) {
+      checkRef(ref);
+      return withLock(ref, () => takeBackup(backupHost, ref, name));
+    },
+    backupRestore(ref, name) {
+      checkRef(ref);
+      return withLock(ref, () => restoreBackup(backupHost, ref, name));
+    },
+    backupDelete: (name) => deleteBackup(backupHost, name),
+    backupVerify: (name) => verifyBackup(backupHost, name),
 
     // A reinstall (rebuild.ts): stop, undefine, volumes gone, then this driver's create from the new spec.
     rebuild(ref, spec, opts) {

@@ -207,3 +207,30 @@ export function domifaddrIps(output: string, mac: string): string[] {
     .map((l) => /ipv4\s+(\d+\.\d+\.\d+\.\d+)\//.exec(l)?.[1])
     .filter((ip): ip is string => Boolean(ip));
 }
+
+/**
+ * A push-mode backup of the machine's disk (vda) into `targetFile` on the host, a whole qcow2 that libvirt creates;
+ * the read-only NoCloud seed (vdb) is left out (backups.ts).
+ */
+export function backupXml(targetFile: string): string {
+  return `<domainbackup mode='push'>
+  <disks>
+    <disk name='vda' type='file' backup='yes'>
+      <target file='${xmlEscape(targetFile)}'/>
+      <driver type='qcow2'/>
+    </disk>
+    <disk name='vdb' backup='no'/>
+  </disks>
+</domainbackup>
+`;
+}
+
+/** A volume for `vol-create-as`'s sibling `vol-create-from`: its name, capacity and format. */
+export function volumeXml(name: string, capacityBytes: number, format: 'qcow2' | 'raw'): string {
+  return `<volume>
+  <name>${xmlEscape(name)}</name>
+  <capacity unit='bytes'>${Math.round(capacityBytes)}</capacity>
+  <target><format type='${format}'/></target>
+</volume>
+`;
+}

@@ -1,0 +1,324 @@
+/**
+ * Backups in the libvirt driver (issue 24 item 2; docs/decisions/0022-libvirt-backups.md) against the test's private
+ * libvirtd, proven at the disk level without waiting on the guest: patterns are written into the powered-off
+ * machine's disk (`qemu-io` on its qcow2, the guest's view; QEMU's monitor refuses writes to a disk a running guest
+ * holds) and read back from volumes downloaded through libvirt (`vol-download`, then `qemu-io -r` on the copy); the
+ * machine is powered on for a running take without waiting for its boot. One busybox guest is reused through every step:
+ * take running and powered off → restore in place → restore as a new machine → verify flags a corrupted copy →
+ * an interrupted or failed take leaves nothing that looks complete, and a retry redoes it → delete leaves nothing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import type { MachineSpec } from '../provider.ts';
+import { backupVolumes } from './backups.ts';
+import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
+import { macForKey, REF_RE, refForKey, uuidForKey, volumes } from './names.ts';
+import { backupXml } from './xml.ts';
+
+const execFileP = promisify(execFile);
+const POOL = 'irontest-bk';
+/** The default backup pool: the pool's name + "-backups" at a sibling path. */
+const BACKUP_POOL = `${POOL}-backups`;
+const POOL_DIR = path.join(LIBVIRT_TEST_DIR, 'bk-pool');
+const BACKUP_DIR = path.join(LIBVIRT_TEST_DIR, 'bk-pool-backups');
+const NETWORK = 'irontest-backup';
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+/** Where the marker pattern goes: past the image's data, 64 KiB. */
+const MARK = { offset: GiB, length: 64 * 1024 };
+/** Bulk data so a copy takes a moment (and measures something). */
+const BULK = { offset: 256 * MiB, length: 512 * MiB };
+
+let daemon: LibvirtDaemon;
+let driver: LibvirtDriver;
+let tmp = '';
+let spec: MachineSpec;
+let ref = '';
+const started = Date.now();
+const times: Record<string, number> = {};
+
+function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
+  return {
+    uri: daemon.socketUri,
+    pool: { name: POOL, path: POOL_DIR },
+    network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.89.0/24' },
+    guestImage: 'test-fixture',
+    bootTimeoutMs: 120_000,
+    stopTimeoutMs: 5_000,
+    deleteGraceMs: 2_000,
+    ...extra,
+  };
+}
+
+const virsh = (args: string[]) => daemon.virsh(daemon.socketUri, args);
+
+beforeAll(async () => {
+  daemon = await startLibvirtDaemon();
+  await rm(POOL_DIR, { recursive: true, force: true });
+  await rm(BACKUP_DIR, { recursive: true, force: true });
+  driver = createLibvirtDriver(settings());
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'libvirt-backups-'));
+  await driver.health();
+  spec = {
+    key: `libvirt-backups-${process.pid}-${Date.now()}`,
+    name: 'Backed up',
+    image: 'Debian 12',
+    cpu: 1,
+    ramGb: 0.25,
+    diskGb: 2,
+    region: 'US East',
+    username: 'root',
+    publicKey: '',
+    password: 'secret-1',
+  };
+}, 600_000);
+
+afterAll(async () => {
+  try {
+    driver?.close?.();
+    await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL, BACKUP_POOL] });
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+    await rm(POOL_DIR, { recursive: true, force: true });
+    await rm(BACKUP_DIR, { recursive: true, force: true });
+  }
+  console.log(`libvirt-backups.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}, 120_000);
+
+/** Writes `byte` over a region of the powered-off machine's disk, as the guest sees it (through its backing chain). */
+async function writeDisk(domain: string, byte: number, region: { offset: number; length: number }) {
+  expect(await driver.status(domain)).toBe('stopped');
+  const file = path.join(POOL_DIR, volumes(domain).disk);
+  const { stdout } = await execFileP('qemu-io', [
+    '-f',
+    'qcow2',
+    '-c',
+    `write -P 0x${byte.toString(16)} ${region.offset} ${region.length}`,
+    file,
+  ]);
+  expect(stdout).toMatch(/wrote \d+\/\d+ bytes/);
+}
+
+/** Powers the machine on without waiting for its guest (the disk is what these tests look at). */
+const powerOn = (domain: string) => virsh(['start', domain]);
+
+/** Downloads a volume through libvirt into the test's directory. */
+async function download(pool: string, vol: string): Promise<string> {
+  const file = path.join(tmp, `${vol}-${Date.now()}`);
+  await virsh(['vol-download', '--pool', pool, vol, file]);
+  return file;
+}
+
+/** Whether the qcow2 `file` holds `byte` over the whole region (read as the guest sees it). */
+async function holds(file: string, byte: number, region = MARK): Promise<boolean> {
+  const { stdout } = await execFileP('qemu-io', [
+    '-f',
+    'qcow2',
+    '-r',
+    '-c',
+    `read -P 0x${byte.toString(16)} ${region.offset} ${region.length}`,
+    file,
+  ]).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+  if (!/read \d+\/\d+ bytes/.test(stdout)) throw new Error(`qemu-io could not read ${file}: ${stdout}`);
+  return !/Pattern verification failed/.test(stdout);
+}
+
+async function backupVolumesOnHost(): Promise<string[]> {
+  await virsh(['pool-refresh', BACKUP_POOL]);
+  return (await virsh(['vol-list', BACKUP_POOL]))
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean);
+}
+
+async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  const out = await fn();
+  times[label] = Date.now() - t0;
+  return out;
+}
+
+it(
+  'takes a backup of a running machine and of a powered-off one, each a whole qcow2 of that instant',
+  { timeout: 300_000 },
+  async () => {
+    ref = (await driver.create(spec)).ref;
+    expect(ref).toBe(refForKey(spec.key));
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x5a, BULK);
+    await writeDisk(ref, 0x11, MARK);
+    await powerOn(ref);
+
+    const running = await timed('take running', () => driver.backupTake!(ref, 'portal-backup-1'));
+    expect(running.incremental).toBe(false);
+    expect(running.sizeBytes).toBeGreaterThan(BULK.length);
+    // The guest ran on: no pause, no power change.
+    expect(await driver.status(ref)).toBe('running');
+
+    // In the backup pool made on first use, beside the machines' pool; the seed is not in it.
+    expect(await virsh(['pool-dumpxml', BACKUP_POOL])).toContain(`<path>${BACKUP_DIR}</path>`);
+    expect(await backupVolumesOnHost()).toEqual(['portal-backup-1.manifest.json', 'portal-backup-1.qcow2']);
+    const first = await download(BACKUP_POOL, backupVolumes('portal-backup-1').data);
+    expect(await holds(first, 0x11)).toBe(true);
+    expect(await holds(first, 0x5a, BULK)).toBe(true);
+    // Outside the machine's chain: a whole image, no backing file, the disk's full size.
+    const info = JSON.parse((await execFileP('qemu-img', ['info', '--output=json', first])).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(info['backing-filename']).toBeUndefined();
+    expect(info['virtual-size']).toBe(2 * GiB);
+    expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
+
+    // Powered off: the disk as it lies (vol-create-from flattens the chain).
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x22, MARK);
+    const off = await timed('take powered off', () => driver.backupTake!(ref, 'portal-backup-2'));
+    expect(off.sizeBytes).toBeGreaterThan(BULK.length);
+    expect(await driver.status(ref)).toBe('stopped');
+    const second = await download(BACKUP_POOL, backupVolumes('portal-backup-2').data);
+    expect(await holds(second, 0x22)).toBe(true);
+    expect(await driver.backupVerify!('portal-backup-2')).toBeNull();
+  },
+);
+
+it(
+  "restores in place: the machine keeps its domain and addresses, gets the backup's disk, and runs again",
+  { timeout: 300_000 },
+  async () => {
+    await writeDisk(ref, 0x33, MARK);
+    await powerOn(ref);
+    const reserved = `<host mac='${macForKey(spec.key)}' name='${ref}' ip='`;
+    const dhcpBefore = await virsh(['net-dumpxml', NETWORK]);
+    expect(dhcpBefore).toContain(reserved);
+    // A snapshot lives inside the disk that is replaced: the restore drops it.
+    await driver.snapshotTake!(ref, 'portal-snap-1');
+
+    await timed('restore running machine', () => driver.backupRestore!(ref, 'portal-backup-1'));
+    expect(await driver.status(ref)).toBe('running');
+    const xml = await virsh(['dumpxml', '--inactive', ref]);
+    expect(xml).toContain(`<uuid>${uuidForKey(spec.key)}</uuid>`);
+    expect(xml).toContain(macForKey(spec.key));
+    // Its address stays reserved for it (the same static DHCP entry).
+    const entry = (xml: string) => xml.split('\n').find((l) => l.includes(reserved));
+    expect(entry(await virsh(['net-dumpxml', NETWORK]))).toBe(entry(dhcpBefore));
+    expect((await virsh(['snapshot-list', ref, '--name'])).trim()).toBe('');
+    await virsh(['pool-refresh', POOL]);
+    const disk = await download(POOL, volumes(ref).disk);
+    expect(await holds(disk, 0x11)).toBe(true);
+    expect(await holds(disk, 0x5a, BULK)).toBe(true);
+
+    // Powered off: it stays off, with the other backup's disk.
+    await driver.forceStop(ref);
+    await timed('restore powered-off machine', () => driver.backupRestore!(ref, 'portal-backup-2'));
+    expect(await driver.status(ref)).toBe('stopped');
+    expect(await holds(await download(POOL, volumes(ref).disk), 0x22)).toBe(true);
+
+    await expect(driver.backupRestore!(ref, 'portal-backup-none')).rejects.toThrow(/not on its target/);
+    await expect(driver.backupRestore!(ref, '../etc')).rejects.toThrow(/not a backup name/);
+  },
+);
+
+it('restores a backup as a new machine, grown to its size', { timeout: 300_000 }, async () => {
+  const copy: MachineSpec = {
+    ...spec,
+    key: `${spec.key}-copy`,
+    name: 'Restored',
+    diskGb: 3,
+    fromBackup: 'portal-backup-1',
+  };
+  const created = await timed('restore as new (create, to a DHCP lease)', () => driver.create(copy));
+  expect(created.ref).toBe(refForKey(copy.key));
+  expect(created.privateIp).toMatch(/^10\.231\.89\.\d+$/);
+  await virsh(['pool-refresh', POOL]);
+  const file = await download(POOL, volumes(created.ref).disk);
+  expect(await holds(file, 0x11)).toBe(true);
+  const info = JSON.parse((await execFileP('qemu-img', ['info', '--output=json', file])).stdout) as Record<
+    string,
+    unknown
+  >;
+  expect(info['virtual-size']).toBe(3 * GiB);
+  expect(info['backing-filename']).toBeUndefined();
+  await driver.delete(created.ref);
+  expect(await driver.status(created.ref)).toBe('missing');
+  // The backup outlives the machine made from it.
+  expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
+});
+
+it('verify flags a copy whose bytes changed on the target', { timeout: 300_000 }, async () => {
+  const file = path.join(BACKUP_DIR, backupVolumes('portal-backup-2').data);
+  const fh = await open(file, 'r+');
+  try {
+    const { size } = await fh.stat();
+    const at = Math.floor(size / 2);
+    const buf = Buffer.alloc(16);
+    await fh.read(buf, 0, 16, at);
+    for (let i = 0; i < buf.length; i++) buf[i] = buf[i]! ^ 0xff;
+    await fh.write(buf, 0, 16, at);
+  } finally {
+    await fh.close();
+  }
+  expect(await driver.backupVerify!('portal-backup-2')).toMatch(/contents changed since it was taken/);
+  // The other backup is still good.
+  expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
+  expect(await driver.backupVerify!('portal-backup-none')).toMatch(/not on its target/);
+});
+
+it(
+  'an interrupted or failed take leaves nothing that looks complete; a retry with the name redoes it',
+  { timeout: 300_000 },
+  async () => {
+    await powerOn(ref);
+    // A portal killed mid-take: its backup-begin ran (the job goes on in libvirtd), its manifest was never written.
+    const partial = path.join(BACKUP_DIR, backupVolumes('portal-backup-3').data);
+    const xmlFile = path.join(tmp, 'backup.xml');
+    await writeFile(xmlFile, backupXml(partial));
+    await virsh(['backup-begin', ref, '--backupxml', xmlFile]);
+    expect(await driver.backupVerify!('portal-backup-3')).toMatch(/not on its target/);
+    await expect(driver.backupRestore!(ref, 'portal-backup-3')).rejects.toThrow(/not on its target/);
+    // The retry ends that job if it still runs, removes its file, and takes it whole.
+    const retried = await driver.backupTake!(ref, 'portal-backup-3');
+    expect(retried.sizeBytes).toBeGreaterThan(BULK.length);
+    expect(await driver.backupVerify!('portal-backup-3')).toBeNull();
+
+    // A take whose job fails (aborted on the host mid-copy): it throws, and leaves no volume of that name.
+    const take = driver.backupTake!(ref, 'portal-backup-4');
+    let aborted = false;
+    for (let i = 0; i < 400 && !aborted; i++) {
+      const job = await virsh(['domjobinfo', ref]).catch(() => '');
+      if (/Operation:\s+Backup/.test(job)) {
+        await virsh(['domjobabort', ref]);
+        aborted = true;
+      } else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(aborted).toBe(true);
+    await expect(take).rejects.toThrow(/did not complete|cancel/i);
+    expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-4'))).toEqual([]);
+    expect(await driver.backupVerify!('portal-backup-4')).toMatch(/not on its target/);
+  },
+);
+
+it(
+  'deletes backups: nothing of them is left in the pool, and a second delete is no error',
+  { timeout: 120_000 },
+  async () => {
+    for (const name of ['portal-backup-1', 'portal-backup-2', 'portal-backup-3', 'portal-backup-4']) {
+      await driver.backupDelete!(name);
+      await driver.backupDelete!(name);
+    }
+    expect(await backupVolumesOnHost()).toEqual([]);
+    expect(await driver.backupVerify!('portal-backup-1')).toMatch(/not on its target/);
+    await driver.delete(ref);
+    console.log(
+      `backups (busybox guest, 2 GiB disk with ${BULK.length / MiB} MiB written): ` +
+        Object.entries(times)
+          .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s`)
+          .join(', '),
+    );
+  },
+);
