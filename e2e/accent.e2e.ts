@@ -182,6 +182,11 @@ describe('the accent in the customer portal', () => {
       // The whole page (the sidebar's active item included), not only main.
       expect(await axeViolations(page)).toEqual([]);
       await page.screenshot({ path: `${SCREENSHOTS}accent-pale-account-${tag}.png`, fullPage: true });
+      // Hovered, the button is the darker 700 and its text the one computed for 700 (white: 4.92:1).
+      await button.hover();
+      await expect
+        .poll(() => button.evaluate((b) => [getComputedStyle(b).backgroundColor, getComputedStyle(b).color]), WAIT)
+        .toEqual([rgb(shades['--color-brand-700']!), rgb(shades['--color-on-brand-700']!)]);
 
       if (viewport.width > 1000 && scheme === 'light') {
         // A toast still shows once signed in (its container loads after sign-in, not on /login: issue 25's weight).
