@@ -23,11 +23,9 @@ import {
   virtualMachines,
 } from '../apps/api/src/db/schema.ts';
 import { axeViolations } from './support/axe.ts';
+import { DESKTOP, PHONE, overflowing } from './support/looks.ts';
 import { card, cardGroup, chooseCard } from './support/create-form.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
-
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 /** The reseller's catalog (numeric(12,2) monthly, numeric(12,5) hourly), in euros. */
 const PRICES: Record<string, [string, string]> = {
@@ -107,30 +105,6 @@ async function signedIn(
   page.setDefaultTimeout(30_000);
   await portal.signIn(page);
   return { context, page };
-}
-
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container (ux.e2e.ts's rule). */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    const scrollsX = (el: Element | null): boolean => {
-      for (let e = el; e; e = e.parentElement) {
-        const o = getComputedStyle(e).overflowX;
-        if (o === 'auto' || o === 'scroll') return true;
-      }
-      return false;
-    };
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      if (r.right > width + 1 && !scrollsX(el.parentElement) && getComputedStyle(el).position !== 'fixed')
-        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
-    }
-    return out.slice(0, 10);
-  });
 }
 
 /** Waits (generously: CI's cores are loaded) for what the user sees. */
