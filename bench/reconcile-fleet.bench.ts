@@ -22,7 +22,9 @@
  *   pass extrapolated from them (a real per-machine pass over 10,000 domains takes minutes); FLEET_PG=1;
  *   FLEET_EXTRA_VMS=1000000: that many other (never provisioned) VM rows in the reconciler's database; FLEET_METRICS=0:
  *   the passes without the metrics sample (states only);
- *   FLEET_LIVE=1; FLEET_WRK_SECONDS (20), FLEET_REPEATS (3), FLEET_EVENT_ROUNDS (5); FLEET_PG_KEY, FLEET_PG_PORT.
+ *   FLEET_LIVE=1; FLEET_WRK_SECONDS (20), FLEET_REPEATS (3), FLEET_EVENT_ROUNDS (5); FLEET_PG_KEY, FLEET_PG_PORT;
+ *   FLEET_DB_SLOTS, FLEET_HOST_CONCURRENCY (the reconciler's statement slots and hosts at once); FLEET_PROFILE=<dir>
+ *   (CPU profiles of the first and the steady passes: first.cpuprofile, steady.cpuprofile).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -234,6 +236,10 @@ while (sysread(STDIN, my $c, 65536)) {
     sessionSteady: { concurrency: CONCURRENCY, ...sessionSteady, wallMs: round(sessionSteady.wallMs) },
     reconciler: throughReconciler,
     note: 'shared 2-core machine (about six people at once): single runs are noisy, quote medians',
+    reconcilerSettings: {
+      dbSlots: process.env.FLEET_DB_SLOTS ?? 'default',
+      hostConcurrency: process.env.FLEET_HOST_CONCURRENCY ?? 'default',
+    },
   };
   console.log(
     `Reconcile status gathering: ${HOSTS} hosts × ${DOMAINS} domains (${HOSTS * DOMAINS} machines), virsh ${result.virsh}`,
@@ -400,6 +406,10 @@ while (sysread(STDIN, my $c, 65536)) {
         log: warnings,
         audit: createAudit(db),
         ...(metrics ? { metrics } : {}),
+        // FLEET_DB_SLOTS / FLEET_HOST_CONCURRENCY: the reconciler's statement slots and hosts at once (its defaults
+        // otherwise), to compare in one sitting.
+        ...(process.env.FLEET_DB_SLOTS ? { dbConcurrency: Number(process.env.FLEET_DB_SLOTS) } : {}),
+        ...(process.env.FLEET_HOST_CONCURRENCY ? { hostConcurrency: Number(process.env.FLEET_HOST_CONCURRENCY) } : {}),
       });
       const pass = async () => {
         resetCounts();
@@ -419,9 +429,30 @@ while (sysread(STDIN, my $c, 65536)) {
           changed,
         };
       };
-      const first = await pass();
-      const steady = await pass();
-      const more = [await pass(), await pass()];
+      // FLEET_PROFILE=<dir>: the portal's CPU profile of the first pass and of the steady ones, each a .cpuprofile
+      // there (the passes alone: not the seeding, the per-machine calls or the host monitor).
+      const profiled = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+        const dirOut = process.env.FLEET_PROFILE;
+        if (!dirOut) return run();
+        const { Session } = await import('node:inspector/promises');
+        const session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+        try {
+          return await run();
+        } finally {
+          const { profile } = await session.post('Profiler.stop');
+          mkdirSync(dirOut, { recursive: true });
+          writeFileSync(path.join(dirOut, `${name}.cpuprofile`), JSON.stringify(profile));
+          session.disconnect();
+        }
+      };
+      const first = await profiled('first', pass);
+      const [steady, more] = await profiled(
+        'steady',
+        async () => [await pass(), [await pass(), await pass()]] as const,
+      );
       // The point of the pass: one call per host (the first also opens each host's session), drift followed once.
       for (const p of [first, steady, ...more])
         if (p.calls !== hosts.length)
