@@ -12,6 +12,7 @@ import { resellerBrandingRoutes } from './reseller-branding.ts';
 import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-companies.ts';
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { snapshotRoutes } from './snapshots.ts';
+import { backupRoutes } from './backups.ts';
 import { ssoRoutes } from './single-sign-on.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { twoFactorRoutes } from './two-factor.ts';
@@ -29,6 +30,7 @@ export const routes = {
   permissions: permissionsRoutes,
   vms: vmRoutes,
   snapshots: snapshotRoutes,
+  backups: backupRoutes,
   platform: platformRoutes,
   resellerBranding: resellerBrandingRoutes,
   billing: billingRoutes,

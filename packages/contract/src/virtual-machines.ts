@@ -325,6 +325,10 @@ export const vmActionRoutes = {
     path: `${P}/delete/:id`,
     summary: 'Delete a VM',
     params: idParamsSchema,
+    // Issue 24 item 2: keepBackups=true keeps the VM's backups (restorable as a new VM); absent or false deletes them.
+    query: z.object({
+      keepBackups: z.enum(['true', 'false'], { error: 'keepBackups must be true or false' }).optional(),
+    }),
     data: z.null(),
   }),
   start: route({

@@ -142,6 +142,39 @@ export const SNAPSHOT_ACTIONS = {
 } as const satisfies Record<string, VmActionDef>;
 export type SnapshotActionName = keyof typeof SNAPSHOT_ACTIONS;
 
+/**
+ * The backup actions (issue 24 item 2; docs/decisions/0021-backups.md), offered by the VM page's Backups card. A take
+ * keeps the VM's status (the machine keeps running); a restore erases what the disk gained since, a delete what the
+ * backup kept: vm.delete, as snapshots. A backup's delete touches no machine (operation null), from any status.
+ */
+export const BACKUP_ACTIONS = {
+  backup: {
+    operation: 'backup',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.operate',
+    participle: 'backed up',
+    label: 'Take backup',
+    accepted: 'Backup is being taken',
+  },
+  backupRestore: {
+    operation: 'backupRestore',
+    from: ['Running', 'Stopped', 'Shutoff'],
+    permission: 'vm.delete',
+    participle: 'restored',
+    label: 'Restore',
+    accepted: 'VM is being restored from the backup',
+  },
+  backupDelete: {
+    operation: null,
+    from: VM_STATUSES,
+    permission: 'vm.delete',
+    participle: 'changed',
+    label: 'Delete',
+    accepted: 'Backup deleted',
+  },
+} as const satisfies Record<string, VmActionDef>;
+export type BackupActionName = keyof typeof BACKUP_ACTIONS;
+
 /** What the VM page's Snapshots card says (issue 24 item 1). */
 export const SNAPSHOT_TEXT = {
   title: 'Snapshots',
@@ -174,8 +207,15 @@ export const REBUILD_TEXT = {
 } as const;
 
 /** Why an action cannot start from a status, or null when it can. Same words on server and portal. */
-export function actionUnavailableReason(action: VmActionName | SnapshotActionName, status: VmStatus): string | null {
+export function actionUnavailableReason(
+  action: VmActionName | SnapshotActionName | BackupActionName,
+  status: VmStatus,
+): string | null {
   const def: VmActionDef =
-    action in SNAPSHOT_ACTIONS ? SNAPSHOT_ACTIONS[action as SnapshotActionName] : VM_ACTIONS[action as VmActionName];
+    action in SNAPSHOT_ACTIONS
+      ? SNAPSHOT_ACTIONS[action as SnapshotActionName]
+      : action in BACKUP_ACTIONS
+        ? BACKUP_ACTIONS[action as BackupActionName]
+        : VM_ACTIONS[action as VmActionName];
   return def.from.includes(status) ? null : `The VM cannot be ${def.participle} while it is ${status}`;
 }

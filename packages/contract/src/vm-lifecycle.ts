@@ -17,11 +17,13 @@ export {
   VM_ACTIONS,
   SNAPSHOT_ACTIONS,
   SNAPSHOT_TEXT,
+  BACKUP_ACTIONS,
   REBUILD_TEXT,
   actionUnavailableReason,
   type VmActionDef,
   type VmActionName,
   type SnapshotActionName,
+  type BackupActionName,
 } from './vm-actions.ts';
 
 /** A snapshot operation's payload: the snapshot's row, its name, the driver's name for it, the VM's status when queued. */
@@ -58,7 +60,8 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('forceStop'), payload: z.object({}).strict() }),
   z.object({ kind: z.literal('reset'), payload: z.object({}).strict() }),
   z.object({ kind: z.literal('resize'), payload: z.object({ configurationId: z.number().int() }).strict() }),
-  z.object({ kind: z.literal('delete'), payload: z.object({}).strict() }),
+  // `keepBackups` (issue 24 item 2): the VM's backups stay (the company's list shows them); absent or false: deleted.
+  z.object({ kind: z.literal('delete'), payload: z.object({ keepBackups: z.boolean().optional() }).strict() }),
   // A draining host's machine to another host (docs/draining.md); `status`: the VM's when the move was queued.
   z.object({
     kind: z.literal('move'),

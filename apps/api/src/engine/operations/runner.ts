@@ -152,9 +152,11 @@ function createSteps(
       }
       return { status: STATUS_OF_MACHINE[await driver.status(ref())], configurationId };
     },
-    async delete({ driver, target: { vm } }) {
+    async delete({ driver, target: { vm }, payload }) {
       if (vm.providerRef) await driver.delete(vm.providerRef);
       await snapshots.dropAll(vm.id); // they lived in its disk
+      // Its backups live outside it: kept when asked (vm_id null), deleted otherwise (issue 24 item 2).
+      await backups.onVmDeleted(vm.id, payload.keepBackups ?? false, driver);
       // Its public address goes back to the region's pool.
       await repo.releasePublicAddress(vm.id);
       // A deleted VM rests powered off; deletedAt hides it (OPERATIONS.delete.endsIn is 'deleted').

@@ -10,6 +10,9 @@ import { createVmService } from './vm.service.ts';
 import { createSnapshotRepository } from './snapshots.repository.ts';
 import { registerSnapshotRoutes } from './snapshots.routes.ts';
 import { createSnapshotService } from './snapshots.service.ts';
+import { createBackupRepository } from './backups.repository.ts';
+import { registerBackupRoutes } from './backups.routes.ts';
+import { createBackupService } from './backups.service.ts';
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const env = deps.config;
@@ -35,6 +38,10 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     stepUp: (auth) => assertSteppedUp(deps.db, deps.clock, auth),
   });
   registerSnapshotRoutes(api, createSnapshotService({ ...deps, vms: repo, repo: createSnapshotRepository(deps.db) }));
+  registerBackupRoutes(
+    api,
+    createBackupService({ ...deps, vms: repo, vmService: vms, repo: createBackupRepository(deps.db) }),
+  );
   registerConsoleSockets(api, {
     vms,
     access: deps.access,

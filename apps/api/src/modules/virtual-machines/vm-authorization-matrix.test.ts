@@ -11,7 +11,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { auditLog, operations, virtualMachines, vmSnapshots } from '../../db/schema.ts';
+import { auditLog, operations, virtualMachines, vmBackups, vmSnapshots } from '../../db/schema.ts';
 import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, TestClient, type CallResult, type TestApp } from '../../../test/harness.ts';
 import type { App } from '../../app.ts';
@@ -88,7 +88,7 @@ function take(status: VmStatus): Promise<number> {
 
 /** Everything a VM call could change. Taken only while the runner is idle, so it is stable. */
 async function snapshot(): Promise<string> {
-  const [vms, ops, audit, snaps] = await Promise.all([
+  const [vms, ops, audit, snaps, backups] = await Promise.all([
     t.db
       .select({
         id: virtualMachines.id,
@@ -102,12 +102,14 @@ async function snapshot(): Promise<string> {
     t.db.select({ id: operations.id, status: operations.status }).from(operations),
     t.db.select({ id: auditLog.id }).from(auditLog),
     t.db.select({ id: vmSnapshots.id, state: vmSnapshots.state }).from(vmSnapshots),
+    t.db.select({ id: vmBackups.id, state: vmBackups.state, vmId: vmBackups.vmId }).from(vmBackups),
   ]);
   return JSON.stringify([
     vms.map((v) => JSON.stringify(v)).sort(),
     ops.map((o) => `${o.id}:${o.status}`).sort(),
     audit.length,
     snaps.map((s) => `${s.id}:${s.state}`).sort(),
+    backups.map((b) => `${b.id}:${b.state}:${b.vmId}`).sort(),
   ]);
 }
 
@@ -170,20 +172,21 @@ beforeAll(async () => {
     small: configs.find((c) => c.key === 'small')!.id,
   });
 
-  // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete, take/revert/delete a snapshot) Running VMs, 6 to
-  // start (stopped below), and the shared ones.
-  const made = await createVms(6 * 9 + 6 + 2, 'mx');
+  // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete, take/revert/delete a snapshot, take/restore/
+  // delete a backup, restore one as new, list and delete a kept one) Running VMs, 6 to start (stopped below), the shared ones.
+  // A VM outside any team, made by the Operator: theirs and the company admins' only. Named to come first in name
+  // order, as the shared ones come next (mx-2-1, …): the list cells read one page of 100, and there are more VMs.
+  [shared.operatorOwn] = (await createVms(1, 'a-mx-own', null, clients.operator)) as [number];
+  const made = await createVms(6 * 15 + 6 + 2, 'mx');
   [shared.read, shared.edit] = [made[0]!, made[1]!];
-  pool.Running = made.slice(2, 2 + 6 * 9);
-  pool.Stopped = made.slice(2 + 6 * 9);
+  pool.Running = made.slice(2, 2 + 6 * 15);
+  pool.Stopped = made.slice(2 + 6 * 15);
   for (const id of pool.Stopped) {
     const res = await admin.call(routes.vms.stop, { params: { id } });
     if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
   }
   await settle();
   for (const id of pool.Stopped) if ((await vmRow(id)).status !== 'Stopped') throw new Error(`VM ${id} did not stop`);
-  // A VM outside any team, made by the Operator: theirs and the company admins' only.
-  [shared.operatorOwn] = (await createVms(1, 'mx-own', null, clients.operator)) as [number];
 }, 60_000);
 afterAll(async () => {
   await t.close();
@@ -217,6 +220,27 @@ async function withSnapshot(): Promise<number> {
 }
 const snapshotRows = (vmId: number) => t.db.select().from(vmSnapshots).where(eq(vmSnapshots.vmId, vmId));
 
+/** A Running VM of the pool with one ready backup, taken by the company admin (restore, delete, restore as new). */
+const backupOf = new Map<number, number>();
+async function withBackup(): Promise<number> {
+  const id = await take('Running');
+  const res = await clients.companyAdmin.call(routes.backups.takeBackup, { params: { id }, body: { name: 'mx' } });
+  if (res.status !== 200) throw new Error(`could not take a backup of VM ${id}: ${res.status} ${res.message}`);
+  backupOf.set(id, res.data.id);
+  await settle();
+  return id;
+}
+/** As withBackup, then the VM deleted with its backups kept: answers the kept backup's id. */
+async function keptBackup(): Promise<number> {
+  const id = await withBackup();
+  const res = await clients.companyAdmin.call(routes.vms.delete, { params: { id }, query: { keepBackups: 'true' } });
+  if (res.status !== 200) throw new Error(`could not delete VM ${id}: ${res.status} ${res.message}`);
+  await settle();
+  return backupOf.get(id)!;
+}
+const backupRows = (vmId: number) => t.db.select().from(vmBackups).where(eq(vmBackups.vmId, vmId));
+const backupRow = async (id: number) => (await t.db.select().from(vmBackups).where(eq(vmBackups.id, id)))[0];
+
 const cells: Cell[] = [
   {
     call: 'GET /virtualMachines/list?teamId',
@@ -227,7 +251,7 @@ const cells: Cell[] = [
   {
     call: 'GET /virtualMachines/list',
     expect: all(A),
-    run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100 } }),
+    run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100, sortColumn: 'name' } }),
     check: async (res, actor) => {
       const seen = listed(res);
       expect(seen.includes(shared.read)).toBe(!['nonMember', 'otherCompany'].includes(actor));
@@ -391,6 +415,78 @@ const cells: Cell[] = [
     check: async (_res, _actor, id) => expect(await snapshotRows(id)).toEqual([]),
   },
   {
+    call: 'GET /virtualMachines/listBackups/:id',
+    expect: vmView,
+    run: (c) => c.call(routes.backups.listBackups, { params: { id: shared.read } }),
+    check: (res) => expect(res.data).toMatchObject({ backups: [], limit: expect.any(Number) }),
+  },
+  {
+    // Taking one is vm.operate; it loses nothing (and the VM stays Running).
+    call: 'POST /virtualMachines/takeBackup/:id',
+    expect: vmChange,
+    prepare: () => take('Running'),
+    run: (c, id) => c.call(routes.backups.takeBackup, { params: { id }, body: { name: 'matrix' } }),
+    check: async (_res, _actor, id) => {
+      expect((await backupRows(id)).map((b) => [b.name, b.state])).toEqual([['matrix', 'ready']]);
+      expect((await vmRow(id)).status).toBe('Running');
+    },
+  },
+  {
+    // A restore erases what the disk gained since: vm.delete, as a snapshot's revert.
+    call: 'POST /virtualMachines/restoreBackup/:id/:backupId',
+    expect: vmChange,
+    prepare: withBackup,
+    run: (c, id) => c.call(routes.backups.restoreBackup, { params: { id, backupId: backupOf.get(id)! } }),
+    check: async (_res, _actor, id) => {
+      expect((await opsOf(id)).filter((o) => o.kind === 'backupRestore').map((o) => o.status)).toEqual(['succeeded']);
+      expect((await vmRow(id)).status).toBe('Running');
+    },
+  },
+  {
+    call: 'DELETE /virtualMachines/deleteBackup/:id/:backupId',
+    expect: vmChange,
+    prepare: withBackup,
+    run: (c, id) => c.call(routes.backups.deleteBackup, { params: { id, backupId: backupOf.get(id)! } }),
+    check: async (_res, _actor, id) => expect(await backupRows(id)).toEqual([]),
+  },
+  {
+    // A new VM in the backup's team, as a create there: vm.create.
+    call: 'POST /virtualMachines/restoreBackupAsNew/:backupId',
+    expect: vmChange,
+    prepare: withBackup,
+    run: (c, id) =>
+      c.call(routes.backups.restoreBackupAsNew, {
+        params: { backupId: backupOf.get(id)! },
+        body: { name: `mx-restored-${++seq}` },
+      }),
+    check: async (res, actor) =>
+      expect(await vmRow((res.data as { id: number }).id)).toMatchObject({
+        companyId: 1,
+        teamId: ids.team,
+        createdByUserId: ids[actor],
+        status: 'Running',
+      }),
+  },
+  {
+    call: 'GET /backups',
+    expect: all(A),
+    prepare: keptBackup,
+    run: (c) => c.call(routes.backups.listCompanyBackups),
+    check: (res, actor, kept) => {
+      const seen = (res.data as { backups: { id: number }[] }).backups.map((b) => b.id);
+      // A kept backup is seen by its VM's team (and the company admins), like the VM was.
+      expect(seen.includes(kept)).toBe(!['nonMember', 'otherCompany'].includes(actor));
+    },
+  },
+  {
+    // A backup kept after its VM was deleted: vm.delete in the team the VM had.
+    call: 'DELETE /backups/:backupId',
+    expect: vmChange,
+    prepare: keptBackup,
+    run: (c, backupId) => c.call(routes.backups.deleteKeptBackup, { params: { backupId } }),
+    check: async (_res, _actor, backupId) => expect(await backupRow(backupId)).toBeUndefined(),
+  },
+  {
     call: 'DELETE /virtualMachines/delete/:id',
     expect: vmChange,
     prepare: () => take('Running'),
@@ -472,7 +568,8 @@ describe('authorisation matrix: virtual machines', () => {
     console.log(`VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
     expect(failures).toEqual([]);
     expect(checked).toBe(cells.length * ACTORS.length);
-  });
+    // 192 cells, each waiting for the runner: about 30 s alone, more under a full run's load.
+  }, 180_000);
 });
 
 /**
@@ -530,7 +627,7 @@ describe('authorisation matrix: virtual machines, token callers', () => {
     {
       call: 'GET /virtualMachines/list (token)',
       expect: { tokenRead: A, tokenAct: A, tokenOtherTeam: A, tokenOtherCompany: A },
-      run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100 } }),
+      run: (c) => c.call(routes.vms.list, { query: { rowsPerPage: 100, sortColumn: 'name' } }),
       check: (res, actor) => {
         const seen = listed(res);
         // The company admin's full-scope tokens see the team's VMs and the Operator's team-less one; a token

@@ -104,9 +104,10 @@ export function registerVmRoutes(app: FastifyInstance, d: VmRoutesDeps): void {
   }));
   // Start, stop, force stop, reset, delete: one loop over the contract's action routes, answered with the lifecycle table's text.
   for (const action of Object.keys(vmActionRoutes) as VmOperationAction[]) {
-    registerRoute(app, vmActionRoutes[action], async ({ auth, params, request }) => {
+    registerRoute(app, vmActionRoutes[action], async ({ auth, params, request, query }) => {
       if (action === 'delete') await d.stepUp(auth);
-      await vms.act(ctxOf(auth, request), params.id, action);
+      const keepBackups = (query as { keepBackups?: string } | undefined)?.keepBackups === 'true';
+      await vms.act(ctxOf(auth, request), params.id, action, { keepBackups });
       return { message: VM_ACTIONS[action].accepted, data: null };
     });
   }

@@ -143,11 +143,21 @@ export function createVmService(deps: Deps) {
   }
 
   /** An action that is one operation with no payload: permission, status and operation from the table. */
-  async function simpleAction(ctx: Ctx, id: number, action: VmOperationAction) {
+  async function simpleAction(
+    ctx: Ctx,
+    id: number,
+    action: VmOperationAction,
+    options: { keepBackups?: boolean } = {},
+  ) {
     const def = VM_ACTIONS[action];
     const vm = await loadVisible(ctx.scope, id, def.permission);
     requireAvailable(vm, action);
-    await enqueue(ctx, vm, { kind: def.operation, payload: {} });
+    // A delete keeps the VM's backups when asked (issue 24 item 2); otherwise they go with it.
+    const operation: Operation =
+      def.operation === 'delete'
+        ? { kind: 'delete', payload: options.keepBackups ? { keepBackups: true } : {} }
+        : { kind: def.operation, payload: {} };
+    await enqueue(ctx, vm, operation);
   }
 
   return {
@@ -472,6 +482,11 @@ export function createVmService(deps: Deps) {
         teamId?: number | null | undefined;
         sshKeyIds?: number[] | undefined;
         userData?: string | undefined;
+        /**
+         * A restore as a new VM (issue 24 item 2; backups.service.ts): the new machine's disk is this backup's;
+         * `guard` runs in the create's transaction (the backup's row is marked restoring there).
+         */
+        fromBackup?: { backupId: number; providerName: string; guard: (tx: Tx) => Promise<void> };
       },
     ) {
       // A suspended company makes no machines, as it starts none (operations/enqueue.ts).
@@ -483,7 +498,8 @@ export function createVmService(deps: Deps) {
       else await access.requireInAnyTeam(ctx.scope, 'vm.create', 'You may not create virtual machines');
       const region = await repo.region(input.regionId);
       if (!region) throw new NotFoundError('Region not found');
-      if (!(await repo.imageOffered(ctx.resellerId, input.regionId, input.image)))
+      // A backup's disk is restored whatever the reseller offers of its image today.
+      if (!input.fromBackup && !(await repo.imageOffered(ctx.resellerId, input.regionId, input.image)))
         throw new BadRequestError(CATALOG_TEXT.imageNotOffered);
       if (!(await repo.configuration(input.configurationId))) throw new NotFoundError('Configuration not found');
       // The caller's own keys only (issue 23 item 5), copied onto each VM: removing one from the store later does not
@@ -505,6 +521,7 @@ export function createVmService(deps: Deps) {
         // Quotas first (the company row's lock; db/quotas.ts): of racing creates, only those that fit get through.
         // numberOfInstances counts whole: a create of 3 with 2 left is refused.
         const n = names.length;
+        await input.fromBackup?.guard(tx);
         await refuseOverQuota(tx, ctx.scope.companyId, teamId, {
           vms: n,
           vcpus: n * size.cpu,
@@ -552,7 +569,9 @@ export function createVmService(deps: Deps) {
             vmId: vm.id,
             requestedByUserId: ctx.scope.userId,
             kind: 'create',
-            payload: {},
+            payload: input.fromBackup
+              ? { fromBackup: { backupId: input.fromBackup.backupId, providerName: input.fromBackup.providerName } }
+              : {},
           });
           await audit.record(
             {
@@ -569,6 +588,7 @@ export function createVmService(deps: Deps) {
                 teamId,
                 sshKeys: sshKeys.map((k) => k.fingerprint),
                 userDataBytes: userData === null ? null : Buffer.byteLength(userData),
+                ...(input.fromBackup ? { fromBackupId: input.fromBackup.backupId } : {}),
               },
               requestId: ctx.requestId,
             },

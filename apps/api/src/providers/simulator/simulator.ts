@@ -4,7 +4,8 @@
  *  - a name containing `fail-create` fails permanently when created;
  *  - a name containing `flaky` fails transiently on its first two attempts of each action;
  *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was);
- *  - a name containing `fail-snapshot` fails to take snapshots (permanently).
+ *  - a name containing `fail-snapshot` fails to take snapshots (permanently);
+ *  - a name containing `fail-backup` fails to take backups (permanently).
  */
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -99,6 +100,11 @@ export function createSimulatorDriver(opts: {
   const byKey = new Map<string, string>();
   const attempts = new Map<string, number>();
   const creating = new Map<string, Promise<CreatedMachine>>();
+  /**
+   * Backups (issue 24 item 2) by the portal's name: the machine's "disk" (what it logged and knew) and spec when
+   * taken. Kept by the driver, not the machine: a backup outlives its machine. Forgotten at a restart, as machines are.
+   */
+  const backups = new Map<string, { log: string[]; spec: MachineSpec; sizeBytes: number }>();
   let counter = 0;
   const wait = () => new Promise((r) => setTimeout(r, opts.stepMs));
   const half = () => new Promise((r) => setTimeout(r, opts.stepMs / 2));
@@ -160,6 +166,12 @@ export function createSimulatorDriver(opts: {
         flaky('create', spec.key, spec.name);
         const n = ++counter;
         const ref = `sim-${Date.now().toString(36)}-${n}`;
+        // A restore as a new machine: its disk is the backup's (a backup this simulator forgot cannot be read).
+        const source = spec.fromBackup ? backups.get(spec.fromBackup) : undefined;
+        if (spec.fromBackup && !source)
+          throw new Error(
+            `The backup ${spec.fromBackup} is not on this simulator's backup target (forgotten at a restart)`,
+          );
         const m: SimMachine = {
           ref,
           spec,
@@ -167,7 +179,12 @@ export function createSimulatorDriver(opts: {
           bootedAt: Date.now(),
           publicIp: `203.0.113.${(n % 250) + 2}`,
           privateIp: `10.20.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`,
-          log: [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`, ...firstBootLines(spec)],
+          log: source
+            ? [
+                ...source.log,
+                `[host] ${spec.name} provisioned in ${opts.site ?? spec.region} from backup ${spec.fromBackup}`,
+              ]
+            : [`Provisioned ${spec.name} in ${opts.site ?? spec.region}`, ...firstBootLines(spec)],
           counters: zeroCounters(),
           countedAt: clock.now().getTime(),
           snapshots: new Map(),
@@ -280,6 +297,42 @@ export function createSimulatorDriver(opts: {
       await half();
       flaky('snapshotDelete', ref, m.spec.name);
       m.snapshots.delete(name);
+    },
+    // Backups (issue 24 item 2): whole copies of the machine's "disk", kept by the driver (they outlive the machine);
+    // a running machine keeps running while it is copied. A restart forgets them (docs/decisions/0021-backups.md).
+    async backupTake(ref, name) {
+      const m = machine(ref);
+      const kept = backups.get(name);
+      if (kept) return { sizeBytes: kept.sizeBytes, incremental: false };
+      await half();
+      flaky('backup', ref, m.spec.name);
+      if (m.spec.name.includes('fail-backup'))
+        throw new Error('The simulator could not take the backup (simulated permanent failure)');
+      const sizeBytes = Math.round(256 * 1024 ** 2 + m.log.length * 4096);
+      backups.set(name, { log: [...m.log], spec: m.spec, sizeBytes });
+      m.log.push(`[host] backup ${name} taken`);
+      return { sizeBytes, incremental: false };
+    },
+    async backupRestore(ref, name) {
+      const m = machine(ref);
+      await half();
+      flaky('backupRestore', ref, m.spec.name);
+      const kept = backups.get(name);
+      if (!kept)
+        throw new Error(`The backup ${name} is not on this simulator's backup target (forgotten at a restart)`);
+      // Powered off for the copy, started again if it ran.
+      const wasRunning = m.state === 'running';
+      advance(m, clock.now().getTime());
+      m.state = 'stopped';
+      m.log = [...kept.log, '', '[host] powered off', `[host] disk restored from backup ${name}`];
+      m.spec = { ...m.spec, image: kept.spec.image };
+      if (wasRunning) boot(m);
+    },
+    async backupDelete(name) {
+      backups.delete(name);
+    },
+    async backupVerify(name) {
+      return backups.has(name) ? null : 'The backup is not on the backup target';
     },
     async delete(ref) {
       await wait();
