@@ -8,13 +8,13 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { routes } from '@portal/contract/routes';
-import { companies, configurationPrices, vmSizePeriods } from '../apps/api/src/db/schema.ts';
+import { companies, vmSizePeriods } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
-import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { LOOKS, PHONE, checkScreen } from './support/looks.ts';
+import { LOOKS, PHONE, checkScreen, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
+import { pricedCatalog, waitForStatus } from './support/seed.ts';
 import { startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -32,28 +32,10 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function newPage(
-  viewport: { width: number; height: number },
-  colorScheme: 'light' | 'dark' = 'light',
-  email?: string,
-  password?: string,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await portal.browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await portal.signIn(page, email, password);
-  return { context, page };
-}
+const newPage = (viewport: Viewport, colorScheme: ColorScheme = 'light', email?: string, password?: string) =>
+  signedInPage(portal, viewport, colorScheme, email, password);
 
 const check = (page: Page, name: string) => checkScreen(page, 'dashboard', name, { within: 'main', excuse: 'clips' });
-
-async function waitRunning(id: number) {
-  for (let i = 0; i < 600; i++) {
-    if ((await admin.call(routes.vms.details, { params: { id } })).data.status === 'Running') return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`VM ${id} did not start`);
-}
 
 describe('dashboard overview', () => {
   it('offers "Create your first machine" while the company has none', async () => {
@@ -76,23 +58,13 @@ describe('dashboard overview', () => {
   });
 
   it('counts machines by status with links to the filtered list, shows the spend and recent activity', async () => {
-    const [demo] = await portal.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
-    const catalog = await seededCatalog(admin);
-    await portal.db.insert(configurationPrices).values({
-      resellerId: demo!.resellerId,
-      configurationId: catalog.micro.id,
-      hourlyPrice: '0.05',
-      monthlyPrice: '5.00',
-    });
+    const { catalog } = await pricedCatalog(portal, admin);
     const ids: number[] = [];
     for (const name of ['dash-a', 'dash-b', 'dash-c'])
       ids.push((await admin.call(routes.vms.create, { body: catalog.createBody(name) })).data.ids[0]!);
-    for (const id of ids) await waitRunning(id);
+    for (const id of ids) await waitForStatus(admin, id, 'Running');
     expect((await admin.call(routes.vms.stop, { params: { id: ids[2]! } })).status).toBe(200);
-    for (let i = 0; i < 600; i++) {
-      if ((await admin.call(routes.vms.details, { params: { id: ids[2]! } })).data.status === 'Stopped') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitForStatus(admin, ids[2]!, 'Stopped');
     // dash-a has existed for 10 hours this month (its size period moved back): 10 h x 0.05 = 0.50.
     const now = Date.now();
     const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);

@@ -3,14 +3,15 @@
  * each: nothing wider than the viewport, axe clean (support/axe.ts, which waits for CSS transitions itself), a
  * screenshot. One copy for the suites that used to carry their own.
  */
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { axeViolations } from './axe.ts';
-import { SCREENSHOTS } from './portal.ts';
+import { SCREENSHOTS, type Portal } from './portal.ts';
 
 export const DESKTOP = { width: 1440, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 export type ColorScheme = 'light' | 'dark';
+export type Viewport = { width: number; height: number };
 
 export const LOOKS = [
   { name: 'desktop-light', viewport: DESKTOP, colorScheme: 'light' },
@@ -20,6 +21,21 @@ export const LOOKS = [
 ] as const;
 
 const WAIT = { timeout: 30_000 };
+
+/** A new context in a look, its page (waits of 30 s), signed in through the screens (as the admin unless told). */
+export async function signedInPage(
+  portal: Portal,
+  viewport: Viewport = DESKTOP,
+  colorScheme: ColorScheme = 'light',
+  email?: string,
+  password?: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await portal.browser.newContext({ viewport, colorScheme });
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  await portal.signIn(page, email, password);
+  return { context, page };
+}
 
 /**
  * Which elements reaching past the viewport's right edge `overflowing` lets pass: those inside an ancestor that
