@@ -5,7 +5,7 @@
  * a crash; both are idempotent (opening twice keeps the first, closing a closed period changes nothing), so a retried
  * step writes nothing twice. SQL over the schema only: the engine's snapshot steps and the backups' code call it.
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { StorageKind } from '@portal/contract/billing';
 import type { Db, Tx } from './client.ts';
 import { storagePeriods, virtualMachines } from './schema.ts';
@@ -41,4 +41,42 @@ export async function closeStoragePeriods(db: Db | Tx, kind: StorageKind, object
     .where(
       and(eq(storagePeriods.kind, kind), inArray(storagePeriods.objectId, objectIds), isNull(storagePeriods.endedAt)),
     );
+}
+
+/**
+ * The backstop and the backups' writer: makes storage_periods agree with the objects' rows at `now`, idempotently.
+ * A kept object (a ready snapshot; a backup that completed and is not failed) without a period gets one from when it
+ * was taken (the backup's completed_at, the snapshot's created_at); an open period whose object's row is gone (or
+ * failed) closes at `now`. The snapshot steps write their periods exactly in their own transactions, so for them
+ * this only repairs; backups are written by another module's code, so the billing worker runs this every pass and a
+ * deleted backup stops being billed within one minute (billing.module.ts). Two statements per kind, whatever
+ * the number of objects.
+ */
+export async function syncStoragePeriods(db: Db, now: Date): Promise<{ opened: number; closed: number }> {
+  const at = now.toISOString();
+  const opened = await db.execute(sql`
+    insert into storage_periods (kind, object_id, company_id, vm_id, size_bytes, started_at)
+    select 'backup', b.id, b.company_id, b.vm_id, coalesce(b.size_bytes, 0), b.completed_at
+      from vm_backups b
+     where b.state in ('ready', 'restoring', 'deleting') and b.completed_at is not null
+       and b.completed_at <= ${at}::timestamptz
+    union all
+    select 'snapshot', s.id, v.company_id, s.vm_id, coalesce(s.size_bytes, 0), s.created_at
+      from vm_snapshots s join virtual_machines v on v.id = s.vm_id
+     where s.state in ('ready', 'reverting', 'deleting') and s.created_at <= ${at}::timestamptz
+    on conflict (kind, object_id) do nothing`);
+  const closed = await db.execute(sql`
+    update storage_periods p set ended_at = greatest(${at}::timestamptz, p.started_at)
+     where p.ended_at is null and (
+       (p.kind = 'backup' and not exists (
+          select 1 from vm_backups b where b.id = p.object_id and b.state in ('ready', 'restoring', 'deleting')))
+       or (p.kind = 'snapshot' and not exists (
+          select 1 from vm_snapshots s where s.id = p.object_id and s.state in ('ready', 'reverting', 'deleting'))))`);
+  return { opened: affected(opened), closed: affected(closed) };
+}
+
+/** Rows a statement changed: node-postgres says rowCount, PGlite affectedRows. */
+function affected(res: unknown): number {
+  const r = res as { rowCount?: number | null; affectedRows?: number };
+  return r.rowCount ?? r.affectedRows ?? 0;
 }

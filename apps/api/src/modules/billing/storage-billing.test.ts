@@ -15,7 +15,8 @@ import { API_MESSAGES } from '@portal/contract/messages';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { routes } from '@portal/contract/routes';
 import { sumDecimals } from '../../db/priced-usage.ts';
-import { auditLog, companies, configurationPrices, users } from '../../db/schema.ts';
+import { auditLog, companies, configurationPrices, users, virtualMachines, vmBackups } from '../../db/schema.ts';
+import { syncStoragePeriods } from '../../db/storage-periods.ts';
 import { createEgressPolicy } from '../../lib/egress.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
@@ -287,4 +288,62 @@ it('leaves storage unpriced (no amount) while the reseller removes its price', a
   });
   expect(usage.data.storageLines).toMatchObject([{ kind: 'snapshot', gbMonthPrice: null, amount: null }]);
   expect(usage.data).toMatchObject({ storageAmount: '0.00', totalAmount: '3.60' });
+});
+
+it("bills a kept backup of a deleted VM to its company until the backup goes, through the worker's sync", async () => {
+  // 1 Oct 00:00. Backups are written by their own module; billing's worker brings storage periods in step with
+  // their rows (db/storage-periods.ts syncStoragePeriods, once a minute), which this test calls on its clock.
+  const owner = await signIn(t, 'owner@storage.test', STAFF_PASSWORD);
+  await owner.call(routes.resellerCatalog.saveStoragePrices, { body: { snapshot: null, backup: '1.5' } });
+  const [demo] = await t.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
+  const [vm] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.name, 'kept-vm'));
+  expect(vm!.deletedAt).not.toBeNull();
+  const [backup] = await t.db
+    .insert(vmBackups)
+    .values({
+      vmId: null, // the VM was deleted with its backups kept
+      companyId: demo!.id,
+      regionId: vm!.regionId,
+      providerId: vm!.providerId,
+      name: 'nightly',
+      providerName: 'portal-backup-test',
+      state: 'ready',
+      sizeBytes: 10 * 1024 ** 3,
+      vmName: vm!.name,
+      image: vm!.image,
+      configurationId: vm!.configurationId,
+      cpu: 1,
+      ram: 1,
+      disk: 10,
+      completedAt: clock.now(),
+    })
+    .returning();
+  expect(await syncStoragePeriods(t.db, clock.now())).toEqual({ opened: 1, closed: 0 });
+  expect(await syncStoragePeriods(t.db, clock.now())).toEqual({ opened: 0, closed: 0 }); // idempotent
+  clock.advance(15.5 * DAY); // 16 Oct 12:00: the backup is deleted; the next pass closes its period
+  await t.db.delete(vmBackups).where(eq(vmBackups.id, backup!.id));
+  expect(await syncStoragePeriods(t.db, clock.now())).toEqual({ opened: 0, closed: 1 });
+  clock.advance(15.5 * DAY); // 1 Nov: October (31 days) has closed, nothing more accrued
+  expect(await syncStoragePeriods(t.db, clock.now())).toEqual({ opened: 0, closed: 0 });
+
+  const fresh = await signIn(t, 'owner@storage.test', STAFF_PASSWORD);
+  const october = await fresh.call(routes.billing.companyUsage, {
+    params: { id: demo!.id },
+    query: { month: '2026-10' },
+  });
+  // 10 GB × 15.5 days of 31: 5 GB-months at 1.50.
+  expect(october.data.storageLines).toEqual([
+    {
+      kind: 'backup',
+      vmId: null,
+      vmName: null,
+      gbHours: '3720.00',
+      gbMonths: '5.0000',
+      gbMonthPrice: '1.50000',
+      amount: '7.50',
+    },
+  ]);
+  expect(october.data).toMatchObject({ amount: '0.00', storageAmount: '7.50', totalAmount: '7.50' });
+  const others = await fresh.call(routes.billing.usage, { query: { month: '2026-10' } });
+  expect(others.data.companies.filter((x) => x.storageAmount !== '0.00').map((x) => x.companyId)).toEqual([demo!.id]);
 });

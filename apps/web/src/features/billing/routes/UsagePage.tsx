@@ -1,6 +1,7 @@
 /**
  * /reseller/usage: a month of usage of the reseller's companies (UTC), totals per company; a company opens to its
- * VMs × sizes × hours × amount. The CSV is the same figures, downloaded.
+ * VMs × sizes × hours × amount, and the snapshots and backups it kept (GB-months × price; issue 24 item 4). The CSV
+ * is the same figures, downloaded.
  */
 import ChevronDown from 'lucide-react/icons/chevron-down';
 import ChevronRight from 'lucide-react/icons/chevron-right';
@@ -13,16 +14,54 @@ import { useCompanyUsage, useResellerUsage, usageCsvUrl } from '../api/usage.ts'
 import { MonthSelect } from '../components/MonthSelect.tsx';
 import { lastClosedMonth } from '../components/month.ts';
 import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
+import type { CompanyUsage } from '@portal/contract/billing';
 
 const cell = 'px-3 py-2';
 const num = `${cell} text-right tabular-nums`;
+
+const STORAGE_KIND_TEXT = { snapshot: 'Snapshots', backup: 'Backups' } as const;
 
 function CompanyLines({ companyId, month, currency }: { companyId: number; month: string; currency: string }) {
   const detail = useCompanyUsage(companyId, month);
   if (detail.isPending) return <Spinner />;
   if (detail.error) return <p className="text-sm text-red-600">{errorMessage(detail.error)}</p>;
-  if (detail.data.lines.length === 0)
-    return <p className="text-sm text-slate-500 dark:text-slate-400">No VM existed this month.</p>;
+  const storage = detail.data.storageLines;
+  return (
+    <>
+      {detail.data.lines.length === 0 ? (
+        <p className="text-sm text-slate-500 dark:text-slate-400">No VM existed this month.</p>
+      ) : (
+        <VmLines lines={detail.data.lines} currency={currency} />
+      )}
+      {storage.length > 0 && (
+        <table className="mt-3 w-full text-sm" aria-label="Storage usage">
+          <thead className="text-xs uppercase text-slate-500 dark:text-slate-400">
+            <tr>
+              <th className={`${cell} text-left`}>VM</th>
+              <th className={`${cell} text-left`}>Storage</th>
+              <th className={`${cell} text-right`}>GB-months</th>
+              <th className={`${cell} text-right`}>Per GB-month</th>
+              <th className={`${cell} text-right`}>Amount ({currency})</th>
+            </tr>
+          </thead>
+          <tbody>
+            {storage.map((l) => (
+              <tr key={`${l.vmId}-${l.kind}`} className="border-t border-slate-100 dark:border-slate-800">
+                <td className={cell}>{l.vmName ?? '—'}</td>
+                <td className={cell}>{STORAGE_KIND_TEXT[l.kind]}</td>
+                <td className={num}>{l.gbMonths}</td>
+                <td className={num}>{l.gbMonthPrice ?? '—'}</td>
+                <td className={num}>{l.amount ?? 'no price'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function VmLines({ lines, currency }: { lines: CompanyUsage['lines']; currency: string }) {
   return (
     <table className="w-full text-sm" aria-label="VM usage">
       <thead className="text-xs uppercase text-slate-500 dark:text-slate-400">
@@ -36,7 +75,7 @@ function CompanyLines({ companyId, month, currency }: { companyId: number; month
         </tr>
       </thead>
       <tbody>
-        {detail.data.lines.map((l) => (
+        {lines.map((l) => (
           <tr key={`${l.vmId}-${l.configurationId}`} className="border-t border-slate-100 dark:border-slate-800">
             <td className={cell}>{l.vmName}</td>
             <td className={cell}>{l.configurationName}</td>
@@ -89,13 +128,15 @@ export function UsagePage() {
                 <th className={`${cell} text-left`}>Company</th>
                 <th className={`${cell} text-right`}>VMs</th>
                 <th className={`${cell} text-right`}>Hours</th>
-                <th className={`${cell} text-right`}>Amount ({usage.data.currency})</th>
+                <th className={`${cell} text-right`}>VM amount ({usage.data.currency})</th>
+                <th className={`${cell} text-right`}>Storage ({usage.data.currency})</th>
+                <th className={`${cell} text-right`}>Total ({usage.data.currency})</th>
               </tr>
             </thead>
             <tbody>
               {usage.data.companies.length === 0 && (
                 <tr>
-                  <td colSpan={4} className={`${cell} text-center text-slate-500 dark:text-slate-400`}>
+                  <td colSpan={6} className={`${cell} text-center text-slate-500 dark:text-slate-400`}>
                     No companies yet.
                   </td>
                 </tr>
@@ -126,10 +167,17 @@ export function UsagePage() {
                         <span className="ml-1 text-xs text-amber-600">(+{c.unpricedLines} unpriced)</span>
                       )}
                     </td>
+                    <td className={num}>
+                      {c.storageAmount}
+                      {c.unpricedStorageLines > 0 && (
+                        <span className="ml-1 text-xs text-amber-600">(+{c.unpricedStorageLines} unpriced)</span>
+                      )}
+                    </td>
+                    <td className={num}>{c.totalAmount}</td>
                   </tr>
                   {open === c.companyId && (
                     <tr>
-                      <td colSpan={4} className="bg-slate-50 px-6 py-3 dark:bg-slate-800/50">
+                      <td colSpan={6} className="bg-slate-50 px-6 py-3 dark:bg-slate-800/50">
                         <CompanyLines companyId={c.companyId} month={month} currency={usage.data.currency} />
                         <a
                           href={usageCsvUrl(month, c.companyId)}
@@ -150,6 +198,8 @@ export function UsagePage() {
                 <td className={num} />
                 <td className={num}>{usage.data.hours}</td>
                 <td className={num}>{usage.data.amount}</td>
+                <td className={num}>{usage.data.storageAmount}</td>
+                <td className={num}>{usage.data.totalAmount}</td>
               </tr>
             </tfoot>
           </table>

@@ -9,6 +9,9 @@ export const useResellerSizes = () => useRouteQuery(r.listSizes);
 export const useResellerRegions = () => useRouteQuery(r.listRegions);
 export const useResellerHosts = () => useRouteQuery(r.listHosts);
 export const useSaveSize = () => useRouteMutation(r.saveSize, { invalidates: [r.listSizes] });
+/** The prices per GB-month of snapshots and backups kept (issue 24 item 4). */
+export const useStoragePrices = () => useRouteQuery(r.storagePrices);
+export const useSaveStoragePrices = () => useRouteMutation(r.saveStoragePrices, { invalidates: [r.storagePrices] });
 export const useUpdateHost = () => useRouteMutation(r.updateHost, { invalidates: [r.listHosts, r.listRegions] });
 export const useRegisterHost = () => useRouteMutation(r.registerHost, { invalidates: [r.listHosts, r.listRegions] });
 /** Validates a URI and reads a qemu+ssh host's key (nothing is stored). */

@@ -1,6 +1,6 @@
 /**
- * /reseller/catalog: the sizes the reseller offers and at what price, its own providers and the regions they
- * serve, and the images its customers see in each region.
+ * /reseller/catalog: the sizes the reseller offers and at what price, its storage prices (snapshots, backups per
+ * GB-month), its own providers and the regions they serve, and the images its customers see in each region.
  */
 import { Spinner } from '../../../components/ui/Spinner.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
@@ -9,6 +9,7 @@ import { useMayEdit, useResellerRegions, useResellerSizes } from '../api/catalog
 import { ProvidersSection } from '../components/ProvidersSection.tsx';
 import { RegionImages } from '../components/RegionImages.tsx';
 import { SizeRow } from '../components/SizeRow.tsx';
+import { StoragePricesSection } from '../components/StoragePricesSection.tsx';
 import { ScrollRegion } from '../../../components/ui/ScrollRegion.tsx';
 
 const th = 'px-4 py-2.5 font-medium';
@@ -68,6 +69,8 @@ export function CatalogPage() {
           </ScrollRegion>
         )}
       </section>
+
+      <StoragePricesSection mayEdit={mayEdit} />
 
       <ProvidersSection mayEdit={mayEdit} />
 
