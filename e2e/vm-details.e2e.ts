@@ -9,19 +9,13 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { GRAPH_TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
-import {
-  companies,
-  configurationPrices,
-  vmMetricHours,
-  vmSizePeriods,
-  vmTrafficMonths,
-} from '../apps/api/src/db/schema.ts';
+import { vmMetricHours, vmSizePeriods, vmTrafficMonths } from '../apps/api/src/db/schema.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
-import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { DESKTOP, PHONE, checkScreen, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
+import { pricedCatalog, waitForStatus } from './support/seed.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -36,27 +30,12 @@ beforeAll(async () => {
     env: { SIMULATOR_STEP_MS: '50', VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '1000' },
   });
   admin = await signIn(portal);
-  const [demo] = await portal.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
-  const catalog = await seededCatalog(admin);
-  await portal.db.insert(configurationPrices).values({
-    resellerId: demo!.resellerId,
-    configurationId: catalog.micro.id,
-    hourlyPrice: '0.05',
-    monthlyPrice: '5.00',
-  });
+  const { demo, catalog } = await pricedCatalog(portal, admin);
   vmId = (await admin.call(routes.vms.create, { body: catalog.createBody('details-vm') })).data.ids[0]!;
-  for (let i = 0; ; i++) {
-    if ((await admin.call(routes.vms.details, { params: { id: vmId } })).data.status === 'Running') break;
-    if (i > 600) throw new Error('the VM did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForStatus(admin, vmId, 'Running');
   // Stopped, so the engine's samples add no traffic to what is stored below.
   expect((await admin.call(routes.vms.stop, { params: { id: vmId } })).status).toBe(200);
-  for (let i = 0; ; i++) {
-    if ((await admin.call(routes.vms.details, { params: { id: vmId } })).data.status === 'Stopped') break;
-    if (i > 600) throw new Error('the VM did not stop');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForStatus(admin, vmId, 'Stopped');
   // It has existed for 10 hours this month (its size period moved back; billed 10 h x 0.05 = 0.50) and moved bytes.
   const now = Date.now();
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
@@ -66,7 +45,7 @@ beforeAll(async () => {
     .where(eq(vmSizePeriods.vmId, vmId));
   await portal.db
     .insert(vmTrafficMonths)
-    .values({ vmId, companyId: demo!.id, month: new Date(monthStart), rxBytes: 5_242_880, txBytes: 1_536 })
+    .values({ vmId, companyId: demo.id, month: new Date(monthStart), rxBytes: 5_242_880, txBytes: 1_536 })
     .onConflictDoUpdate({
       target: [vmTrafficMonths.vmId, vmTrafficMonths.month],
       set: { rxBytes: 5_242_880, txBytes: 1_536 },
@@ -96,16 +75,7 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function newPage(
-  viewport: { width: number; height: number },
-  colorScheme: 'light' | 'dark',
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await portal.browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await portal.signIn(page);
-  return { context, page };
-}
+const newPage = (viewport: Viewport, colorScheme: ColorScheme) => signedInPage(portal, viewport, colorScheme);
 
 const check = (page: Page, name: string) => checkScreen(page, 'vm-details', name, { within: 'main', excuse: 'clips' });
 
