@@ -14,9 +14,8 @@ import type { BrowserContext, Page, Route } from 'playwright-core';
 import { renderIndexHtml } from '../apps/api/src/plugins/static-web.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 import { axeViolations } from './support/axe.ts';
+import { DESKTOP, PHONE, signedInPage, type ColorScheme } from './support/looks.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const WAIT = { timeout: 30_000 };
 const OFFLINE_TEXT = 'You are offline. The portal will reconnect and refresh this page when the network is back.';
 const UNREACHABLE_TEXT = 'The server cannot be reached. Retrying…';
@@ -36,22 +35,11 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-async function signedIn(
-  viewport = DESKTOP,
-  colorScheme: 'light' | 'dark' = 'light',
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await portal.browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await portal.signIn(page);
-  return { context, page };
-}
+const signedIn = (viewport = DESKTOP, colorScheme: ColorScheme = 'light') =>
+  signedInPage(portal, viewport, colorScheme);
 
 async function shot(page: Page, name: string) {
-  // Transitions (a list's refresh dimming) end before axe measures contrast.
-  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, {
-    timeout: 10_000,
-  });
+  // axe measures the page at rest (support/axe.ts waits for transitions, e.g. a list's refresh dimming).
   await page.screenshot({ path: `${SCREENSHOTS}failure-${name}.png`, fullPage: true });
   expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
 }
