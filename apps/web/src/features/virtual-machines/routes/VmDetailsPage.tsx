@@ -54,6 +54,8 @@ const RebuildDialog = lazy(() => loadDialogs().then((m) => ({ default: m.Rebuild
 const RenameDialog = lazy(() => loadDialogs().then((m) => ({ default: m.RenameDialog })));
 const UpgradeDialog = lazy(() => loadDialogs().then((m) => ({ default: m.UpgradeDialog })));
 const SnapshotsCard = lazy(() => import('../components/SnapshotsCard.tsx').then((m) => ({ default: m.SnapshotsCard })));
+// Backups (issue 24 item 2) beside the snapshots, in the same section and loaded at the same time.
+const BackupsCard = lazy(() => import('../components/BackupsCard.tsx').then((m) => ({ default: m.BackupsCard })));
 
 const SECTIONS: readonly PageSection[] = [
   { id: 'overview', label: 'Overview' },
@@ -411,6 +413,7 @@ export function VmDetailsPage() {
             {snapshotsReady ? (
               <Suspense fallback={<SectionLoading />}>
                 <SnapshotsCard vmId={id} status={status} permissions={permissions} />
+                <BackupsCard vmId={id} status={status} permissions={permissions} />
               </Suspense>
             ) : (
               <SectionLoading />
