@@ -17,8 +17,8 @@ import {
   virtualMachines,
 } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
-import { everyLook, signedInPage } from './support/looks.ts';
-import { ADMIN, startPortal, type Portal } from './support/portal.ts';
+import { DESKTOP, everyLook, PHONE, signedInPage } from './support/looks.ts';
+import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const OWNER = 'owner@storage-prices.example';
 const WAIT = { timeout: 30_000 };
@@ -104,6 +104,13 @@ it('an owner prices snapshot and backup storage, and Usage shows the GB-months a
   expect(await storage.getByLabel('Backups (USD per GB-month)').inputValue()).toBe('0.03000');
   await storage.scrollIntoViewIfNeeded();
   await everyLook(page, 'storage-catalog');
+  // The phone's full-page shot stops at the page's scroll box: the section itself, in view, at 390x844 dark.
+  await page.setViewportSize(PHONE);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await storage.scrollIntoViewIfNeeded();
+  await storage.screenshot({ path: `${SCREENSHOTS}storage-catalog-section-phone-dark.png` });
+  await page.setViewportSize(DESKTOP);
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // Usage of last month: the company's storage beside its VM, and the lines when it opens.
   await page.getByRole('link', { name: 'Usage' }).click();
