@@ -13,11 +13,10 @@ import { vmMetricHours, vmMetricMinutes } from '../apps/api/src/db/schema.ts';
 import { insertVm } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { axeViolations } from './support/axe.ts';
-import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { waitForStatus } from './support/seed.ts';
+import { startPortal, type Portal } from './support/portal.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
@@ -25,14 +24,6 @@ let portal: Portal;
 let admin: TestClient;
 let liveId = 0;
 let historyId = 0;
-
-async function waitRunning(id: number) {
-  for (let i = 0; i < 300; i++) {
-    if ((await admin.call(routes.vms.details, { params: { id } })).data.status === 'Running') return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`VM ${id} did not start`);
-}
 
 /** A bucket as the engine stores it: sums over `seconds` (CPU % = cpuNs / cpuCapacityNs, rates = bytes / seconds). */
 function bucket(vmId: number, at: number, seconds: number) {
@@ -83,8 +74,8 @@ beforeAll(async () => {
   const catalog = await seededCatalog(admin);
   liveId = (await admin.call(routes.vms.create, { body: catalog.createBody('graphs-live') })).data.ids[0]!;
   historyId = (await admin.call(routes.vms.create, { body: catalog.createBody('graphs-history') })).data.ids[0]!;
-  await waitRunning(liveId);
-  await waitRunning(historyId);
+  await waitForStatus(admin, liveId, 'Running', 15_000);
+  await waitForStatus(admin, historyId, 'Running', 15_000);
 });
 afterAll(async () => {
   await portal?.stop();
@@ -107,30 +98,10 @@ const state = (page: Page) => graphs(page).locator('[data-graphs-state]').first(
 const points = async (page: Page, name: string) =>
   Number((await page.locator(`[data-graph="${name}"]`).getAttribute('data-points')) ?? '0');
 
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container (as ux.e2e.ts). */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      if (r.right > width + 1 && getComputedStyle(el).position !== 'fixed') {
-        out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`);
-      }
-    }
-    return out.slice(0, 10);
-  });
-}
-
 async function check(page: Page, name: string) {
   await page.waitForTimeout(300);
   await graphs(page).scrollIntoViewIfNeeded();
-  await page.screenshot({ path: `${SCREENSHOTS}vm-graphs-${name}.png`, fullPage: true });
-  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
-  expect(await axeViolations(page, 'main'), `${name}: axe violations`).toEqual([]);
+  await checkScreen(page, 'vm-graphs', name, { within: 'main', excuse: 'none' });
 }
 
 async function chooseRange(page: Page, range: string) {

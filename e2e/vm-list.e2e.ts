@@ -16,6 +16,7 @@ import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
 import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { waitForStatus } from './support/seed.ts';
 import { startPortal, type Portal } from './support/portal.ts';
 
 const MEMBER = 'bulk-member@example.com';
@@ -33,13 +34,7 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function waitFor(id: number, status: string) {
-  for (let i = 0; i < 400; i++) {
-    if ((await admin.call(routes.vms.details, { params: { id } })).data.status === status) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`VM ${id} is not ${status}`);
-}
+const waitFor = (id: number, status: string) => waitForStatus(admin, id, status, 20_000);
 
 async function newPage(
   viewport: { width: number; height: number },
