@@ -19,6 +19,7 @@ import {
   providers,
   resellerDomains,
   resellers,
+  storagePrices,
   users,
   webhookDeliveries,
 } from '../../db/schema.ts';
@@ -71,6 +72,7 @@ async function snapshot(): Promise<string> {
     t.db.select().from(resellers),
     t.db.select().from(resellerDomains),
     t.db.select().from(configurationPrices),
+    t.db.select().from(storagePrices),
     t.db.select().from(hosts),
     t.db.select().from(providers),
     t.db.select().from(providerOfferings),
@@ -329,6 +331,13 @@ const cells: Cell<ResellerActor>[] = [
         params: { id: a.micro },
         body: { monthlyPrice: `${10 + (++seq % 5)}.00`, hourlyPrice: '0.02', offered: true },
       }),
+  },
+  // Storage prices per GB-month (issue 24 item 4): each reseller's own.
+  { call: 'GET /reseller/catalog/storagePrices', expect: read, run: (cl) => cl.call(k.storagePrices) },
+  {
+    call: 'PUT /reseller/catalog/storagePrices',
+    expect: write,
+    run: (cl) => cl.call(k.saveStoragePrices, { body: { snapshot: `0.${10 + (++seq % 5)}`, backup: null } }),
   },
   { call: 'GET /reseller/catalog/regions', expect: read, run: (cl) => cl.call(k.listRegions) },
   {
