@@ -8,7 +8,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { SIZE_TEXT, TEXT } from '@portal/contract/messages';
 import {
   companies,
@@ -23,7 +23,7 @@ import {
   virtualMachines,
 } from '../apps/api/src/db/schema.ts';
 import { axeViolations } from './support/axe.ts';
-import { DESKTOP, PHONE, overflowing } from './support/looks.ts';
+import { DESKTOP, PHONE, overflowing, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
 import { card, cardGroup, chooseCard } from './support/create-form.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -96,16 +96,8 @@ afterAll(async () => {
   await portal?.stop();
 });
 
-async function signedIn(
-  viewport: { width: number; height: number },
-  colorScheme: 'light' | 'dark' = 'light',
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await portal.browser.newContext({ viewport, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await portal.signIn(page);
-  return { context, page };
-}
+const signedIn = (viewport: Viewport, colorScheme: ColorScheme = 'light') =>
+  signedInPage(portal, viewport, colorScheme);
 
 /** Waits (generously: CI's cores are loaded) for what the user sees. */
 const shown = (l: Locator) => expect.poll(() => l.isVisible(), { timeout: 30_000 }).toBe(true);
