@@ -223,10 +223,12 @@ function createSteps(
       await backups.taken(payload.backupId, await driver.backupTake(ref(), payload.providerName));
       return { status: await keptStatus(driver, ref(), payload.status) };
     },
-    async backupRestore({ driver, payload, ref }) {
+    async backupRestore({ driver, target: { vm }, payload, ref }) {
       if (!driver.backupRestore) throw new Error(`The ${driver.kind} driver cannot restore backups`);
       await driver.backupRestore(ref(), payload.providerName);
       await backups.restored(payload.backupId);
+      // The disk was replaced by the backup's copy: the snapshots inside the old one went with it (decision 0022).
+      await snapshots.dropAll(vm.id);
       return { status: await keptStatus(driver, ref(), payload.status) };
     },
   };

@@ -104,6 +104,12 @@ describe('backups', () => {
     await waitFor(id, 'Running');
     expect((await list(id)).data.backups[0]!.name).toMatch(/^Backup \d{4}-\d\d-\d\d \d\d:\d\d$/);
 
+    // A snapshot of the disk the restore will replace.
+    const snap = await admin.call(routes.snapshots.takeSnapshot, { params: { id }, body: { name: 'of the old disk' } });
+    expect(snap.status, snap.message).toBe(200);
+    await waitFor(id, 'Running');
+    expect((await admin.call(routes.snapshots.listSnapshots, { params: { id } })).data.snapshots).toHaveLength(1);
+
     // Restore in place: Restoring, then Running again with the backup's disk.
     const rs = await admin.call(routes.backups.restoreBackup, { params: { id, backupId: backup.id } });
     expect([rs.status, rs.message]).toEqual([200, BACKUP_ACTIONS.backupRestore.accepted]);
@@ -112,6 +118,8 @@ describe('backups', () => {
     await waitFor(id, 'Running');
     expect(await bootLog(id)).toContain(`disk restored from backup portal-backup-${backup.id}`);
     expect((await list(id)).data.backups.every((b) => b.state === 'ready')).toBe(true);
+    // The snapshots were inside the replaced disk: they are gone from the list too.
+    expect((await admin.call(routes.snapshots.listSnapshots, { params: { id } })).data.snapshots).toEqual([]);
 
     // Restore as a new VM: it appears, runs, in the same region and size, from the backup's disk.
     const asNew = await admin.call(routes.backups.restoreBackupAsNew, {

@@ -325,6 +325,7 @@ export function createSimulatorDriver(opts: {
       advance(m, clock.now().getTime());
       m.state = 'stopped';
       m.log = [...kept.log, '', '[host] powered off', `[host] disk restored from backup ${name}`];
+      m.snapshots.clear(); // they were of the replaced disk, as on libvirt
       m.spec = { ...m.spec, image: kept.spec.image };
       if (wasRunning) boot(m);
     },
