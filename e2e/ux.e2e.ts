@@ -11,11 +11,9 @@ import { OPERATOR_ROLE_ID, VIEWER_ROLE_ID } from '@portal/contract/permissions';
 import { TEXT } from '@portal/contract/messages';
 import { companies } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
-import { axeViolations } from './support/axe.ts';
+import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const OWNER_EMAIL = 'owner@northwind.example';
 
 let portal: Portal;
@@ -39,33 +37,6 @@ async function newContext(
   return { context, page };
 }
 
-/** Elements reaching past the right edge of the viewport, outside a horizontal scroll container. */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    if (document.documentElement.scrollWidth > width)
-      out.push(`page scrolls sideways (${document.documentElement.scrollWidth} > ${width})`);
-    const scrollsX = (el: Element | null): boolean => {
-      for (let e = el; e; e = e.parentElement) {
-        const o = getComputedStyle(e).overflowX;
-        if (o === 'auto' || o === 'scroll') return true;
-      }
-      return false;
-    };
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      if (r.right > width + 1 && !scrollsX(el.parentElement) && getComputedStyle(el).position !== 'fixed') {
-        out.push(
-          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${String(el.className).slice(0, 60)} right=${Math.round(r.right)}`,
-        );
-      }
-    }
-    return out.slice(0, 10);
-  });
-}
-
 /** Waits until the screen shows no spinner and no "Loading..." title. */
 async function settled(page: Page) {
   await expect
@@ -79,9 +50,7 @@ async function settled(page: Page) {
 
 async function check(page: Page, name: string) {
   await settled(page);
-  await page.screenshot({ path: `${SCREENSHOTS}ux-${name}.png`, fullPage: true });
-  expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
-  expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
+  await checkScreen(page, 'ux', name);
 }
 
 describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
