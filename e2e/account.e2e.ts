@@ -11,12 +11,11 @@ import { ACCOUNT_TEXT as T } from '@portal/contract/account';
 import { API_MESSAGES, TEXT } from '@portal/contract/messages';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
+import { DESKTOP, LOOKS, type ColorScheme } from './support/looks.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 // Generous: the suite runs on two loaded cores.
 const WAIT = { timeout: 30_000, interval: 100 };
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let portal: Portal;
 beforeAll(async () => {
@@ -29,7 +28,7 @@ afterAll(async () => {
 async function open(
   browser: Browser,
   viewport = DESKTOP,
-  colorScheme: 'light' | 'dark' = 'light',
+  colorScheme: ColorScheme = 'light',
 ): Promise<{ page: Page; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
@@ -169,22 +168,17 @@ describe('account page', () => {
 
   it('desktop and phone, light and dark: nothing wider than the viewport, axe clean', async () => {
     const user = await createUser(portal, 1, 'account-e2e-screens@example.com');
-    for (const [name, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const { page, close } = await open(portal.browser, viewport, scheme);
-        await portal.signIn(page, user.email, PASSWORD);
-        await goToAccount(page);
-        await expect.poll(() => page.getByTestId('account-session').count(), WAIT).toBeGreaterThan(0);
-        // "System" follows the device: the context's colour scheme.
-        expect(await isDark(page)).toBe(scheme === 'dark');
-        expect(await overflowing(page), `${name}-${scheme}: wider than the viewport`).toEqual([]);
-        await page.screenshot({ path: `${SCREENSHOTS}account-${name}-${scheme}.png`, fullPage: true });
-        expect(await axeViolations(page), `${name}-${scheme}: axe violations`).toEqual([]);
-        await close();
-      }
+    for (const { name, viewport, colorScheme } of LOOKS) {
+      const { page, close } = await open(portal.browser, viewport, colorScheme);
+      await portal.signIn(page, user.email, PASSWORD);
+      await goToAccount(page);
+      await expect.poll(() => page.getByTestId('account-session').count(), WAIT).toBeGreaterThan(0);
+      // "System" follows the device: the context's colour scheme.
+      expect(await isDark(page)).toBe(colorScheme === 'dark');
+      expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}account-${name}.png`, fullPage: true });
+      expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
+      await close();
     }
   });
 });

@@ -13,6 +13,7 @@ import { ACTIVITY_TEXT } from '@portal/contract/activity';
 import { companies, users } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
+import { LOOKS, signedInPage } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -153,16 +154,8 @@ describe("the activity date filters, in the user's date format", () => {
     const [admin] = await portal.db.select().from(users).where(eq(users.email, 'admin@example.com'));
     await portal.db.update(users).set({ dateFormat: 'iso' }).where(eq(users.id, admin!.id));
     try {
-      for (const [viewport, scheme] of [
-        [{ width: 1440, height: 900 }, 'light'],
-        [{ width: 1440, height: 900 }, 'dark'],
-        [{ width: 390, height: 844 }, 'light'],
-        [{ width: 390, height: 844 }, 'dark'],
-      ] as const) {
-        const context = await portal.browser.newContext({ viewport, colorScheme: scheme });
-        const page = await context.newPage();
-        page.setDefaultTimeout(30_000);
-        await portal.signIn(page);
+      for (const { viewport, colorScheme: scheme } of LOOKS) {
+        const { context, page } = await signedInPage(portal, viewport, scheme);
         await page.goto(`${portal.url}/activity`);
         const filters = page.getByRole('search', { name: 'Filter activity' });
         const from = filters.getByLabel('From');
