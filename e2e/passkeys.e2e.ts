@@ -10,7 +10,7 @@
  * address, and localhost is a secure context without TLS.
  */
 import { generateSync } from 'otplib';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { PASSKEY_TEXT as P } from '@portal/contract/passkeys';
@@ -18,6 +18,7 @@ import { TOTP_PERIOD_SECONDS, TWO_FACTOR_TEXT as T } from '@portal/contract/two-
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
 import { DESKTOP, everyLook } from './support/looks.ts';
+import { withVirtualAuthenticator } from './support/webauthn.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -34,21 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await portal?.stop();
 });
-
-async function withVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-  return { cdp, authenticatorId };
-}
 
 async function passwordStep(page: Page) {
   await page.goto(`${base}/login`);
