@@ -18,6 +18,7 @@ import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
 import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { axeViolations } from './support/axe.ts';
 import { DESKTOP, everyLook, LOOKS, type ColorScheme } from './support/looks.ts';
+import { withVirtualAuthenticator } from './support/webauthn.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const WAIT = { timeout: 30_000 };
@@ -105,17 +106,7 @@ describe('step-up with a passkey', () => {
     context = await portal.browser.newContext({ viewport: DESKTOP, colorScheme: 'light' });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    const { cdp, authenticatorId } = await withVirtualAuthenticator(page);
 
     // Signed in by the mailed code, on localhost; a passkey added on the Security page.
     const before = portal.smtp.messages.length;
