@@ -210,17 +210,22 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
       await sleep(200);
     }
   }
-  // A run killed mid-way (or a teardown that timed out) leaves its network defined in libvirt's system directory,
-  // where the next daemon finds it: a later test's network of the same bridge or subnet then cannot start. Every
-  // test and bench network is named irontest… (or a bench's iron…/fleetbench), and this daemon is the only one.
-  const leftovers = (await virsh(socketUri, ['net-list', '--all', '--name']))
+  // A run killed mid-way (or a teardown that timed out) leaves its machines running and its network defined in
+  // libvirt's system directories, where the next daemon finds them. A leftover machine has the name a new test's
+  // machine of the same key gets (a fresh database numbers VMs alike), so that test's create would adopt it, on a
+  // network since made again (its port gone): it never becomes reachable. A later network of the same bridge or
+  // subnet cannot start either. Only one test daemon runs at a time (the lock), so whatever of ours it holds at its
+  // start is a leftover: the tests' machines (irontech-<hex>) and networks (irontest…, a bench's iron…/fleetbench).
+  const ours = /^(irontech-[0-9a-f]{20}$|irontest|ironsnap|irontime|fleetbench)/;
+  const leftoverNetworks = (await virsh(socketUri, ['net-list', '--all', '--name']))
     .split('\n')
     .map((n) => n.trim())
-    .filter((n) => /^(irontest|ironsnap|irontime|fleetbench)/.test(n));
-  for (const n of leftovers) {
-    await virsh(socketUri, ['net-destroy', n]).catch(() => '');
-    await virsh(socketUri, ['net-undefine', n]).catch(() => '');
-  }
+    .filter((n) => ours.test(n));
+  await removeTestObjects((args) => virsh(socketUri, args), {
+    domainPattern: ours,
+    networks: leftoverNetworks,
+    pools: [],
+  });
 
   return {
     socketUri,
