@@ -330,6 +330,21 @@ await listPage.getByRole('checkbox', { name: 'Select all on this page' }).check(
 await listPage.getByRole('toolbar', { name: 'Bulk actions' }).waitFor();
 const listSelectMs = Date.now() - b0;
 await listContext.close();
+// More fresh tabs opening the list, as for the details page: the goal is judged on the median of RUNS openings.
+const listOpenRuns = [listOpenMs];
+for (let run = 1; run < RUNS; run++) {
+  const context = await newContext('gzip', state);
+  const page = await context.newPage();
+  const t = Date.now();
+  await page.goto(`${origin}/virtualMachines`);
+  await page
+    .getByRole('checkbox', { name: /^Select fleet-/ })
+    .first()
+    .waitFor();
+  listOpenRuns.push(Date.now() - t);
+  await context.close();
+}
+const listOpenMedianMs = median(listOpenRuns);
 
 const kb = (n: number) => Math.round(n / 102.4) / 10;
 const result = {
@@ -357,6 +372,8 @@ const result = {
     visibleVms: FLEET + 1,
     jsGzipKb: kb(listJsBytes),
     openToRowsMs: listOpenMs,
+    openToRowsRunsMs: listOpenRuns,
+    openToRowsMedianMs: listOpenMedianMs,
     sortByNameMs: listSortMs,
     filterByStatusMs: listFilterMs,
     selectPageMs: listSelectMs,
@@ -371,7 +388,7 @@ const result = {
     loginJs: kb(gzipLogin.jsBytes) <= GOAL_LOGIN_JS_KB,
     dashboardData: dashboardMs <= GOAL_DASHBOARD_MS,
     vmGraphs: Math.max(graphsOpenMedianMs, rangeMs['24h'] ?? Infinity, rangeMs['30d'] ?? Infinity) <= GOAL_GRAPHS_MS,
-    vmList: Math.max(listOpenMs, listSortMs, listFilterMs, listSelectMs) <= GOAL_VM_LIST_MS,
+    vmList: Math.max(listOpenMedianMs, listSortMs, listFilterMs, listSelectMs) <= GOAL_VM_LIST_MS,
   },
 };
 console.log(
@@ -387,7 +404,7 @@ console.log(
   `VM graphs  page opened to details shown ${detailsShownMs} ms (median of ${shownRuns.length}: ${detailsShownMedianMs} ms), to CPU graph drawn ${graphsOpenMs} ms (median ${graphsOpenMedianMs} ms; runs ${drawnRuns.join(', ')}) (JS ${result.vmGraphs.jsGzipKb} KB gzip); 24h (${minuteRows.length} minute points) ${rangeMs['24h']} ms; 30d (${hourRows.length} hourly points) ${rangeMs['30d']} ms; legend follows the cursor in ${hoverMs} ms  [goal <= ${GOAL_GRAPHS_MS} ms: ${result.met.vmGraphs ? 'met' : 'NOT met'}]`,
 );
 console.log(
-  `VM list    ${FLEET + 1} VMs: page opened to rows ${listOpenMs} ms (JS ${result.vmList.jsGzipKb} KB gzip); sort by name ${listSortMs} ms; filter Stopped ${listFilterMs} ms; select page ${listSelectMs} ms  [goal <= ${GOAL_VM_LIST_MS} ms: ${result.met.vmList ? 'met' : 'NOT met'}]`,
+  `VM list    ${FLEET + 1} VMs: page opened to rows ${listOpenMs} ms (median of ${listOpenRuns.length}: ${listOpenMedianMs} ms; runs ${listOpenRuns.join(', ')}) (JS ${result.vmList.jsGzipKb} KB gzip); sort by name ${listSortMs} ms; filter Stopped ${listFilterMs} ms; select page ${listSelectMs} ms  [goal <= ${GOAL_VM_LIST_MS} ms: ${result.met.vmList ? 'met' : 'NOT met'}]`,
 );
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(
