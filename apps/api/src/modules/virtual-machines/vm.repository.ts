@@ -586,7 +586,9 @@ export function createVmRepository(db: Db) {
             vmVisibleTo(scope, virtualMachines),
             sql`${virtualMachines.createdAt} < ${to.toISOString()}`,
             sql`(${virtualMachines.deletedAt} is null or ${virtualMachines.deletedAt} >= ${from.toISOString()})`,
-            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} = ${OPERATIONS.create.runningStatus})`,
+            // Made, or being made: a create shows Provisioning, then Starting from the driver's onBooting, before
+            // the machine's ref is stored. A create that failed (no ref, Error) made nothing to count.
+            sql`(${virtualMachines.providerRef} is not null or ${virtualMachines.status} in (${OPERATIONS.create.runningStatus}, ${OPERATIONS.start.runningStatus}))`,
           ),
         )
         .groupBy(configurations.key);
