@@ -6,24 +6,17 @@
  * driver deletes the stored copy at once (audited as vm.backupDelete); a backup kept after its VM was deleted is
  * restored or deleted through the company's list.
  */
-import { API_MESSAGES } from '@portal/contract/messages';
 import { BACKUP_TEXT, defaultBackupName, type Backup, type BackupState } from '@portal/contract/backups';
-import {
-  actionUnavailableReason,
-  BACKUP_ACTIONS,
-  type BackupActionName,
-  type Operation,
-  type VM_STEADY_STATUSES,
-} from '@portal/contract/vm-lifecycle';
+import { BACKUP_ACTIONS, type VM_STEADY_STATUSES } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
-import type { Tx } from '../../db/client.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { BackupRepository, BackupRow } from './backups.repository.ts';
-import { BUSY_MESSAGE, type VmService } from './vm.service.ts';
+import type { VmService } from './vm.service.ts';
+import { BUSY_MESSAGE, createVmGuards } from './vm-guards.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'engine' | 'audit' | 'clock'> & {
   vms: Pick<VmRepository, 'byId' | 'configuration'>;
@@ -38,24 +31,7 @@ export const providerBackupName = (id: number) => `portal-backup-${id}`;
 
 export function createBackupService(deps: Deps) {
   const { db, access, engine, vms, repo, audit, clock } = deps;
-
-  async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
-    const vm = await vms.byId(id);
-    if (!vm) throw new NotFoundError('Virtual machine not found');
-    await access.requireVm(scope, vm, permission);
-    return vm;
-  }
-
-  function requireAvailable(vm: VmRow, action: BackupActionName) {
-    const reason = actionUnavailableReason(action, vm.status);
-    if (reason) throw new ConflictError(reason);
-  }
-
-  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation, guard: (tx: Tx) => Promise<void>) {
-    const outcome = await engine.enqueue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
-    if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
-    if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
-  }
+  const { loadVisible, requireAvailable, enqueue } = createVmGuards(deps);
 
   /** A backup of this VM for an action: 404 when it is not this VM's, 409 when its state does not allow it. */
   async function backupOf(vm: VmRow, backupId: number, allowed: readonly BackupState[]) {

@@ -3,25 +3,15 @@
  * operation queued through the engine (the VM shows Snapshotting or Reverting, audited as vm.snapshot,
  * vm.snapshotRevert, vm.snapshotDelete); the row is written in the transaction that queues it.
  */
-import { API_MESSAGES } from '@portal/contract/messages';
 import type { SnapshotState } from '@portal/contract/snapshots';
-import {
-  actionUnavailableReason,
-  SNAPSHOT_ACTIONS,
-  SNAPSHOT_TEXT,
-  type VM_STEADY_STATUSES,
-  type Operation,
-  type SnapshotActionName,
-} from '@portal/contract/vm-lifecycle';
+import { SNAPSHOT_ACTIONS, SNAPSHOT_TEXT, type VM_STEADY_STATUSES } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
-import type { Tx } from '../../db/client.ts';
 import type { ModuleDeps } from '../module.ts';
-import type { Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { SnapshotRepository, SnapshotRow } from './snapshots.repository.ts';
-import { BUSY_MESSAGE } from './vm.service.ts';
+import { BUSY_MESSAGE, createVmGuards } from './vm-guards.ts';
 
 type Deps = Pick<ModuleDeps, 'access' | 'engine'> & { vms: Pick<VmRepository, 'byId'>; repo: SnapshotRepository };
 type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
@@ -31,25 +21,8 @@ type SteadyStatus = (typeof VM_STEADY_STATUSES)[number];
 export const providerSnapshotName = (id: number) => `portal-snap-${id}`;
 
 export function createSnapshotService(deps: Deps) {
-  const { access, engine, vms, repo } = deps;
-
-  async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
-    const vm = await vms.byId(id);
-    if (!vm) throw new NotFoundError('Virtual machine not found');
-    await access.requireVm(scope, vm, permission);
-    return vm;
-  }
-
-  function requireAvailable(vm: VmRow, action: SnapshotActionName) {
-    const reason = actionUnavailableReason(action, vm.status);
-    if (reason) throw new ConflictError(reason);
-  }
-
-  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation, guard: (tx: Tx) => Promise<void>) {
-    const outcome = await engine.enqueue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
-    if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
-    if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
-  }
+  const { repo } = deps;
+  const { loadVisible, requireAvailable, enqueue } = createVmGuards(deps);
 
   /** A snapshot of this VM for an action: 404 when it is not this VM's, 409 when its state does not allow it. */
   async function snapshotFor(vm: VmRow, snapshotId: number, allowed: readonly SnapshotState[]) {

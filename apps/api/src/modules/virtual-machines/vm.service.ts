@@ -10,13 +10,7 @@ import {
 } from '@portal/contract/virtual-machines';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { DEFAULT_IMAGE_USER, imageDiskTooSmallText } from '@portal/contract/images';
-import {
-  actionUnavailableReason,
-  OPERATIONS,
-  VM_ACTIONS,
-  type Operation,
-  type VmActionName,
-} from '@portal/contract/vm-lifecycle';
+import { OPERATIONS, VM_ACTIONS, type Operation } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { API_MESSAGES, SIZE_TEXT, SSH_KEY_TEXT, TEXT } from '@portal/contract/messages';
 import { userDataKind } from '@portal/contract/ssh-keys';
@@ -32,7 +26,6 @@ import { iso, totalPages } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Duplex } from 'node:stream';
 import type { ConsoleKind } from '../../providers/provider.ts';
-import type { Permission } from '../access/permissions.ts';
 import { roleLetsView, vmPermissionsOf } from '../access/vm-visibility.ts';
 import type { VmListFilters, VmRepository, VmRow } from './vm.repository.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -48,6 +41,7 @@ import { asOpenSshPrivateKey, generateCredentials } from '../../engine/vm-secret
 import { quotaRefusal } from '../../db/quotas.ts';
 import { sumDecimals, utcMonthStart } from '../../db/priced-usage.ts';
 import type { Tx } from '../../db/client.ts';
+import { createVmGuards } from './vm-guards.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'audit' | 'clock' | 'log' | 'engine'> & {
   repo: VmRepository;
@@ -66,19 +60,13 @@ export interface ConsoleVm {
   createdByUserId: number | null;
 }
 
-export const BUSY_MESSAGE = 'Another operation is already in progress on this virtual machine. Wait for it to finish.';
+export { BUSY_MESSAGE } from './vm-guards.ts';
 
 export function createVmService(deps: Deps) {
   const { db, access, audit, repo, engine } = deps;
+  const { loadVisible, requireAvailable, enqueue } = createVmGuards({ access, engine, vms: repo });
   /** The host a VM was placed on (null for VMs of providers without hosts). */
   const hostOf = (id: number | null) => (id === null ? null : engine.hostsRepository.byId(id));
-
-  async function loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
-    const vm = await repo.byId(id);
-    if (!vm) throw new NotFoundError('Virtual machine not found');
-    await access.requireVm(scope, vm, permission);
-    return vm;
-  }
 
   /** Who read a VM's credentials (the activity log): a read that hands out a secret is worth knowing. */
   async function recordSecretRead(scope: TenantScope, vm: VmRow, action: string, requestId?: string) {
@@ -91,13 +79,6 @@ export function createVmService(deps: Deps) {
       after: { name: vm.name },
       ...(requestId ? { requestId } : {}),
     });
-  }
-
-  /** Records an operation and the VM's in-progress status in one transaction (operations/enqueue.ts). */
-  async function enqueue(ctx: Ctx, vm: VmRow, operation: Operation, guard?: (tx: Tx) => Promise<void>) {
-    const outcome = await engine.enqueue(vm, operation, { userId: ctx.scope.userId, requestId: ctx.requestId }, guard);
-    if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
-    if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
   }
 
   /** This UTC month so far of the machines the caller sees (or one of them), priced as billing's usage prices it. */
@@ -134,12 +115,6 @@ export function createVmService(deps: Deps) {
     if (description && diskGb < description.minDiskGb)
       throw new BadRequestError(imageDiskTooSmallText(image, description.minDiskGb, diskGb));
     return description?.defaultUser ?? DEFAULT_IMAGE_USER;
-  }
-
-  /** The lifecycle table's rule: the action may start from the VM's status, or a 409 says why not. */
-  function requireAvailable(vm: VmRow, action: VmActionName) {
-    const reason = actionUnavailableReason(action, vm.status);
-    if (reason) throw new ConflictError(reason);
   }
 
   /** An action that is one operation with no payload: permission, status and operation from the table. */
