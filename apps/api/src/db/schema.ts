@@ -8,6 +8,7 @@ import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
 import { BACKUP_STATES } from '@portal/contract/backups';
+import { BACKUP_SCHEDULE_FREQUENCIES } from '@portal/contract/backup-schedules';
 import { STORAGE_KINDS } from '@portal/contract/billing';
 import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
 import {
@@ -24,6 +25,7 @@ import {
   primaryKey,
   real,
   serial,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -858,6 +860,8 @@ export const vmBackups = pgTable(
     state: text('state', { enum: BACKUP_STATES }).notNull().default('creating'),
     sizeBytes: bigint('size_bytes', { mode: 'number' }),
     incremental: boolean('incremental').notNull().default(false),
+    /** Taken by the VM's backup schedule: only these may be deleted by its retention (decision 0023). */
+    scheduled: boolean('scheduled').notNull().default(false),
     error: text('error'),
     /** The VM as it was at the take: a restore as a new VM gets this image and size; billing reads them. */
     vmName: text('vm_name').notNull(),
@@ -878,6 +882,32 @@ export const vmBackups = pgTable(
     index('vm_backups_vm_idx').on(t.vmId, t.createdAt),
     index('vm_backups_company_idx').on(t.companyId, t.createdAt),
   ],
+);
+
+/**
+ * A VM's backup schedule (issue 24 item 2; decision 0023): daily or weekly (weekday 0 Sunday .. 6, UTC) at an hour
+ * (UTC), keeping the newest `keep` scheduled backups. A pass claims a due slot by moving `next_run_at` on from the
+ * value it read (UPDATE ... WHERE next_run_at = $read): two API processes never take the same slot.
+ */
+export const vmBackupSchedules = pgTable(
+  'vm_backup_schedules',
+  {
+    vmId: integer('vm_id')
+      .primaryKey()
+      .references(() => virtualMachines.id, { onDelete: 'cascade' }),
+    frequency: text('frequency', { enum: BACKUP_SCHEDULE_FREQUENCIES }).notNull(),
+    weekday: smallint('weekday'),
+    hour: smallint('hour').notNull(),
+    keep: integer('keep').notNull(),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true }).notNull(),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    lastError: text('last_error'),
+    /** The take queued at the last slot, until a pass sees it end (then retention, or its failure in last_error). */
+    pendingBackupId: integer('pending_backup_id').references(() => vmBackups.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('vm_backup_schedules_due_idx').on(t.nextRunAt)],
 );
 
 /** Durable VM work: recorded before it runs, claimed with FOR UPDATE SKIP LOCKED, resumed after restarts. */
