@@ -104,34 +104,56 @@ export const OPERATION_KINDS = operationSchema.options.map((o) => o.shape.kind.v
   ...OperationKind[],
 ];
 
+/**
+ * The slot an operation holds on its VM (docs/decisions/0025-backup-concurrency.md). 'vm': the lifecycle slot, one
+ * operation at a time per VM (every kind unless it says otherwise). 'backup': beside it, one at a time per VM and a
+ * limited number per host (BACKUP_CONCURRENCY_PER_HOST): a take never holds the VM's other actions for its copy.
+ */
+export const OPERATION_LANES = ['vm', 'backup'] as const;
+export type OperationLane = (typeof OPERATION_LANES)[number];
+
 export interface OperationDef {
   /** What the VM shows while it runs; 'unchanged': the status it had (a backup of a running VM keeps it Running). */
   runningStatus: VmStatus | 'unchanged';
   endsIn: VmStatus | 'deleted' | 'unchanged';
+  /** The slot it holds (absent: 'vm'). An operation beside the lifecycle slot never writes the VM's status. */
+  lane?: OperationLane;
+  /** It replaces, moves or removes the VM's disk: an operation of another lane waits for it to end before it starts. */
+  replacesDisk?: true;
 }
 /** What an operation shows while it runs and where it ends when it succeeds (literal types kept, so `endsIn` is typed per kind). */
 export const OPERATIONS = {
-  create: { runningStatus: 'Provisioning', endsIn: 'Running' },
+  create: { runningStatus: 'Provisioning', endsIn: 'Running', replacesDisk: true },
   start: { runningStatus: 'Starting', endsIn: 'Running' },
   stop: { runningStatus: 'Stopping', endsIn: 'Stopped' },
   forceStop: { runningStatus: 'Stopping', endsIn: 'Stopped' },
   reset: { runningStatus: 'Starting', endsIn: 'Running' },
   // A machine keeps its power state through a resize.
   resize: { runningStatus: 'Resizing', endsIn: 'unchanged' },
-  delete: { runningStatus: 'Stopping', endsIn: 'deleted' },
+  delete: { runningStatus: 'Stopping', endsIn: 'deleted', replacesDisk: true },
   // A reinstall shows what a create shows (no status of its own: the spec fixes them) and always ends running: a
   // fresh system boots to run cloud-init with the new keys and user-data (docs/virtual-machines.md, "Rebuild").
-  rebuild: { runningStatus: 'Provisioning', endsIn: 'Running' },
+  rebuild: { runningStatus: 'Provisioning', endsIn: 'Running', replacesDisk: true },
   // The platform places the machine on another host, as a create places a new one: Provisioning, actions closed,
   // until it is there in its previous power state (docs/draining.md says why not Stopping or Resizing).
-  move: { runningStatus: 'Provisioning', endsIn: 'unchanged' },
+  move: { runningStatus: 'Provisioning', endsIn: 'unchanged', replacesDisk: true },
   // Snapshots keep the power state, except a revert: the machine comes back as it was when the snapshot was taken
   // (running with its memory, or powered off; decision 0019).
   snapshot: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
   snapshotDelete: { runningStatus: 'Snapshotting', endsIn: 'unchanged' },
-  snapshotRevert: { runningStatus: 'Reverting', endsIn: 'unchanged' },
-  // A backup is taken while the machine keeps running (or stays off): no status of its own (decision 0021). A
-  // restore in place powers the machine off, writes the disk back and starts it again if it ran.
-  backup: { runningStatus: 'unchanged', endsIn: 'unchanged' },
-  backupRestore: { runningStatus: 'Restoring', endsIn: 'unchanged' },
+  snapshotRevert: { runningStatus: 'Reverting', endsIn: 'unchanged', replacesDisk: true },
+  // A backup is taken while the machine keeps running (or stays off): no status of its own (decision 0021), and
+  // beside the VM's lifecycle slot, so a stop or a start during the copy is not refused (decision 0025). A restore in
+  // place holds the slot: it powers the machine off, writes the disk back and starts it again if it ran.
+  backup: { runningStatus: 'unchanged', endsIn: 'unchanged', lane: 'backup' },
+  backupRestore: { runningStatus: 'Restoring', endsIn: 'unchanged', replacesDisk: true },
 } as const satisfies { readonly [K in OperationKind]: OperationDef };
+
+/** The slot an operation of this kind holds on its VM (decision 0025). */
+export function operationLane(kind: OperationKind): OperationLane {
+  const def: OperationDef = OPERATIONS[kind];
+  return def.lane ?? 'vm';
+}
+
+/** The kinds that replace, move or remove a VM's disk: a take waits while one of them is under way (decision 0025). */
+export const DISK_REPLACING_KINDS = OPERATION_KINDS.filter((kind) => (OPERATIONS[kind] as OperationDef).replacesDisk);

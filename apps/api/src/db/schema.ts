@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { STAFF_ROLES } from '@portal/contract/permissions';
-import { OPERATION_KINDS, VM_STATUSES } from '@portal/contract/vm-lifecycle';
+import { OPERATION_KINDS, OPERATION_LANES, VM_STATUSES } from '@portal/contract/vm-lifecycle';
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
 import { BACKUP_STATES } from '@portal/contract/backups';
@@ -919,6 +919,11 @@ export const operations = pgTable(
       .notNull()
       .references(() => virtualMachines.id),
     kind: operationKindEnum('kind').notNull(),
+    /**
+     * The VM's slot it holds (the lifecycle table's `operationLane`, decision 0025): 'vm', one at a time per VM;
+     * 'backup' (takes) beside it, one at a time per VM and a limited number per host.
+     */
+    lane: text('lane', { enum: OPERATION_LANES }).notNull().default('vm'),
     status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] })
       .notNull()
       .default('pending'),
@@ -936,9 +941,9 @@ export const operations = pgTable(
   },
   (t) => [
     index('operations_due_idx').on(t.status, t.runAfter),
-    /** One unfinished operation per VM. */
-    uniqueIndex('operations_one_active_per_vm')
-      .on(t.vmId)
+    /** One unfinished operation per VM and lane (a take runs beside the VM's lifecycle slot: decision 0025). */
+    uniqueIndex('operations_one_active_per_vm_lane')
+      .on(t.vmId, t.lane)
       .where(sql`status in ('pending', 'running')`),
     /** A VM's failed operations (a drain waits before it tries a failed move again: engine/drain). */
     index('operations_failed_vm_idx')
