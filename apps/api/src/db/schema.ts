@@ -875,12 +875,27 @@ export const vmBackups = pgTable(
     createdAt: createdAt(),
     /** When the take finished (state ready); null while it runs or when it failed. */
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * Verification (issue 24 item 3; decision 0024): when the copy was last proven restorable (null: not yet, or
+     * the last verification failed and `verification_error` says why), and what that proof could not check
+     * (`verification_note`, e.g. a guest without an agent: it booted, no marker was read).
+     */
     verifiedAt: timestamp('verified_at', { withTimezone: true }),
     verificationError: text('verification_error'),
+    verificationNote: text('verification_note'),
+    /** A verification is due from then (set when a take completes); null: none queued. */
+    verifyAfter: timestamp('verify_after', { withTimezone: true }),
+    /** A verifier holds it until then (its lease; another API instance takes it over after). */
+    verifyLockedUntil: timestamp('verify_locked_until', { withTimezone: true }),
+    verifyAttempts: integer('verify_attempts').notNull().default(0),
   },
   (t) => [
     index('vm_backups_vm_idx').on(t.vmId, t.createdAt),
     index('vm_backups_company_idx').on(t.companyId, t.createdAt),
+    /** The verifier's look for due work. */
+    index('vm_backups_verify_due_idx')
+      .on(t.verifyAfter)
+      .where(sql`verify_after is not null`),
   ],
 );
 
