@@ -63,6 +63,16 @@ describe('reseller catalog and hosts', () => {
     await micro.getByLabel('Micro snapshot limit').fill('5');
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await expect.poll(() => micro.locator('[data-snapshot-limit]').textContent()).toBe('5');
+    // Its backup limit per VM (decision 0021) alike: the default shown, a bad value refused, then set.
+    await expect.poll(() => micro.locator('[data-backup-limit]').textContent()).toBe('7 (default)');
+    await micro.getByRole('button', { name: 'Edit prices' }).click();
+    await micro.getByLabel('Micro backup limit').fill('x');
+    await micro.getByRole('button', { name: 'Save and offer' }).click();
+    await micro.getByText(CATALOG_TEXT.backupLimit).waitFor();
+    await micro.getByLabel('Micro backup limit').fill('2');
+    await micro.getByRole('button', { name: 'Save and offer' }).click();
+    await expect.poll(() => micro.locator('[data-backup-limit]').textContent()).toBe('2');
+    await expect.poll(() => micro.locator('[data-snapshot-limit]').textContent()).toBe('5');
 
     // Its own provider, validated by the contract's schema, then the region it serves.
     await page.getByRole('button', { name: 'New provider' }).click();

@@ -6,7 +6,7 @@
 import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
-import { SNAPSHOTS } from './constants.ts';
+import { BACKUPS, SNAPSHOTS } from './constants.ts';
 import { VALIDATION } from './messages.ts';
 import { formIdSchema, SINGLE_LINE_PATTERN } from './validation.ts';
 import { IMAGE_TEXT, imageDescriptionSchema, imageNameSchema } from './images.ts';
@@ -27,6 +27,7 @@ export const CATALOG_TEXT = {
   gbMonthPrice:
     'The price per GB-month must be a positive amount below 10000000 with at most 5 decimals (e.g. 0.05000), or empty for no price',
   snapshotLimit: `The snapshot limit must be a whole number from 0 to ${SNAPSHOTS.limitMax}, or empty for the default (${SNAPSHOTS.defaultPerVm})`,
+  backupLimit: `The backup limit must be a whole number from 0 to ${BACKUPS.limitMax}, or empty for the default (${BACKUPS.defaultPerVm})`,
   overcommit: `Overcommit must be between 0.1 and 64`,
   cpus: 'CPUs must be a whole number from 1 to 100000',
   ramGb: 'RAM must be a positive number of GB (at most 1000000)',
@@ -120,13 +121,25 @@ export const snapshotLimitSchema = z
   .max(SNAPSHOTS.limitMax, CATALOG_TEXT.snapshotLimit)
   .nullable();
 
-/** A size's prices and offer; `snapshotLimit` left out keeps the one set (a new price row: the default). */
+/**
+ * How many backups a VM of the size may keep (decision 0021): 0 to BACKUPS.limitMax (0: none), null for the default
+ * (BACKUPS.defaultPerVm).
+ */
+export const backupLimitSchema = z
+  .number({ error: CATALOG_TEXT.backupLimit })
+  .int(CATALOG_TEXT.backupLimit)
+  .min(0, CATALOG_TEXT.backupLimit)
+  .max(BACKUPS.limitMax, CATALOG_TEXT.backupLimit)
+  .nullable();
+
+/** A size's prices and offer; `snapshotLimit` or `backupLimit` left out keeps the one set (a new price row: the default). */
 export const sizeOfferSchema = z
   .object({
     monthlyPrice: monthlyPriceSchema,
     hourlyPrice: hourlyPriceSchema,
     offered: z.boolean(),
     snapshotLimit: snapshotLimitSchema.optional(),
+    backupLimit: backupLimitSchema.optional(),
   })
   .strict();
 export type SizeOffer = z.infer<typeof sizeOfferSchema>;
@@ -144,6 +157,8 @@ export const resellerSizeSchema = z.object({
   hourlyPrice: z.string().nullable(),
   /** How many snapshots a VM of this size may keep as the reseller set it; null: SNAPSHOTS.defaultPerVm. */
   snapshotLimit: z.number().int().nullable(),
+  /** How many backups a VM of this size may keep as the reseller set it; null: BACKUPS.defaultPerVm. */
+  backupLimit: z.number().int().nullable(),
 });
 export type ResellerSize = z.infer<typeof resellerSizeSchema>;
 export const resellerSizesSchema = z.object({

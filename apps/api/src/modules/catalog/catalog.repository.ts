@@ -105,6 +105,8 @@ export function createCatalogRepository(db: Db) {
         offered: boolean;
         /** Left out: the row's limit stays (a new row: null, the default). */
         snapshotLimit?: number | null;
+        /** Left out: the row's backup limit stays (a new row: null, the default). */
+        backupLimit?: number | null;
       },
     ): Promise<PriceRow> {
       const [saved] = await tx
@@ -117,6 +119,7 @@ export function createCatalogRepository(db: Db) {
             hourlyPrice: row.hourlyPrice,
             offered: row.offered,
             ...(row.snapshotLimit !== undefined && { snapshotLimit: row.snapshotLimit }),
+            ...(row.backupLimit !== undefined && { backupLimit: row.backupLimit }),
             updatedAt: new Date(),
           },
         })

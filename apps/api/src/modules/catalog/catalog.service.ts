@@ -189,6 +189,7 @@ export function createCatalogService(deps: {
       monthlyPrice: price?.monthlyPrice ?? null,
       hourlyPrice: price?.hourlyPrice ?? null,
       snapshotLimit: price?.snapshotLimit ?? null,
+      backupLimit: price?.backupLimit ?? null,
     };
   }
   async function hostView(resellerId: number, id: number): Promise<ResellerHost> {
@@ -325,7 +326,7 @@ export function createCatalogService(deps: {
 
     /**
      * Prices a size and offers or withdraws it; the price row stays when withdrawn, for the VMs already billed at it.
-     * Its snapshot limit (decision 0019) is set with it, or kept when the body leaves it out.
+     * Its snapshot limit (decision 0019) and backup limit (0021) are set with it, or kept when the body leaves them out.
      */
     async saveSize(ctx: StaffCtx, configurationId: number, offer: SizeOffer): Promise<ResellerSize> {
       requireWrite(ctx);
@@ -347,12 +348,14 @@ export function createCatalogService(deps: {
               hourlyPrice: before.hourlyPrice,
               offered: before.offered,
               snapshotLimit: before.snapshotLimit,
+              backupLimit: before.backupLimit,
             },
             after: {
               monthlyPrice: saved.monthlyPrice,
               hourlyPrice: saved.hourlyPrice,
               offered: saved.offered,
               snapshotLimit: saved.snapshotLimit,
+              backupLimit: saved.backupLimit,
             },
             requestId: ctx.requestId,
           },

@@ -2,11 +2,13 @@
  * The reseller sets a size's snapshot limit in its catalog (issue 24 item 1, decision 0019), on both engines: the
  * size row shows it (null: the default), the save is audited with the prices, a customer's VM of that size may keep
  * that many snapshots and the next take is refused with the limit's message; 0 refuses every take; a bad value is a
- * 400 with the field's message; a save that leaves it out keeps it.
+ * 400 with the field's message; a save that leaves it out keeps it. The backup limit (issue 24 items 2 and 4,
+ * decision 0021) alike, beside it: stored, audited, and takeBackup refused over it.
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SNAPSHOTS } from '@portal/contract/constants';
+import { BACKUPS, SNAPSHOTS } from '@portal/contract/constants';
+import { BACKUP_TEXT } from '@portal/contract/backups';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { routes } from '@portal/contract/routes';
 import { SNAPSHOT_TEXT } from '@portal/contract/vm-lifecycle';
@@ -110,5 +112,52 @@ describe("a size's snapshot limit in the reseller catalog", () => {
     });
     expect(res.status).toBe(403);
     expect((await microRow()).snapshotLimit).toBe(SNAPSHOTS.limitMax);
+  });
+});
+
+describe("a size's backup limit in the reseller catalog", () => {
+  const takeBackup = (id: number) => customer.call(routes.backups.takeBackup, { params: { id }, body: {} });
+
+  it('is the default until set; set to 1, a VM of the size keeps one backup and takeBackup refuses the second', async () => {
+    expect((await microRow()).backupLimit).toBeNull();
+    const saved = await saveMicro({ backupLimit: 1 });
+    expect([saved.status, saved.data.backupLimit]).toEqual([200, 1]);
+    expect((await microRow()).backupLimit).toBe(1);
+    // The snapshot limit set before is left as it was.
+    expect((await microRow()).snapshotLimit).toBe(SNAPSHOTS.limitMax);
+    const entries = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'catalog.size.save'), eq(auditLog.targetId, String(catalog.micro.id))));
+    expect(entries.at(-1)!.after).toMatchObject({ monthlyPrice: '5.00', offered: true, backupLimit: 1 });
+
+    const id = (await customer.call(routes.vms.create, { body: catalog.createBody('backup-limit-one') })).data.ids[0]!;
+    await waitFor(id, 'Running');
+    expect((await customer.call(routes.backups.listBackups, { params: { id } })).data.limit).toBe(1);
+    expect((await takeBackup(id)).status).toBe(200);
+    await waitFor(id, 'Running');
+    const over = await takeBackup(id);
+    expect([over.status, over.message]).toEqual([409, BACKUP_TEXT.limit(1)]);
+
+    // A save of the prices alone keeps it; 0 refuses every take; null is the default again.
+    expect((await saveMicro({ monthlyPrice: '6.00' })).data.backupLimit).toBe(1);
+    expect((await saveMicro({ backupLimit: 0 })).data.backupLimit).toBe(0);
+    const none = await takeBackup(id);
+    expect([none.status, none.message]).toEqual([409, BACKUP_TEXT.limit(0)]);
+    expect((await saveMicro({ backupLimit: null })).data.backupLimit).toBeNull();
+    expect((await customer.call(routes.backups.listBackups, { params: { id } })).data.limit).toBe(BACKUPS.defaultPerVm);
+    expect((await takeBackup(id)).status).toBe(200);
+    await waitFor(id, 'Running');
+  });
+
+  it('a bad value is a 400 with the field message and changes nothing', async () => {
+    await saveMicro({ backupLimit: 2 });
+    for (const bad of [-1, BACKUPS.limitMax + 1, 1.5, '3', '', true]) {
+      const res = await saveMicro({ backupLimit: bad });
+      expect([res.status, res.message], JSON.stringify(bad)).toEqual([400, CATALOG_TEXT.backupLimit]);
+      expect(errorData(res)?.issues?.[0]).toEqual({ path: 'body.backupLimit', message: CATALOG_TEXT.backupLimit });
+    }
+    expect((await microRow()).backupLimit).toBe(2);
+    expect((await saveMicro({ backupLimit: BACKUPS.limitMax })).data.backupLimit).toBe(BACKUPS.limitMax);
   });
 });

@@ -1,11 +1,17 @@
-/** One size of the catalog table: its prices and snapshot limit edited in place, and whether it is offered. */
+/** One size of the catalog table: its prices, snapshot and backup limits edited in place, and whether it is offered. */
 import { useState } from 'react';
 import { toast } from 'react-toastify';
-import { SNAPSHOTS } from '@portal/contract/constants';
-import { snapshotLimitSchema, type ResellerSize } from '@portal/contract/reseller-catalog';
+import { BACKUPS, SNAPSHOTS } from '@portal/contract/constants';
+import { backupLimitSchema, snapshotLimitSchema, type ResellerSize } from '@portal/contract/reseller-catalog';
 import { Button } from '../../../components/ui/Button.tsx';
 import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { useSaveSize } from '../api/catalog.ts';
+
+/** A typed limit: empty is the default (null); anything but digits is refused with the server's own message. */
+const typedLimit = (typed: string) => {
+  const t = typed.trim();
+  return t === '' ? null : /^\d+$/.test(t) ? Number(t) : NaN;
+};
 
 const input =
   'w-28 rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1 text-sm text-right focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
@@ -16,14 +22,18 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
   const [monthly, setMonthly] = useState(size.monthlyPrice ?? '');
   const [hourly, setHourly] = useState(size.hourlyPrice ?? '');
   const [snapshots, setSnapshots] = useState(size.snapshotLimit === null ? '' : String(size.snapshotLimit));
+  const [backups, setBackups] = useState(size.backupLimit === null ? '' : String(size.backupLimit));
   const [limitError, setLimitError] = useState<string | null>(null);
 
   const submit = (offered: boolean) => {
-    // Empty is the default; anything but digits is refused here with the server's own message.
-    const typed = snapshots.trim();
-    const limit = snapshotLimitSchema.safeParse(typed === '' ? null : /^\d+$/.test(typed) ? Number(typed) : NaN);
+    const limit = snapshotLimitSchema.safeParse(typedLimit(snapshots));
+    const backupLimit = backupLimitSchema.safeParse(typedLimit(backups));
     if (editing && !limit.success) {
       setLimitError(limit.error.issues[0]?.message ?? null);
+      return;
+    }
+    if (editing && !backupLimit.success) {
+      setLimitError(backupLimit.error.issues[0]?.message ?? null);
       return;
     }
     setLimitError(null);
@@ -35,6 +45,7 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
           hourlyPrice: hourly,
           offered,
           ...(editing && limit.success && { snapshotLimit: limit.data }),
+          ...(editing && backupLimit.success && { backupLimit: backupLimit.data }),
         },
       },
       {
@@ -84,6 +95,16 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
               onChange={(e) => setSnapshots(e.target.value)}
             />
           </td>
+          <td className="px-4 py-2.5 text-right">
+            <input
+              aria-label={`${size.name} backup limit`}
+              className={input.replace('w-28', 'w-20')}
+              value={backups}
+              inputMode="numeric"
+              placeholder={`${BACKUPS.defaultPerVm}`}
+              onChange={(e) => setBackups(e.target.value)}
+            />
+          </td>
         </>
       ) : (
         <>
@@ -91,6 +112,9 @@ export function SizeRow({ size, currency, mayEdit }: { size: ResellerSize; curre
           <td className="px-4 py-2.5 text-right tabular-nums">{priced ? `${size.hourlyPrice} ${currency}` : '—'}</td>
           <td className="px-4 py-2.5 text-right tabular-nums" data-snapshot-limit={size.snapshotLimit ?? ''}>
             {size.snapshotLimit === null ? `${SNAPSHOTS.defaultPerVm} (default)` : size.snapshotLimit}
+          </td>
+          <td className="px-4 py-2.5 text-right tabular-nums" data-backup-limit={size.backupLimit ?? ''}>
+            {size.backupLimit === null ? `${BACKUPS.defaultPerVm} (default)` : size.backupLimit}
           </td>
         </>
       )}

@@ -49,6 +49,7 @@ export function CatalogPage() {
                   <th className={`${th} text-right`}>Monthly</th>
                   <th className={`${th} text-right`}>Hourly</th>
                   <th className={`${th} text-right`}>Snapshots per VM</th>
+                  <th className={`${th} text-right`}>Backups per VM</th>
                   <th className={`${th} text-center`}>Status</th>
                   <th className={th}>
                     <span className="sr-only">Actions</span>
@@ -58,7 +59,7 @@ export function CatalogPage() {
               <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                 {sizes.data.sizes.map((s) => (
                   <SizeRow
-                    key={`${s.id}:${s.monthlyPrice}:${s.hourlyPrice}:${s.snapshotLimit}`}
+                    key={`${s.id}:${s.monthlyPrice}:${s.hourlyPrice}:${s.snapshotLimit}:${s.backupLimit}`}
                     size={s}
                     currency={sizes.data.currency}
                     mayEdit={mayEdit}
