@@ -7,6 +7,7 @@
  * restored or deleted through the company's list.
  */
 import { BACKUP_TEXT, defaultBackupName, type Backup, type BackupState } from '@portal/contract/backups';
+import { BACKUP_SCHEDULE_TEXT } from '@portal/contract/backup-schedules';
 import { BACKUP_ACTIONS, type VM_STEADY_STATUSES } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
@@ -24,6 +25,8 @@ type Deps = Pick<ModuleDeps, 'db' | 'access' | 'engine' | 'audit' | 'clock'> & {
   repo: BackupRepository;
 };
 type Ctx = { scope: TenantScope; requestId: string; resellerId: number };
+/** Who acts: a user's request, or the platform (userId null: a backup schedule, decision 0023) and why. */
+type By = { userId: number | null; requestId?: string; cause?: string };
 type SteadyStatus = (typeof VM_STEADY_STATUSES)[number];
 
 /** The driver's name for a backup: the portal's, never the customer's text. */
@@ -31,7 +34,7 @@ export const providerBackupName = (id: number) => `portal-backup-${id}`;
 
 export function createBackupService(deps: Deps) {
   const { db, access, engine, vms, repo, audit, clock } = deps;
-  const { loadVisible, requireAvailable, enqueue } = createVmGuards(deps);
+  const { loadVisible, requireAvailable, enqueue, enqueueAs } = createVmGuards(deps);
 
   /** A backup of this VM for an action: 404 when it is not this VM's, 409 when its state does not allow it. */
   async function backupOf(vm: VmRow, backupId: number, allowed: readonly BackupState[]) {
@@ -55,7 +58,7 @@ export function createBackupService(deps: Deps) {
   }
 
   /** Deletes the stored copy, then the row; a failure leaves the backup as it was, with the reason (409). */
-  async function deleteBackup(ctx: Ctx, backup: BackupRow) {
+  async function deleteBackup(by: By, backup: BackupRow) {
     const before = backup.state;
     if (!(await repo.setState(db, backup.id, ['ready', 'failed'], 'deleting')))
       throw new ConflictError(BACKUP_TEXT.notReady(backup.state));
@@ -75,17 +78,60 @@ export function createBackupService(deps: Deps) {
       await audit.record(
         {
           companyId: backup.companyId,
-          actorUserId: ctx.scope.userId,
+          actorUserId: by.userId,
           action: 'vm.backupDelete',
           targetType: 'vm',
           targetId: backup.vmId,
           before: { name: backup.vmName },
-          after: { backupId: backup.id, name: backup.name, providerName: backup.providerName },
-          requestId: ctx.requestId,
+          after: {
+            backupId: backup.id,
+            name: backup.name,
+            providerName: backup.providerName,
+            ...(by.cause ? { cause: by.cause } : {}),
+          },
+          ...(by.requestId ? { requestId: by.requestId } : {}),
         },
         tx,
       );
     });
+  }
+
+  /**
+   * Queues a take of the VM (the limit checked again in the queuing transaction: one operation per VM, so no take
+   * races it). `scheduled`: the schedule's, which its retention may delete. Throws what refuses it (403, 409).
+   */
+  async function queueTake(vm: VmRow, resellerId: number, backupName: string, by: By, scheduled: boolean) {
+    // One take at a time per VM, beside its other actions (decision 0025): a second says so (the race: BUSY_MESSAGE).
+    if (await engine.operations.active(vm.id, 'backup')) throw new ConflictError(BACKUP_TEXT.takeBusy);
+    const [limit, size] = await Promise.all([
+      repo.limit(resellerId, vm.configurationId),
+      vms.configuration(vm.configurationId),
+    ]);
+    const id = await repo.nextId();
+    const providerName = providerBackupName(id);
+    const payload = { backupId: id, name: backupName, providerName, status: vm.status as SteadyStatus };
+    await enqueueAs(by, vm, { kind: BACKUP_ACTIONS.backup.operation, payload }, async (tx) => {
+      if ((await repo.counted(tx, vm.id)) >= limit) throw new ConflictError(BACKUP_TEXT.limit(limit));
+      await repo.insert(tx, {
+        id,
+        vmId: vm.id,
+        companyId: vm.companyId,
+        teamId: vm.teamId,
+        regionId: vm.regionId,
+        providerId: vm.providerId,
+        hostId: vm.hostId,
+        name: backupName,
+        providerName,
+        vmName: vm.name,
+        image: vm.image,
+        configurationId: vm.configurationId,
+        cpu: size!.cpu,
+        ram: size!.ram,
+        disk: size!.disk,
+        scheduled,
+      });
+    });
+    return { id };
   }
 
   return {
@@ -104,36 +150,31 @@ export function createBackupService(deps: Deps) {
     async take(ctx: Ctx, vmId: number, name: string | undefined) {
       const vm = await loadVisible(ctx.scope, vmId, BACKUP_ACTIONS.backup.permission);
       requireAvailable(vm, 'backup');
-      const [limit, size] = await Promise.all([
-        repo.limit(ctx.resellerId, vm.configurationId),
-        vms.configuration(vm.configurationId),
-      ]);
-      const id = await repo.nextId();
-      const providerName = providerBackupName(id);
-      const backupName = name ?? defaultBackupName(clock.now());
-      const payload = { backupId: id, name: backupName, providerName, status: vm.status as SteadyStatus };
-      // The limit is checked again in the transaction: one operation per VM, so no take races it.
-      await enqueue(ctx, vm, { kind: BACKUP_ACTIONS.backup.operation, payload }, async (tx) => {
-        if ((await repo.counted(tx, vm.id)) >= limit) throw new ConflictError(BACKUP_TEXT.limit(limit));
-        await repo.insert(tx, {
-          id,
-          vmId: vm.id,
-          companyId: vm.companyId,
-          teamId: vm.teamId,
-          regionId: vm.regionId,
-          providerId: vm.providerId,
-          hostId: vm.hostId,
-          name: backupName,
-          providerName,
-          vmName: vm.name,
-          image: vm.image,
-          configurationId: vm.configurationId,
-          cpu: size!.cpu,
-          ram: size!.ram,
-          disk: size!.disk,
-        });
-      });
-      return { id };
+      const by = { userId: ctx.scope.userId, requestId: ctx.requestId };
+      return queueTake(vm, ctx.resellerId, name ?? defaultBackupName(clock.now()), by, false);
+    },
+
+    /**
+     * A take by the VM's backup schedule (decision 0023), as a take is queued (the lifecycle rule, the limit, the
+     * audit: by System, cause 'backup schedule'). At the limit, the oldest scheduled backups make room first; a
+     * backup the customer took is never deleted for it. Answers the new backup's id; throws why it was refused.
+     */
+    async takeScheduled(vm: VmRow, resellerId: number, name: string) {
+      requireAvailable(vm, 'backup');
+      const by = { userId: null, cause: BACKUP_SCHEDULE_TEXT.cause };
+      const limit = await repo.limit(resellerId, vm.configurationId);
+      const counted = await db.transaction((tx) => repo.counted(tx, vm.id));
+      if (counted >= limit) {
+        const oldest = (await repo.list(vm.id)).filter((b) => b.scheduled && b.state === 'ready').reverse();
+        for (const b of oldest.slice(0, counted - limit + 1)) await deleteBackup(by, b);
+      }
+      return queueTake(vm, resellerId, name, by, true);
+    },
+
+    /** Deletes a backup its VM's schedule took, as the platform (the schedule's retention, decision 0023). */
+    async deleteScheduled(backup: BackupRow) {
+      if (!backup.scheduled) throw new ConflictError('Only scheduled backups are deleted by a schedule');
+      await deleteBackup({ userId: null, cause: BACKUP_SCHEDULE_TEXT.cause }, backup);
     },
 
     /** Returns the VM to one of its ready backups (powered off for it, started again if it ran). */
@@ -186,13 +227,13 @@ export function createBackupService(deps: Deps) {
     async delete(ctx: Ctx, vmId: number, backupId: number) {
       const vm = await loadVisible(ctx.scope, vmId, BACKUP_ACTIONS.backupDelete.permission);
       const backup = await backupOf(vm, backupId, ['ready', 'failed']);
-      await deleteBackup(ctx, backup);
+      await deleteBackup({ userId: ctx.scope.userId, requestId: ctx.requestId }, backup);
     },
 
     /** Deletes a backup of the company's by its id (a kept one: its VM is gone). */
     async deleteById(ctx: Ctx, backupId: number) {
       const { backup } = await companyBackup(ctx.scope, backupId, BACKUP_ACTIONS.backupDelete.permission);
-      await deleteBackup(ctx, backup);
+      await deleteBackup({ userId: ctx.scope.userId, requestId: ctx.requestId }, backup);
     },
   };
 }
@@ -216,6 +257,7 @@ function toBackup(row: BackupRow): Backup {
     completedAt: row.completedAt ? iso(row.completedAt) : null,
     verifiedAt: row.verifiedAt ? iso(row.verifiedAt) : null,
     verificationError: row.verificationError,
+    verificationNote: row.verificationNote,
     error: row.error,
   };
 }

@@ -14,6 +14,7 @@ import {
 import type { TenantScope } from '../../lib/auth-context.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Tx } from '../../db/client.ts';
+import type { Requester } from '../../engine/operations/enqueue.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Permission } from '../access/permissions.ts';
 import type { VmRepository, VmRow } from './vm.repository.ts';
@@ -23,6 +24,12 @@ export const BUSY_MESSAGE = 'Another operation is already in progress on this vi
 type Deps = Pick<ModuleDeps, 'access' | 'engine'> & { vms: Pick<VmRepository, 'byId'> };
 
 export function createVmGuards({ access, engine, vms }: Deps) {
+  async function enqueueAs(by: Requester, vm: VmRow, operation: Operation, guard?: (tx: Tx) => Promise<void>) {
+    const outcome = await engine.enqueue(vm, operation, by, guard);
+    if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
+    if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
+  }
+
   return {
     async loadVisible(scope: TenantScope, id: number, permission: Permission): Promise<VmRow> {
       const vm = await vms.byId(id);
@@ -44,14 +51,9 @@ export function createVmGuards({ access, engine, vms }: Deps) {
       operation: Operation,
       guard?: (tx: Tx) => Promise<void>,
     ) {
-      const outcome = await engine.enqueue(
-        vm,
-        operation,
-        { userId: ctx.scope.userId, requestId: ctx.requestId },
-        guard,
-      );
-      if (outcome === 'suspended') throw new ForbiddenError(API_MESSAGES.companySuspended);
-      if (outcome === 'busy') throw new ConflictError(BUSY_MESSAGE);
+      await enqueueAs({ userId: ctx.scope.userId, requestId: ctx.requestId }, vm, operation, guard);
     },
+    /** As enqueue, for any requester (the platform itself: a backup schedule, decision 0023). */
+    enqueueAs,
   };
 }
