@@ -139,6 +139,8 @@ export const configSchema = z.object({
   VM_HOST_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** How often draining hosts are looked at for their next machine to move off (docs/draining.md). */
   VM_DRAIN_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  /** How often due backup schedules are looked for: a slot's take starts within this of its hour (decision 0023). */
+  BACKUP_SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   /** How often a live VM status stream checks that its session still stands. */
   VM_STREAM_SESSION_CHECK_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel; on by default, off
