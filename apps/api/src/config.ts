@@ -141,6 +141,15 @@ export const configSchema = z.object({
   VM_DRAIN_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   /** How often due backup schedules are looked for: a slot's take starts within this of its hour (decision 0023). */
   BACKUP_SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
+  /**
+   * Backup verification (issue 24 item 3; docs/decisions/0024-backup-verification.md): `after-take` proves each
+   * backup restorable once its take is complete (a throwaway machine booted from it in isolation); `off`: never.
+   */
+  BACKUP_VERIFY: z.enum(['after-take', 'off']).default('after-take'),
+  /** How often the verifier looks for backups to verify (one at a time per API instance). */
+  BACKUP_VERIFY_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(10_000),
+  /** How long one verification may run (checksum read-back and the throwaway boot) before another instance retries it. */
+  BACKUP_VERIFY_LEASE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
   /** How often a live VM status stream checks that its session still stands. */
   VM_STREAM_SESSION_CHECK_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel; on by default, off

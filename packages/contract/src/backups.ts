@@ -52,6 +52,11 @@ export const backupSchema = z.object({
   verifiedAt: timestampSchema.nullable(),
   /** Why the last verification failed; null: it did not. */
   verificationError: z.string().nullable(),
+  /**
+   * What the last successful verification could not check (e.g. a guest without an agent: the copy's checksum held
+   * and it booted, but no marker was read); null: everything was (docs/decisions/0024-backup-verification.md).
+   */
+  verificationNote: z.string().nullable(),
   /** Why a take failed (state 'failed'), or why the last restore or delete of it failed. */
   error: z.string().nullable(),
 });

@@ -78,3 +78,21 @@ export function alreadyRegisteredMail(brand: string, inviter: string, company: s
     ]),
   };
 }
+
+/**
+ * A backup failed its verification (issue 24 item 3; decision 0024): to the VM's team admins. `link`: the VM's page,
+ * or the company's backups when the VM is gone.
+ */
+export function backupVerificationFailedMail(
+  brand: string,
+  b: { backupName: string; vmName: string; takenAt: string; reason: string; link: string },
+): Rendered {
+  const what = `The backup “${b.backupName}” of the VM “${b.vmName}”, taken ${b.takenAt}, failed its verification: ${b.reason}`;
+  const advice =
+    'Do not rely on it for a restore. Take a new backup of the VM (it is verified in turn), then delete this one.';
+  return {
+    subject: `${brand}: backup “${b.backupName}” of ${b.vmName} failed its verification`,
+    text: `${what}\n\n${advice}\n\n${b.link}`,
+    html: layout(brand, [escape(what), escape(advice), `<a href="${escape(b.link)}">${escape(b.link)}</a>`]),
+  };
+}

@@ -148,6 +148,16 @@ export interface BackupInfo {
   incremental: boolean;
 }
 
+/**
+ * What a backup's verification found (backupProve): `error` why it is not restorable (null: it is, as far as it was
+ * checked); `note` what could not be checked (e.g. a guest without an agent: booted, but no marker read), null when
+ * everything was.
+ */
+export interface BackupProof {
+  error: string | null;
+  note: string | null;
+}
+
 /** A snapshot as the driver took it: bytes it holds (null when the driver cannot tell) and whether memory is in it. */
 export interface SnapshotInfo {
   sizeBytes: number | null;
@@ -230,6 +240,12 @@ export interface ProviderDriver {
   backupRestore?(ref: string, name: string): Promise<void>;
   backupDelete?(name: string): Promise<void>;
   backupVerify?(name: string): Promise<string | null>;
+  /**
+   * Optional: proves a backup restorable (issue 24 item 3; docs/decisions/0024-backup-verification.md): the stored
+   * copy's checksum as backupVerify, then a throwaway machine booted from it in isolation (an overlay over the copy,
+   * destroyed whatever happens) whose guest shows it came up, and the marker written at the take read back.
+   */
+  backupProve?(name: string): Promise<BackupProof>;
   /**
    * Optional: take back a machine the driver does not know (the simulator forgets its machines when the
    * portal restarts; a real cloud never needs this).

@@ -12,7 +12,10 @@ import type { BackupInfo, ProviderDriver } from '../../providers/provider.ts';
 
 export function createBackupRows(db: Db, clock: Clock = systemClock) {
   return {
-    /** The take succeeded: the backup is ready, with what the driver measured. */
+    /**
+     * The take succeeded: the backup is ready, with what the driver measured, and due for its verification (the
+     * verifier's job on this row, beside the VM's operations: decision 0024; BACKUP_VERIFY=off leaves it due).
+     */
     async taken(id: number, info: BackupInfo) {
       await db
         .update(vmBackups)
@@ -22,6 +25,11 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
           incremental: info.incremental,
           error: null,
           completedAt: clock.now(),
+          verifiedAt: null,
+          verificationError: null,
+          verificationNote: null,
+          verifyAfter: clock.now(),
+          verifyAttempts: 0,
         })
         .where(eq(vmBackups.id, id));
     },

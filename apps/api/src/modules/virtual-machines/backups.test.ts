@@ -23,7 +23,8 @@ let catalog: Awaited<ReturnType<typeof seededCatalog>>;
 
 beforeAll(async () => {
   t = await createTestApp({
-    env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+    // Verification (decision 0024) is backup-verification.test.ts's: off here, so a take's row reads as it was taken.
+    env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000', BACKUP_VERIFY: 'off' },
   });
   t.portal.startWorkers();
   admin = await signIn(t);

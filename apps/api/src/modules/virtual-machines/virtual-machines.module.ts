@@ -13,6 +13,7 @@ import { createSnapshotService } from './snapshots.service.ts';
 import { createBackupRepository } from './backups.repository.ts';
 import { registerBackupRoutes } from './backups.routes.ts';
 import { createBackupService } from './backups.service.ts';
+import { createBackupVerifier } from './backup-verification.ts';
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
   const env = deps.config;
@@ -53,6 +54,7 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     portalUrl: deps.portalUrl,
     resellerHosts: deps.resellerHosts,
   });
-  // The engine's workers (runner, reconciler, host monitor) are app.ts's to start and stop.
-  return [];
+  // The engine's workers (runner, reconciler, host monitor) are app.ts's to start and stop. The backup verifier
+  // (decision 0024) is this module's: a job on the backup's row, beside the VM's operations.
+  return [createBackupVerifier(deps)];
 }

@@ -5,7 +5,8 @@
  *  - a name containing `flaky` fails transiently on its first two attempts of each action;
  *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was);
  *  - a name containing `fail-snapshot` fails to take snapshots (permanently);
- *  - a name containing `fail-backup` fails to take backups (permanently).
+ *  - a name containing `fail-backup` fails to take backups (permanently);
+ *  - a name containing `fail-verify` fails its backups' verification (the copy "does not boot").
  */
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -334,6 +335,19 @@ export function createSimulatorDriver(opts: {
     },
     async backupVerify(name) {
       return backups.has(name) ? null : 'The backup is not on the backup target';
+    },
+    // Verification (issue 24 item 3; decision 0024): the copy "boots" and shows the marker of its take, unless the
+    // machine's name asks for a failure.
+    async backupProve(name) {
+      await half();
+      const kept = backups.get(name);
+      if (!kept) return { error: 'The backup is not on the backup target', note: null };
+      if (kept.spec.name.includes('fail-verify'))
+        return {
+          error: 'The copy did not boot: its guest agent did not answer within 300 s (simulated failure)',
+          note: null,
+        };
+      return { error: null, note: null };
     },
     async delete(ref) {
       await wait();
