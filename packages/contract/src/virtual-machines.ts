@@ -123,6 +123,8 @@ export const vmBulkBodySchema = z
     /** The chosen VMs; or `matching`: every VM the caller sees that matches these filters. */
     ids: z.array(idSchema).min(1).max(VM_BULK_LIMIT, VM_BULK_TEXT.tooMany).optional(),
     matching: z.object(vmListFilterFields).strict().optional(),
+    /** A delete keeps each VM's backups (issue 24 item 4; as DELETE /virtualMachines/delete/:id?keepBackups=true). */
+    keepBackups: z.boolean({ error: 'keepBackups must be true or false' }).optional(),
   })
   .strict()
   .refine((b) => (b.ids === undefined) !== (b.matching === undefined), { message: VM_BULK_TEXT.idsOrMatching });

@@ -251,6 +251,31 @@ describe('backups', () => {
     ).toBe(400);
   });
 
+  it('a bulk delete keeps every deleted VM’s backups when asked (keepBackups: true); without, they go', async () => {
+    const kept = await created('bulk-backup-kept');
+    const gone = await created('bulk-backup-gone');
+    const keptBackup = (await take(kept, 'bulk keep')).data.id;
+    const goneBackup = (await take(gone, 'bulk goes')).data.id;
+    await waitFor(kept, 'Running');
+    await waitFor(gone, 'Running');
+    const bad = await admin.raw('POST', `${t.config.API_BASE_PATH}/virtualMachines/bulk`, {
+      action: 'delete',
+      ids: [kept],
+      keepBackups: 'yes',
+    });
+    expect([bad.status, bad.message]).toEqual([400, 'keepBackups must be true or false']);
+
+    const res = await admin.call(routes.vms.bulk, { body: { action: 'delete', ids: [kept], keepBackups: true } });
+    expect(res.data).toMatchObject({ done: 1, refused: 0 });
+    expect((await admin.call(routes.vms.bulk, { body: { action: 'delete', ids: [gone] } })).data.done).toBe(1);
+    await waitDeleted(kept);
+    await waitDeleted(gone);
+    const company = (await admin.call(routes.backups.listCompanyBackups)).data.backups;
+    expect(company.find((x) => x.id === keptBackup)).toMatchObject({ vmId: null, vmName: 'bulk-backup-kept' });
+    expect(company.some((x) => x.id === goneBackup)).toBe(false);
+    expect((await admin.call(routes.backups.deleteKeptBackup, { params: { backupId: keptBackup } })).status).toBe(200);
+  });
+
   it('refuses bad input (400), another company (404), a Viewer (403) and a backup that is not this VM’s (404)', async () => {
     const id = await created('backup-refused');
     const other = await created('backup-other-vm');

@@ -231,7 +231,12 @@ export function createVmService(deps: Deps) {
      */
     async bulk(
       ctx: Ctx,
-      body: { action: VmBulkAction; ids?: number[] | undefined; matching?: VmListFilters | undefined },
+      body: {
+        action: VmBulkAction;
+        ids?: number[] | undefined;
+        matching?: VmListFilters | undefined;
+        keepBackups?: boolean | undefined;
+      },
     ) {
       let ids: number[];
       if (body.ids) ids = [...new Set(body.ids)];
@@ -247,7 +252,7 @@ export function createVmService(deps: Deps) {
       for (const id of ids) {
         const vm = await repo.byId(id);
         try {
-          await simpleAction(ctx, id, body.action);
+          await simpleAction(ctx, id, body.action, { keepBackups: body.keepBackups === true });
           outcomes.push({ id, name: vm!.name, outcome: 'done', reason: null });
         } catch (err) {
           if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
