@@ -133,6 +133,11 @@ export const configSchema = z.object({
   VM_RUNNER_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How long a runner's claim on an operation holds unrenewed: a dead instance's work is retried after it. */
   VM_OPERATION_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+  /**
+   * How many backup takes run at once on one host (or on a provider without hosts); more wait their turn, queued
+   * (docs/decisions/0025-backup-concurrency.md).
+   */
+  BACKUP_CONCURRENCY_PER_HOST: z.coerce.number().int().min(1).max(64).default(2),
   /** How often stored VM status is compared with the providers' (and suspended companies' running VMs stopped). */
   VM_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** How often each registered libvirt host is asked whether it answers (hosts and placement). */

@@ -10,7 +10,11 @@ import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
 import { BACKUPS } from './constants.ts';
 import { vmNameSchema } from './validation.ts';
 
-export const BACKUP_STATES = ['creating', 'ready', 'restoring', 'deleting', 'failed'] as const;
+/**
+ * 'queued': the take waits its turn (a few at a time per host, decision 0025); 'creating': it is being copied; 'failed'
+ * also when it was interrupted (its API process died) or its host stopped answering: never shown complete.
+ */
+export const BACKUP_STATES = ['queued', 'creating', 'ready', 'restoring', 'deleting', 'failed'] as const;
 export type BackupState = (typeof BACKUP_STATES)[number];
 
 export const BACKUP_NAME_RULE = `Backup name must be 1 to ${BACKUPS.nameMax} characters: letters, digits, spaces, dots, colons, dashes and underscores`;
@@ -92,6 +96,13 @@ export const BACKUP_TEXT = {
   restoring: 'VM is being restored from the backup',
   restoringAsNew: 'A new VM is being created from the backup',
   deleted: 'Backup deleted',
+  // Failure and concurrency (issue 24 item 5; docs/decisions/0025-backup-concurrency.md).
+  takeBusy: 'A backup of this virtual machine is already queued or being taken. Wait for it to finish.',
+  interrupted:
+    'Interrupted: the portal stopped while the backup was being taken, so it was not completed. Take another one.',
+  hostDown: (host: string, why: string) =>
+    `Host ${host} stopped answering during the backup, so it was not completed (${why}). Take another one when the host is back.`,
+  removedBeforeStart: 'The backup was removed before its turn came.',
 } as const;
 
 const base = { tag: 'Virtual Machines', access: 'user' } as const;

@@ -117,6 +117,7 @@ export async function createEngine(deps: EngineDeps): Promise<Engine> {
     clock,
     pollMs: config.VM_RUNNER_POLL_MS,
     leaseMs: config.VM_OPERATION_LEASE_MS,
+    backupsPerHost: config.BACKUP_CONCURRENCY_PER_HOST,
   });
   let started = false;
   const kick = () => {

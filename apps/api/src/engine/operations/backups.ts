@@ -16,8 +16,8 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
      * The take succeeded: the backup is ready, with what the driver measured, and due for its verification (the
      * verifier's job on this row, beside the VM's operations: decision 0024; BACKUP_VERIFY=off leaves it due).
      */
-    async taken(id: number, info: BackupInfo) {
-      await db
+    async taken(id: number, info: BackupInfo): Promise<boolean> {
+      const done = await db
         .update(vmBackups)
         .set({
           state: 'ready',
@@ -31,7 +31,23 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
           verifyAfter: clock.now(),
           verifyAttempts: 0,
         })
-        .where(eq(vmBackups.id, id));
+        // Only a take still under way: one ended meanwhile (interrupted, or deleted with its VM) stays as it is, and
+        // the caller removes the copy nobody will see (decision 0025). False then.
+        .where(and(eq(vmBackups.id, id), eq(vmBackups.state, 'creating')))
+        .returning({ id: vmBackups.id });
+      return done.length === 1;
+    },
+    /**
+     * A queued take's turn came (decision 0025): 'queued' becomes 'creating' (a retry finds it 'creating' already).
+     * False when the row is gone or ended meanwhile (deleted with its VM): nothing is to be taken.
+     */
+    async begin(id: number): Promise<boolean> {
+      const rows = await db
+        .update(vmBackups)
+        .set({ state: 'creating', error: null })
+        .where(and(eq(vmBackups.id, id), inArray(vmBackups.state, ['queued', 'creating'])))
+        .returning({ id: vmBackups.id });
+      return rows.length === 1;
     },
     /** A restore succeeded: the backup is still there, ready for another. */
     async restored(id: number) {
@@ -45,7 +61,7 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
       const rows = await db.select().from(vmBackups).where(eq(vmBackups.vmId, vmId));
       if (keep) {
         // A take that never finished is no backup to keep.
-        const unfinished = rows.filter((r) => r.state === 'creating' || r.state === 'failed');
+        const unfinished = rows.filter((r) => r.state === 'queued' || r.state === 'creating' || r.state === 'failed');
         for (const r of unfinished) await driver.backupDelete?.(r.providerName);
         if (unfinished.length)
           await db.delete(vmBackups).where(
@@ -76,10 +92,16 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
         return;
       }
       if (operation.kind !== 'backup' && operation.kind !== 'backupRestore') return;
+      // A take's row only while it is unfinished: a take that ended ready (its operation's outcome lost) stays ready.
       await db
         .update(vmBackups)
         .set({ state: operation.kind === 'backup' ? 'failed' : 'ready', error: reason })
-        .where(eq(vmBackups.id, operation.payload.backupId));
+        .where(
+          and(
+            eq(vmBackups.id, operation.payload.backupId),
+            operation.kind === 'backup' ? inArray(vmBackups.state, ['queued', 'creating']) : undefined,
+          ),
+        );
     },
   };
 }

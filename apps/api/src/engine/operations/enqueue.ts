@@ -13,6 +13,7 @@ import {
   VM_ACTIONS,
   VM_OFF_STATUSES,
   OPERATIONS,
+  operationLane,
   type Operation,
   type OperationKind,
 } from '@portal/contract/vm-lifecycle';
@@ -67,15 +68,17 @@ export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; cl
   const operations = createOperationsRepository(db, deps.clock);
   return async (vm, operation, by, guard) => {
     if (!keepsMachineOff(operation) && (await operations.companySuspended(vm.companyId))) return 'suspended';
-    if (await operations.active(vm.id)) return 'busy';
+    // One unfinished operation per VM and lane: a take runs beside the lifecycle slot (decision 0025).
+    if (await operations.active(vm.id, operationLane(operation.kind))) return 'busy';
     const running = OPERATIONS[operation.kind].runningStatus;
-    // A backup keeps the VM's status (decision 0021): a running VM stays Running while it is copied.
-    const status = running === 'unchanged' ? vm.status : running;
+    // A backup keeps the VM's status (decision 0021): a running VM stays Running while it is copied. Its status is not
+    // written at all: a stop queued meanwhile beside it must not be overwritten by the status read before.
+    const status = running === 'unchanged' ? null : running;
     try {
       await db.transaction(async (tx) => {
         await guard?.(tx);
         await operations.insert(tx, { vmId: vm.id, requestedByUserId: by.userId, ...operation });
-        await operations.setStatus(tx, vm.id, status);
+        if (status) await operations.setStatus(tx, vm.id, status);
         await audit.record(
           {
             companyId: vm.companyId,
@@ -95,7 +98,9 @@ export function createEnqueue(deps: { db: Db; audit: Audit; events: VmEvents; cl
       if (isUniqueViolation(err)) return 'busy';
       throw err;
     }
-    publishVm(deps.events, { ...vm, status });
+    // Published as it is now (a take's watchers refresh its Backups card from the event).
+    const now = status ? { ...vm, status } : await operations.vm(vm.id);
+    if (now) publishVm(deps.events, now);
     return 'queued';
   };
 }

@@ -4,7 +4,14 @@
  * clock, never from SQL `now()`, so tests drive leases and backoff without sleeping.
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { operationSchema, type Operation, type VmStatus } from '@portal/contract/vm-lifecycle';
+import {
+  DISK_REPLACING_KINDS,
+  operationLane,
+  operationSchema,
+  type Operation,
+  type OperationLane,
+  type VmStatus,
+} from '@portal/contract/vm-lifecycle';
 import type { Db, Tx } from '../../db/client.ts';
 import {
   companies,
@@ -45,7 +52,11 @@ const IDLE_MACHINE = {
   companyId: virtualMachines.companyId,
 };
 
-const noActiveOperation = sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running'))`;
+/**
+ * The VM's lifecycle slot is free. A take beside it (lane 'backup', decision 0025) writes no VM status, so the
+ * reconciler and the suspension's sweep still follow the machine while one runs.
+ */
+const noActiveOperation = sql`not exists (select 1 from operations o where o.vm_id = ${virtualMachines.id} and o.status in ('pending', 'running') and o.lane = 'vm')`;
 
 /** A stored row as the typed `{ kind, payload }` union; a row that does not fit is a permanent failure. */
 export function parseOperation(row: Pick<OperationRow, 'kind' | 'payload'>): Operation {
@@ -82,7 +93,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
     async insert(tx: Tx, values: { vmId: number; requestedByUserId: number | null } & Operation) {
       const [row] = await tx
         .insert(operations)
-        .values({ ...values, runAfter: clock.now() })
+        .values({ ...values, lane: operationLane(values.kind), runAfter: clock.now() })
         .returning();
       return row!;
     },
@@ -120,13 +131,20 @@ export function createOperationsRepository(db: Db, clock: Clock) {
       return (await runningOfSuspended.execute()).map((r) => r.vm);
     },
 
-    async active(vmId: number) {
+    /** The VM's unfinished operation in this lane (default: its lifecycle slot). */
+    async active(vmId: number, lane: OperationLane = 'vm') {
       const [row] = await db
         .select({ id: operations.id, kind: operations.kind })
         .from(operations)
-        .where(and(eq(operations.vmId, vmId), inArray(operations.status, [...ACTIVE])))
+        .where(and(eq(operations.vmId, vmId), eq(operations.lane, lane), inArray(operations.status, [...ACTIVE])))
         .limit(1);
       return row;
+    },
+
+    /** The VM row as it is now (an operation beside its lifecycle slot publishes it without changing it). */
+    async vm(vmId: number) {
+      const [row] = await db.select().from(virtualMachines).where(eq(virtualMachines.id, vmId));
+      return row ?? null;
     },
 
     /**
@@ -154,12 +172,91 @@ export function createOperationsRepository(db: Db, clock: Clock) {
           eq(
             operations.id,
             sql`(select id from operations
-              where ((status = 'pending' and run_after <= ${at(now)}) or (status = 'running' and locked_until < ${at(now)})) ${notMine}
+              where lane = 'vm' and ((status = 'pending' and run_after <= ${at(now)}) or (status = 'running' and locked_until < ${at(now)})) ${notMine}
               order by id limit 1 for update skip locked)`,
           ),
         )
         .returning();
       return row ?? null;
+    },
+
+    /**
+     * Takes the oldest due operation beside the lifecycle slot (a backup take, decision 0025) whose host has fewer than
+     * `perHost` of them running, and whose VM has no operation under way that replaces its disk (a restore, a revert,
+     * a rebuild, a move, a delete: the take waits for it). Per host, the count and the claim are made under a lock of
+     * the host's row (of the provider's, for VMs without a host), so instances racing for the last slot take it once.
+     */
+    async claimBeside(workerId: string, leaseMs: number, perHost: number, working: readonly number[] = []) {
+      const now = clock.now();
+      const notMine = working.length
+        ? sql`and o.id not in (${sql.join(
+            working.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
+      const replacing = sql.join(
+        DISK_REPLACING_KINDS.map((k) => sql`${k}`),
+        sql`, `,
+      );
+      const due = await db.execute<{ id: number; host_id: number | null; provider_id: number }>(sql`
+        select o.id, v.host_id, v.provider_id from operations o join virtual_machines v on v.id = o.vm_id
+        where o.status = 'pending' and o.lane <> 'vm' and o.run_after <= ${at(now)} ${notMine}
+          and not exists (select 1 from operations d where d.vm_id = o.vm_id and d.status in ('pending', 'running')
+            and d.lane = 'vm' and d.kind in (${replacing}))
+        order by o.id limit 50`);
+      const full = new Set<string>();
+      for (const candidate of due.rows) {
+        const hostId = candidate.host_id === null ? null : Number(candidate.host_id);
+        const providerId = Number(candidate.provider_id);
+        const key = hostId === null ? `p${providerId}` : `h${hostId}`;
+        if (full.has(key)) continue;
+        const claimed = await db.transaction(async (tx) => {
+          if (hostId === null) await tx.execute(sql`select id from providers where id = ${providerId} for update`);
+          else await tx.execute(sql`select id from hosts where id = ${hostId} for update`);
+          const onHost =
+            hostId === null ? sql`v.host_id is null and v.provider_id = ${providerId}` : sql`v.host_id = ${hostId}`;
+          const running = await tx.execute<{ n: number }>(sql`
+            select count(*)::int as n from operations o join virtual_machines v on v.id = o.vm_id
+            where o.status = 'running' and o.lane <> 'vm' and ${onHost}`);
+          if (Number(running.rows[0]?.n ?? 0) >= perHost) return 'full' as const;
+          const [row] = await tx
+            .update(operations)
+            .set({
+              status: 'running',
+              lockedBy: workerId,
+              lockedUntil: new Date(now.getTime() + leaseMs),
+              attempts: sql`${operations.attempts} + 1`,
+            })
+            .where(and(eq(operations.id, Number(candidate.id)), eq(operations.status, 'pending')))
+            .returning();
+          return row ?? null;
+        });
+        if (claimed === 'full') full.add(key);
+        else if (claimed) return claimed;
+      }
+      return null;
+    },
+
+    /**
+     * Ends as failed the operations beside the lifecycle slot whose runner died mid-way (their lease ran out: kill -9
+     * of the API, decision 0025): a take is never resumed half-known, it is reported interrupted. `working`: this
+     * runner's own (a lease it could not renew in a database blip is still its). Answers the operations ended.
+     */
+    async endInterrupted(reason: string, working: readonly number[] = []) {
+      const now = clock.now();
+      const notMine = working.length
+        ? sql`and ${operations.id} not in (${sql.join(
+            working.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
+      return db
+        .update(operations)
+        .set({ status: 'failed', lastError: reason, finishedAt: now, lockedBy: null, lockedUntil: null })
+        .where(
+          sql`${operations.lane} <> 'vm' and ${operations.status} = 'running' and ${operations.lockedUntil} < ${at(now)} ${notMine}`,
+        )
+        .returning();
     },
 
     /** Extends a claim's lease; does nothing once the claim was lost. */

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { BACKUP_TEXT } from '@portal/contract/backups';
 import {
   OPERATIONS,
   operationSchema,
@@ -34,6 +35,7 @@ import type { ProviderRegistry } from '../../providers/registry.ts';
 import { publishVm, type VmEvents } from '../vm-events.ts';
 import type { SecretBox } from '../vm-secrets.ts';
 import { createDrainRepository, type DrainRepository } from '../drain/drain.repository.ts';
+import { createHostsRepository } from '../hosts/hosts.repository.ts';
 import { unavailableReason } from '../placement.ts';
 import { adoptIfMissing, specOf } from './adopt.ts';
 import { createSnapshotRows, type SnapshotRows } from './snapshots.ts';
@@ -66,6 +68,8 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** First retry delay; doubles per attempt. */
   backoffMs?: number;
+  /** How many backup takes run at once per host (BACKUP_CONCURRENCY_PER_HOST; decision 0025). */
+  backupsPerHost?: number;
 }
 
 /** The longest wait between tries of an action on a VM whose host does not answer. */
@@ -218,10 +222,15 @@ function createSteps(
     // Backups (issue 24 item 2; docs/decisions/0021-backups.md): the driver's call by the portal's name for it, then
     // its row. A take keeps the power state (the VM showed it all along); a restore ends as the machine is (started
     // again if it ran).
+    // A take runs beside the VM's lifecycle slot (decision 0025): it writes no VM status (the runner leaves the VM as
+    // it is), a stop or start may run during it. A take whose row ended meanwhile (interrupted, or deleted with its VM)
+    // leaves no copy behind.
     async backup({ driver, payload, ref }) {
       if (!driver.backupTake) throw new Error(`The ${driver.kind} driver cannot take backups`);
-      await backups.taken(payload.backupId, await driver.backupTake(ref(), payload.providerName));
-      return { status: await keptStatus(driver, ref(), payload.status) };
+      if (!(await backups.begin(payload.backupId))) throw new Error(BACKUP_TEXT.removedBeforeStart);
+      const info = await driver.backupTake(ref(), payload.providerName);
+      if (!(await backups.taken(payload.backupId, info))) await driver.backupDelete?.(payload.providerName);
+      return {};
     },
     async backupRestore({ driver, target: { vm }, payload, ref }) {
       if (!driver.backupRestore) throw new Error(`The ${driver.kind} driver cannot restore backups`);
@@ -256,6 +265,8 @@ export function createOperationRunner(opts: RunnerOptions) {
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const maxAttempts = opts.maxAttempts ?? 5;
   const backoffMs = opts.backoffMs ?? 1000;
+  const backupsPerHost = opts.backupsPerHost ?? 2;
+  const hostRows = createHostsRepository(db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   /** Set by stop(): no more claims. (tick() works before start(), for tests.) */
@@ -328,14 +339,37 @@ export function createOperationRunner(opts: RunnerOptions) {
     };
   }
 
-  async function runOne(): Promise<boolean> {
-    const op: OperationRow | null = await repo.claim(
-      workerId,
-      leaseMs,
+  /** The VM as it is, published: an operation beside its lifecycle slot ended (its Backups card refreshes). */
+  async function publishUnchanged(vmId: number) {
+    const vm = await repo.vm(vmId).catch(() => null);
+    if (vm) publishVm(events, vm);
+  }
+
+  /**
+   * Takes whose runner died mid-way (kill -9 of the API; their lease ran out) end failed, "interrupted": a half-made
+   * copy is never shown complete (decision 0025). Run before each claim round, so at start and while running.
+   */
+  async function endInterrupted() {
+    const ended = await repo.endInterrupted(
+      BACKUP_TEXT.interrupted,
       [...held].map((c) => c.op.id),
     );
+    for (const op of ended) {
+      log.warn({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} interrupted (its runner stopped)`);
+      await backups.failed(op, BACKUP_TEXT.interrupted).catch(() => undefined);
+      await publishUnchanged(op.vmId);
+    }
+  }
+
+  async function runOne(): Promise<boolean> {
+    const working = [...held].map((c) => c.op.id);
+    const op: OperationRow | null =
+      (await repo.claim(workerId, leaseMs, working)) ??
+      (await repo.claimBeside(workerId, leaseMs, backupsPerHost, working));
     if (!op) return false;
     const claim: Claim = { op, workerId };
+    // Beside the VM's lifecycle slot (a backup take, decision 0025): the VM's row is never written, a host down ends it.
+    const beside = op.lane !== 'vm';
     const work = (async () => {
       const release = holdLease(claim);
       let driver: ProviderDriver | null = null;
@@ -344,6 +378,7 @@ export function createOperationRunner(opts: RunnerOptions) {
         target = await repo.target(op.vmId);
         if (!target) throw new Error('The VM or its provider no longer exists');
         driver = registry.driverFor(target.provider, target.host);
+        if (beside && target.host?.lastError) throw new HostDownError(target.host.name, target.host.lastError);
         // Claimed again and again (its runners keep dying, or retries ran out): give up. Not while the VM's
         // host is known to be down: the action waits for it to answer again.
         // Nor a move whose machine already runs on its new host: only its removal from the old one is left.
@@ -357,12 +392,27 @@ export function createOperationRunner(opts: RunnerOptions) {
           return vm.providerRef;
         };
         const patch = await runStep(steps, operation, { driver, target, ref, boot: bootOptions(claim) });
+        if (beside) {
+          await repo.finish(claim, {
+            status: 'succeeded',
+            finishedAt: clock.now(),
+            lastError: null,
+            lockedBy: null,
+            lockedUntil: null,
+          });
+          await publishUnchanged(op.vmId);
+          return;
+        }
         await finishAndPublish(
           claim,
           { status: 'succeeded', finishedAt: clock.now(), lastError: null, lockedBy: null, lockedUntil: null },
           { ...patch, errorReason: null, bootingSince: null },
         );
       } catch (err) {
+        if (beside) {
+          await failBeside(claim, err, target);
+          return;
+        }
         const reason = err instanceof Error ? err.message : String(err);
         const hostDown = target?.host?.lastError ? target.host : null;
         const unfinished = err instanceof MoveUnfinishedError;
@@ -431,10 +481,49 @@ export function createOperationRunner(opts: RunnerOptions) {
     return true;
   }
 
+  /**
+   * An operation beside the lifecycle slot failed: its VM is left as it is (what it shows is the lifecycle slot's).
+   * A transient failure is retried with backoff, unless its host is down (known to the host monitor now, or before):
+   * then it ends failed with the host's name and why, and the next take starts afresh (decision 0025).
+   */
+  async function failBeside(claim: Claim, err: unknown, target: OperationTarget | undefined) {
+    const { op } = claim;
+    let reason = err instanceof Error ? err.message : String(err);
+    const host = target?.host ? await hostRows.byId(target.host.id).catch(() => null) : null;
+    if (!(err instanceof HostDownError) && host?.lastError) reason = BACKUP_TEXT.hostDown(host.name, reason);
+    const retry = err instanceof TransientProviderError && op.attempts < maxAttempts && !host?.lastError;
+    if (retry) {
+      const delay = backoffMs * 2 ** (op.attempts - 1);
+      log.warn(
+        { operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay },
+        `operation ${op.kind} failed, will retry: ${reason}`,
+      );
+      await repo.finish(claim, {
+        status: 'pending',
+        lastError: reason,
+        runAfter: new Date(clock.now().getTime() + delay),
+        lockedBy: null,
+        lockedUntil: null,
+      });
+      return;
+    }
+    log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
+    const { done } = await repo.finish(claim, {
+      status: 'failed',
+      lastError: reason,
+      finishedAt: clock.now(),
+      lockedBy: null,
+      lockedUntil: null,
+    });
+    if (done) await backups.failed(op, reason).catch(() => undefined);
+    await publishUnchanged(op.vmId);
+  }
+
   async function tick() {
     if (running) return;
     running = (async () => {
       try {
+        await endInterrupted();
         // Claim everything due; each operation runs concurrently (one per VM by construction).
         while (!halted && (await runOne()));
       } catch (err) {
@@ -482,3 +571,10 @@ export function createOperationRunner(opts: RunnerOptions) {
   };
 }
 export type OperationRunner = ReturnType<typeof createOperationRunner>;
+
+/** The VM's host was known down when an operation beside its lifecycle slot came to run (decision 0025). */
+class HostDownError extends Error {
+  constructor(host: string, why: string) {
+    super(BACKUP_TEXT.hostDown(host, why));
+  }
+}

@@ -86,8 +86,9 @@ export function createBackupRepository(db: Db) {
       );
       return Number(res.rows[0]!.id);
     },
+    /** A take's row: queued until the runner gives it its turn on the host (decision 0025). */
     async insert(tx: Tx, row: typeof vmBackups.$inferInsert) {
-      await tx.insert(vmBackups).values({ ...row, state: 'creating' });
+      await tx.insert(vmBackups).values({ ...row, state: 'queued' });
     },
     /** Moves a backup from one of `from` to `to`; false when it was in none of them (another request was first). */
     async setState(tx: Tx | Db, id: number, from: readonly BackupState[], to: BackupState): Promise<boolean> {

@@ -6,6 +6,7 @@
  *  - a name containing `fail-move` fails to move to another host (its copy fails; it is left as it was);
  *  - a name containing `fail-snapshot` fails to take snapshots (permanently);
  *  - a name containing `fail-backup` fails to take backups (permanently);
+ *  - a name containing `slow-backup` takes ten steps to copy a backup (a take to stop, or kill, mid-way);
  *  - a name containing `fail-verify` fails its backups' verification (the copy "does not boot").
  */
 import { z } from 'zod';
@@ -301,16 +302,21 @@ export function createSimulatorDriver(opts: {
     },
     // Backups (issue 24 item 2): whole copies of the machine's "disk", kept by the driver (they outlive the machine);
     // a running machine keeps running while it is copied. A restart forgets them (docs/decisions/0021-backups.md).
+    // The copy is of the disk as it was when the take began (point in time, as libvirt's push job): a stop, a start or
+    // a delete of the machine during the copy does not change it, and the take completes (decision 0025).
     async backupTake(ref, name) {
       const m = machine(ref);
       const kept = backups.get(name);
       if (kept) return { sizeBytes: kept.sizeBytes, incremental: false };
-      await half();
       flaky('backup', ref, m.spec.name);
       if (m.spec.name.includes('fail-backup'))
         throw new Error('The simulator could not take the backup (simulated permanent failure)');
-      const sizeBytes = Math.round(256 * 1024 ** 2 + m.log.length * 4096);
-      backups.set(name, { log: [...m.log], spec: m.spec, sizeBytes });
+      const source = { log: [...m.log], spec: m.spec };
+      m.log.push(`[host] backup ${name} begun`);
+      if (m.spec.name.includes('slow-backup')) await new Promise((r) => setTimeout(r, opts.stepMs * 10));
+      else await half();
+      const sizeBytes = Math.round(256 * 1024 ** 2 + source.log.length * 4096);
+      backups.set(name, { ...source, sizeBytes });
       m.log.push(`[host] backup ${name} taken`);
       return { sizeBytes, incremental: false };
     },

@@ -38,6 +38,7 @@ const BACKUP_READS = [...VM_READS, routes.backups.listBackups];
 const takeSchema = z.object({ name: z.union([z.literal(''), backupNameSchema]) });
 
 const STATE_LABEL: Record<Backup['state'], string> = {
+  queued: 'Queued: waiting for its turn on the host',
   creating: 'Being taken',
   ready: 'Ready',
   restoring: 'Restoring',
