@@ -13,6 +13,7 @@ import { resellerCompaniesRoutes, resellerStaffRoutes } from './reseller-compani
 import { resellerCatalogRoutes } from './reseller-catalog.ts';
 import { snapshotRoutes } from './snapshots.ts';
 import { backupRoutes } from './backups.ts';
+import { backupScheduleRoutes } from './backup-schedules.ts';
 import { ssoRoutes } from './single-sign-on.ts';
 import { sshKeyRoutes } from './ssh-keys.ts';
 import { twoFactorRoutes } from './two-factor.ts';
@@ -31,6 +32,7 @@ export const routes = {
   vms: vmRoutes,
   snapshots: snapshotRoutes,
   backups: backupRoutes,
+  backupSchedules: backupScheduleRoutes,
   platform: platformRoutes,
   resellerBranding: resellerBrandingRoutes,
   billing: billingRoutes,

@@ -13,6 +13,9 @@ import { createSnapshotService } from './snapshots.service.ts';
 import { createBackupRepository } from './backups.repository.ts';
 import { registerBackupRoutes } from './backups.routes.ts';
 import { createBackupService } from './backups.service.ts';
+import { createBackupScheduleRepository } from './backup-schedules.repository.ts';
+import { registerBackupScheduleRoutes } from './backup-schedules.routes.ts';
+import { createBackupScheduleService, createBackupScheduleWorker } from './backup-schedules.service.ts';
 import { createBackupVerifier } from './backup-verification.ts';
 
 export async function registerVirtualMachinesModule(api: FastifyInstance, deps: ModuleDeps): Promise<Worker[]> {
@@ -39,10 +42,22 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
     stepUp: (auth) => assertSteppedUp(deps.db, deps.clock, auth),
   });
   registerSnapshotRoutes(api, createSnapshotService({ ...deps, vms: repo, repo: createSnapshotRepository(deps.db) }));
-  registerBackupRoutes(
-    api,
-    createBackupService({ ...deps, vms: repo, vmService: vms, repo: createBackupRepository(deps.db) }),
-  );
+  const backupRepo = createBackupRepository(deps.db);
+  const backups = createBackupService({ ...deps, vms: repo, vmService: vms, repo: backupRepo });
+  registerBackupRoutes(api, backups);
+  // A VM's backup schedule, and the worker that runs the due ones (decision 0023).
+  const schedules = createBackupScheduleService({
+    ...deps,
+    vms: repo,
+    backupRepo,
+    backups,
+    repo: createBackupScheduleRepository(deps.db),
+  });
+  registerBackupScheduleRoutes(api, schedules);
+  const scheduleWorker = createBackupScheduleWorker(schedules, {
+    intervalMs: env.BACKUP_SCHEDULE_INTERVAL_MS,
+    log: deps.log,
+  });
   registerConsoleSockets(api, {
     vms,
     access: deps.access,
@@ -56,5 +71,5 @@ export async function registerVirtualMachinesModule(api: FastifyInstance, deps: 
   });
   // The engine's workers (runner, reconciler, host monitor) are app.ts's to start and stop. The backup verifier
   // (decision 0024) is this module's: a job on the backup's row, beside the VM's operations.
-  return [createBackupVerifier(deps)];
+  return [createBackupVerifier(deps), scheduleWorker];
 }

@@ -11,7 +11,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { auditLog, operations, virtualMachines, vmBackups, vmSnapshots } from '../../db/schema.ts';
+import { auditLog, operations, virtualMachines, vmBackups, vmBackupSchedules, vmSnapshots } from '../../db/schema.ts';
 import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, TestClient, type CallResult, type TestApp } from '../../../test/harness.ts';
 import type { App } from '../../app.ts';
@@ -88,7 +88,7 @@ function take(status: VmStatus): Promise<number> {
 
 /** Everything a VM call could change. Taken only while the runner is idle, so it is stable. */
 async function snapshot(): Promise<string> {
-  const [vms, ops, audit, snaps, backups] = await Promise.all([
+  const [vms, ops, audit, snaps, backups, schedules] = await Promise.all([
     t.db
       .select({
         id: virtualMachines.id,
@@ -103,6 +103,7 @@ async function snapshot(): Promise<string> {
     t.db.select({ id: auditLog.id }).from(auditLog),
     t.db.select({ id: vmSnapshots.id, state: vmSnapshots.state }).from(vmSnapshots),
     t.db.select({ id: vmBackups.id, state: vmBackups.state, vmId: vmBackups.vmId }).from(vmBackups),
+    t.db.select().from(vmBackupSchedules),
   ]);
   return JSON.stringify([
     vms.map((v) => JSON.stringify(v)).sort(),
@@ -110,6 +111,7 @@ async function snapshot(): Promise<string> {
     audit.length,
     snaps.map((s) => `${s.id}:${s.state}`).sort(),
     backups.map((b) => `${b.id}:${b.state}:${b.vmId}`).sort(),
+    schedules.map((s) => JSON.stringify(s)).sort(),
   ]);
 }
 
@@ -485,6 +487,46 @@ const cells: Cell[] = [
     prepare: keptBackup,
     run: (c, backupId) => c.call(routes.backups.deleteKeptBackup, { params: { backupId } }),
     check: async (_res, _actor, backupId) => expect(await backupRow(backupId)).toBeUndefined(),
+  },
+  {
+    call: 'GET /virtualMachines/backupSchedule/:id',
+    expect: vmView,
+    run: (c) => c.call(routes.backupSchedules.getBackupSchedule, { params: { id: shared.read } }),
+    check: (res) => expect(res.data).toMatchObject({ schedule: null, limit: expect.any(Number) }),
+  },
+  {
+    // Setting a schedule takes backups later: vm.operate, as a take.
+    call: 'PUT /virtualMachines/backupSchedule/:id',
+    expect: vmChange,
+    run: (c) =>
+      c.call(routes.backupSchedules.setBackupSchedule, {
+        params: { id: shared.edit },
+        body: { frequency: 'weekly', weekday: 'sunday', hour: ++seq % 24, keep: 1 },
+      }),
+    check: async () =>
+      expect(
+        (await t.db.select().from(vmBackupSchedules).where(eq(vmBackupSchedules.vmId, shared.edit)))[0],
+      ).toMatchObject({
+        frequency: 'weekly',
+        weekday: 0,
+        hour: seq % 24,
+      }),
+  },
+  {
+    call: 'DELETE /virtualMachines/backupSchedule/:id',
+    expect: vmChange,
+    prepare: async () => {
+      const body = { frequency: 'daily', hour: 4, keep: 1 };
+      const res = await clients.companyAdmin.call(routes.backupSchedules.setBackupSchedule, {
+        params: { id: shared.edit },
+        body,
+      });
+      if (res.status !== 200) throw new Error(`could not set a schedule: ${res.status} ${res.message}`);
+      return shared.edit;
+    },
+    run: (c, id) => c.call(routes.backupSchedules.removeBackupSchedule, { params: { id } }),
+    check: async (_res, _actor, id) =>
+      expect(await t.db.select().from(vmBackupSchedules).where(eq(vmBackupSchedules.vmId, id))).toEqual([]),
   },
   {
     call: 'DELETE /virtualMachines/delete/:id',
