@@ -1,6 +1,6 @@
 /**
  * The proof runs of issue #9, against the portal as its own process on loopback:
- *   npm run proof -- matrix|fuzz|kill9|tenant|reseller-matrix|outage|soak|all [options]
+ *   npm run proof -- matrix|fuzz|kill9|backup-kill9|tenant|reseller-matrix|outage|soak|all [options]
  * Each prints its figures, saves bench/results/proof-<run>-<time>.json and exits non-zero when a goal is
  * missed. Each run is bounded in time and stops what it started (also on Ctrl-C).
  */
@@ -11,6 +11,7 @@ const RUNS: Record<string, { load: () => Promise<Prove>; limitSeconds: (args: st
   matrix: { load: async () => (await import('./matrix.ts')).prove, limitSeconds: () => 20 * 60 },
   fuzz: { load: async () => (await import('./fuzz.ts')).prove, limitSeconds: () => 40 * 60 },
   kill9: { load: async () => (await import('./kill9.ts')).prove, limitSeconds: () => 15 * 60 },
+  'backup-kill9': { load: async () => (await import('./backup-kill9.ts')).prove, limitSeconds: () => 10 * 60 },
   tenant: { load: async () => (await import('./tenant-input.ts')).prove, limitSeconds: () => 10 * 60 },
   'reseller-matrix': {
     load: async () => (await import('./reseller-matrix.ts')).prove,
