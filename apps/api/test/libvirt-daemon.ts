@@ -215,8 +215,9 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   // machine of the same key gets (a fresh database numbers VMs alike), so that test's create would adopt it, on a
   // network since made again (its port gone): it never becomes reachable. A later network of the same bridge or
   // subnet cannot start either. Only one test daemon runs at a time (the lock), so whatever of ours it holds at its
-  // start is a leftover: the tests' machines (irontech-<hex>) and networks (irontest…, a bench's iron…/fleetbench).
-  const ours = /^(irontech-[0-9a-f]{20}$|irontest|ironsnap|irontime|fleetbench)/;
+  // start is a leftover: the tests' machines (irontech-<hex>, and a backup verification's irontech-verify-<hex>) and
+  // networks (irontest…, a bench's iron…/fleetbench).
+  const ours = /^(irontech-[0-9a-f]{20}$|irontech-verify-[0-9a-f]{16}$|irontest|ironsnap|irontime|fleetbench)/;
   const leftoverNetworks = (await virsh(socketUri, ['net-list', '--all', '--name']))
     .split('\n')
     .map((n) => n.trim())

@@ -44,6 +44,7 @@ import {
   type BackupHost,
   type BackupPool,
 } from './backups.ts';
+import { deleteMarker, proveBackup, recordMarker, writeMarker, type VerifyHost } from './backup-verify.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -81,6 +82,20 @@ export const libvirtSettingsSchema = z.object({
   backupPool: z.object({ name, path: z.string().min(1).max(500) }).optional(),
   /** How long one backup's copy (a take, a restore, a restore as new) may run. */
   backupTimeoutMs: z.number().int().min(1000).max(86_400_000).default(14_400_000),
+  /**
+   * Backup verification's throwaway machines (backup-verify.ts; decision 0024): their isolated network (no forward;
+   * made on first use; unset: the network's name + `-verify`, its bridge + `v`, 10.231.255.0/24), their memory, and
+   * how long one has to show it came up (unset: bootTimeoutMs).
+   */
+  verifyNetwork: z
+    .object({
+      name,
+      bridge: z.string().regex(/^[A-Za-z0-9_-]{1,15}$/),
+      cidr: z.string(),
+    })
+    .optional(),
+  verifyRamMib: z.number().int().min(128).max(65_536).default(512),
+  verifyBootTimeoutMs: z.number().int().min(1000).max(1_800_000).optional(),
   /**
    * The machines' network; when missing it is made as a NAT network with DHCP over `cidr`. An existing network the
    * operator defined may be bridged (`<forward mode='bridge'/>`, no <ip>): then the operator's DHCP serves it, the
@@ -634,6 +649,22 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     configuredDiskBytes: async (ref) => guestSize(await mustMeta(ref)).diskBytes,
     timeoutMs: s.backupTimeoutMs,
   };
+  const verifyHost: VerifyHost = {
+    virsh,
+    backup: backupHost,
+    pool,
+    domainType: s.domainType,
+    machine: s.machine,
+    network: s.verifyNetwork ?? {
+      name: `${s.network.name}-verify`.slice(0, 64),
+      bridge: `${s.network.bridge.slice(0, 14)}v`,
+      cidr: '10.231.255.0/24',
+    },
+    ramMib: s.verifyRamMib,
+    bootTimeoutMs: s.verifyBootTimeoutMs ?? s.bootTimeoutMs,
+    readyWhen,
+    agent: agentCommand,
+  };
   const moveEndpoint: MoveEndpoint = {
     label: s.uri,
     virsh,
@@ -958,14 +989,27 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     // Backups (backups.ts): whole qcow2 copies in the backup pool, outside the machine's disk chain.
     backupTake(ref, name) {
       checkRef(ref);
-      return withLock(ref, () => takeBackup(backupHost, ref, name));
+      return withLock(ref, async () => {
+        // The verification's marker (backup-verify.ts): written into a running guest with an agent before the copy
+        // begins, recorded beside the backup once it is complete (none recorded: the verification says so).
+        const marked =
+          readyWhen === 'agent' && isRunning(await domState(ref)) && (await writeMarker(verifyHost, ref, name));
+        const info = await takeBackup(backupHost, ref, name);
+        await recordMarker(verifyHost, name, marked ? name : null).catch(() => undefined);
+        return info;
+      });
     },
     backupRestore(ref, name) {
       checkRef(ref);
       return withLock(ref, () => restoreBackup(backupHost, ref, name));
     },
-    backupDelete: (name) => deleteBackup(backupHost, name),
+    async backupDelete(name) {
+      await deleteBackup(backupHost, name);
+      await deleteMarker(verifyHost, name);
+    },
     backupVerify: (name) => verifyBackup(backupHost, name),
+    // Verification (backup-verify.ts): the copy's checks, then a throwaway machine booted from it in isolation.
+    backupProve: (name) => proveBackup(verifyHost, name),
 
     // A reinstall (rebuild.ts): stop, undefine, volumes gone, then this driver's create from the new spec.
     rebuild(ref, spec, opts) {
