@@ -56,6 +56,10 @@ const UpgradeDialog = lazy(() => loadDialogs().then((m) => ({ default: m.Upgrade
 const SnapshotsCard = lazy(() => import('../components/SnapshotsCard.tsx').then((m) => ({ default: m.SnapshotsCard })));
 // Backups (issue 24 item 2) beside the snapshots, in the same section and loaded at the same time.
 const BackupsCard = lazy(() => import('../components/BackupsCard.tsx').then((m) => ({ default: m.BackupsCard })));
+// Its schedule (decision 0023) under it.
+const BackupScheduleCard = lazy(() =>
+  import('../components/BackupScheduleCard.tsx').then((m) => ({ default: m.BackupScheduleCard })),
+);
 
 const SECTIONS: readonly PageSection[] = [
   { id: 'overview', label: 'Overview' },
@@ -414,6 +418,7 @@ export function VmDetailsPage() {
               <Suspense fallback={<SectionLoading />}>
                 <SnapshotsCard vmId={id} status={status} permissions={permissions} />
                 <BackupsCard vmId={id} status={status} permissions={permissions} />
+                <BackupScheduleCard vmId={id} permissions={permissions} />
               </Suspense>
             ) : (
               <SectionLoading />
