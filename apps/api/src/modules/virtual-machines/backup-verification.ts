@@ -184,11 +184,21 @@ export function createBackupVerifier(
         if (!provider) throw new Error('The backup’s provider no longer exists');
         proof = await proveWith(engine.registry.driverFor(provider, host), row.providerName);
       } catch (err) {
-        // The host did not answer, or the driver could not run the check: nothing was proven, say why.
-        proof = {
-          error: `The verification could not run: ${err instanceof Error ? err.message : String(err)}`,
-          note: null,
-        };
+        // The host did not answer, or the driver could not run the check: nothing was proven either way. Tried again
+        // later (a minute per attempt so far); after MAX_ATTEMPTS it fails, saying why.
+        const why = err instanceof Error ? err.message : String(err);
+        if (row.verifyAttempts < MAX_ATTEMPTS) {
+          log.warn({ backupId: row.id, err }, 'backup verification could not run; it will be tried again');
+          await db
+            .update(vmBackups)
+            .set({
+              verifyAfter: new Date(clock.now().getTime() + 60_000 * row.verifyAttempts),
+              verifyLockedUntil: null,
+            })
+            .where(and(eq(vmBackups.id, row.id), eq(vmBackups.verifyAttempts, row.verifyAttempts)));
+          return;
+        }
+        proof = { error: `The verification could not run: ${why}`, note: null };
       }
     }
     if (!(await record(row, proof))) return;
