@@ -88,6 +88,7 @@ const SCREENS: Record<string, Screen | { skip: string }> = {
   '/createUser': { role: 'customer', url: () => '/createUser' },
   '/support': { role: 'customer', url: () => '/support' },
   '/virtualMachines': { role: 'customer', url: () => '/virtualMachines' },
+  '/backups': { role: 'customer', url: () => '/backups' },
   '/virtualMachineDetails/:virtualMachineId': { role: 'customer', url: () => `/virtualMachineDetails/${vmId}` },
   '/teams': { role: 'customer', url: () => '/teams' },
   '/team': { role: 'customer', url: () => `/team?id=${teamId}` },

@@ -5,6 +5,7 @@
  * it; following a link closes it).
  */
 import * as Dialog from '@radix-ui/react-dialog';
+import Archive from 'lucide-react/icons/archive';
 import Braces from 'lucide-react/icons/braces';
 import ChevronsLeft from 'lucide-react/icons/chevrons-left';
 import ChevronsRight from 'lucide-react/icons/chevrons-right';
@@ -60,6 +61,8 @@ const LINKS: readonly NavLink[] = [
     icon: Server,
     also: ['/virtualMachineDetails', '/createVirtualMachine', '/virtualMachineConsole'],
   },
+  // Issue 24: the company's backups (also those kept after their VM was deleted), beside the machines.
+  { to: '/backups', label: 'Backups', icon: Archive, also: [] },
   { to: '/teams', label: 'Teams', icon: UsersRound, also: ['/team', '/createEditTeam'] },
   { to: '/users', label: 'Users', icon: Users, also: ['/user', '/createUser'] },
   { to: '/support', label: 'Support', icon: HelpCircle, also: [] },

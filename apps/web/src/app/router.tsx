@@ -175,6 +175,11 @@ export function createRouter() {
                         ),
                       },
                       {
+                        // Issue 24: the company's backups, with those kept after their VM was deleted.
+                        path: '/backups',
+                        lazy: page(() => import('../features/virtual-machines/routes/BackupsPage.tsx'), 'BackupsPage'),
+                      },
+                      {
                         path: '/teams',
                         lazy: page(() => import('../features/teams/routes/TeamsPage.tsx'), 'TeamsPage'),
                       },

@@ -1,4 +1,5 @@
 /** "Delete {name}?" — the spec's confirmation: warning, error text, Delete (disabled while loading), Cancel. */
+import type { ReactNode } from 'react';
 import { TEXT } from '@portal/contract/messages';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 
@@ -14,6 +15,8 @@ export interface DeleteConfirmationModalProps {
   onConfirm: () => void;
   /** Cancel clears errors and closes. */
   onCancel: () => void;
+  /** What the caller asks beside the spec's texts, under them (a VM's delete: keep its backups?). */
+  children?: ReactNode;
 }
 
 export function DeleteConfirmationModal({
@@ -24,6 +27,7 @@ export function DeleteConfirmationModal({
   errorPrefix,
   onConfirm,
   onCancel,
+  children,
 }: DeleteConfirmationModalProps) {
   return (
     <ConfirmDialog
@@ -41,6 +45,7 @@ export function DeleteConfirmationModal({
     >
       <p className="text-sm text-slate-700 dark:text-slate-300">{TEXT.deleteBody(item)}</p>
       <p className="mt-2 text-sm font-medium text-red-600 dark:text-red-400">{TEXT.cannotBeReversed}</p>
+      {children}
     </ConfirmDialog>
   );
 }

@@ -62,6 +62,8 @@ export const isConfirmedAction = (action: VmActionName): action is ConfirmedVmAc
 /** The VM actions that are one call on `/:id` with no body (each route is named like its action). */
 export type VmIdAction = ConfirmedVmAction | 'delete';
 export const useVmIdAction = (action: VmIdAction) => useRouteMutation(routes.vms[action], { invalidates: VM_READS });
+/** A VM's delete with its query: keepBackups=true keeps its backups (issue 24 item 4). */
+export const useDeleteVm = () => useRouteMutation(routes.vms.delete, { invalidates: VM_READS });
 export const useRenameVm = () => useRouteMutation(routes.vms.edit, { invalidates: VM_READS });
 export const useUpgradeVm = () => useRouteMutation(routes.vms.changeConfiguration, { invalidates: VM_READS });
 export const useRebuildVm = () => useRouteMutation(routes.vms.rebuild, { invalidates: VM_READS });

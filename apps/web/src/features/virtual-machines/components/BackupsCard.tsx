@@ -5,6 +5,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import Archive from 'lucide-react/icons/archive';
+import CopyPlus from 'lucide-react/icons/copy-plus';
 import History from 'lucide-react/icons/history';
 import Trash2 from 'lucide-react/icons/trash-2';
 import { useState } from 'react';
@@ -29,9 +30,14 @@ import { VM_READS } from '../../../lib/reads.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { formatDateTime } from '../../../lib/dates.ts';
 import { formatSize } from './SnapshotsCard.tsx';
+import { BACKUP_SCREEN_TEXT } from '@portal/contract/backup-screens-text';
+import { RestoreAsNewDialog } from './RestoreAsNewDialog.tsx';
 
 /** A backup as the portal holds it (its times revived as Dates). */
-type Backup = Omit<BackupWire, 'createdAt' | 'completedAt' | 'verifiedAt'> & { createdAt: Date };
+type Backup = Omit<BackupWire, 'createdAt' | 'completedAt' | 'verifiedAt'> & {
+  createdAt: Date;
+  verifiedAt: Date | null;
+};
 
 const BACKUP_READS = [...VM_READS, routes.backups.listBackups];
 /** The name is optional: left empty, the server names it after its time. */
@@ -74,6 +80,8 @@ export function BackupsCard({
   const revert = useRouteMutation(routes.backups.restoreBackup, { invalidates: BACKUP_READS });
   const remove = useRouteMutation(routes.backups.deleteBackup, { invalidates: BACKUP_READS });
   const [confirm, setConfirm] = useState<{ action: 'backupRestore' | 'backupDelete'; backup: Backup } | null>(null);
+  // Restore as a new VM (issue 24 item 2): the new VM's name asked in its own dialog.
+  const [asNew, setAsNew] = useState<Backup | null>(null);
   const form = useForm<{ name: string }>({ resolver: zodResolver(takeSchema), defaultValues: { name: '' } });
 
   const backups = list.data?.backups ?? [];
@@ -160,11 +168,13 @@ export function BackupsCard({
                 status={status}
                 permissions={permissions}
                 onAction={(action) => setConfirm({ action, backup: s })}
+                onRestoreAsNew={() => setAsNew(s)}
               />
             ))}
           </ul>
         )}
       </div>
+      {asNew && <RestoreAsNewDialog backup={asNew} onClose={() => setAsNew(null)} />}
       <ConfirmDialog
         open={confirm !== null}
         title={confirm?.action === 'backupDelete' ? BACKUP_TEXT.deleteTitle : BACKUP_TEXT.restoreTitle}
@@ -191,22 +201,30 @@ function BackupRow({
   status,
   permissions,
   onAction,
+  onRestoreAsNew,
 }: {
   backup: Backup;
   status: VmStatus;
   permissions: readonly Permission[];
   onAction: (action: 'backupRestore' | 'backupDelete') => void;
+  onRestoreAsNew: () => void;
 }) {
   const revertReason =
     reasonFor('backupRestore', status, permissions) ??
     (backup.state === 'ready' ? null : BACKUP_TEXT.notReady(backup.state));
+  // A new VM in the backup's team: the team's create permission, whatever the VM's own status.
+  const asNewReason = !permissions.includes('vm.create')
+    ? TEXT.roleLacks
+    : backup.state === 'ready'
+      ? null
+      : BACKUP_TEXT.notReady(backup.state);
   const deleteReason =
     reasonFor('backupDelete', status, permissions) ??
     (backup.state === 'ready' || backup.state === 'failed' ? null : BACKUP_TEXT.notReady(backup.state));
   const taken = backup.createdAt;
   return (
     <li className="flex flex-wrap items-center gap-x-4 gap-y-2 py-2 text-sm" data-backup={backup.name}>
-      <div className="min-w-0 flex-1">
+      <div className="min-w-0 flex-1 basis-52">
         <span className="block break-words font-medium text-slate-900 dark:text-slate-100">{backup.name}</span>
         <span className="block text-xs text-slate-500 dark:text-slate-400">
           <time dateTime={taken.toISOString()}>{formatDateTime(taken)}</time>
@@ -219,6 +237,19 @@ function BackupRow({
           </span>
         </span>
         {backup.error && <span className="block text-xs text-red-600 dark:text-red-400">{backup.error}</span>}
+        {/* Its verification (decision 0024): never shown as good once one failed; what it could not check, said. */}
+        {backup.verificationError ? (
+          <span className="block text-xs text-red-600 dark:text-red-400" data-label="verification">
+            {BACKUP_SCREEN_TEXT.verificationFailed(backup.verificationError)}
+          </span>
+        ) : (
+          backup.verifiedAt && (
+            <span className="block text-xs text-slate-500 dark:text-slate-400" data-label="verification">
+              {BACKUP_SCREEN_TEXT.verifiedAt(formatDateTime(backup.verifiedAt))}
+              {backup.verificationNote && ` (${backup.verificationNote})`}
+            </span>
+          )
+        )}
       </div>
       <div className="flex gap-2">
         <span title={revertReason ?? undefined}>
@@ -230,6 +261,18 @@ function BackupRow({
             onClick={() => onAction('backupRestore')}
           >
             <History className="h-4 w-4" /> {BACKUP_ACTIONS.backupRestore.label}
+          </Button>
+        </span>
+        <span title={asNewReason ?? undefined}>
+          <Button
+            variant="secondary"
+            disabled={asNewReason !== null}
+            aria-description={asNewReason ?? undefined}
+            aria-label={`${BACKUP_SCREEN_TEXT.restoreAsNew} from ${backup.name}`}
+            onClick={onRestoreAsNew}
+          >
+            <CopyPlus className="h-4 w-4" aria-hidden />
+            <span className="sr-only sm:not-sr-only">{BACKUP_SCREEN_TEXT.restoreAsNew}</span>
           </Button>
         </span>
         <span title={deleteReason ?? undefined}>

@@ -6,10 +6,12 @@
 import { useState } from 'react';
 import { VM_BULK_ACTIONS, VM_BULK_TEXT, type VmBulkAction, type VmBulkResult } from '@portal/contract/virtual-machines';
 import { VM_ACTIONS, type VmStatus } from '@portal/contract/vm-actions';
+import { BACKUP_SCREEN_TEXT } from '@portal/contract/backup-screens-text';
 import { Button } from '../../../components/ui/Button.tsx';
 import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { Modal } from '../../../components/ui/Modal.tsx';
 import { useVmBulk } from '../api/vms.ts';
+import { keepBackupsClass } from './KeepBackupsChoice.tsx';
 
 /** What is chosen: some VMs by id, or every VM matching the list's filters. */
 export type VmSelection = { kind: 'ids'; ids: number[] } | { kind: 'matching' };
@@ -42,6 +44,8 @@ export function VmBulkBar({
   const bulk = useVmBulk();
   const [asking, setAsking] = useState<VmBulkAction | null>(null);
   const [typed, setTyped] = useState('');
+  // Issue 24 item 4: a bulk delete keeps every deleted VM's backups when ticked (default off).
+  const [keepBackups, setKeepBackups] = useState(false);
   const [result, setResult] = useState<VmBulkResult | null>(null);
   const count = selection.kind === 'ids' ? selection.ids.length : null;
 
@@ -59,11 +63,12 @@ export function VmBulkBar({
             },
           };
     bulk.mutate(
-      { body },
+      { body: { ...body, ...(action === 'delete' && keepBackups && { keepBackups: true }) } },
       {
         onSuccess: ({ data }) => {
           setAsking(null);
           setTyped('');
+          setKeepBackups(false);
           setResult(data);
           onClear();
         },
@@ -74,6 +79,7 @@ export function VmBulkBar({
     bulk.reset();
     setAsking(null);
     setTyped('');
+    setKeepBackups(false);
   }
 
   const def = asking ? VM_ACTIONS[asking] : null;
@@ -153,6 +159,21 @@ export function VmBulkBar({
                 onChange={(e) => setTyped(e.target.value)}
                 className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-600 dark:bg-slate-900"
               />
+              <div className="flex items-start gap-2 pt-2">
+                <input
+                  id="bulk-delete-keep-backups"
+                  type="checkbox"
+                  className={keepBackupsClass}
+                  checked={keepBackups}
+                  onChange={(e) => setKeepBackups(e.target.checked)}
+                />
+                <label
+                  htmlFor="bulk-delete-keep-backups"
+                  className="text-sm font-medium text-slate-800 dark:text-slate-200"
+                >
+                  {BACKUP_SCREEN_TEXT.keepOnBulkDelete}
+                </label>
+              </div>
             </div>
           )}
         </ConfirmDialog>

@@ -19,12 +19,13 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
-import { isConfirmedAction, useVmIdAction, useVmList } from '../api/vms.ts';
+import { isConfirmedAction, useDeleteVm, useVmList } from '../api/vms.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { ConfirmActionDialog, RebuildDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 import { VmBulkBar, type VmSelection } from '../components/VmBulkActions.tsx';
 import { VmListFilters, useVmListFilters } from '../components/VmListFilters.tsx';
 import { VmRowMenu } from '../components/VmRowMenu.tsx';
+import { KeepBackupsChoice } from '../components/KeepBackupsChoice.tsx';
 
 /** A row as the portal holds it (timestamps revived as dates). */
 type Row = NonNullable<ReturnType<typeof useVmList>['data']>['data'][number];
@@ -82,17 +83,21 @@ export function VirtualMachinesPage() {
 
   // The row menu's dialog: the VM page's dialogs, for the VM of that row.
   const [dialog, setDialog] = useState<{ action: VmActionName; vm: Row } | null>(null);
-  const del = useVmIdAction('delete');
+  const del = useDeleteVm();
+  // Issue 24 item 4: the row's delete keeps the VM's backups when ticked (default off).
+  const [keepBackups, setKeepBackups] = useState(false);
   function closeDelete() {
     del.reset();
+    setKeepBackups(false);
     setDialog(null);
   }
   function confirmDelete(vm: Row) {
     del.mutate(
-      { params: { id: vm.id } },
+      { params: { id: vm.id }, ...(keepBackups && { query: { keepBackups: 'true' as const } }) },
       {
         onSuccess: () => {
           toast.success(VM_ACTIONS.delete.accepted);
+          setKeepBackups(false);
           setDialog(null);
         },
       },
@@ -259,7 +264,11 @@ export function VirtualMachinesPage() {
         error={del.error}
         onConfirm={() => dialog && confirmDelete(dialog.vm)}
         onCancel={closeDelete}
-      />
+      >
+        {dialog?.action === 'delete' && (
+          <KeepBackupsChoice vmId={dialog.vm.id} checked={keepBackups} onChange={setKeepBackups} />
+        )}
+      </DeleteConfirmationModal>
     </PageLayout>
   );
 }

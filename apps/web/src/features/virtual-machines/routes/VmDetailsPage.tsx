@@ -33,12 +33,13 @@ import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { errorMessage } from '../../../lib/api.ts';
 import { formatDate } from '../../../lib/dates.ts';
 import { useBack } from '../../../lib/use-back.ts';
-import { fetchPassword, fetchPrivateKey, isConfirmedAction, useVmDetails, useVmIdAction } from '../api/vms.ts';
+import { fetchPassword, fetchPrivateKey, isConfirmedAction, useDeleteVm, useVmDetails } from '../api/vms.ts';
 import { CopyButton } from '../../../components/ui/CopyButton.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { VmGraphsSection } from '../components/graphs/VmGraphsSection.tsx';
 import { VmMonthCard } from '../components/VmMonthCard.tsx';
 import { SectionNav, type PageSection } from '../components/SectionNav.tsx';
+import { KeepBackupsChoice } from '../components/KeepBackupsChoice.tsx';
 
 /** The dialogs' chunk: asked for when an action button is pointed at or focused, and when a dialog opens. */
 const loadDialogs = () => import('../components/VmActionDialogs.tsx');
@@ -197,11 +198,13 @@ export function VmDetailsPage() {
   const id = Number(virtualMachineId);
   const valid = Number.isInteger(id) && id > 0;
   const details = useVmDetails(valid ? id : 0);
-  const del = useVmIdAction('delete');
+  const del = useDeleteVm();
   const [dialog, setDialog] = useState<VmActionName | null>(null);
   // The delete confirmation mounts once first asked for and stays, so it closes (and gives focus back) as before.
   const [deleteAsked, setDeleteAsked] = useState(false);
   if (dialog === 'delete' && !deleteAsked) setDeleteAsked(true);
+  // Issue 24 item 4: the delete keeps the VM's backups when ticked (default off).
+  const [keepBackups, setKeepBackups] = useState(false);
   const [password, setPassword] = useState<string | null>(null);
 
   useEffect(() => {
@@ -239,7 +242,7 @@ export function VmDetailsPage() {
   }
   function confirmDelete() {
     del.mutate(
-      { params: { id } },
+      { params: { id }, ...(keepBackups && { query: { keepBackups: 'true' as const } }) },
       {
         onSuccess: () => {
           toast.success(VM_ACTIONS.delete.accepted);
@@ -250,6 +253,7 @@ export function VmDetailsPage() {
   }
   function closeDialog() {
     del.reset();
+    setKeepBackups(false);
     setDialog(null);
   }
 
@@ -489,7 +493,9 @@ export function VmDetailsPage() {
             error={del.error}
             onConfirm={confirmDelete}
             onCancel={closeDialog}
-          />
+          >
+            {dialog === 'delete' && <KeepBackupsChoice vmId={id} checked={keepBackups} onChange={setKeepBackups} />}
+          </DeleteConfirmationModal>
         </Suspense>
       )}
     </PageLayout>
