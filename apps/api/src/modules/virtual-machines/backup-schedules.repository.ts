@@ -3,7 +3,7 @@
  * company, the claim of a slot (UPDATE ... WHERE next_run_at = the value read: of two API processes one wins), the
  * follow-up of a queued take, and the scheduled backups retention may delete.
  */
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { companies, operations, virtualMachines, vmBackups, vmBackupSchedules } from '../../db/schema.ts';
 
@@ -39,11 +39,10 @@ export function createBackupScheduleRepository(db: Db) {
     async removeOfDeletedVms(): Promise<number> {
       const gone = await db
         .delete(vmBackupSchedules)
+        // From the schedules' side (few rows), each VM by its key: not a scan of every deleted VM.
         .where(
-          inArray(
-            vmBackupSchedules.vmId,
-            db.select({ id: virtualMachines.id }).from(virtualMachines).where(isNotNull(virtualMachines.deletedAt)),
-          ),
+          sql`exists (select 1 from ${virtualMachines} where ${virtualMachines.id} = ${vmBackupSchedules.vmId}
+            and ${virtualMachines.deletedAt} is not null)`,
         )
         .returning({ vmId: vmBackupSchedules.vmId });
       return gone.length;

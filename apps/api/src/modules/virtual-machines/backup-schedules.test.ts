@@ -15,7 +15,14 @@ import { BACKUP_TEXT } from '@portal/contract/backups';
 import { BACKUPS } from '@portal/contract/constants';
 import { VIEWER_ROLE_ID } from '@portal/contract/permissions';
 import { routes } from '@portal/contract/routes';
-import { auditLog, companies, configurationPrices, vmBackups, vmBackupSchedules } from '../../db/schema.ts';
+import {
+  auditLog,
+  companies,
+  configurationPrices,
+  virtualMachines,
+  vmBackups,
+  vmBackupSchedules,
+} from '../../db/schema.ts';
 import { openDatabase, type Database } from '../../db/client.ts';
 import { createAudit } from '../../lib/audit.ts';
 import { createEgressPolicy } from '../../lib/egress.ts';
@@ -370,7 +377,14 @@ describe('backup schedules', () => {
     ])
       expect([res.status, res.message]).toEqual([404, 'Virtual machine not found']);
     expect((await getSchedule(id)).data.schedule).toEqual(before);
-    expect((await removeSchedule(id)).status).toBe(200);
+
+    // A deleted VM's schedule goes at the next pass (VMs are soft-deleted: the foreign key's cascade never fires).
+    await t.db.update(virtualMachines).set({ deletedAt: clock.now() }).where(eq(virtualMachines.id, id));
+    await until(
+      () => scheduleRow(id),
+      (r) => r === undefined,
+      'the deleted VM’s schedule dropped',
+    );
   });
 
   it('a suspended company’s schedules stop; after a resume the next run is the next slot, without catch-up', async () => {
