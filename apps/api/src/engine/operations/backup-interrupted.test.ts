@@ -4,7 +4,7 @@
  * and what the dead process's copy would still write is removed, not shown. The next take works. Runners driven by
  * hand on a clock the test moves, as runner.test does; what the customer sees is read through the API.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BACKUP_TEXT } from '@portal/contract/backups';
@@ -16,6 +16,7 @@ import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { createProviderRegistry } from '../../providers/registry.ts';
 import { createVmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
+import { createOperationsRepository } from './operations.repository.ts';
 import { createOperationRunner } from './runner.ts';
 
 let t: TestApp;
@@ -96,4 +97,36 @@ it('ends a take whose runner died failed, "interrupted", never ready; its late c
     ['doomed', 'failed'],
   ]);
   await restarted.stop();
+});
+
+it('several instances racing for a host’s backup slots claim no more takes than the limit', async () => {
+  const admin = await signIn(t);
+  const { createBody } = await seededCatalog(admin);
+  const common = {
+    db: t.db,
+    registry: createProviderRegistry({}, { simulatorStepMs: 5 }),
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  };
+  const ids = (await admin.call(routes.vms.create, { body: { ...createBody('race-slots'), numberOfInstances: 5 } }))
+    .data.ids;
+  const setup = createOperationRunner(common);
+  await setup.tick();
+  await setup.idle();
+  await setup.stop();
+  for (const id of ids)
+    expect((await admin.call(routes.backups.takeBackup, { params: { id }, body: {} })).status).toBe(200);
+
+  // Eight instances at once (on PostgreSQL, eight connections), a limit of 2 on the provider's one place.
+  const repo = createOperationsRepository(t.db, clock);
+  const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => repo.claimBeside(`racer-${i}`, 60_000, 2)));
+  expect(claims.filter((c) => c !== null)).toHaveLength(2);
+  const running = await t.db
+    .select()
+    .from(operations)
+    .where(and(inArray(operations.vmId, ids), eq(operations.status, 'running')));
+  expect(running.map((o) => o.lane)).toEqual(['backup', 'backup']);
 });
