@@ -1,0 +1,90 @@
+/**
+ * Backup verification on the VM page's Backups card (issue 24 item 3; decision 0024) in Chromium on the simulator: a
+ * proven backup reads "Verified at <date>", one whose verification failed (a VM named …fail-verify…) reads
+ * "Verification failed: why" and never "Verified". Every look (1440x900 and 390x844, light and dark): nothing wider
+ * than the screen, axe clean, screenshots backup-verification-<look>.png and backup-verification-card-{verified,failed}-<look>.png.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '@portal/contract/routes';
+import { BACKUP_TEXT } from '@portal/contract/backups';
+import { signIn, type TestClient } from '../apps/api/test/harness.ts';
+import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
+import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
+import type { Locator, Page } from 'playwright-core';
+import { everyLook, LOOKS, signedInPage } from './support/looks.ts';
+
+let portal: Portal;
+let admin: TestClient;
+const WAIT = { timeout: 30_000 };
+
+beforeAll(async () => {
+  portal = await startPortal({
+    env: { SIMULATOR_STEP_MS: '50', VM_RUNNER_POLL_MS: '50', BACKUP_VERIFY_INTERVAL_MS: '100' },
+  });
+  admin = await signIn(portal);
+});
+afterAll(async () => {
+  await portal?.stop();
+});
+
+/** A running VM with one backup whose verification has ended. */
+async function vmWithVerifiedBackup(name: string) {
+  const catalog = await seededCatalog(admin);
+  const id = (await admin.call(routes.vms.create, { body: catalog.createBody(name) })).data.ids[0]!;
+  await expect
+    .poll(async () => (await admin.call(routes.vms.details, { params: { id } })).data.status, WAIT)
+    .toBe('Running');
+  const taken = await admin.call(routes.backups.takeBackup, { params: { id }, body: { name: 'nightly' } });
+  expect(taken.status, taken.message).toBe(200);
+  await expect
+    .poll(async () => {
+      const b = (await admin.call(routes.backups.listBackups, { params: { id } })).data.backups[0];
+      return b?.verifiedAt !== null || b?.verificationError !== null;
+    }, WAIT)
+    .toBe(true);
+  return id;
+}
+
+describe('backup verification on the Backups card', () => {
+  it('shows "Verified at …" for a proven backup and "Verification failed: why" for a failed one, in every look', async () => {
+    const good = await vmWithVerifiedBackup('verified-demo');
+    const bad = await vmWithVerifiedBackup('demo-fail-verify');
+    const { context, page } = await signedInPage(portal);
+
+    await page.goto(`${portal.url}/virtualMachineDetails/${good}`);
+    let card = page.getByRole('region', { name: BACKUP_TEXT.title });
+    let line = card.locator('[data-backup="nightly"] [data-label="verification"]');
+    await expect.poll(() => line.textContent(), WAIT).toMatch(/^Verified at \S/);
+    await cardShots(page, card, line, 'verified');
+
+    await page.goto(`${portal.url}/virtualMachineDetails/${bad}`);
+    card = page.getByRole('region', { name: BACKUP_TEXT.title });
+    line = card.locator('[data-backup="nightly"] [data-label="verification"]');
+    await expect.poll(() => line.textContent(), WAIT).toMatch(/^Verification failed: The copy did not boot/);
+    expect(await card.getByText(/Verified at/).count()).toBe(0);
+
+    await card.scrollIntoViewIfNeeded();
+    await everyLook(page, 'backup-verification');
+    await cardShots(page, card, line, 'failed');
+    await context.close();
+  });
+});
+
+/** The card in every look (the phone's full-page shot stops at the page's scroll box): the line within the screen. */
+async function cardShots(page: Page, card: Locator, line: Locator, name: string) {
+  for (const look of LOOKS) {
+    await page.setViewportSize(look.viewport);
+    await page.emulateMedia({ colorScheme: look.colorScheme });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
+      .toBe(look.colorScheme === 'dark');
+    await card.scrollIntoViewIfNeeded();
+    const box = await card.boundingBox();
+    expect(box!.x + box!.width, look.name).toBeLessThanOrEqual(look.viewport.width);
+    const lineBox = await line.boundingBox();
+    expect(lineBox!.x + lineBox!.width, look.name).toBeLessThanOrEqual(look.viewport.width);
+    await card.screenshot({ path: `${SCREENSHOTS}backup-verification-card-${name}-${look.name}.png` });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
