@@ -69,6 +69,7 @@ describe('reseller catalog and hosts', () => {
     await micro.getByLabel('Micro backup limit').fill('x');
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await micro.getByText(CATALOG_TEXT.backupLimit).waitFor();
+    await screenshot(page, 'reseller-size-backup-limit');
     await micro.getByLabel('Micro backup limit').fill('2');
     await micro.getByRole('button', { name: 'Save and offer' }).click();
     await expect.poll(() => micro.locator('[data-backup-limit]').textContent()).toBe('2');
