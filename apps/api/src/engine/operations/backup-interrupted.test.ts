@@ -130,3 +130,36 @@ it('several instances racing for a host’s backup slots claim no more takes tha
     .where(and(inArray(operations.vmId, ids), eq(operations.status, 'running')));
   expect(running.map((o) => o.lane)).toEqual(['backup', 'backup']);
 });
+
+it('a take left unfinished without an operation (a process died between the two writes) is ended failed at start', async () => {
+  const admin = await signIn(t);
+  const { createBody } = await seededCatalog(admin);
+  const common = {
+    db: t.db,
+    registry: createProviderRegistry({}, { simulatorStepMs: 5 }),
+    events: createVmEvents(),
+    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
+    log: pino({ level: 'silent' }),
+    clock,
+    pollMs: 20,
+  };
+  const id = (await admin.call(routes.vms.create, { body: createBody('orphan-take') })).data.ids[0]!;
+  const setup = createOperationRunner(common);
+  await setup.tick();
+  await setup.idle();
+  await setup.stop();
+  expect((await admin.call(routes.backups.takeBackup, { params: { id }, body: { name: 'orphan' } })).status).toBe(200);
+  // The operation ended, its row not written: what a process killed between the two leaves.
+  await t.db
+    .update(operations)
+    .set({ status: 'failed', lastError: 'killed' })
+    .where(and(eq(operations.vmId, id), eq(operations.kind, 'backup')));
+  const list = async () => (await admin.call(routes.backups.listBackups, { params: { id } })).data.backups;
+  expect((await list())[0]?.state).toBe('queued');
+
+  const restarted = createOperationRunner(common);
+  restarted.start();
+  for (let i = 0; i < 200 && (await list())[0]?.state !== 'failed'; i++) await sleep(10);
+  await restarted.stop();
+  expect((await list())[0]).toMatchObject({ name: 'orphan', state: 'failed', error: BACKUP_TEXT.interrupted });
+});

@@ -3,7 +3,7 @@
  * its vm_backups row once the driver answered, or once it failed for good. The service makes the row (state
  * 'creating') and marks it 'restoring' in the transaction that queues the operation.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { operationSchema } from '@portal/contract/vm-lifecycle';
 import type { Db } from '../../db/client.ts';
 import { vmBackups } from '../../db/schema.ts';
@@ -48,6 +48,24 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
         .where(and(eq(vmBackups.id, id), inArray(vmBackups.state, ['queued', 'creating'])))
         .returning({ id: vmBackups.id });
       return rows.length === 1;
+    },
+    /**
+     * Takes left unfinished with no take operation under way (a process died between ending the operation and its row,
+     * decision 0025): failed with `reason`, never left 'creating' for ever. Run when a runner starts. Answers how many.
+     */
+    async endOrphans(reason: string): Promise<number> {
+      const rows = await db
+        .update(vmBackups)
+        .set({ state: 'failed', error: reason })
+        .where(
+          and(
+            inArray(vmBackups.state, ['queued', 'creating']),
+            sql`not exists (select 1 from operations o where o.kind = 'backup' and o.status in ('pending', 'running')
+              and (o.payload->>'backupId')::int = ${vmBackups.id})`,
+          ),
+        )
+        .returning({ id: vmBackups.id });
+      return rows.length;
     },
     /** A restore succeeded: the backup is still there, ready for another. */
     async restored(id: number) {

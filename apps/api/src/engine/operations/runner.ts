@@ -508,14 +508,15 @@ export function createOperationRunner(opts: RunnerOptions) {
       return;
     }
     log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
-    const { done } = await repo.finish(claim, {
+    // The row first: a process dying in between leaves an operation to end as interrupted, not a row 'creating'.
+    await backups.failed(op, reason).catch(() => undefined);
+    await repo.finish(claim, {
       status: 'failed',
       lastError: reason,
       finishedAt: clock.now(),
       lockedBy: null,
       lockedUntil: null,
     });
-    if (done) await backups.failed(op, reason).catch(() => undefined);
     await publishUnchanged(op.vmId);
   }
 
@@ -543,6 +544,10 @@ export function createOperationRunner(opts: RunnerOptions) {
       halted = false;
       timer = setInterval(() => void tick(), pollMs);
       timer.unref();
+      // Takes a dead process left unfinished without an operation (decision 0025); the rest are ended by tick().
+      void backups
+        .endOrphans(BACKUP_TEXT.interrupted)
+        .catch((err: unknown) => log.warn({ err }, 'could not end the backups left unfinished'));
       void tick();
     },
     /** Stops claiming; waits for in-flight operations unless `abandon` (a crash, in tests). */
