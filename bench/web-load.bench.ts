@@ -1,8 +1,9 @@
 /**
  * First-load weight and speed of the portal in headless Chromium on loopback (issue #12 point 9):
  *   - /login: JS bytes transferred (gzip and brotli) and the time until the login form is usable;
- *   - dashboard after sign-in: JS bytes of its first load and the time from the accepted code to its data.
- * Goals: <= 150 KB of JS (gzip) for /login; dashboard data <= 800 ms after the code is accepted.
+ *   - dashboard after sign-in: JS bytes of its first load and the time from the accepted code to its data (the
+ *     VM Usage and Teams tables), the median of BENCH_RUNS sign-ins in fresh tabs; and a signed-in tab opening /.
+ * Goals: <= 150 KB of JS (gzip) for /login; dashboard data <= 800 ms after the code is accepted (median).
  *   - VM details with 30 days of history (issue 25): a VM with 30 days of hourly points and the last 24 h of
  *     minute points stored (what the engine keeps: minutes 24 h, hours 90 days), the time from opening its page
  *     in a signed-in tab to the CPU graph drawn with its points, then from a click on 24h (1,440 minute points) and
@@ -14,6 +15,8 @@
  *     "Select all on this page" to the bulk bar. Goal: each within 1 s.
  *   npm run build && node --import tsx bench/web-load.bench.ts      (embedded PGlite, local SMTP catcher)
  * Saves bench/results/web-load-<date>.json (web-load-<date>-<BENCH_TAG>.json when BENCH_TAG is set).
+ * BENCH_WEB_DIST=<dir> serves another build of the portal (A/B sittings); BENCH_TRACE=1 prints each measured tab's
+ * timeline (requests, first paint, long tasks). docs/performance.md says what was found with them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -47,6 +50,8 @@ const portal = await buildApp({
   database,
   secret: 'bench-secret-that-is-long-enough-0123456',
   logger: false,
+  // BENCH_WEB_DIST: another build of the portal (e.g. `vite build --outDir /tmp/before/dist`), for A/B sittings.
+  ...(process.env.BENCH_WEB_DIST ? { webDistDir: process.env.BENCH_WEB_DIST } : {}),
 });
 await portal.app.listen({ port: 0, host: '127.0.0.1' });
 const address = portal.app.server.address();
@@ -78,11 +83,116 @@ function countJs(page: Page): () => Promise<number> {
   };
 }
 
+const TRACE = !!process.env.BENCH_TRACE;
+
 async function newContext(encoding: 'gzip' | 'br', storageState?: Awaited<ReturnType<BrowserContext['storageState']>>) {
-  return browser.newContext({
+  const context = await browser.newContext({
     extraHTTPHeaders: { 'accept-encoding': encoding === 'gzip' ? 'gzip' : 'br, gzip' },
     ...(storageState ? { storageState } : {}),
   });
+  // BENCH_TRACE: the main thread's long tasks (parse, compile, render: over 50 ms each), for printTrace.
+  if (TRACE)
+    await context.addInitScript(() => {
+      const tasks: [number, number][] = [];
+      (window as unknown as { __longTasks: typeof tasks }).__longTasks = tasks;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]);
+      }).observe({ type: 'longtask', buffered: true });
+      // When what each measurement waits for first appears in the page (the bench sees it a poll later).
+      const shown: Record<string, number> = {};
+      (window as unknown as { __shown: typeof shown }).__shown = shown;
+      const wanted = [
+        '[aria-label="VM Usage"] table',
+        'input[aria-label^="Select fleet-"]',
+        '[data-graph="cpu"] canvas',
+      ];
+      new MutationObserver(() => {
+        for (const selector of wanted)
+          if (!(selector in shown) && document.querySelector(selector)) shown[selector] = performance.now();
+      }).observe(document, { childList: true, subtree: true });
+    });
+  return context;
+}
+
+/**
+ * BENCH_TRACE=1: a tab's timeline in ms after `from`'s request started (or after navigation start): each request's
+ * start, its wait for a connection (q), first byte and end; the first paint; the main thread's long tasks (parse,
+ * compile, render). What waits on what, and where the time goes.
+ */
+async function printTrace(page: Page, label: string, from?: RegExp) {
+  if (!TRACE) return;
+  // Raw entries from the page, formatted here (a named helper inside evaluate would need tsx's __name there).
+  const seen = await page.evaluate(() => ({
+    now: performance.now(),
+    resources: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => ({
+      name: r.name,
+      startTime: r.startTime,
+      requestStart: r.requestStart,
+      responseStart: r.responseStart,
+      responseEnd: r.responseEnd,
+    })),
+    paints: performance.getEntriesByType('paint').map((p) => ({ name: p.name, startTime: p.startTime })),
+    tasks: (window as unknown as { __longTasks?: [number, number][] }).__longTasks ?? [],
+    shown: (window as unknown as { __shown?: Record<string, number> }).__shown ?? {},
+  }));
+  const path = (name: string) => name.replace(/^https?:\/\/[^/]+/, '');
+  const zero = from ? (seen.resources.find((r) => from.test(path(r.name).split('?')[0]!))?.startTime ?? 0) : 0;
+  const ms = (t: number) =>
+    Math.round(t - zero)
+      .toString()
+      .padStart(5);
+  const rows: [number, string][] = [];
+  for (const r of seen.resources) {
+    if (r.startTime < zero) continue;
+    const queued = r.requestStart ? Math.round(r.requestStart - r.startTime) : 0;
+    const name = path(r.name).replace(/-[\w-]{8}\.(js|css)$/, '.$1');
+    rows.push([
+      r.startTime,
+      `${ms(r.startTime)} ${queued > 5 ? `q${queued}`.padStart(5) : '     '} ${ms(r.responseStart)} ${ms(r.responseEnd)}  ${name}`,
+    ]);
+  }
+  for (const p of seen.paints)
+    if (p.startTime >= zero) rows.push([p.startTime, `${ms(p.startTime)}                    (${p.name})`]);
+  for (const [start, duration] of seen.tasks)
+    if (start >= zero)
+      rows.push([start, `${ms(start)}       ${ms(start + duration)}  (long task ${Math.round(duration)} ms)`]);
+  for (const [selector, at] of Object.entries(seen.shown))
+    rows.push([at, `${ms(at)}                    (shown: ${selector})`]);
+  rows.push([seen.now, `${ms(seen.now)}                    (trace read)`]);
+  const text = rows
+    .sort((a, b) => a[0] - b[0])
+    .map((r) => r[1])
+    .join('\n');
+  console.log(`---- ${label}: start  queued  first byte  end (ms)\n${text}`);
+}
+
+/**
+ * Waits for what the user sees, checked in the page at every animation frame (before that frame is painted).
+ * Playwright's own waits (locator.waitFor) look after 0, 20, 50, 100 and 100 ms, then every 500 ms, so a time read
+ * from them snaps to ~270, ~770, ~1,270 ms…: the dashboard's "bimodal" 602/1,181 ms was that, not the page. Each
+ * timed wait below is followed by the locator's own (untimed) wait, which holds the meaning (roles, names).
+ */
+async function seen<A extends string | null>(page: Page, predicate: (arg: A) => boolean, arg: A): Promise<void> {
+  await page.waitForFunction(predicate as (arg: unknown) => boolean, arg, { polling: 'raf', timeout: 30_000 });
+}
+const LOGIN_FORM = () => [...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Login');
+/** The dashboard's data: the VM Usage table and the Teams table (or its empty message). */
+const DASHBOARD_DATA = () =>
+  !!document.querySelector('section[aria-label="VM Usage"] table') &&
+  !!(
+    document.querySelector('section[aria-label="Teams"] table') ||
+    document.querySelector('section[aria-label="Teams"]')?.textContent?.includes('No teams found')
+  );
+const HEADING = (name: string) => [...document.querySelectorAll('h1')].some((h) => h.textContent?.trim() === name);
+/** The VM list's first page with its row checkboxes. */
+const LIST_ROWS = () => !!document.querySelector('input[type="checkbox"][aria-label^="Select fleet-"]');
+
+async function waitForDashboardData(page: Page) {
+  await seen(page, DASHBOARD_DATA, null);
+  return async () => {
+    await page.getByRole('region', { name: 'VM Usage' }).getByRole('table').waitFor();
+    await page.getByRole('region', { name: 'Teams' }).locator('table, :text("No teams found")').first().waitFor();
+  };
 }
 
 async function loginLoad(encoding: 'gzip' | 'br') {
@@ -91,8 +201,9 @@ async function loginLoad(encoding: 'gzip' | 'br') {
   const js = countJs(page);
   const t0 = Date.now();
   await page.goto(`${origin}/login`);
-  await page.getByRole('button', { name: 'Login' }).waitFor();
+  await seen(page, LOGIN_FORM, null);
   const formMs = Date.now() - t0;
+  await page.getByRole('button', { name: 'Login' }).waitFor();
   return { context, page, formMs, jsBytes: await js() };
 }
 
@@ -109,29 +220,60 @@ async function signInAndTimeDashboard(page: Page) {
   await page.getByLabel(/code/i).fill(codeFrom(mail));
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Authenticate' }).click();
-  // The dashboard's data: the VM Usage table and the Teams table's first row.
-  await page.getByRole('region', { name: 'VM Usage' }).getByRole('table').waitFor();
-  await page.getByRole('region', { name: 'Teams' }).locator('table, :text("No teams found")').first().waitFor();
-  return Date.now() - t0;
+  const check = await waitForDashboardData(page);
+  const ms = Date.now() - t0;
+  await check();
+  return ms;
 }
 
+/** Each timed opening is repeated in BENCH_RUNS fresh tabs (default 5) and judged on the median. */
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
+};
+
+// Sign-in to the dashboard's data in RUNS fresh tabs (each its own /login, password and emailed code): one sample
+// swung between ~600 and ~1,200 ms, so the goal is judged on the median, as the list's and the details' are.
 const gzipLogin = await loginLoad('gzip');
-const dashboardMs = await signInAndTimeDashboard(gzipLogin.page);
+const dashboardRuns = [await signInAndTimeDashboard(gzipLogin.page)];
+await printTrace(gzipLogin.page, 'dashboard after the code', /\/auth\/mfa$/);
 const state = await gzipLogin.context.storageState();
 await gzipLogin.context.close();
+for (let run = 1; run < RUNS; run++) {
+  const login = await loginLoad('gzip');
+  dashboardRuns.push(await signInAndTimeDashboard(login.page));
+  await login.context.close();
+}
+const dashboardMs = median(dashboardRuns);
 const brLogin = await loginLoad('br');
 await brLogin.context.close();
+console.log(
+  `dashboard  data after the code: median ${dashboardMs} ms of ${dashboardRuns.length} (${dashboardRuns.join(', ')})`,
+);
 
-// The dashboard's own first load (a fresh tab of a signed-in browser).
-const dashContext = await newContext('gzip', state);
-const dashPage = await dashContext.newPage();
-const dashJs = countJs(dashPage);
-const d0 = Date.now();
-await dashPage.goto(`${origin}/`);
-await dashPage.getByRole('region', { name: 'VM Usage' }).getByRole('table').waitFor();
-const dashboardColdMs = Date.now() - d0;
-const dashboardJsBytes = await dashJs();
-await dashContext.close();
+// The dashboard's own first load (fresh tabs of a signed-in browser; the first also counts its JS).
+const dashboardColdRuns: number[] = [];
+let dashboardJsBytes = 0;
+for (let run = 0; run < RUNS; run++) {
+  const dashContext = await newContext('gzip', state);
+  const dashPage = await dashContext.newPage();
+  const dashJs = run === 0 ? countJs(dashPage) : null;
+  const d0 = Date.now();
+  await dashPage.goto(`${origin}/`);
+  const check = await waitForDashboardData(dashPage);
+  dashboardColdRuns.push(Date.now() - d0);
+  await check();
+  if (dashJs) {
+    dashboardJsBytes = await dashJs();
+    await printTrace(dashPage, 'dashboard opened in a signed-in tab');
+  }
+  await dashContext.close();
+}
+const dashboardColdMs = median(dashboardColdRuns);
+console.log(
+  `dashboard  signed-in tab opened to data: median ${dashboardColdMs} ms of ${dashboardColdRuns.length} (${dashboardColdRuns.join(', ')})`,
+);
 
 // ---- VM details with 30 days of history (issue 25's Benchmark) ----
 const MINUTE = 60_000;
@@ -172,11 +314,6 @@ for (let i = 0; i < minuteRows.length; i += 500)
   await database.db.insert(vmMetricMinutes).values(minuteRows.slice(i, i + 500));
 
 /** Fresh signed-in tabs opening the details page: medians of RUNS (the first is also the one measured further). */
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
-};
 const shownRuns: number[] = [];
 const drawnRuns: number[] = [];
 /** /login's bare form in a fresh tab before each details run: the same moment's load, so their ratio is the page's own cost. */
@@ -189,8 +326,9 @@ for (let run = 1; run < RUNS; run++) {
   const p = await ctx.newPage();
   const r0 = Date.now();
   await p.goto(`${origin}/virtualMachineDetails/${graphVm.id}`);
-  await p.getByRole('heading', { name: 'bench-graphs' }).waitFor();
+  await seen(p, HEADING, 'bench-graphs');
   shownRuns.push(Date.now() - r0);
+  await p.getByRole('heading', { name: 'bench-graphs' }).waitFor();
   await p.locator('[data-graph="cpu"] canvas').waitFor();
   const deadline = Date.now() + 30_000;
   while (
@@ -226,25 +364,13 @@ async function until(test: () => Promise<boolean>, what = 'the graphs') {
 }
 const g0 = Date.now();
 await graphsPage.goto(`${origin}/virtualMachineDetails/${graphVm.id}`);
-await graphsPage.getByRole('heading', { name: 'bench-graphs' }).waitFor();
+await seen(graphsPage, HEADING, 'bench-graphs');
 const detailsShownMs = Date.now() - g0;
+await graphsPage.getByRole('heading', { name: 'bench-graphs' }).waitFor();
 await graphsPage.locator('[data-graph="cpu"] canvas').waitFor();
 await until(async () => (await cpuPoints()) >= 55);
 const graphsOpenMs = Date.now() - g0;
-// BENCH_TRACE=1: this tab's requests (start and end, ms after navigation start), to see what waits on what.
-if (process.env.BENCH_TRACE)
-  console.log(
-    await graphsPage.evaluate(() =>
-      performance
-        .getEntriesByType('resource')
-        .map((e) => {
-          const r = e as PerformanceResourceTiming;
-          const name = r.name.replace(/^https?:\/\/[^/]+/, '').replace(/-[\w-]{8}\.(js|css)$/, '.$1');
-          return `${Math.round(r.startTime).toString().padStart(5)} - ${Math.round(r.responseEnd).toString().padStart(5)}  ${name}`;
-        })
-        .join('\n'),
-    ),
-  );
+await printTrace(graphsPage, 'VM details opened');
 shownRuns.push(detailsShownMs);
 drawnRuns.push(graphsOpenMs);
 loginRuns.push(gzipLogin.formMs);
@@ -306,12 +432,14 @@ const listRows = () =>
     .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
 const l0 = Date.now();
 await listPage.goto(`${origin}/virtualMachines`);
+await seen(listPage, LIST_ROWS, null);
+const listOpenMs = Date.now() - l0;
 await listPage
   .getByRole('checkbox', { name: /^Select fleet-/ })
   .first()
   .waitFor();
-const listOpenMs = Date.now() - l0;
 const listJsBytes = await listJs();
+await printTrace(listPage, 'VM list opened');
 const s0 = Date.now();
 await listPage.getByRole('button', { name: 'Name' }).click();
 // bench-graphs, then fleet-1 … fleet-9 (not fleet-1, fleet-10, fleet-100 …).
@@ -327,8 +455,9 @@ await until(
 const listFilterMs = Date.now() - f0;
 const b0 = Date.now();
 await listPage.getByRole('checkbox', { name: 'Select all on this page' }).check();
-await listPage.getByRole('toolbar', { name: 'Bulk actions' }).waitFor();
+await seen(listPage, () => !!document.querySelector('[role="toolbar"][aria-label="Bulk actions"]'), null);
 const listSelectMs = Date.now() - b0;
+await listPage.getByRole('toolbar', { name: 'Bulk actions' }).waitFor();
 await listContext.close();
 // More fresh tabs opening the list, as for the details page: the goal is judged on the median of RUNS openings.
 const listOpenRuns = [listOpenMs];
@@ -337,11 +466,12 @@ for (let run = 1; run < RUNS; run++) {
   const page = await context.newPage();
   const t = Date.now();
   await page.goto(`${origin}/virtualMachines`);
+  await seen(page, LIST_ROWS, null);
+  listOpenRuns.push(Date.now() - t);
   await page
     .getByRole('checkbox', { name: /^Select fleet-/ })
     .first()
     .waitFor();
-  listOpenRuns.push(Date.now() - t);
   await context.close();
 }
 const listOpenMedianMs = median(listOpenRuns);
@@ -350,7 +480,16 @@ const kb = (n: number) => Math.round(n / 102.4) / 10;
 const result = {
   date: new Date().toISOString(),
   login: { jsGzipKb: kb(gzipLogin.jsBytes), jsBrotliKb: kb(brLogin.jsBytes), timeToFormMs: gzipLogin.formMs },
-  dashboard: { jsGzipKb: kb(dashboardJsBytes), dataAfterCodeMs: dashboardMs, coldLoadToDataMs: dashboardColdMs },
+  dashboard: {
+    jsGzipKb: kb(dashboardJsBytes),
+    runs: dashboardRuns.length,
+    /** Median of the runs (sign-in in a fresh tab each: the code accepted to the VM Usage and Teams tables). */
+    dataAfterCodeMs: dashboardMs,
+    dataAfterCodeRunsMs: dashboardRuns,
+    /** Median of fresh signed-in tabs opening / to the same tables. */
+    coldLoadToDataMs: dashboardColdMs,
+    coldLoadToDataRunsMs: dashboardColdRuns,
+  },
   vmGraphs: {
     stored: { hourPoints: hourRows.length, minutePoints: minuteRows.length },
     jsGzipKb: kb(graphsJsBytes),
@@ -395,10 +534,10 @@ console.log(
   `/login      JS ${result.login.jsGzipKb} KB gzip (${result.login.jsBrotliKb} KB brotli), form usable after ${result.login.timeToFormMs} ms  [goal <= ${GOAL_LOGIN_JS_KB} KB: ${result.met.loginJs ? 'met' : 'NOT met'}]`,
 );
 console.log(
-  `dashboard  data ${dashboardMs} ms after the code was accepted  [goal <= ${GOAL_DASHBOARD_MS} ms: ${result.met.dashboardData ? 'met' : 'NOT met'}]`,
+  `dashboard  data ${dashboardMs} ms after the code was accepted (median of ${dashboardRuns.length}: ${dashboardRuns.join(', ')})  [goal <= ${GOAL_DASHBOARD_MS} ms: ${result.met.dashboardData ? 'met' : 'NOT met'}]`,
 );
 console.log(
-  `dashboard  first load of a signed-in tab: JS ${result.dashboard.jsGzipKb} KB gzip, data after ${dashboardColdMs} ms`,
+  `dashboard  first load of a signed-in tab: JS ${result.dashboard.jsGzipKb} KB gzip, data after ${dashboardColdMs} ms (median; runs ${dashboardColdRuns.join(', ')})`,
 );
 console.log(
   `VM graphs  page opened to details shown ${detailsShownMs} ms (median of ${shownRuns.length}: ${detailsShownMedianMs} ms), to CPU graph drawn ${graphsOpenMs} ms (median ${graphsOpenMedianMs} ms; runs ${drawnRuns.join(', ')}) (JS ${result.vmGraphs.jsGzipKb} KB gzip); 24h (${minuteRows.length} minute points) ${rangeMs['24h']} ms; 30d (${hourRows.length} hourly points) ${rangeMs['30d']} ms; legend follows the cursor in ${hoverMs} ms  [goal <= ${GOAL_GRAPHS_MS} ms: ${result.met.vmGraphs ? 'met' : 'NOT met'}]`,

@@ -14,13 +14,14 @@ export interface TableSort {
   descending: boolean;
 }
 
-function parsePage(value: string | null): number {
+/** The page in the address (also read by route loaders that prefetch a table's first read). */
+export function parsePage(value: string | null): number {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : 1;
 }
 
 /** "name" ascending, "-name" descending. */
-function parseSort(value: string | null): TableSort | null {
+export function parseSort(value: string | null): TableSort | null {
   if (!value) return null;
   const descending = value.startsWith('-');
   const column = descending ? value.slice(1) : value;

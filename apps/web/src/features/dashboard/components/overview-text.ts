@@ -14,5 +14,5 @@ export const OVERVIEW_TEXT = {
   failed: 'Could not load the summary.',
 } as const;
 
-/** How many activity entries the dashboard shows. */
-export const RECENT_ACTIVITY = 5;
+/** How many activity entries the dashboard shows (kept with the dashboard's prefetch, which asks for them early). */
+export { RECENT_ACTIVITY } from '../api/dashboard-prefetch.ts';

@@ -4,30 +4,17 @@
  * reads; live events refresh them too. */
 import { keepPreviousData } from '@tanstack/react-query';
 import { routes } from '@portal/contract/routes';
-import { VM_ACTIONS, type VmActionName, type VmStatus } from '@portal/contract/vm-actions';
+import { VM_ACTIONS, type VmActionName } from '@portal/contract/vm-actions';
 import { callApi } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { VM_READS } from '../../../lib/reads.ts';
+import { vmListRequest, type VmListQuery } from './vm-list-query.ts';
 
-export interface VmListQuery {
-  page: number;
-  rowsPerPage: number;
-  search: string;
-  sortColumn?: 'name' | 'configuration' | undefined;
-  sortDescending?: boolean;
-  /** The list's filters (issue 25 item 2). */
-  status?: VmStatus | undefined;
-  regionId?: number | undefined;
-  teamId?: number | undefined;
-}
+export type { VmListQuery };
 
+/** The list's page; its request (and so its key) is the route loader's prefetch's too (vm-list-prefetch.ts). */
 export function useVmList(q: VmListQuery) {
-  const { sortColumn, sortDescending, ...rest } = q;
-  return useRouteQuery(
-    routes.vms.list,
-    { query: { ...rest, sortColumn, sortDescending: sortColumn ? (sortDescending ? 'true' : 'false') : undefined } },
-    { placeholderData: keepPreviousData },
-  );
+  return useRouteQuery(routes.vms.list, vmListRequest(q), { placeholderData: keepPreviousData });
 }
 
 /**

@@ -5,20 +5,14 @@
  */
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
-import { VM_STATUSES, type VmStatus } from '@portal/contract/vm-actions';
+import { VM_STATUSES } from '@portal/contract/vm-actions';
+import { vmListFiltersOf } from '../api/vm-list-query.ts';
 import { useVmFacets } from '../api/vms.ts';
-
-const id = (value: string | null): number | undefined => {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
-};
 
 export function useVmListFilters() {
   const [params, setParams] = useSearchParams();
-  const rawStatus = params.get('status');
-  const status = (VM_STATUSES as readonly string[]).includes(rawStatus ?? '') ? (rawStatus as VmStatus) : undefined;
-  const regionId = id(params.get('region'));
-  const teamId = id(params.get('team'));
+  // Read as the route loader's prefetch reads them (vm-list-prefetch.ts), so the first page's key is the same.
+  const { status, regionId, teamId } = vmListFiltersOf(params);
   const set = useCallback(
     (name: 'status' | 'region' | 'team', value: string) =>
       setParams((current) => {

@@ -5,7 +5,7 @@
  * chosen VMs or of all matching the filters, ending in a summary of what was done and what was refused and why.
  */
 import Server from 'lucide-react/icons/server';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PAGE_SIZE } from '@portal/contract/constants';
 import { ERRORS, TEXT, withDetail } from '@portal/contract/messages';
@@ -21,11 +21,22 @@ import { formatDate } from '../../../lib/dates.ts';
 import { useTableState } from '../../../lib/use-table-state.ts';
 import { isConfirmedAction, useDeleteVm, useVmList } from '../api/vms.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { ConfirmActionDialog, RebuildDialog, RenameDialog, UpgradeDialog } from '../components/VmActionDialogs.tsx';
 import { VmBulkBar, type VmSelection } from '../components/VmBulkActions.tsx';
 import { VmListFilters, useVmListFilters } from '../components/VmListFilters.tsx';
 import { VmRowMenu } from '../components/VmRowMenu.tsx';
 import { KeepBackupsChoice } from '../components/KeepBackupsChoice.tsx';
+
+/**
+ * The row menu's dialogs, asked for when a row's actions are pointed at or focused, and when a dialog opens (as on
+ * the VM page): with their forms' schemas, react-hook-form and the create form's key picker they are ~50 KB gzip
+ * that the list's first paint does not need (docs/performance.md).
+ */
+const loadDialogs = () => import('../components/VmActionDialogs.tsx');
+const preloadDialogs = () => void loadDialogs().catch(() => {});
+const ConfirmActionDialog = lazy(() => loadDialogs().then((m) => ({ default: m.ConfirmActionDialog })));
+const RebuildDialog = lazy(() => loadDialogs().then((m) => ({ default: m.RebuildDialog })));
+const RenameDialog = lazy(() => loadDialogs().then((m) => ({ default: m.RenameDialog })));
+const UpgradeDialog = lazy(() => loadDialogs().then((m) => ({ default: m.UpgradeDialog })));
 
 /** A row as the portal holds it (timestamps revived as dates). */
 type Row = NonNullable<ReturnType<typeof useVmList>['data']>['data'][number];
@@ -198,7 +209,7 @@ export function VirtualMachinesPage() {
             header: <span className="sr-only">Details</span>,
             align: 'right',
             render: (v) => (
-              <span className="inline-flex items-center gap-1">
+              <span className="inline-flex items-center gap-1" onPointerEnter={preloadDialogs} onFocus={preloadDialogs}>
                 <Button
                   variant="secondary"
                   className="px-3 py-1"
@@ -236,27 +247,29 @@ export function VirtualMachinesPage() {
         sort={sort}
         onSortChange={table.setSort}
       />
-      {dialog && isConfirmedAction(dialog.action) && (
-        <ConfirmActionDialog
-          action={dialog.action}
-          vmId={dialog.vm.id}
-          onClose={() => setDialog(null)}
-          onDone={() => list.refetch()}
-        />
-      )}
-      {dialog?.action === 'rebuild' && <RebuildDialog vm={dialog.vm} onClose={() => setDialog(null)} />}
-      {dialog?.action === 'rename' && (
-        <RenameDialog vmId={dialog.vm.id} currentName={dialog.vm.name} onClose={() => setDialog(null)} />
-      )}
-      {dialog?.action === 'upgrade' && (
-        <UpgradeDialog
-          vmId={dialog.vm.id}
-          currentCpu={dialog.vm.cpu}
-          currentConfigurationId={dialog.vm.configurationId}
-          running={dialog.vm.status === 'Running'}
-          onClose={() => setDialog(null)}
-        />
-      )}
+      <Suspense fallback={null}>
+        {dialog && isConfirmedAction(dialog.action) && (
+          <ConfirmActionDialog
+            action={dialog.action}
+            vmId={dialog.vm.id}
+            onClose={() => setDialog(null)}
+            onDone={() => list.refetch()}
+          />
+        )}
+        {dialog?.action === 'rebuild' && <RebuildDialog vm={dialog.vm} onClose={() => setDialog(null)} />}
+        {dialog?.action === 'rename' && (
+          <RenameDialog vmId={dialog.vm.id} currentName={dialog.vm.name} onClose={() => setDialog(null)} />
+        )}
+        {dialog?.action === 'upgrade' && (
+          <UpgradeDialog
+            vmId={dialog.vm.id}
+            currentCpu={dialog.vm.cpu}
+            currentConfigurationId={dialog.vm.configurationId}
+            running={dialog.vm.status === 'Running'}
+            onClose={() => setDialog(null)}
+          />
+        )}
+      </Suspense>
       <DeleteConfirmationModal
         target={dialog?.action === 'delete' ? dialog.vm : null}
         item="virtual machine"
