@@ -10,27 +10,38 @@
  *    root file system grown to it (a running VM's upgrade restart is libvirt-vm.test.ts's, on the busybox fixture);
  * 4. rebuild with another stored key and a script: Running again only when SSH answers; the same name and addresses;
  *    the file and the first user-data's are gone, the script ran, the new key logs in and the old one is refused.
+ * Between 3 and 4, backup verification (issue 24 item 3; decision 0024): a backup of the running guest (its agent
+ * writes the marker), proven by a throwaway boot of the copy on an isolated network that reads the marker back (the
+ * one boot more, up to its guest agent only); then bytes flipped in the stored file: flagged, mailed, never good.
  * RSA-1024 and malformed keys refused with their messages: modules/ssh-keys/ssh-keys.test.ts.
- * Cost: the image build when its cache is cold (3–11 min, beforeAll), then four TCG boots (docs/testing.md).
+ * Cost: the image build when its cache is cold (3–11 min, beforeAll), then four TCG boots (docs/testing.md), and the
+ * verification's: the take, its throwaway boot to the guest agent and the corrupted copy's check took 191 s + 13 s of
+ * a 1,476 s run (load ~14; timings backupTakenAndVerifiedSeconds, corruptedFlaggedSeconds).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Backup } from '@portal/contract/backups';
 import { routes } from '@portal/contract/routes';
-import { configurations, providerOfferings, providers, regions } from '../../db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { configurations, providerOfferings, providers, regions, vmBackups } from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { ADMIN, type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE } from './names.ts';
+import { MARKER_PATH, VERIFY_DOMAIN_RE } from './backup-verify.ts';
 
 const execFileP = promisify(execFile);
 const POOL = 'irontest-debian-portal';
 const NETWORK = 'irontest-debian-portal';
+/** Backup verification's isolated network (decision 0024), and where the backups are stored. */
+const VERIFY_NETWORK = 'irontest-debian-verify';
+const BACKUP_POOL = `${POOL}-backups`;
 const GiB = 1024 ** 3;
 /**
  * Two small sizes of our own (the seeded ones start at 4 GB and 80 GB): the guest gets exactly these. Not 1 GB or
@@ -55,7 +66,12 @@ beforeAll(async () => {
   timings.imageSeconds = (Date.now() - at) / 1000;
   daemon = await startLibvirtDaemon();
   t = await createTestApp({
-    env: { VM_RUNNER_POLL_MS: '50', VM_RECONCILE_INTERVAL_MS: '100000', VM_HOST_CHECK_INTERVAL_MS: '1000' },
+    env: {
+      VM_RUNNER_POLL_MS: '50',
+      VM_RECONCILE_INTERVAL_MS: '100000',
+      VM_HOST_CHECK_INTERVAL_MS: '1000',
+      BACKUP_VERIFY_INTERVAL_MS: '1000',
+    },
   });
   admin = await signIn(t);
   keyDir = await mkdtemp(path.join(os.tmpdir(), 'portal-debian-key-'));
@@ -63,8 +79,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await daemon?.stop({ domainPattern: REF_RE, networks: [NETWORK], pools: [POOL] });
+  await daemon?.stop({
+    domainPattern: new RegExp(`${REF_RE.source}|${VERIFY_DOMAIN_RE.source}`),
+    networks: [NETWORK, VERIFY_NETWORK],
+    pools: [POOL, BACKUP_POOL],
+  });
   await rm(path.join(LIBVIRT_TEST_DIR, POOL), { recursive: true, force: true });
+  await rm(path.join(LIBVIRT_TEST_DIR, BACKUP_POOL), { recursive: true, force: true });
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
   console.log(
     `libvirt-debian.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s; ${JSON.stringify(timings)}`,
@@ -72,6 +93,20 @@ afterAll(async () => {
 }, 180_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The VM's backup once `done` holds for it (its take and verification run on their own: up to 20 min). */
+async function backupWhen(id: number, backupId: number, done: (b: Backup) => boolean): Promise<Backup> {
+  const deadline = Date.now() + 1_200_000;
+  for (;;) {
+    const b = (await admin.call(routes.backups.listBackups, { params: { id } })).data.backups.find(
+      (x) => x.id === backupId,
+    );
+    if (b?.state === 'failed') throw new Error(`backup ${backupId} failed: ${b.error}`);
+    if (b && done(b)) return b;
+    if (Date.now() > deadline) throw new Error(`backup ${backupId} is ${JSON.stringify(b)} after 20 min`);
+    await sleep(1000);
+  }
+}
 
 async function details(id: number) {
   return (await admin.call(routes.vms.details, { params: { id } })).data;
@@ -245,6 +280,9 @@ it(
     const settings = {
       pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
       network: { name: NETWORK, bridge: 'irontestdp0', cidr: '10.231.86.0/24' },
+      backupPool: { name: BACKUP_POOL, path: path.join(LIBVIRT_TEST_DIR, BACKUP_POOL) },
+      verifyNetwork: { name: VERIFY_NETWORK, bridge: 'irontestdv0', cidr: '10.231.147.0/24' },
+      verifyBootTimeoutMs: 900_000,
       guestImage: 'debian-12',
       // TCG on a loaded 2-core machine: the first DHCP lease can take minutes (docs/guest-image.md).
       bootTimeoutMs: 1_200_000,
@@ -341,6 +379,43 @@ it(
     const f3 = await facts(first.file, user, ip);
     expect(f3['file:/root/persist']).toBe('kept on disk');
     expectSize(f3, LARGER);
+
+    // 3b. Backup verification: a take of the running guest (its agent writes the marker), then the verifier proves
+    // the copy: checksum, a throwaway boot on an isolated network, the marker read back through its agent.
+    at = Date.now();
+    const taken = await admin.call(routes.backups.takeBackup, { params: { id }, body: { name: 'verified' } });
+    expect(taken.status, taken.message).toBe(200);
+    const backupId = taken.data.id;
+    const proven = await backupWhen(id, backupId, (b) => b.verifiedAt !== null || b.verificationError !== null);
+    timings.backupTakenAndVerifiedSeconds = (Date.now() - at) / 1000;
+    expect(proven).toMatchObject({ state: 'ready', verificationError: null, verificationNote: null });
+    const [row] = await t.db.select().from(vmBackups).where(eq(vmBackups.id, backupId));
+    expect(await ssh(first.file, user, ip, `cat ${MARKER_PATH}`)).toBe(row!.providerName);
+    expect((await details(id))?.status).toBe('Running');
+    const leftovers = async () =>
+      (await daemon.virsh(daemon.socketUri, ['list', '--all', '--name'])).split('\n').filter((n) => /verify/.test(n));
+    expect(await leftovers()).toEqual([]);
+    // Bytes flipped in the stored file: the next verification (queued again, as an operator's re-check) flags it.
+    const file = path.join(LIBVIRT_TEST_DIR, BACKUP_POOL, `${row!.providerName}.qcow2`);
+    const fh = await open(file, 'r+');
+    try {
+      const { size } = await fh.stat();
+      const buf = Buffer.alloc(16);
+      await fh.read(buf, 0, 16, Math.floor(size / 2));
+      for (let i = 0; i < buf.length; i++) buf[i] = buf[i]! ^ 0xff;
+      await fh.write(buf, 0, 16, Math.floor(size / 2));
+    } finally {
+      await fh.close();
+    }
+    at = Date.now();
+    await t.db.update(vmBackups).set({ verifyAfter: new Date() }).where(eq(vmBackups.id, backupId));
+    const flagged = await backupWhen(id, backupId, (b) => b.verificationError !== null);
+    timings.corruptedFlaggedSeconds = (Date.now() - at) / 1000;
+    expect(flagged.verifiedAt).toBeNull();
+    expect(flagged.verificationError).toMatch(/changed since it was taken|SHA-256|fails its check/);
+    const mail = await t.smtp.waitFor(ADMIN.email, (m) => /failed its verification/.test(m.subject), 60_000);
+    expect(mail.text).toContain(flagged.verificationError!);
+    expect(await leftovers()).toEqual([]);
 
     // 4. Rebuild with the second key and a script: same name and addresses, a fresh disk, the new key.
     const before = (await details(id))!.virtualMachine;
