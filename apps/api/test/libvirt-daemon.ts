@@ -65,7 +65,7 @@ export async function removeTestObjects(virsh: (args: string[]) => Promise<strin
   for (const name of (await quiet(['list', '--all', '--name'])).split('\n').map((n) => n.trim())) {
     if (!cleanup.domainPattern.test(name)) continue;
     await quiet(['destroy', name]);
-    await quiet(['undefine', name, '--managed-save', '--snapshots-metadata']);
+    await quiet(['undefine', name, '--managed-save', '--snapshots-metadata', '--checkpoints-metadata']);
   }
   for (const n of cleanup.networks) {
     await quiet(['net-destroy', n]);

@@ -1,23 +1,33 @@
 /**
- * Backups of a libvirt machine (issue 24 item 2; docs/decisions/0022-libvirt-backups.md): whole, flattened qcow2
- * copies of its disk (vda) in a backup pool of their own on the host (settings `backupPool`), outside the machine's
- * disk chain, everything through the host's libvirt connection (the host may be remote: no file is touched here).
+ * Backups of a libvirt machine (issue 24 item 2; docs/decisions/0022-libvirt-backups.md): qcow2 copies of its disk
+ * (vda) in a backup pool of their own on the host (settings `backupPool`), outside the machine's disk chain,
+ * everything through the host's libvirt connection (the host may be remote: no file is touched here).
  *
- * - A backup `<name>` is two volumes of the backup pool: `<name>.qcow2` (the disk as the guest saw it, its base image
- *   folded in) and `<name>.manifest.json` (what was taken: source, sizes, the SHA-256 of the qcow2 file as read back).
- *   The manifest is written last and deleted first: **a backup exists when its manifest does**. A qcow2 without it
- *   is what a run killed mid-way left, never shown as a backup; a retry with the name removes it and starts again.
- *   (libvirt has no volume rename; the manifest is the commit.)
- * - Take, running: `virsh backup-begin` in push mode (vda into the pool's file, the read-only NoCloud seed vdb left
- *   out), then `domjobinfo` until the job ends; QEMU copies the disk as of the instant the job began while the guest
- *   runs on (no pause, no freeze). Powered off: `vol-create-from` the machine's overlay into the backup pool (libvirt's
- *   qemu-img convert flattens the chain). Either way the file is then read back (`vol-download`) into a SHA-256.
- * - Restore in place: powered off (graceful, then forced), the snapshots' metadata dropped (their data lived in the
- *   replaced qcow2), the overlay deleted and made again from the backup (`vol-create-from`, grown to the machine's
- *   size), the domain kept (name, UUID, MACs, addresses); started again if it ran.
+ * - A backup `<name>` is volumes of the backup pool: `<name>.qcow2` (the disk as the guest saw it) and
+ *   `<name>.manifest.json` (what was taken: source, mode, sizes, its parent). The manifest is written last and
+ *   deleted first: **a backup exists when its manifest does**. A qcow2 without it is what a run killed mid-way left,
+ *   never shown as a backup; a retry with the name removes it and starts again. (libvirt has no volume rename; the
+ *   manifest is the commit.) `<name>.seal.json` holds the file's SHA-256, written by the first verify.
+ * - Full or incremental. A full backup is a whole, flattened qcow2 (the base image folded in). An incremental one is a
+ *   qcow2 whose backing file is the previous backup's file, holding only the clusters the guest wrote since: taken
+ *   when the machine runs, its disk is a version 3 qcow2 and the machine's one checkpoint (libvirt's, a persistent
+ *   dirty bitmap in the disk, named after the backup it marks) names a backup still in the pool. Anything else (a
+ *   powered-off machine, no or a foreign checkpoint, a refused bitmap) is a full one; a failed take drops the
+ *   machine's checkpoints, so the next is full.
+ * - Take, running: `virsh backup-begin` in push mode with a new checkpoint (vda into the pool's file, the read-only
+ *   NoCloud seed vdb left out), then `domjobinfo` until the job ends; QEMU copies the disk as of the instant the job
+ *   began while the guest runs on (no pause, no freeze). Powered off: `vol-create-from` the machine's overlay into the
+ *   backup pool (libvirt's qemu-img convert flattens the chain). Nothing is read back at the take (the first verify
+ *   seals the checksum): the take costs the copy alone.
+ * - Restore in place: powered off (graceful, then forced), the snapshots' and checkpoints' metadata dropped (their
+ *   data lived in the replaced qcow2), the overlay deleted and made again from the backup (`vol-create-from`: the
+ *   chain read through and flattened, grown to the machine's size), the domain kept (name, UUID, MACs, addresses);
+ *   started again if it ran.
  * - Restore as new: the driver's create copies the backup instead of making an overlay on the image (diskFromBackup).
- * - Verify: the manifest and the file are there, the file reads back whole through libvirt with the manifest's
- *   checksum, and `qemu-img check` finds its qcow2 structure sound (on the downloaded copy, on the portal's machine).
+ * - Delete: a backup another builds on is merged into that child first (the child made whole: a flattened copy of it
+ *   written back under its name, recorded by `<child>.merging.json` so a crash mid-way is finished by the next call).
+ * - Verify: each link of the chain is there, committed and reads back with its sealed checksum (sealed now when it
+ *   never was), and `qemu-img check` finds the qcow2 structure sound (on the downloaded copy, on the portal's machine).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,17 +40,26 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { BackupInfo } from '../provider.ts';
 import { isNotFound, VirshError, type Virsh } from './virsh.ts';
-import { backupXml, volumeXml } from './xml.ts';
+import { backupXml, checkpointXml, volumeXml } from './xml.ts';
 
 const execFileP = promisify(execFile);
 
 /** The portal's names for backups (`portal-backup-<id>`): no dots, so the volumes' suffixes are unambiguous. */
 export const BACKUP_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
-export const backupVolumes = (name: string) => ({ data: `${name}.qcow2`, manifest: `${name}.manifest.json` });
+export const backupVolumes = (name: string) => ({
+  data: `${name}.qcow2`,
+  manifest: `${name}.manifest.json`,
+  /** The data file's SHA-256 and length, written by the first verify (the take reads nothing back). */
+  seal: `${name}.seal.json`,
+  /** A merge in progress (delete of the backup this one builds on): its flattened copy, and the record that it is whole. */
+  merged: `${name}.merge.qcow2`,
+  merging: `${name}.merging.json`,
+});
 
 export interface BackupManifest {
-  format: 'irontech-backup/1';
+  /** 1: whole copies, checksum read back at the take; 2: full or incremental, checksum sealed by the first verify. */
+  format: 'irontech-backup/1' | 'irontech-backup/2';
   name: string;
   /** The machine it was taken of (its ref when taken). */
   source: string;
@@ -48,10 +67,21 @@ export interface BackupManifest {
   mode: 'running' | 'stopped';
   /** The disk's size as the guest sees it. */
   virtualBytes: number;
-  /** The qcow2 file's length and the SHA-256 of its bytes, as read back right after the take. */
+  /** The qcow2 file's length when taken. */
+  fileBytes: number;
+  /** Format 1: the SHA-256 of the file as read back right after the take. Format 2: null (the seal holds it). */
+  sha256: string | null;
+  /** The backup whose file this one's qcow2 was made over when taken (incremental), null for a full one. */
+  parent?: string | null;
+  /** The checkpoint made on the machine at this backup's instant (its name), null when none was. */
+  checkpoint?: string | null;
+  takenAt: string;
+}
+
+interface BackupSeal {
   fileBytes: number;
   sha256: string;
-  takenAt: string;
+  sealedAt: string;
 }
 
 export interface BackupPool {
@@ -196,8 +226,8 @@ function killGroup(child: ChildProcess) {
 }
 
 /** Creates (or replaces) a small raw volume holding `data` (vol-upload: remote hosts too). */
-async function uploadSmall(h: BackupHost, pool: string, vol: string, data: Buffer) {
-  await deleteVolume(h, pool, vol);
+async function uploadSmall(h: BackupHost, pool: string, vol: string, data: Buffer, opts: { fresh?: boolean } = {}) {
+  if (!opts.fresh) await deleteVolume(h, pool, vol);
   await h.virsh.run(['vol-create-as', '--pool', pool, vol, `${data.length}B`, '--format', 'raw']);
   await withTempDir(async (dir) => {
     const file = path.join(dir, 'data');
@@ -206,20 +236,142 @@ async function uploadSmall(h: BackupHost, pool: string, vol: string, data: Buffe
   });
 }
 
-/** The backup's manifest, or null when there is none (no backup of that name, or one never completed). */
-export async function readManifest(h: BackupHost, pool: string, name: string): Promise<BackupManifest | null> {
-  const vol = backupVolumes(name).manifest;
+/** A small JSON volume's contents, or null when it is not there or not JSON. */
+async function readSmall<T>(h: BackupHost, pool: string, vol: string): Promise<T | null> {
   if ((await h.virsh.maybe(['vol-info', '--pool', pool, vol])) === null) return null;
   return withTempDir(async (dir) => {
-    const file = path.join(dir, 'manifest');
+    const file = path.join(dir, 'small');
     await downloadVolume(h, pool, vol, file);
     try {
-      const m = JSON.parse(await readFile(file, 'utf8')) as BackupManifest;
-      return m.format === 'irontech-backup/1' && typeof m.sha256 === 'string' ? m : null;
+      return JSON.parse(await readFile(file, 'utf8')) as T;
     } catch {
       return null;
     }
   });
+}
+
+/** The backup's manifest, or null when there is none (no backup of that name, or one never completed). */
+export async function readManifest(h: BackupHost, pool: string, name: string): Promise<BackupManifest | null> {
+  const m = await readSmall<BackupManifest>(h, pool, backupVolumes(name).manifest);
+  if (m?.format === 'irontech-backup/1' && typeof m.sha256 === 'string') return m;
+  if (m?.format === 'irontech-backup/2') return m;
+  return null;
+}
+
+/** The pool's volume names (after a refresh: backup-begin writes files libvirt did not make). */
+async function poolVolumes(h: BackupHost, pool: string): Promise<Set<string>> {
+  await h.virsh.run(['pool-refresh', pool]);
+  const out = await h.virsh.run(['vol-list', pool]);
+  return new Set(
+    out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/)[0] ?? '')
+      .filter((n) => n && n !== 'Name' && !/^-+$/.test(n)),
+  );
+}
+
+/** The backup whose file `name`'s qcow2 is made over (its backing file in the pool), null when it stands alone. */
+async function backingOf(h: BackupHost, bp: BackupPool, name: string): Promise<string | null> {
+  const xml = await h.virsh.run(['vol-dumpxml', '--pool', bp.name, backupVolumes(name).data]);
+  const backing = /<backingStore>[\s\S]*?<path>([^<]+)<\/path>/.exec(xml)?.[1];
+  if (!backing) return null;
+  const file = path.posix.basename(backing);
+  if (path.posix.dirname(backing) !== bp.path || !file.endsWith('.qcow2'))
+    throw new Error(`Backup ${name} is made over ${backing}, outside its backup pool`);
+  return file.slice(0, -'.qcow2'.length);
+}
+
+/**
+ * The backup's chain, newest first: `name`, the backup its file is made over, and so on to a full one. Throws when a
+ * link is not a committed backup (its manifest or file gone): restoring it would not give the guest's disk.
+ */
+async function chainOf(h: BackupHost, bp: BackupPool, name: string, vols: Set<string>): Promise<string[]> {
+  const chain: string[] = [];
+  for (let link: string | null = name; link !== null; link = await backingOf(h, bp, link)) {
+    const v = backupVolumes(link);
+    if (!vols.has(v.manifest) || !vols.has(v.data)) {
+      throw new Error(
+        link === name
+          ? `Backup ${name} is not on its target ${h.virsh.uri} (missing or never completed)`
+          : `Backup ${name} builds on ${link}, which is not on its target ${h.virsh.uri}`,
+      );
+    }
+    if (chain.includes(link) || chain.length > 1000) throw new Error(`Backup ${name}'s chain loops at ${link}`);
+    chain.push(link);
+  }
+  return chain;
+}
+
+// ---- checkpoints (the machine's dirty bitmaps an incremental backup reads) -----------------------------------------
+
+/** The machine's checkpoints, parents before children (empty when it has none, or there is no such machine). */
+async function checkpointsOf(
+  h: { virsh: Pick<Virsh, 'run' | 'maybe'> },
+  ref: string,
+  roots = false,
+): Promise<string[]> {
+  const out = await h.virsh.maybe(['checkpoint-list', ref, '--name', roots ? '--roots' : '--topological']);
+  return (out ?? '')
+    .split('\n')
+    .map((n) => n.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Removes the machine's checkpoints. With `metadataOnly` libvirt forgets them (the disk that held their bitmaps was
+ * replaced or deleted). Otherwise their bitmaps go too: a qcow2 with a dirty bitmap cannot be reverted to an internal
+ * snapshot (QEMU: "Device has active dirty bitmaps", and the machine is left off), so a snapshot revert and a move
+ * call this first. libvirt 9.0 deletes a checkpoint only on a running machine: a powered-off one is started paused
+ * (no guest code runs) for the moment it takes, then powered off again.
+ */
+export async function dropCheckpoints(
+  h: { virsh: Pick<Virsh, 'run' | 'maybe'> },
+  ref: string,
+  opts: { metadataOnly?: boolean } = {},
+): Promise<void> {
+  const roots = await checkpointsOf(h, ref, true);
+  if (roots.length === 0) return;
+  const del = async (extra: string[]) => {
+    for (const cp of roots)
+      await h.virsh.run(['checkpoint-delete', ref, cp, '--children', ...extra]).catch((e: unknown) => {
+        if (!(e instanceof VirshError && /not found|no domain checkpoint/i.test(e.stderr))) throw e;
+      });
+  };
+  if (opts.metadataOnly) return del(['--metadata']);
+  const state = (await h.virsh.maybe(['domstate', ref]))?.trim() ?? '';
+  if (/running|paused|blocked|idle/.test(state)) return del([]);
+  await h.virsh.run(['start', ref, '--paused']);
+  try {
+    await del([]);
+  } finally {
+    await h.virsh.run(['destroy', ref]).catch(() => undefined);
+  }
+}
+
+/**
+ * What a running take can build on: the machine's one checkpoint, when it names a backup still committed in the pool
+ * whose disk had the same size. Anything else (none, several, a removed or foreign backup) answers null, and the
+ * checkpoints are dropped so the next one starts a new chain.
+ */
+async function incrementalBase(
+  h: BackupHost,
+  bp: BackupPool,
+  ref: string,
+  vols: Set<string>,
+  capacity: number,
+): Promise<string | null> {
+  const cps = await checkpointsOf(h, ref);
+  if (cps.length === 0) return null;
+  const [cp] = cps;
+  if (cps.length === 1 && cp && BACKUP_NAME_RE.test(cp)) {
+    const v = backupVolumes(cp);
+    if (vols.has(v.manifest) && vols.has(v.data) && !vols.has(v.merging)) {
+      const info = await volInfo(h, bp.name, v.data);
+      if (info?.capacity === capacity) return cp;
+    }
+  }
+  await dropCheckpoints(h, ref).catch(() => undefined);
+  return null;
 }
 
 // ---- the domain's job (backup-begin) --------------------------------------------------------------------------
@@ -246,14 +398,15 @@ async function abortBackupJob(h: BackupHost, ref: string) {
 /** Waits for the domain's backup job to end; throws with libvirt's words when it did not complete. */
 async function waitForBackupJob(h: BackupHost, ref: string) {
   const until = Date.now() + h.timeoutMs;
-  for (;;) {
+  // Short first looks: an incremental job is often done in a tenth of a second.
+  for (let pause = 25; ; pause = Math.min(300, pause * 2)) {
     const job = await activeJob(h, ref);
     if (job === null) break;
     if (Date.now() >= until) {
       await abortBackupJob(h, ref);
       throw new Error(`The backup did not finish within ${Math.round(h.timeoutMs / 1000)} s`);
     }
-    await sleep(300);
+    await sleep(pause);
   }
   if (!h.isRunning(await h.state(ref))) throw new Error('The machine stopped during the backup');
   // The completed job's statistics (read once: libvirt forgets them then).
@@ -264,14 +417,89 @@ async function waitForBackupJob(h: BackupHost, ref: string) {
   }
 }
 
+// ---- merges (a backup deleted while another builds on it) ------------------------------------------------------
+
+/**
+ * Makes `child` whole and removes `parent`, the backup it was made over. 1. A flattened copy of the child
+ * (`<child>.merge.qcow2`, vol-create-from reads the chain through). 2. `<child>.merging.json` records that copy whole
+ * and names the parent. 3. The child's file is made again from the copy (its name is what the backups after it are
+ * made over, so it must stay). 4. The parent's volumes go, then the record and the copy. A crash after 2 is finished
+ * by finishMerges (every call on the pool runs it first); before 2 the copy is a leftover and is removed.
+ */
+async function mergeIntoChild(h: BackupHost, bp: BackupPool, parent: string, child: string) {
+  const c = backupVolumes(child);
+  const info = await volInfo(h, bp.name, c.data);
+  if (info === null) throw new Error(`Backup ${child}'s disk image is missing from ${h.virsh.uri}`);
+  await deleteVolume(h, bp.name, c.merged);
+  await withXmlFile(volumeXml(c.merged, info.capacity, 'qcow2'), (f) =>
+    h.virsh.run(['vol-create-from', '--pool', bp.name, f, c.data, '--inputpool', bp.name], {
+      timeoutMs: h.timeoutMs,
+    }),
+  );
+  await uploadSmall(h, bp.name, c.merging, Buffer.from(JSON.stringify({ child, parent, capacity: info.capacity })));
+  await completeMerge(h, bp, child, parent, info.capacity);
+}
+
+/** Steps 3-4 of a merge whose flattened copy is whole (recorded): redone from the start of 3 whatever was done. */
+async function completeMerge(h: BackupHost, bp: BackupPool, child: string, parent: string, capacity: number) {
+  const c = backupVolumes(child);
+  // Its bytes change: the old checksum no longer applies (the next verify seals the new file).
+  await deleteVolume(h, bp.name, c.seal);
+  await deleteVolume(h, bp.name, c.data);
+  await withXmlFile(volumeXml(c.data, capacity, 'qcow2'), (f) =>
+    h.virsh.run(['vol-create-from', '--pool', bp.name, f, c.merged, '--inputpool', bp.name], {
+      timeoutMs: h.timeoutMs,
+    }),
+  );
+  if (BACKUP_NAME_RE.test(parent)) await discard(h, bp.name, parent, { refresh: false });
+  await deleteVolume(h, bp.name, c.merging);
+  await deleteVolume(h, bp.name, c.merged);
+}
+
+/** Finishes merges a crash interrupted, and removes flattened copies whose merge never got recorded. */
+async function finishMerges(h: BackupHost, bp: BackupPool, vols: Set<string>): Promise<boolean> {
+  let changed = false;
+  for (const vol of vols) {
+    const child = vol.endsWith('.merging.json') ? vol.slice(0, -'.merging.json'.length) : null;
+    if (child && BACKUP_NAME_RE.test(child)) {
+      const rec = await readSmall<{ parent?: string; capacity?: number }>(h, bp.name, vol);
+      if (rec && typeof rec.parent === 'string' && typeof rec.capacity === 'number')
+        await completeMerge(h, bp, child, rec.parent, rec.capacity);
+      else await deleteVolume(h, bp.name, vol);
+      changed = true;
+    }
+  }
+  for (const vol of vols) {
+    const child = vol.endsWith('.merge.qcow2') ? vol.slice(0, -'.merge.qcow2'.length) : null;
+    if (child && !vols.has(backupVolumes(child).merging)) {
+      await deleteVolume(h, bp.name, vol);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** The pool's volumes once interrupted merges are finished. */
+async function settledVolumes(h: BackupHost, bp: BackupPool): Promise<Set<string>> {
+  const vols = await poolVolumes(h, bp.name);
+  const hasMerges = [...vols].some((v) => v.endsWith('.merging.json') || v.endsWith('.merge.qcow2'));
+  if (hasMerges && (await finishMerges(h, bp, vols))) return poolVolumes(h, bp.name);
+  return vols;
+}
+
 // ---- the calls ----------------------------------------------------------------------------------------------
 
-/** Removes a backup: the manifest first (then nothing looks complete), then the disk image. */
-async function discard(h: BackupHost, pool: string, name: string) {
+/** Removes a backup's own volumes: the manifest first (then nothing looks complete), the seal, then the disk image. */
+async function discard(
+  h: BackupHost,
+  pool: string,
+  name: string,
+  opts: { refresh?: boolean; present?: Set<string> } = {},
+) {
   const v = backupVolumes(name);
-  await h.virsh.run(['pool-refresh', pool]);
-  await deleteVolume(h, pool, v.manifest);
-  await deleteVolume(h, pool, v.data);
+  if (opts.refresh !== false && !opts.present) await h.virsh.run(['pool-refresh', pool]);
+  for (const vol of [v.manifest, v.seal, v.data])
+    if (!opts.present || opts.present.has(vol)) await deleteVolume(h, pool, vol);
 }
 
 export async function takeBackup(h: BackupHost, ref: string, name: string): Promise<BackupInfo> {
@@ -284,28 +512,78 @@ export async function takeBackup(h: BackupHost, ref: string, name: string): Prom
   // A retry redoes it: an earlier attempt's job (a killed portal's) is ended and what it wrote removed.
   let running = h.isRunning(await h.state(ref));
   if (running) await abortBackupJob(h, ref);
-  await discard(h, bp.name, name);
+  const vols = await settledVolumes(h, bp);
+  await discard(h, bp.name, name, { present: vols });
+  vols.delete(v.manifest);
+  vols.delete(v.data);
 
+  let parent: string | null = null;
+  let checkpoint: string | null = null;
   if (running) {
     const target = path.posix.join(bp.path, v.data);
-    try {
-      await withXmlFile(backupXml(target), (f) => h.virsh.run(['backup-begin', ref, '--backupxml', f]));
-    } catch (e) {
-      // It powered off between the look and the call: take it as a powered-off one.
-      if (!(e instanceof VirshError && /not running/i.test(e.stderr))) throw e;
-      running = false;
+    parent = await incrementalBase(h, bp, ref, vols, source.capacity);
+    // Incremental over the last backup, else full with a checkpoint, else (a disk that cannot hold a bitmap) full.
+    const attempts: { parent: string | null; checkpoint: boolean }[] = [
+      ...(parent ? [{ parent, checkpoint: true }] : []),
+      { parent: null, checkpoint: true },
+      { parent: null, checkpoint: false },
+    ];
+    for (const [i, a] of attempts.entries()) {
+      try {
+        if (a.parent) {
+          // The file the job writes into: a qcow2 over the previous backup's (only changed clusters land in it).
+          const backing = { path: path.posix.join(bp.path, backupVolumes(a.parent).data), format: 'qcow2' as const };
+          await withXmlFile(volumeXml(v.data, source.capacity, 'qcow2', backing), (f) =>
+            h.virsh.run(['vol-create', '--pool', bp.name, f]),
+          );
+        }
+        await withXmlFile(backupXml(target, a.parent ?? undefined), (bf) =>
+          a.checkpoint
+            ? withXmlFile(checkpointXml(name), (cf) =>
+                h.virsh.run([
+                  'backup-begin',
+                  ref,
+                  '--backupxml',
+                  bf,
+                  '--checkpointxml',
+                  cf,
+                  ...(a.parent ? ['--reuse-external'] : []),
+                ]),
+              )
+            : h.virsh.run(['backup-begin', ref, '--backupxml', bf]),
+        );
+        parent = a.parent;
+        checkpoint = a.checkpoint ? name : null;
+        break;
+      } catch (e) {
+        // It powered off between the look and the call: take it as a powered-off one.
+        if (e instanceof VirshError && /not running|inactive domain/i.test(e.stderr)) {
+          running = false;
+          break;
+        }
+        // Refused (a disk without room for bitmaps, a broken bitmap): the next, simpler way, from a clean slate.
+        await discard(h, bp.name, name).catch(() => undefined);
+        await dropCheckpoints(h, ref).catch(() => undefined);
+        if (i === attempts.length - 1) throw e;
+      }
     }
     if (running) {
       try {
         await waitForBackupJob(h, ref);
       } catch (e) {
-        // libvirt removes the file of a push job that did not complete; a manifest was never written anyway.
+        // libvirt removes the file of a push job that did not complete; a manifest was never written anyway. The
+        // checkpoint the job made marks a backup that does not exist: the next take starts a new chain.
         await discard(h, bp.name, name).catch(() => undefined);
+        await dropCheckpoints(h, ref).catch(() => undefined);
         throw e;
       }
     }
   }
   if (!running) {
+    // Powered off: a full copy (libvirt cannot make a checkpoint of an inactive machine). Its checkpoint, if any,
+    // still marks the last running backup, which is still in the pool: the next running take builds on that one.
+    parent = null;
+    checkpoint = null;
     const xml = volumeXml(v.data, source.capacity, 'qcow2');
     try {
       await withXmlFile(xml, (f) =>
@@ -319,34 +597,40 @@ export async function takeBackup(h: BackupHost, ref: string, name: string): Prom
     }
   }
 
-  await h.virsh.run(['pool-refresh', bp.name]);
+  // backup-begin wrote a file libvirt did not make (full): the pool is rescanned before it is asked.
+  if (!parent) await h.virsh.run(['pool-refresh', bp.name]);
   const written = await volInfo(h, bp.name, v.data);
   if (written === null) throw new Error(`The backup ${name} is not on ${h.virsh.uri} after its copy`);
-  const read = await downloadVolume(h, bp.name, v.data);
   const manifest: BackupManifest = {
-    format: 'irontech-backup/1',
+    format: 'irontech-backup/2',
     name,
     source: ref,
     mode: running ? 'running' : 'stopped',
     virtualBytes: written.capacity,
-    fileBytes: read.bytes,
-    sha256: read.sha256,
+    fileBytes: written.bytes,
+    sha256: null,
+    parent,
+    checkpoint,
     takenAt: new Date().toISOString(),
   };
-  await uploadSmall(h, bp.name, v.manifest, Buffer.from(JSON.stringify(manifest)));
-  return { sizeBytes: read.bytes, incremental: false };
+  await uploadSmall(h, bp.name, v.manifest, Buffer.from(JSON.stringify(manifest)), { fresh: true });
+  // Only the newest checkpoint is needed (the next take's base): older ones are removed (their bitmaps merged in).
+  if (checkpoint) {
+    for (const cp of await checkpointsOf(h, ref))
+      if (cp !== checkpoint) await h.virsh.run(['checkpoint-delete', ref, cp]).catch(() => undefined);
+  }
+  return { sizeBytes: written.bytes, incremental: parent !== null };
 }
 
 /**
- * Makes `vol` in the machines' pool a copy of backup `name` (flattened, no backing), at least `minBytes` large: a
- * restore's new overlay, or a new machine's disk (restore as new). Whatever is at `vol` already is replaced.
+ * Makes `vol` in the machines' pool a copy of backup `name` (flattened, no backing: an incremental one's chain is read
+ * through), at least `minBytes` large: a restore's new overlay, or a new machine's disk (restore as new). Whatever is
+ * at `vol` already is replaced. Refused before anything is touched when a link of its chain is not committed.
  */
 export async function diskFromBackup(h: BackupHost, name: string, vol: string, minBytes: number): Promise<void> {
   checkName(name);
   const bp = await h.backupPool();
-  await h.virsh.run(['pool-refresh', bp.name]);
-  if ((await readManifest(h, bp.name, name)) === null)
-    throw new Error(`Backup ${name} is not on its target ${h.virsh.uri} (missing or never completed)`);
+  await checkedChain(h, bp, name);
   const backup = await volInfo(h, bp.name, backupVolumes(name).data);
   if (backup === null) throw new Error(`Backup ${name}'s disk image is missing from ${h.virsh.uri}`);
   await h.virsh.run(['pool-refresh', h.pool]);
@@ -357,6 +641,16 @@ export async function diskFromBackup(h: BackupHost, name: string, vol: string, m
     }),
   );
   if (minBytes > backup.capacity) await h.virsh.run(['vol-resize', '--pool', h.pool, vol, `${minBytes}B`]);
+}
+
+/** The backup's chain (newest first) once interrupted merges are finished; throws when it is not whole. */
+async function checkedChain(h: BackupHost, bp: BackupPool, name: string): Promise<string[]> {
+  const vols = await settledVolumes(h, bp);
+  const chain = await chainOf(h, bp, name, vols);
+  for (const link of chain)
+    if ((await readManifest(h, bp.name, link)) === null)
+      throw new Error(`Backup ${link} is not on its target ${h.virsh.uri} (missing or never completed)`);
+  return chain;
 }
 
 /** The names of the machine's snapshots (decision 0019); their metadata is dropped when its disk is replaced. */
@@ -375,13 +669,13 @@ export async function restoreBackup(h: BackupHost, ref: string, name: string): P
   const state = await h.state(ref);
   if (state === null) throw new Error(`libvirt machine ${ref} does not exist on ${h.virsh.uri}`);
   const bp = await h.backupPool();
-  await h.virsh.run(['pool-refresh', bp.name]);
-  if ((await readManifest(h, bp.name, name)) === null)
-    throw new Error(`Backup ${name} is not on its target ${h.virsh.uri} (missing or never completed)`);
+  await checkedChain(h, bp, name);
   const ran = h.isRunning(state);
   if (ran) await h.stop(ref);
-  // The snapshots were inside the qcow2 that is replaced: their metadata would name states the disk no longer has.
+  // The snapshots and the checkpoints' bitmaps were inside the qcow2 that is replaced: their metadata would name
+  // states the disk no longer has (the next backup is a full one).
   await dropSnapshotMetadata(h, ref);
+  await dropCheckpoints(h, ref, { metadataOnly: true });
   const disk = h.diskVolume(ref);
   const current = await volInfo(h, h.pool, disk);
   const minBytes = Math.max(current?.capacity ?? 0, await h.configuredDiskBytes(ref));
@@ -389,9 +683,24 @@ export async function restoreBackup(h: BackupHost, ref: string, name: string): P
   if (ran) await h.start(ref);
 }
 
+/**
+ * Removes a backup. One that another builds on (its child's qcow2 is made over it) is merged into that child first,
+ * so the child stays restorable; one already gone is no error.
+ */
 export async function deleteBackup(h: BackupHost, name: string): Promise<void> {
   checkName(name);
   const bp = await h.backupPool();
+  const vols = await settledVolumes(h, bp);
+  const mine = path.posix.join(bp.path, backupVolumes(name).data);
+  if (vols.has(backupVolumes(name).data)) {
+    for (const vol of vols) {
+      const child = vol.endsWith('.qcow2') && !vol.endsWith('.merge.qcow2') ? vol.slice(0, -'.qcow2'.length) : null;
+      if (!child || child === name || !BACKUP_NAME_RE.test(child)) continue;
+      const xml = await h.virsh.maybe(['vol-dumpxml', '--pool', bp.name, vol]);
+      const backing = xml && /<backingStore>[\s\S]*?<path>([^<]+)<\/path>/.exec(xml)?.[1];
+      if (backing === mine) await mergeIntoChild(h, bp, name, child);
+    }
+  }
   await discard(h, bp.name, name);
 }
 
@@ -399,29 +708,63 @@ export async function deleteBackup(h: BackupHost, name: string): Promise<void> {
 export async function verifyBackup(h: BackupHost, name: string): Promise<string | null> {
   checkName(name);
   const bp = await h.backupPool();
+  let chain: string[];
+  try {
+    chain = await chainOf(h, bp, name, await settledVolumes(h, bp));
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/is not on its target/.test(msg) && msg.startsWith(`Backup ${name} is`))
+      return 'The backup is not on its target (missing, or its copy never completed)';
+    if (/builds on/.test(msg)) return `The backup's chain is broken: ${msg}`;
+    throw e;
+  }
+  // Each link: newest first (the backup itself, then what it is made over).
+  for (const link of chain) {
+    const problem = await verifyLink(h, bp, link);
+    if (problem) return link === name ? problem : `The backup ${link} it builds on is damaged: ${problem}`;
+  }
+  return null;
+}
+
+/** One file of a chain: committed, its length and checksum as sealed (sealed now when never), its qcow2 sound. */
+async function verifyLink(h: BackupHost, bp: BackupPool, name: string): Promise<string | null> {
   const v = backupVolumes(name);
-  await h.virsh.run(['pool-refresh', bp.name]);
   const manifest = await readManifest(h, bp.name, name);
   if (manifest === null) return 'The backup is not on its target (missing, or its copy never completed)';
   const info = await volInfo(h, bp.name, v.data);
   if (info === null) return "The backup's disk image is missing from its target";
-  if (info.bytes !== manifest.fileBytes && Number.isFinite(info.bytes))
-    return `The backup's disk image is ${info.bytes} bytes, ${manifest.fileBytes} when it was taken`;
+  const sealed =
+    manifest.format === 'irontech-backup/1'
+      ? { fileBytes: manifest.fileBytes, sha256: manifest.sha256 ?? '' }
+      : await readSmall<BackupSeal>(h, bp.name, v.seal);
+  const whole = sealed && typeof sealed.sha256 === 'string' && typeof sealed.fileBytes === 'number';
+  if (whole && info.bytes !== sealed.fileBytes && Number.isFinite(info.bytes))
+    return `The backup's disk image is ${info.bytes} bytes, ${sealed.fileBytes} when it was taken`;
   return withTempDir(async (dir) => {
     const file = path.join(dir, 'backup.qcow2');
     const read = await downloadVolume(h, bp.name, v.data, file);
-    if (read.bytes !== manifest.fileBytes)
-      return `The backup's disk image read back ${read.bytes} bytes, ${manifest.fileBytes} when it was taken`;
-    if (read.sha256 !== manifest.sha256)
-      return `The backup's contents changed since it was taken (SHA-256 ${read.sha256.slice(0, 12)}…, ${manifest.sha256.slice(0, 12)}… when taken)`;
-    return qcow2Problem(file, manifest.virtualBytes);
+    if (whole) {
+      if (read.bytes !== sealed.fileBytes)
+        return `The backup's disk image read back ${read.bytes} bytes, ${sealed.fileBytes} when it was taken`;
+      if (read.sha256 !== sealed.sha256)
+        return `The backup's contents changed since it was taken (SHA-256 ${read.sha256.slice(0, 12)}…, ${sealed.sha256.slice(0, 12)}… when taken)`;
+    }
+    const problem = await qcow2Problem(file, manifest.virtualBytes);
+    if (problem === null && !whole) {
+      // The first verify: the file as read now is what later ones must find.
+      const seal: BackupSeal = { fileBytes: read.bytes, sha256: read.sha256, sealedAt: new Date().toISOString() };
+      await uploadSmall(h, bp.name, v.seal, Buffer.from(JSON.stringify(seal)));
+    }
+    return problem;
   });
 }
 
-/** `qemu-img check` and the virtual size of a downloaded qcow2; null when sound. */
+/** `qemu-img check` and the virtual size of a downloaded qcow2 (its backing file not opened); null when sound. */
 async function qcow2Problem(file: string, virtualBytes: number): Promise<string | null> {
+  // An incremental one's backing file is on the host: the file is checked alone.
+  const alone = `json:${JSON.stringify({ driver: 'qcow2', backing: null, file: { driver: 'file', filename: file } })}`;
   try {
-    await execFileP('qemu-img', ['check', '-f', 'qcow2', file], { timeout: 600_000 });
+    await execFileP('qemu-img', ['check', alone], { timeout: 600_000 });
   } catch (e) {
     const err = e as { code?: unknown; stdout?: string; stderr?: string };
     // The checksum above already matched; without qemu-img on the portal's machine the structure goes unchecked.

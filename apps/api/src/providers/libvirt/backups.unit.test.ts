@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirshError } from './virsh.ts';
 import { BACKUP_NAME_RE, deleteBackup, restoreBackup, takeBackup, verifyBackup, type BackupHost } from './backups.ts';
-import { backupXml, volumeXml } from './xml.ts';
+import { backupXml, checkpointXml, volumeXml } from './xml.ts';
 
 const REF = 'irontech-0123456789abcdef0123';
 
@@ -54,6 +54,24 @@ describe('libvirt backups', () => {
     expect(volumeXml("a'b", 1024, 'qcow2')).toContain('<name>a&apos;b</name>');
   });
 
+  it('an incremental push names its checkpoint; its file is a version 3 qcow2 over the previous backup', () => {
+    const xml = backupXml('/pool/portal-backup-2.qcow2', 'portal-backup-1');
+    expect(xml).toContain('<incremental>portal-backup-1</incremental>');
+    expect(backupXml('/pool/x.qcow2')).not.toContain('<incremental>');
+    expect(checkpointXml('portal-backup-2')).toMatch(
+      /<name>portal-backup-2<\/name>[\s\S]*<disk name='vda' checkpoint='bitmap'\/>\s*<disk name='vdb' checkpoint='no'\/>/,
+    );
+    const vol = volumeXml('portal-backup-2.qcow2', 1024, 'qcow2', {
+      path: '/pool/portal-backup-1.qcow2',
+      format: 'qcow2',
+    });
+    expect(vol).toContain('<compat>1.1</compat>');
+    expect(vol).toContain(
+      "<backingStore><path>/pool/portal-backup-1.qcow2</path><format type='qcow2'/></backingStore>",
+    );
+    expect(volumeXml('seed', 1024, 'raw')).not.toContain('compat');
+  });
+
   it("refuses names that are not the portal's before any virsh call", async () => {
     for (const bad of ['../x', 'a/b', 'a.qcow2', '', '-x', 'a b', 'x'.repeat(101)]) {
       expect(BACKUP_NAME_RE.test(bad)).toBe(false);
@@ -75,7 +93,7 @@ describe('libvirt backups', () => {
     expect(await verifyBackup(h, 'portal-backup-1')).toMatch(/not on its target/);
   });
 
-  it('deletes the manifest before the image, and a backup already gone is no error', async () => {
+  it('deletes the manifest before the seal and the image, and a backup already gone is no error', async () => {
     const { h, calls } = standIn();
     h.virsh.run = async (args) => {
       calls.push(args);
@@ -86,6 +104,7 @@ describe('libvirt backups', () => {
     await deleteBackup(h, 'portal-backup-1');
     expect(calls.filter((c) => c[0] === 'vol-delete').map((c) => c[3])).toEqual([
       'portal-backup-1.manifest.json',
+      'portal-backup-1.seal.json',
       'portal-backup-1.qcow2',
     ]);
   });

@@ -5,7 +5,9 @@
  * holds) and read back from volumes downloaded through libvirt (`vol-download`, then `qemu-io -r` on the copy); the
  * machine is powered on for a running take without waiting for its boot. One busybox guest is reused through every step:
  * take running and powered off → restore in place → restore as a new machine → verify flags a corrupted copy →
- * an interrupted or failed take leaves nothing that looks complete, and a retry redoes it → delete leaves nothing.
+ * an interrupted or failed take leaves nothing that looks complete, and a retry redoes it → incremental takes (10 MiB
+ * changed: a small qcow2 over the full one), a failed incremental leaving the chain, restore of the incremental, delete
+ * of its base merged into it → delete leaves nothing.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
@@ -286,7 +288,10 @@ it(
     expect(retried.sizeBytes).toBeGreaterThan(BULK.length);
     expect(await driver.backupVerify!('portal-backup-3')).toBeNull();
 
-    // A take whose job fails (aborted on the host mid-copy): it throws, and leaves no volume of that name.
+    // A take whose job fails (aborted on the host mid-copy): it throws, and leaves no volume of that name. (Without
+    // the checkpoint the retry made it is a full copy, long enough to be caught; an incremental one would be done.)
+    expect(retried.incremental).toBe(false);
+    await virsh(['checkpoint-delete', ref, 'portal-backup-3']);
     const take = driver.backupTake!(ref, 'portal-backup-4');
     let aborted = false;
     for (let i = 0; i < 400 && !aborted; i++) {
@@ -303,11 +308,95 @@ it(
   },
 );
 
+/** The data an incremental backup carries: 10 MiB written after the full one. */
+const CHANGED = { offset: 1536 * MiB, length: 10 * MiB };
+/** Enough change that an incremental job runs long enough to be aborted mid-copy. */
+const BIG = { offset: 1088 * MiB, length: 256 * MiB };
+
+/** The backup pool's qcow2 of `name`: its file's length and backing file, as qemu-img reads its header. */
+async function backupFile(name: string): Promise<{ bytes: number; backing: string | undefined }> {
+  const file = path.join(BACKUP_DIR, backupVolumes(name).data);
+  const info = JSON.parse((await execFileP('qemu-img', ['info', '-U', '--output=json', file])).stdout) as Record<
+    string,
+    unknown
+  >;
+  return { bytes: Number(info['actual-size']), backing: info['backing-filename'] as string | undefined };
+}
+
+it(
+  'incremental after the first: only the change, a failed one leaves the chain, restore and delete of its base keep it whole',
+  { timeout: 300_000 },
+  async () => {
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x44, MARK);
+    await powerOn(ref);
+    const full = await timed('take full (checkpoint)', () => driver.backupTake!(ref, 'portal-backup-5'));
+    expect(full.incremental).toBe(false);
+
+    // 10 MiB change (written powered off: the checkpoint's bitmap in the qcow2 records qemu-io's writes too).
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x55, CHANGED);
+    await powerOn(ref);
+    const inc = await timed('take incremental (10 MiB changed)', () => driver.backupTake!(ref, 'portal-backup-6'));
+    expect(inc.incremental).toBe(true);
+    expect(inc.sizeBytes).toBeLessThan(full.sizeBytes! / 10);
+    expect(inc.sizeBytes).toBeGreaterThan(CHANGED.length);
+    // A qcow2 whose backing file is the previous backup, in the backup pool.
+    expect((await backupFile('portal-backup-6')).backing).toBe(path.join(BACKUP_DIR, 'portal-backup-5.qcow2'));
+    // Verification covers each link (and seals their checksums).
+    expect(await driver.backupVerify!('portal-backup-6')).toBeNull();
+
+    // A failed incremental (aborted on the host mid-copy) throws, leaves nothing of itself and the chain as it was.
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x66, BIG);
+    await powerOn(ref);
+    const take = driver.backupTake!(ref, 'portal-backup-7');
+    let aborted = false;
+    for (let i = 0; i < 400 && !aborted; i++) {
+      const job = await virsh(['domjobinfo', ref]).catch(() => '');
+      if (/Operation:\s+Backup/.test(job)) {
+        await virsh(['domjobabort', ref]);
+        aborted = true;
+      } else await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(aborted).toBe(true);
+    await expect(take).rejects.toThrow(/did not complete|cancel/i);
+    expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-7'))).toEqual([]);
+    expect(await driver.backupVerify!('portal-backup-6')).toBeNull();
+    // The next take after a failed one starts a new full chain.
+    const after = await driver.backupTake!(ref, 'portal-backup-8');
+    expect(after.incremental).toBe(false);
+    expect((await backupFile('portal-backup-8')).backing).toBeUndefined();
+
+    // Restore of the incremental (the disk's data destroyed first): both writes, the chain flattened.
+    await driver.forceStop(ref);
+    await writeDisk(ref, 0x00, MARK);
+    await writeDisk(ref, 0x00, CHANGED);
+    await timed('restore incremental', () => driver.backupRestore!(ref, 'portal-backup-6'));
+    let disk = await download(POOL, volumes(ref).disk);
+    expect(await holds(disk, 0x44)).toBe(true);
+    expect(await holds(disk, 0x55, CHANGED)).toBe(true);
+    expect(await holds(disk, 0x5a, BULK)).toBe(true);
+
+    // Deleting the base merges it into its child: the child stands alone and restores the same.
+    await timed('delete base (merge into child)', () => driver.backupDelete!('portal-backup-5'));
+    expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-5'))).toEqual([]);
+    expect((await backupFile('portal-backup-6')).backing).toBeUndefined();
+    expect(await driver.backupVerify!('portal-backup-6')).toBeNull();
+    await writeDisk(ref, 0x00, MARK);
+    await writeDisk(ref, 0x00, CHANGED);
+    await driver.backupRestore!(ref, 'portal-backup-6');
+    disk = await download(POOL, volumes(ref).disk);
+    expect(await holds(disk, 0x44)).toBe(true);
+    expect(await holds(disk, 0x55, CHANGED)).toBe(true);
+  },
+);
+
 it(
   'deletes backups: nothing of them is left in the pool, and a second delete is no error',
   { timeout: 120_000 },
   async () => {
-    for (const name of ['portal-backup-1', 'portal-backup-2', 'portal-backup-3', 'portal-backup-4']) {
+    for (const name of [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `portal-backup-${n}`)) {
       await driver.backupDelete!(name);
       await driver.backupDelete!(name);
     }

@@ -60,6 +60,7 @@ import {
   numberToIp,
   parseMeta,
   staticHosts,
+  volumeXml,
   type MachineMeta,
 } from './xml.ts';
 
@@ -693,9 +694,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     },
     release: (ref) => releaseAddresses(ref),
     async undefine(ref) {
-      await virsh.run(['undefine', ref, '--managed-save', '--snapshots-metadata']).catch((e) => {
-        if (!isNotFound(e)) throw e;
-      });
+      await virsh
+        .run(['undefine', ref, '--managed-save', '--snapshots-metadata', '--checkpoints-metadata'])
+        .catch((e) => {
+          if (!isNotFound(e)) throw e;
+        });
     },
     async deleteVolumes(ref) {
       await virsh.run(['pool-refresh', pool]);
@@ -799,21 +802,10 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
             const baseBytes = (await volBytes(base)) ?? 0;
             const bytes = Math.max(guestSize(meta).diskBytes, baseBytes);
             // Another API process may have made it a moment ago (same key, same name): that disk is this machine's.
-            await virsh
-              .run([
-                'vol-create-as',
-                '--pool',
-                pool,
-                v.disk,
-                `${bytes}B`,
-                '--format',
-                'qcow2',
-                '--backing-vol',
-                basePath,
-                '--backing-vol-format',
-                'qcow2',
-              ])
-              .catch((e) => ignoreIf(e, /already exists|exists already/i));
+            // A version 3 qcow2 (volumeXml): it can hold the dirty bitmaps of incremental backups (backups.ts).
+            await withXmlFile(volumeXml(v.disk, bytes, 'qcow2', { path: basePath, format: 'qcow2' }), (f) =>
+              virsh.run(['vol-create', '--pool', pool, f]),
+            ).catch((e) => ignoreIf(e, /already exists|exists already/i));
           }
           const iso = await buildSeedIso({
             instanceId: spec.instanceId ?? ref,
@@ -903,9 +895,11 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
         if ((await domState(ref)) !== null) {
           // A moment for a clean shutdown lets the guest release its DHCP lease.
           await stopGracefully(ref, s.deleteGraceMs);
-          await virsh.run(['undefine', ref, '--managed-save', '--snapshots-metadata']).catch((e) => {
-            if (!isNotFound(e)) throw e;
-          });
+          await virsh
+            .run(['undefine', ref, '--managed-save', '--snapshots-metadata', '--checkpoints-metadata'])
+            .catch((e) => {
+              if (!isNotFound(e)) throw e;
+            });
         }
         const v = volumes(ref);
         await releaseAddresses(ref);
@@ -986,7 +980,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       return withLock(ref, () => deleteSnapshot(snapshotHost, ref, name));
     },
 
-    // Backups (backups.ts): whole qcow2 copies in the backup pool, outside the machine's disk chain.
+    // Backups (backups.ts): full or incremental qcow2 copies in the backup pool, outside the machine's disk chain.
     backupTake(ref, name) {
       checkRef(ref);
       return withLock(ref, async () => {

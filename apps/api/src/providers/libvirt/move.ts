@@ -27,6 +27,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { MOVE_UNFINISHED, MoveUnfinishedError, TransientProviderError, type ProviderDriver } from '../provider.ts';
+import { dropCheckpoints } from './backups.ts';
 import type { Virsh } from './virsh.ts';
 import { snapshotDefinitions } from './snapshots.ts';
 import type { MachineMeta } from './xml.ts';
@@ -153,6 +154,9 @@ async function move(from: MoveEndpoint, to: MoveEndpoint, ref: string, opts: { r
   }
 
   try {
+    // Checkpoints (backups.ts) are not carried: their bitmaps would travel inside the qcow2 without the metadata that
+    // lets libvirt remove them, and a snapshot revert there would fail on them. The next backup there is a full one.
+    await dropCheckpoints(from, ref);
     await from.stop(ref);
     const snapshots = await snapshotDefinitions(from.virsh, ref);
     for (const v of vols) await copyVolume(from, to, v.name, v.bytes);

@@ -16,6 +16,7 @@
  * it); a cold move copies the qcow2 whole, so the snapshots travel, and redefines their metadata on the target
  * (move.ts).
  */
+import { dropCheckpoints } from './backups.ts';
 import { isNotFound, VirshError, type Virsh } from './virsh.ts';
 
 export interface SnapshotHost {
@@ -81,6 +82,9 @@ export async function takeSnapshot(h: SnapshotHost, ref: string, name: string) {
 export async function revertSnapshot(h: SnapshotHost, ref: string, name: string) {
   if ((await snapshotState(h, ref, name)) === null)
     throw new Error(`Snapshot ${name} of ${ref} is not on its host any more`);
+  // QEMU refuses to revert a disk holding a backup checkpoint's dirty bitmap (and leaves the machine off): they are
+  // removed first, and the next backup is a full one (backups.ts).
+  await dropCheckpoints(h, ref);
   await h.virsh.run(['snapshot-revert', ref, name], { timeoutMs: SNAPSHOT_TIMEOUT_MS });
 }
 

@@ -73,6 +73,10 @@ export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
   'net-info',
   'net-dumpxml',
   'net-dhcp-leases',
+  // A backup's polls and looks (backups.ts): an incremental take is a handful of these around a short job.
+  'domjobinfo',
+  'checkpoint-list',
+  'vol-dumpxml',
 ]);
 
 export interface VirshOptions {

@@ -209,11 +209,13 @@ export function domifaddrIps(output: string, mac: string): string[] {
 }
 
 /**
- * A push-mode backup of the machine's disk (vda) into `targetFile` on the host, a whole qcow2 that libvirt creates;
- * the read-only NoCloud seed (vdb) is left out (backups.ts).
+ * A push-mode backup of the machine's disk (vda) into `targetFile` on the host, a qcow2 that libvirt creates (a full
+ * one), or, with `incrementalFrom` (a checkpoint's name), only what changed since that checkpoint written into the
+ * qcow2 the caller made there over the previous backup (`--reuse-external`); the read-only NoCloud seed (vdb) is left
+ * out (backups.ts).
  */
-export function backupXml(targetFile: string): string {
-  return `<domainbackup mode='push'>
+export function backupXml(targetFile: string, incrementalFrom?: string): string {
+  return `<domainbackup mode='push'>${incrementalFrom ? `\n  <incremental>${xmlEscape(incrementalFrom)}</incremental>` : ''}
   <disks>
     <disk name='vda' type='file' backup='yes'>
       <target file='${xmlEscape(targetFile)}'/>
@@ -225,12 +227,38 @@ export function backupXml(targetFile: string): string {
 `;
 }
 
-/** A volume for `vol-create-as`'s sibling `vol-create-from`: its name, capacity and format. */
-export function volumeXml(name: string, capacityBytes: number, format: 'qcow2' | 'raw'): string {
+/** A checkpoint of the machine's disk (vda: a persistent dirty bitmap in its qcow2), the seed left out (backups.ts). */
+export function checkpointXml(name: string): string {
+  return `<domaincheckpoint>
+  <name>${xmlEscape(name)}</name>
+  <disks>
+    <disk name='vda' checkpoint='bitmap'/>
+    <disk name='vdb' checkpoint='no'/>
+  </disks>
+</domaincheckpoint>
+`;
+}
+
+/**
+ * A volume for `vol-create` / `vol-create-from`: its name, capacity and format, over `backing` when given. A qcow2 is
+ * made version 3 (compat 1.1; libvirt's own default is 0.10): only that version holds the persistent dirty bitmaps an
+ * incremental backup's checkpoint needs (backups.ts).
+ */
+export function volumeXml(
+  name: string,
+  capacityBytes: number,
+  format: 'qcow2' | 'raw',
+  backing?: { path: string; format: 'qcow2' | 'raw' },
+): string {
   return `<volume>
   <name>${xmlEscape(name)}</name>
   <capacity unit='bytes'>${Math.round(capacityBytes)}</capacity>
-  <target><format type='${format}'/></target>
+  <target><format type='${format}'/>${format === 'qcow2' ? '<compat>1.1</compat>' : ''}</target>${
+    backing
+      ? `
+  <backingStore><path>${xmlEscape(backing.path)}</path><format type='${backing.format}'/></backingStore>`
+      : ''
+  }
 </volume>
 `;
 }
