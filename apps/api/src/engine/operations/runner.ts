@@ -508,15 +508,16 @@ export function createOperationRunner(opts: RunnerOptions) {
       return;
     }
     log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
-    // The row first: a process dying in between leaves an operation to end as interrupted, not a row 'creating'.
-    await backups.failed(op, reason).catch(() => undefined);
-    await repo.finish(claim, {
+    // The operation first, so a client that reads the row failed may take another at once; a process dying in
+    // between leaves the row unfinished without an operation, which the next runner's start ends (endOrphans).
+    const { done } = await repo.finish(claim, {
       status: 'failed',
       lastError: reason,
       finishedAt: clock.now(),
       lockedBy: null,
       lockedUntil: null,
     });
+    if (done) await backups.failed(op, reason).catch(() => undefined);
     await publishUnchanged(op.vmId);
   }
 

@@ -110,7 +110,12 @@ describe('backups beside the VM’s other actions', () => {
     expect(done).toMatchObject({ name: 'while running', error: null });
     expect(done!.completedAt).not.toBeNull();
     // The take wrote nothing on the VM: it is Stopped as the stop left it, with no reason.
-    expect(await details(id)).toMatchObject({ status: 'Stopped', errorReason: null, pendingOperation: null });
+    const after = await until(
+      'the take operation ended',
+      () => details(id),
+      (d) => d.pendingOperation === null,
+    );
+    expect(after).toMatchObject({ status: 'Stopped', errorReason: null });
 
     // A start during the next take is accepted too.
     expect((await take(id, 'while stopped')).status).toBe(200);
@@ -142,7 +147,12 @@ describe('backups beside the VM’s other actions', () => {
       (b) => b[0]?.state === 'failed',
     );
     expect(failed!.error).toContain('simulated permanent failure');
-    expect(await details(id)).toMatchObject({ status: 'Running', errorReason: null, pendingOperation: null });
+    const after = await until(
+      'the take operation ended',
+      () => details(id),
+      (d) => d.pendingOperation === null,
+    );
+    expect(after).toMatchObject({ status: 'Running', errorReason: null });
   });
 
   it(`runs at most ${PER_HOST} takes at once per host; the others show queued and take their turn`, async () => {
