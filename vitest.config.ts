@@ -8,6 +8,8 @@ const LIBVIRT_DAEMON_PGLITE = [
   'apps/api/src/providers/libvirt/libvirt-move.test.ts',
   // Backups (decision 0022): whole qcow2 copies in a backup pool, proven at the disk level.
   'apps/api/src/providers/libvirt/libvirt-backups.test.ts',
+  // Backup verification's throwaway boot on the busybox fixture (decision 0024): proven to a lease, an unbootable copy.
+  'apps/api/src/providers/libvirt/libvirt-backup-verify.test.ts',
 ];
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
