@@ -2,8 +2,9 @@
  * Backup verification's throwaway boot (backup-verify.ts; decision 0024) against the test's private libvirtd, on the
  * busybox fixture, whose guest has no agent (`readyWhen: lease`): a backup of it is proven by the copy booting to a
  * DHCP lease on the isolated network, and the answer says honestly that no marker was read; a copy whose checksum
- * holds but that does not boot (its boot sector zeroed before the take) is flagged "did not boot". Nothing of the
- * throwaway machine is left either way. The real Debian image's marker path is libvirt-debian.test.ts's.
+ * holds but that does not boot (its boot sector zeroed before the take) is flagged "did not boot"; an incremental
+ * backup (a qcow2 over the previous one's file) boots through its chain. Nothing of the throwaway machine is left
+ * either way. The real Debian image's marker path is libvirt-debian.test.ts's.
  */
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -109,6 +110,14 @@ it(
     // The isolated network: nothing forwarded off the host.
     expect(await virsh(['net-dumpxml', VERIFY_NETWORK])).not.toContain('<forward');
 
+    // An incremental take (decision 0022: a qcow2 over the previous backup's file): the throwaway boots the chain.
+    const incremental = await driver.backupTake!(ref, 'portal-backup-3');
+    expect(incremental.incremental).toBe(true);
+    at = Date.now();
+    expect(await driver.backupProve!('portal-backup-3')).toMatchObject({ error: null, note: expect.any(String) });
+    times.incrementalProvenSeconds = (Date.now() - at) / 1000;
+    await nothingLeft();
+
     // A copy whose bytes are intact but which cannot boot: the boot sector zeroed before a powered-off take.
     await driver.stop(ref);
     await execFileP('qemu-io', ['-f', 'qcow2', '-c', 'write -z 0 1M', path.join(POOL_DIR, volumes(ref).disk)]);
@@ -125,6 +134,7 @@ it(
 
     // The first backup is still proven: the second's failure touched nothing of it.
     expect((await driver.backupProve!('portal-backup-1')).error).toBeNull();
+    await driver.backupDelete!('portal-backup-3');
     await driver.backupDelete!('portal-backup-1');
     await driver.backupDelete!('portal-backup-2');
     await driver.delete(ref);
