@@ -173,7 +173,16 @@ async function printTrace(page: Page, label: string, from?: RegExp) {
  * timed wait below is followed by the locator's own (untimed) wait, which holds the meaning (roles, names).
  */
 async function seen<A extends string | null>(page: Page, predicate: (arg: A) => boolean, arg: A): Promise<void> {
-  await page.waitForFunction(predicate as (arg: unknown) => boolean, arg, { polling: 'raf', timeout: 30_000 });
+  try {
+    await page.waitForFunction(predicate as (arg: unknown) => boolean, arg, { polling: 'raf', timeout: 30_000 });
+  } catch (err) {
+    // What the tab showed instead (twice at load ~8-18 a tab never showed its data: keep the evidence).
+    const shot = `/tmp/web-load-timeout-${Date.now()}.png`;
+    await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
+    const text = await page.evaluate(() => document.body.innerText.slice(0, 400)).catch(() => '');
+    console.error(`not seen within 30 s at ${page.url()} (screenshot ${shot}); the page said: ${text}`);
+    throw err;
+  }
 }
 const LOGIN_FORM = () => [...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Login');
 /** The dashboard's data: the VM Usage table and the Teams table (or its empty message). */

@@ -18,9 +18,10 @@ function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, n
   return async () => {
     // Reads first: React Router asks for a screen's code (and the shell's) just before it runs the screen's loader,
     // whose prefetched reads (dashboard-prefetch.ts, vm-list-prefetch.ts, vm-page-prefetch.ts) then queued behind
-    // the thirty-odd chunks on the browser's six connections. A task later, they are on the wire first
+    // the thirty-odd chunks on the browser's six connections. A few microtasks later (the loaders run by then; not a
+    // task later: under load a task waited behind the entry's long tasks), the reads are on the wire first
     // (docs/performance.md).
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let i = 0; i < 3; i++) await Promise.resolve();
     // A chunk gone after a deploy reloads the page once (chunk-load-error.ts; docs/failure-states.md).
     return { Component: (await loadChunk(load, navigationTarget))[name] };
   };
