@@ -597,8 +597,8 @@ export async function takeBackup(h: BackupHost, ref: string, name: string): Prom
     }
   }
 
-  // backup-begin wrote a file libvirt did not make (full): the pool is rescanned before it is asked.
-  if (!parent) await h.virsh.run(['pool-refresh', bp.name]);
+  // backup-begin wrote a file libvirt did not make (a running full take): the pool is rescanned before it is asked.
+  if (running && !parent) await h.virsh.run(['pool-refresh', bp.name]);
   const written = await volInfo(h, bp.name, v.data);
   if (written === null) throw new Error(`The backup ${name} is not on ${h.virsh.uri} after its copy`);
   const manifest: BackupManifest = {
