@@ -39,8 +39,12 @@ type BodyPart<R> = R extends { body: z.ZodType }
   : { body?: never };
 type QueryPart<R> = R extends { query: z.ZodType } ? { query?: Partial<z.input<R['query']>> } : { query?: never };
 
-/** What a call of route R takes: its params, body and query as the contract declares them. */
-export type CallInput<R> = ParamsPart<R> & BodyPart<R> & QueryPart<R>;
+/**
+ * What a call of route R takes: its params, body and query as the contract declares them. Distributed over R first:
+ * for the union of every route (while a call's key is still being inferred) the three parts' intersection would
+ * otherwise be their cross product, which tsc refuses as "too complex" once the table has ~50 routes with inputs.
+ */
+export type CallInput<R> = R extends unknown ? ParamsPart<R> & BodyPart<R> & QueryPart<R> : never;
 /** What a call of route R answers: the `data` of the envelope, as the contract's schema outputs it. */
 export type CallResult<R> = R extends { data: z.ZodType } ? z.output<R['data']> : never;
 
