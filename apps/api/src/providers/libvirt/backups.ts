@@ -398,9 +398,16 @@ async function abortBackupJob(h: BackupHost, ref: string) {
 /** Waits for the domain's backup job to end; throws with libvirt's words when it did not complete. */
 async function waitForBackupJob(h: BackupHost, ref: string) {
   const until = Date.now() + h.timeoutMs;
+  const stopped = () => new Error('The machine stopped during the backup');
   // Short first looks: an incremental job is often done in a tenth of a second.
   for (let pause = 25; ; pause = Math.min(300, pause * 2)) {
-    const job = await activeJob(h, ref);
+    // A stop or destroy while the job runs (the caller lets them go ahead) can fail the look itself ("Unable to read
+    // from monitor"): the machine's state, a moment later (libvirt sees QEMU gone), says which it was.
+    const job = await activeJob(h, ref).catch(async (e: unknown) => {
+      await sleep(250);
+      if (!h.isRunning(await h.state(ref).catch(() => null))) throw stopped();
+      throw e;
+    });
     if (job === null) break;
     if (Date.now() >= until) {
       await abortBackupJob(h, ref);
@@ -408,7 +415,7 @@ async function waitForBackupJob(h: BackupHost, ref: string) {
     }
     await sleep(pause);
   }
-  if (!h.isRunning(await h.state(ref))) throw new Error('The machine stopped during the backup');
+  if (!h.isRunning(await h.state(ref))) throw stopped();
   // The completed job's statistics (read once: libvirt forgets them then).
   const done = await h.virsh.run(['domjobinfo', ref, '--completed']);
   if (!/^Job type:\s+Completed/m.test(done)) {
@@ -502,7 +509,12 @@ async function discard(
     if (!opts.present || opts.present.has(vol)) await deleteVolume(h, pool, vol);
 }
 
-export async function takeBackup(h: BackupHost, ref: string, name: string): Promise<BackupInfo> {
+export async function takeBackup(
+  h: BackupHost,
+  ref: string,
+  name: string,
+  opts: { onJobStarted?: () => void } = {},
+): Promise<BackupInfo> {
   checkName(name);
   const bp = await h.backupPool();
   const v = backupVolumes(name);
@@ -568,13 +580,18 @@ export async function takeBackup(h: BackupHost, ref: string, name: string): Prom
       }
     }
     if (running) {
+      // QEMU's push job now copies a point in time on its own: the caller may let the machine's other actions go on.
+      opts.onJobStarted?.();
       try {
         await waitForBackupJob(h, ref);
       } catch (e) {
         // libvirt removes the file of a push job that did not complete; a manifest was never written anyway. The
-        // checkpoint the job made marks a backup that does not exist: the next take starts a new chain.
+        // checkpoint the job made marks a backup that does not exist: the next take starts a new chain. The caller
+        // may have let go of the machine (onJobStarted): its checkpoints are dropped here only while it runs (a
+        // powered-off machine's would be started paused for it, which a start meanwhile would race); one left on a
+        // stopped machine names no backup, and the next take, snapshot revert or move drops it under the lock.
         await discard(h, bp.name, name).catch(() => undefined);
-        await dropCheckpoints(h, ref).catch(() => undefined);
+        if (h.isRunning(await h.state(ref).catch(() => null))) await dropCheckpoints(h, ref).catch(() => undefined);
         throw e;
       }
     }

@@ -308,6 +308,33 @@ it(
   },
 );
 
+it(
+  'a stop during a running take goes ahead at once: the take fails and leaves nothing (decision 0025)',
+  { timeout: 300_000 },
+  async () => {
+    expect(await driver.status(ref)).toBe('running');
+    // No checkpoint is left by the take above that failed: this one is a full copy, long enough to be caught.
+    const take = driver.backupTake!(ref, 'portal-backup-11');
+    const outcome = take.then(
+      () => 'completed',
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+    let copying = false;
+    for (let i = 0; i < 400 && !copying; i++) {
+      const job = await virsh(['domjobinfo', ref]).catch(() => '');
+      if (/Operation:\s+Backup/.test(job)) copying = true;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(copying).toBe(true);
+    // The driver's lock was let go once QEMU's job began: the power-off does not wait for the copy, it ends it.
+    await driver.forceStop(ref);
+    expect(await driver.status(ref)).toBe('stopped');
+    expect(await outcome).toMatch(/stopped during the backup|did not complete/i);
+    expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-11'))).toEqual([]);
+    expect(await driver.backupVerify!('portal-backup-11')).toMatch(/not on its target/);
+  },
+);
+
 /** The data an incremental backup carries: 10 MiB written after the full one. */
 const CHANGED = { offset: 1536 * MiB, length: 10 * MiB };
 /** Enough change that an incremental job runs long enough to be aborted mid-copy (over BULK: ~1 s on a quiet host). */

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import {
   GuestNotReadyError,
   TransientProviderError,
+  type BackupInfo,
   type BootOptions,
   type CreatedMachine,
   type MachineSpec,
@@ -227,6 +228,20 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       if (locks.get(ref) === tail) locks.delete(ref);
     });
     return next;
+  }
+
+  /** Running takes past their job's start (backupTake): what must not touch the disk meanwhile waits for them. */
+  const takesInFlight = new Map<string, Promise<void>>();
+
+  /**
+   * The machine's lock, then the end of a take still copying it: for what changes the disk or its block jobs
+   * (snapshots, a resize, a restore). Power actions take the lock alone: a stop during a take goes ahead.
+   */
+  function withDiskLock<T>(ref: string, fn: () => Promise<T>): Promise<T> {
+    return withLock(ref, async () => {
+      await takesInFlight.get(ref);
+      return fn();
+    });
   }
 
   function checkRef(ref: string) {
@@ -873,7 +888,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       }),
 
     resize: (ref, size) =>
-      withLock(ref, async () => {
+      withDiskLock(ref, async () => {
         const h = await host();
         const meta: MachineMeta = { ...(await mustMeta(ref)), cpu: size.cpu, ramGb: size.ramGb, diskGb: size.diskGb };
         // The persistent definition changes now; a running guest gets its new vCPUs and memory at its next power-on.
@@ -969,33 +984,51 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     // Snapshots (snapshots.ts): internal ones in the machine's qcow2, under its lock.
     snapshotTake(ref, name) {
       checkRef(ref);
-      return withLock(ref, () => takeSnapshot(snapshotHost, ref, name));
+      return withDiskLock(ref, () => takeSnapshot(snapshotHost, ref, name));
     },
     snapshotRevert(ref, name) {
       checkRef(ref);
-      return withLock(ref, () => revertSnapshot(snapshotHost, ref, name));
+      return withDiskLock(ref, () => revertSnapshot(snapshotHost, ref, name));
     },
     snapshotDelete(ref, name) {
       checkRef(ref);
-      return withLock(ref, () => deleteSnapshot(snapshotHost, ref, name));
+      return withDiskLock(ref, () => deleteSnapshot(snapshotHost, ref, name));
     },
 
     // Backups (backups.ts): full or incremental qcow2 copies in the backup pool, outside the machine's disk chain.
-    backupTake(ref, name) {
+    async backupTake(ref, name) {
       checkRef(ref);
-      return withLock(ref, async () => {
+      let taking: Promise<BackupInfo> | undefined;
+      // The machine's lock is held until QEMU's push job has begun (decision 0025: a take never blocks the VM's other
+      // actions longer than that): a stop or destroy after it goes ahead at once, and ends the job, so the take fails
+      // with "The machine stopped during the backup"; what changes the disk waits for the copy (withDiskLock). A
+      // powered-off take copies the disk itself: it keeps the lock to the end, so a start cannot open it mid-copy.
+      await withDiskLock(ref, async () => {
         // The verification's marker (backup-verify.ts): written into a running guest with an agent before the copy
         // begins, recorded beside the backup once it is complete (none recorded: the verification says so).
         const marked =
           readyWhen === 'agent' && isRunning(await domState(ref)) && (await writeMarker(verifyHost, ref, name));
-        const info = await takeBackup(backupHost, ref, name);
-        await recordMarker(verifyHost, name, marked ? name : null).catch(() => undefined);
-        return info;
+        let jobStarted = () => {};
+        const started = new Promise<void>((resolve) => (jobStarted = resolve));
+        taking = takeBackup(backupHost, ref, name, { onJobStarted: jobStarted }).then(async (info) => {
+          await recordMarker(verifyHost, name, marked ? name : null).catch(() => undefined);
+          return info;
+        });
+        const settled = taking.then(
+          () => undefined,
+          () => undefined,
+        );
+        takesInFlight.set(ref, settled);
+        void settled.then(() => {
+          if (takesInFlight.get(ref) === settled) takesInFlight.delete(ref);
+        });
+        await Promise.race([started, settled]);
       });
+      return taking!;
     },
     backupRestore(ref, name) {
       checkRef(ref);
-      return withLock(ref, () => restoreBackup(backupHost, ref, name));
+      return withDiskLock(ref, () => restoreBackup(backupHost, ref, name));
     },
     async backupDelete(name) {
       await deleteBackup(backupHost, name);
