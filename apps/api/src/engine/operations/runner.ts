@@ -429,17 +429,7 @@ export function createOperationRunner(opts: RunnerOptions) {
             );
             if (vm) publishVm(events, vm);
           }
-          log.warn(
-            { operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay },
-            `operation ${op.kind} failed, will retry: ${reason}`,
-          );
-          await repo.finish(claim, {
-            status: 'pending',
-            lastError: reason,
-            runAfter: new Date(clock.now().getTime() + delay),
-            lockedBy: null,
-            lockedUntil: null,
-          });
+          await retryLater(claim, reason, delay);
           return;
         }
         log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
@@ -481,6 +471,22 @@ export function createOperationRunner(opts: RunnerOptions) {
     return true;
   }
 
+  /** A transient failure: the operation goes back to pending, to run again after `delay` ms. */
+  async function retryLater(claim: Claim, reason: string, delay: number) {
+    const { op } = claim;
+    log.warn(
+      { operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay },
+      `operation ${op.kind} failed, will retry: ${reason}`,
+    );
+    await repo.finish(claim, {
+      status: 'pending',
+      lastError: reason,
+      runAfter: new Date(clock.now().getTime() + delay),
+      lockedBy: null,
+      lockedUntil: null,
+    });
+  }
+
   /**
    * An operation beside the lifecycle slot failed: its VM is left as it is (what it shows is the lifecycle slot's).
    * A transient failure is retried with backoff, unless its host is down (known to the host monitor now, or before):
@@ -493,18 +499,7 @@ export function createOperationRunner(opts: RunnerOptions) {
     if (!(err instanceof HostDownError) && host?.lastError) reason = BACKUP_TEXT.hostDown(host.name, reason);
     const retry = err instanceof TransientProviderError && op.attempts < maxAttempts && !host?.lastError;
     if (retry) {
-      const delay = backoffMs * 2 ** (op.attempts - 1);
-      log.warn(
-        { operationId: op.id, vmId: op.vmId, attempt: op.attempts, delay },
-        `operation ${op.kind} failed, will retry: ${reason}`,
-      );
-      await repo.finish(claim, {
-        status: 'pending',
-        lastError: reason,
-        runAfter: new Date(clock.now().getTime() + delay),
-        lockedBy: null,
-        lockedUntil: null,
-      });
+      await retryLater(claim, reason, backoffMs * 2 ** (op.attempts - 1));
       return;
     }
     log.error({ operationId: op.id, vmId: op.vmId }, `operation ${op.kind} failed: ${reason}`);
