@@ -106,6 +106,19 @@ async function writeDisk(domain: string, byte: number, region: { offset: number;
   expect(stdout).toMatch(/wrote \d+\/\d+ bytes/);
 }
 
+/** Runs `act` as soon as the machine's backup job is seen running (looked for 400 times); answers whether it ran. */
+async function whileCopying(act: () => Promise<unknown>, pollMs = 50): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    const job = await virsh(['domjobinfo', ref]).catch(() => '');
+    if (/Operation:\s+Backup/.test(job)) {
+      await act();
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return false;
+}
+
 /** Powers the machine on without waiting for its guest (the disk is what these tests look at). */
 const powerOn = (domain: string) => virsh(['start', domain]);
 
@@ -293,15 +306,7 @@ it(
     expect(retried.incremental).toBe(false);
     await virsh(['checkpoint-delete', ref, 'portal-backup-3']);
     const take = driver.backupTake!(ref, 'portal-backup-4');
-    let aborted = false;
-    for (let i = 0; i < 400 && !aborted; i++) {
-      const job = await virsh(['domjobinfo', ref]).catch(() => '');
-      if (/Operation:\s+Backup/.test(job)) {
-        await virsh(['domjobabort', ref]);
-        aborted = true;
-      } else await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(aborted).toBe(true);
+    expect(await whileCopying(() => virsh(['domjobabort', ref]))).toBe(true);
     await expect(take).rejects.toThrow(/did not complete|cancel/i);
     expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-4'))).toEqual([]);
     expect(await driver.backupVerify!('portal-backup-4')).toMatch(/not on its target/);
@@ -319,15 +324,8 @@ it(
       () => 'completed',
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
     );
-    let copying = false;
-    for (let i = 0; i < 400 && !copying; i++) {
-      const job = await virsh(['domjobinfo', ref]).catch(() => '');
-      if (/Operation:\s+Backup/.test(job)) copying = true;
-      else await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(copying).toBe(true);
     // The driver's lock was let go once QEMU's job began: the power-off does not wait for the copy, it ends it.
-    await driver.forceStop(ref);
+    expect(await whileCopying(() => driver.forceStop(ref))).toBe(true);
     expect(await driver.status(ref)).toBe('stopped');
     expect(await outcome).toMatch(/stopped during the backup|did not complete/i);
     expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-11'))).toEqual([]);
@@ -378,15 +376,7 @@ it(
     await writeDisk(ref, 0x66, BIG);
     await powerOn(ref);
     const take = driver.backupTake!(ref, 'portal-backup-7');
-    let aborted = false;
-    for (let i = 0; i < 400 && !aborted; i++) {
-      const job = await virsh(['domjobinfo', ref]).catch(() => '');
-      if (/Operation:\s+Backup/.test(job)) {
-        await virsh(['domjobabort', ref]);
-        aborted = true;
-      } else await new Promise((r) => setTimeout(r, 25));
-    }
-    expect(aborted).toBe(true);
+    expect(await whileCopying(() => virsh(['domjobabort', ref]), 25)).toBe(true);
     await expect(take).rejects.toThrow(/did not complete|cancel/i);
     expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-7'))).toEqual([]);
     expect(await driver.backupVerify!('portal-backup-6')).toBeNull();
