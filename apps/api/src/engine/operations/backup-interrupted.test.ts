@@ -31,21 +31,25 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-it('ends a take whose runner died failed, "interrupted", never ready; its late copy is removed; the next take works', async () => {
-  const admin = await signIn(t);
-  const { provider, createBody } = await seededCatalog(admin);
-  // A 'slow-backup' machine copies for ten steps: 1.5 s here, the "kill" lands in the middle.
-  const registry = createProviderRegistry({}, { simulatorStepMs: 150 });
-  const common = {
+/** What every runner of this file is built from: the test's database and clock, and a simulator (5 ms steps unless given). */
+function runnerOptions(registry = createProviderRegistry({}, { simulatorStepMs: 5 })) {
+  return {
     db: t.db,
     registry,
     events: createVmEvents(),
     secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
     log: pino({ level: 'silent' }),
     clock,
-    leaseMs: 150,
     pollMs: 20,
   };
+}
+
+it('ends a take whose runner died failed, "interrupted", never ready; its late copy is removed; the next take works', async () => {
+  const admin = await signIn(t);
+  const { provider, createBody } = await seededCatalog(admin);
+  // A 'slow-backup' machine copies for ten steps: 1.5 s here, the "kill" lands in the middle.
+  const registry = createProviderRegistry({}, { simulatorStepMs: 150 });
+  const common = { ...runnerOptions(registry), leaseMs: 150 };
   const id = (await admin.call(routes.vms.create, { body: createBody('killed-slow-backup') })).data.ids[0]!;
   const setup = createOperationRunner(common);
   await setup.tick();
@@ -102,15 +106,7 @@ it('ends a take whose runner died failed, "interrupted", never ready; its late c
 it('several instances racing for a host’s backup slots claim no more takes than the limit', async () => {
   const admin = await signIn(t);
   const { createBody } = await seededCatalog(admin);
-  const common = {
-    db: t.db,
-    registry: createProviderRegistry({}, { simulatorStepMs: 5 }),
-    events: createVmEvents(),
-    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
-    log: pino({ level: 'silent' }),
-    clock,
-    pollMs: 20,
-  };
+  const common = runnerOptions();
   const ids = (await admin.call(routes.vms.create, { body: { ...createBody('race-slots'), numberOfInstances: 5 } }))
     .data.ids;
   const setup = createOperationRunner(common);
@@ -134,15 +130,7 @@ it('several instances racing for a host’s backup slots claim no more takes tha
 it('a take left unfinished without an operation (a process died between the two writes) is ended failed at start', async () => {
   const admin = await signIn(t);
   const { createBody } = await seededCatalog(admin);
-  const common = {
-    db: t.db,
-    registry: createProviderRegistry({}, { simulatorStepMs: 5 }),
-    events: createVmEvents(),
-    secrets: createSecretBox('test-secret-that-is-long-enough-0123456789'),
-    log: pino({ level: 'silent' }),
-    clock,
-    pollMs: 20,
-  };
+  const common = runnerOptions();
   const id = (await admin.call(routes.vms.create, { body: createBody('orphan-take') })).data.ids[0]!;
   const setup = createOperationRunner(common);
   await setup.tick();
