@@ -539,6 +539,11 @@ export const hosts = pgTable(
      * reseller's providers: the portal connects with its own known_hosts file holding only this key (issue 21).
      */
     hostKey: text('host_key'),
+    /**
+     * How many backup takes run at once on this host (1..16, set by the operator or the reseller; decision 0027).
+     * Null: the portal's BACKUP_CONCURRENCY_PER_HOST.
+     */
+    backupConcurrency: integer('backup_concurrency'),
     createdAt: createdAt(),
   },
   (t) => [index('hosts_provider_region_idx').on(t.providerId, t.regionId)],
@@ -1116,8 +1121,14 @@ export const storagePeriods = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true }),
   },
   (t) => [
-    /** One period per object: opening again is a no-op (idempotent under retries). */
-    uniqueIndex('storage_periods_object_key').on(t.kind, t.objectId),
+    /**
+     * One open period per object: opening again is a no-op (idempotent under retries). An object whose size changes
+     * (a backup merged into, decision 0027) has its period closed and the next opened at the same instant.
+     */
+    uniqueIndex('storage_periods_open_object_key')
+      .on(t.kind, t.objectId)
+      .where(sql`ended_at is null`),
+    index('storage_periods_object_idx').on(t.kind, t.objectId),
     index('storage_periods_company_idx').on(t.companyId, t.startedAt),
   ],
 );

@@ -26,10 +26,12 @@ export async function openStoragePeriod(db: Db | Tx, object: StoredObject, at: D
     .from(virtualMachines)
     .where(eq(virtualMachines.id, object.vmId));
   if (!vm) return;
-  await db
-    .insert(storagePeriods)
-    .values({ ...object, companyId: vm.companyId, startedAt: at })
-    .onConflictDoNothing({ target: [storagePeriods.kind, storagePeriods.objectId] });
+  // Only an object that never had one: a retried step, or one after the object's period was closed, adds nothing.
+  await db.execute(sql`
+    insert into storage_periods (kind, object_id, company_id, vm_id, size_bytes, started_at)
+    select ${object.kind}, ${object.objectId}, ${vm.companyId}, ${object.vmId}, ${object.sizeBytes}, ${at.toISOString()}::timestamptz
+     where not exists (select 1 from storage_periods p where p.kind = ${object.kind} and p.object_id = ${object.objectId})
+    on conflict (kind, object_id) where ended_at is null do nothing`);
 }
 
 /** The objects are gone at `at`: their open periods close (closed ones keep their end). */
@@ -60,11 +62,13 @@ export async function syncStoragePeriods(db: Db, now: Date): Promise<{ opened: n
       from vm_backups b
      where b.state in ('ready', 'restoring', 'deleting') and b.completed_at is not null
        and b.completed_at <= ${at}::timestamptz
+       and not exists (select 1 from storage_periods p where p.kind = 'backup' and p.object_id = b.id)
     union all
     select 'snapshot', s.id, v.company_id, s.vm_id, coalesce(s.size_bytes, 0), s.created_at
       from vm_snapshots s join virtual_machines v on v.id = s.vm_id
      where s.state in ('ready', 'reverting', 'deleting') and s.created_at <= ${at}::timestamptz
-    on conflict (kind, object_id) do nothing`);
+       and not exists (select 1 from storage_periods p where p.kind = 'snapshot' and p.object_id = s.id)
+    on conflict (kind, object_id) where ended_at is null do nothing`);
   const closed = await db.execute(sql`
     update storage_periods p set ended_at = greatest(${at}::timestamptz, p.started_at)
      where p.ended_at is null and (

@@ -26,6 +26,7 @@ function host(id: number, patch: Partial<HostRow> = {}): HostRow {
     enabled: true,
     draining: false,
     hostKey: null,
+    backupConcurrency: null,
     lastSeenAt: seen,
     lastError: null,
     createdAt: seen,
