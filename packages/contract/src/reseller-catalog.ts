@@ -29,6 +29,7 @@ export const CATALOG_TEXT = {
   snapshotLimit: `The snapshot limit must be a whole number from 0 to ${SNAPSHOTS.limitMax}, or empty for the default (${SNAPSHOTS.defaultPerVm})`,
   backupLimit: `The backup limit must be a whole number from 0 to ${BACKUPS.limitMax}, or empty for the default (${BACKUPS.defaultPerVm})`,
   overcommit: `Overcommit must be between 0.1 and 64`,
+  backupConcurrency: "Backups at once must be a whole number from 1 to 16, or empty for the portal's default",
   cpus: 'CPUs must be a whole number from 1 to 100000',
   ramGb: 'RAM must be a positive number of GB (at most 1000000)',
   diskGb: 'Disk must be a positive number of GB (at most 100000000)',
@@ -95,6 +96,8 @@ export const HOST_LIMITS = {
   cpusMax: 100_000,
   ramGbMax: 1_000_000,
   diskGbMax: 100_000_000,
+  /** Backup takes at once on one host (decision 0027); null on a host: the portal's BACKUP_CONCURRENCY_PER_HOST. */
+  backupConcurrencyMax: 16,
 };
 
 /**
@@ -238,6 +241,8 @@ export const resellerHostSchema = z.object({
   used: z.object({ vms: z.number().int(), cpu: z.number().int(), ram: z.number().int(), disk: z.number().int() }),
   enabled: z.boolean(),
   draining: z.boolean(),
+  /** How many backups are taken at once on it; null: the portal's default (decision 0027). */
+  backupConcurrency: z.number().int().nullable(),
   health: hostHealthSchema,
   lastSeenAt: timestampSchema.nullable(),
   lastError: z.string().nullable(),
@@ -277,12 +282,21 @@ const capacityFields = {
   diskOvercommit: overcommit,
 };
 
-/** A change to a host: capacity, overcommit, whether it takes new VMs. Only the fields given change. */
+/** Backup takes at once on a host: 1..16, or null for the portal's default (decision 0027). */
+export const backupConcurrencySchema = z
+  .number({ error: CATALOG_TEXT.backupConcurrency })
+  .int(CATALOG_TEXT.backupConcurrency)
+  .min(1, CATALOG_TEXT.backupConcurrency)
+  .max(HOST_LIMITS.backupConcurrencyMax, CATALOG_TEXT.backupConcurrency)
+  .nullable();
+
+/** A change to a host: capacity, overcommit, whether it takes new VMs, backups at once. Only the fields given change. */
 export const hostUpdateSchema = z
   .object({
     ...capacityFields,
     enabled: z.boolean(),
     draining: z.boolean(),
+    backupConcurrency: backupConcurrencySchema,
   })
   .partial()
   .strict();
@@ -582,7 +596,7 @@ export const resellerCatalogRoutes = {
     ...base,
     method: 'PUT',
     path: `${P}/hosts/:id`,
-    summary: "Changes a host's capacity, overcommit, enabled or draining",
+    summary: "Changes a host's capacity, overcommit, enabled, draining or backups at once",
     params: idParamsSchema,
     body: hostUpdateSchema,
     data: resellerHostSchema,

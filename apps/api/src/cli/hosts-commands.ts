@@ -3,6 +3,7 @@
  *   host add <name> <uri> --provider <id|name> --region <id|name> [--cpus N --ram-gb N --disk-gb N]
  *            [--cpu-overcommit X --ram-overcommit X --disk-overcommit X]   capacity not given is read from the host
  *   host list | host drain <name> | host enable <name> | host remove <name>
+ *   host backups <name> <1..16|default>   backup takes at once on the host (default: BACKUP_CONCURRENCY_PER_HOST)
  *   public-ip add <region> <a.b.c.d | a.b.c.d-e | a.b.c.d/nn>... | public-ip list | public-ip remove <address>
  * Each change prints what it changed; a command that changes nothing fails (exit status 1) saying why.
  */
@@ -12,7 +13,7 @@ import { createProviderRegistry } from '../providers/registry.ts';
 import { HostInputError, createHostsService, expandAddresses, type Change } from '../engine/hosts/hosts.service.ts';
 
 export const HOST_USAGE =
-  'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';
+  'host add <name> <uri> --provider <p> --region <r> [--cpus N --ram-gb N --disk-gb N] | host list | host drain|enable|remove <name> | host backups <name> <1..16|default> | public-ip add <region> <addresses...> | public-ip list | public-ip remove <address>';
 
 export class NothingChanged extends Error {
   override name = 'NothingChanged';
@@ -111,13 +112,22 @@ export async function runHostCommand(argv: string[], db: Db): Promise<string | n
                 : h.lastSeenAt
                   ? 'up'
                   : 'not seen yet';
-          return `${h.name}\t${h.uri}\t${region}\t${provider}\t${h.cpus} CPU ×${h.cpuOvercommit}, ${h.ramGb} GB ×${h.ramOvercommit}, ${h.diskGb} GB ×${h.diskOvercommit}\t${vms} VM(s)\t${state}\tlast seen ${h.lastSeenAt?.toISOString() ?? 'never'}`;
+          // A limit of its own shows after the state (the portal's default shows nothing: the columns stay as they were).
+          const backups = h.backupConcurrency === null ? '' : `\t${h.backupConcurrency} backups at once`;
+          return `${h.name}\t${h.uri}\t${region}\t${provider}\t${h.cpus} CPU ×${h.cpuOvercommit}, ${h.ramGb} GB ×${h.ramOvercommit}, ${h.diskGb} GB ×${h.diskOvercommit}\t${vms} VM(s)\t${state}${backups}\tlast seen ${h.lastSeenAt?.toISOString() ?? 'never'}`;
         })
         .join('\n') || 'No hosts.'
     );
   }
   if (area === 'host' && (verb === 'drain' || verb === 'enable') && positional.length === 1)
     return changed(await service.setDraining(positional[0]!, verb === 'drain'));
+  if (area === 'host' && verb === 'backups' && positional.length === 2) {
+    const v = positional[1]!;
+    const value = v === 'default' ? null : /^\d+$/.test(v) ? Number(v) : NaN;
+    if (Number.isNaN(value))
+      throw new HostInputError(`host backups needs a number from 1 to 16 or "default", not "${v}"`);
+    return changed(await service.setBackupConcurrency(positional[0]!, value));
+  }
   if (area === 'host' && verb === 'remove' && positional.length === 1)
     return changed(await service.remove(positional[0]!));
   if (area === 'public-ip' && verb === 'add' && positional.length >= 2) {

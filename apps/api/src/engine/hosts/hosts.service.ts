@@ -4,6 +4,7 @@
  * that changes nothing says so (`changed: false`) so the CLI can exit non-zero.
  */
 import { z } from 'zod';
+import { backupConcurrencySchema } from '@portal/contract/reseller-catalog';
 import type { Db } from '../../db/client.ts';
 import { hostErrorForTenant, type HostAccess } from '../../providers/libvirt/host-connection.ts';
 import { HostUriError, parseHostUri, policyFor } from '../../providers/libvirt/host-uri.ts';
@@ -42,7 +43,12 @@ export type HostInput = z.input<typeof hostInputSchema>;
 /** A change to a registered host (the reseller area, and whatever else edits one): only the fields given change. */
 export const hostPatchSchema = hostInputSchema
   .pick({ cpus: true, ramGb: true, diskGb: true, cpuOvercommit: true, ramOvercommit: true, diskOvercommit: true })
-  .extend({ enabled: z.boolean().optional(), draining: z.boolean().optional() })
+  .extend({
+    enabled: z.boolean().optional(),
+    draining: z.boolean().optional(),
+    /** Backup takes at once on the host, null: the portal's BACKUP_CONCURRENCY_PER_HOST (decision 0027). */
+    backupConcurrency: backupConcurrencySchema.optional(),
+  })
   .strict();
 export type HostPatch = z.input<typeof hostPatchSchema>;
 
@@ -174,6 +180,25 @@ export function createHostsService(deps: {
       if (!before) return null;
       if (Object.keys(data).length === 0) return { before, after: before };
       return { before, after: await repo.update(id, data) };
+    },
+
+    /**
+     * The operator's `host backups <name> <1..16|default>` (decision 0027): how many backup takes run at once on the
+     * host; null gives it back the portal's BACKUP_CONCURRENCY_PER_HOST. The runner reads it at each claim.
+     */
+    async setBackupConcurrency(name: string, value: number | null): Promise<Change> {
+      const limit = backupConcurrencySchema.safeParse(value);
+      if (!limit.success) throw new HostInputError(limit.error.issues[0]!.message);
+      const host = await byName(name);
+      if (!host) return { changed: false, message: `No host ${name}.` };
+      const says = (v: number | null) => (v === null ? "the portal's default" : String(v));
+      if (host.backupConcurrency === limit.data)
+        return { changed: false, message: `Host ${name} already takes ${says(limit.data)} backups at once.` };
+      await repo.update(host.id, { backupConcurrency: limit.data });
+      return {
+        changed: true,
+        message: `Host ${name} now takes ${says(limit.data)} backups at once (was ${says(host.backupConcurrency)}).`,
+      };
     },
 
     async setDraining(name: string, draining: boolean): Promise<Change> {

@@ -182,7 +182,7 @@ export function createOperationsRepository(db: Db, clock: Clock) {
 
     /**
      * Takes the oldest due operation beside the lifecycle slot (a backup take, decision 0025) whose host has fewer than
-     * `perHost` of them running, and whose VM has no operation under way that replaces its disk (a restore, a revert,
+     * its limit of them running (the host's `backup_concurrency`, else `perHost`: decision 0027), and whose VM has no operation under way that replaces its disk (a restore, a revert,
      * a rebuild, a move, a delete: the take waits for it). Per host, the count and the claim are made under a lock of
      * the host's row (of the provider's, for VMs without a host), so instances racing for the last slot take it once.
      */
@@ -211,14 +211,22 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         const key = hostId === null ? `p${providerId}` : `h${hostId}`;
         if (full.has(key)) continue;
         const claimed = await db.transaction(async (tx) => {
+          // The host's own limit (set by its operator or reseller, decision 0027), else the portal's.
+          let limit = perHost;
           if (hostId === null) await tx.execute(sql`select id from providers where id = ${providerId} for update`);
-          else await tx.execute(sql`select id from hosts where id = ${hostId} for update`);
+          else {
+            const host = await tx.execute<{ backup_concurrency: number | null }>(
+              sql`select backup_concurrency from hosts where id = ${hostId} for update`,
+            );
+            const own = host.rows[0]?.backup_concurrency;
+            if (own !== null && own !== undefined) limit = Number(own);
+          }
           const onHost =
             hostId === null ? sql`v.host_id is null and v.provider_id = ${providerId}` : sql`v.host_id = ${hostId}`;
           const running = await tx.execute<{ n: number }>(sql`
             select count(*)::int as n from operations o join virtual_machines v on v.id = o.vm_id
             where o.status = 'running' and o.lane <> 'vm' and ${onHost}`);
-          if (Number(running.rows[0]?.n ?? 0) >= perHost) return 'full' as const;
+          if (Number(running.rows[0]?.n ?? 0) >= limit) return 'full' as const;
           const [row] = await tx
             .update(operations)
             .set({

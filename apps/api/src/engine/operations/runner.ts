@@ -68,7 +68,7 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** First retry delay; doubles per attempt. */
   backoffMs?: number;
-  /** How many backup takes run at once per host (BACKUP_CONCURRENCY_PER_HOST; decision 0025). */
+  /** How many backup takes run at once per host without a limit of its own (BACKUP_CONCURRENCY_PER_HOST; 0025, 0027). */
   backupsPerHost?: number;
 }
 

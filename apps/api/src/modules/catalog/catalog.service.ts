@@ -216,6 +216,7 @@ export function createCatalogService(deps: {
       used: { vms: row.vms, cpu: row.cpu, ram: row.ram, disk: row.disk },
       enabled: h.enabled,
       draining: h.draining,
+      backupConcurrency: h.backupConcurrency,
       health: healthOf(h),
       lastSeenAt: h.lastSeenAt ? iso(h.lastSeenAt) : null,
       lastError: h.lastError,
