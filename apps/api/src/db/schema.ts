@@ -8,6 +8,7 @@ import { OPERATION_KINDS, OPERATION_LANES, VM_STATUSES } from '@portal/contract/
 import { OS_FAMILIES } from '@portal/contract/images';
 import { SNAPSHOT_STATES } from '@portal/contract/snapshots';
 import { BACKUP_STATES } from '@portal/contract/backups';
+import { BACKUP_CONSISTENCIES } from '@portal/contract/backup-consistency';
 import { BACKUP_SCHEDULE_FREQUENCIES } from '@portal/contract/backup-schedules';
 import { STORAGE_KINDS } from '@portal/contract/billing';
 import { DATE_FORMATS, THEME_PREFERENCES } from '@portal/contract/account';
@@ -865,6 +866,11 @@ export const vmBackups = pgTable(
     state: text('state', { enum: BACKUP_STATES }).notNull().default('creating'),
     sizeBytes: bigint('size_bytes', { mode: 'number' }),
     incremental: boolean('incremental').notNull().default(false),
+    /**
+     * Whether the guest's file systems were frozen at the copy's instant ('application-consistent') or not
+     * ('crash-consistent'); null until the take completes (decision 0028).
+     */
+    consistency: text('consistency', { enum: BACKUP_CONSISTENCIES }),
     /** Taken by the VM's backup schedule: only these may be deleted by its retention (decision 0023). */
     scheduled: boolean('scheduled').notNull().default(false),
     error: text('error'),

@@ -1,0 +1,1 @@
+ALTER TABLE "vm_backups" ADD COLUMN "consistency" text;
