@@ -19,9 +19,15 @@
  * fresh session. The URI is asked for before every command (host-connection.ts checks a reseller's host each time):
  * a refusal ends the session, a different URI (a name that now resolves elsewhere) replaces it. A session left idle
  * for `idleMs` ends, so a host that is gone (no longer asked) leaves no process behind.
+ *
+ * The process is started through the portal's spawn helper (spawner.ts, decision 0029): the portal's event loop
+ * does not fork for it, and the first command is written once the process exists. Should the helper fail, the
+ * session spawns virsh itself, as before.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import { SpawnHelperError, sharedSpawner, type Spawner } from './spawner.ts';
 
 /** Arguments the session may send: virsh's shell gives none of these characters a meaning. */
 export const SAFE_ARG = /^[A-Za-z0-9._:/=,@+%-]+$/;
@@ -61,6 +67,8 @@ export interface VirshSessionOptions {
   onSpawn?: (pid: number) => void;
   /** A failed reply whose stderr matches ends the session (a lost connection): the next command starts afresh. */
   restartOn?: RegExp;
+  /** Starts the process off the event loop (default: the process's shared helper); null: spawn it here. */
+  spawner?: Spawner | null;
 }
 
 export interface VirshSession {
@@ -80,7 +88,12 @@ interface Job {
 }
 
 interface Proc {
-  child: ChildProcessWithoutNullStreams;
+  /** Known once the process exists (through the helper: a moment after start). */
+  pid: number | null;
+  /** Its stdin once it exists; until then what is written waits in `input` (and `inputEnded`). */
+  stdin: Writable | null;
+  input: string;
+  inputEnded: boolean;
   uri: string;
   out: string;
   err: string;
@@ -98,67 +111,142 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
   let running = false;
   let idleTimer: NodeJS.Timeout | null = null;
 
-  function kill(p: Proc) {
-    p.exited = true;
+  const spawner = o.spawner === undefined ? sharedSpawner() : o.spawner;
+
+  function killGroup(pid: number | null) {
     try {
-      process.kill(-p.child.pid!, 'SIGKILL');
+      if (pid) process.kill(-pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
   }
 
-  function start(uri: string): Proc {
-    // In a process group of its own, so ending it ends ssh too (virsh.ts says why).
-    const child = spawn(o.binary, ['-q', '-c', uri], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const p: Proc = { child, uri, out: '', err: '', exited: false, current: null };
+  /** Ends the process group now (or, not yet started, as soon as it is: wire() sees it ended). */
+  function kill(p: Proc) {
+    p.exited = true;
+    killGroup(p.pid);
+  }
+
+  /** Writes to the process's stdin, or keeps it for when the process exists. */
+  function write(p: Proc, text: string) {
+    if (p.stdin) p.stdin.write(text);
+    else p.input += text;
+  }
+
+  /** EOF on the process's stdin (virsh closes its connection and ends). */
+  function endInput(p: Proc) {
+    if (p.stdin) p.stdin.end();
+    else p.inputEnded = true;
+  }
+
+  /** The process gone: the command it was answering fails (no reply), the queue goes on. */
+  function ended(p: Proc, e?: NodeJS.ErrnoException) {
+    const wasAlive = !p.exited;
+    p.exited = true;
+    if (proc === p) proc = null;
+    const cur = p.current;
+    if (!cur) return;
+    p.current = null;
+    clearTimeout(cur.timer);
+    // Give the pipes a moment: virsh's last words (why it could not connect) may still be unread.
+    setImmediate(() => {
+      const stderr = p.err.trim();
+      if (e)
+        cur.job.reject(
+          new VirshSessionError(
+            e.code === 'ENOENT' ? `${o.binary} is not installed` : e.message,
+            'spawn',
+            '',
+            e.code ?? undefined,
+          ),
+        );
+      else
+        cur.job.reject(
+          new VirshSessionError(
+            wasAlive ? `virsh ended: ${stderr.slice(0, 500) || 'no reason given'}` : 'virsh was ended',
+            'exited',
+            stderr,
+          ),
+        );
+      next();
+    });
+  }
+
+  /** The process exists: its streams are read, what was written meanwhile is sent. */
+  function wire(p: Proc, pid: number | null, stdin: Writable, stdout: Readable, stderr: Readable) {
+    p.pid = pid;
+    if (pid) o.onSpawn?.(pid);
     // An idle session keeps nothing of the portal alive; when the portal ends, virsh reads EOF and ends too.
-    child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void }).unref?.();
-    child.stdin.on('error', () => undefined);
-    if (child.pid) o.onSpawn?.(child.pid);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => {
+    for (const s of [stdin, stdout, stderr]) (s as unknown as { unref?: () => void }).unref?.();
+    stdin.on('error', () => undefined);
+    stdout.setEncoding('utf8');
+    stderr.setEncoding('utf8');
+    stdout.on('data', (d: string) => {
       p.out += d;
       progress(p, d.length);
     });
-    child.stderr.on('data', (d: string) => {
+    stderr.on('data', (d: string) => {
       p.err += d;
       progress(p, d.length);
     });
-    const ended = (e?: NodeJS.ErrnoException) => {
-      const wasAlive = !p.exited;
-      p.exited = true;
-      if (proc === p) proc = null;
-      const cur = p.current;
-      if (!cur) return;
-      p.current = null;
-      clearTimeout(cur.timer);
-      // Give the pipes a moment: virsh's last words (why it could not connect) may still be unread.
-      setImmediate(() => {
-        const stderr = p.err.trim();
-        if (e)
-          cur.job.reject(
-            new VirshSessionError(
-              e.code === 'ENOENT' ? `${o.binary} is not installed` : e.message,
-              'spawn',
-              '',
-              e.code ?? undefined,
-            ),
-          );
-        else
-          cur.job.reject(
-            new VirshSessionError(
-              wasAlive ? `virsh ended: ${stderr.slice(0, 500) || 'no reason given'}` : 'virsh was ended',
-              'exited',
-              stderr,
-            ),
-          );
-        next();
-      });
+    p.stdin = stdin;
+    if (p.exited) {
+      // Ended (a timeout, close) before it existed.
+      killGroup(pid);
+      stdin.end();
+      return;
+    }
+    if (p.input) stdin.write(p.input);
+    p.input = '';
+    if (p.inputEnded) stdin.end();
+  }
+
+  /** Spawned here, as before the helper: a fork of the portal on its event loop. */
+  function spawnHere(p: Proc) {
+    // In a process group of its own, so ending it ends ssh too (virsh.ts says why).
+    const child = spawn(o.binary, ['-q', '-c', p.uri], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.unref();
+    child.once('error', (e) => ended(p, e));
+    child.once('close', () => ended(p));
+    wire(p, child.pid ?? null, child.stdin, child.stdout, child.stderr);
+  }
+
+  function start(uri: string): Proc {
+    const p: Proc = {
+      pid: null,
+      stdin: null,
+      input: '',
+      inputEnded: false,
+      uri,
+      out: '',
+      err: '',
+      exited: false,
+      current: null,
     };
-    child.once('error', ended);
-    child.once('close', () => ended());
+    if (!spawner) {
+      spawnHere(p);
+      return p;
+    }
+    spawner.spawn(o.binary, ['-q', '-c', uri]).then(
+      ({ pid, io, err }) => {
+        // Gone when both its sockets are: virsh (and whatever it started with them, ssh) has ended.
+        let open = 2;
+        const closed = () => {
+          if (--open === 0) ended(p);
+        };
+        io.once('close', closed);
+        err.once('close', closed);
+        io.on('error', () => undefined);
+        err.on('error', () => undefined);
+        wire(p, pid, io, io, err);
+        io.resume();
+        err.resume();
+      },
+      (e: NodeJS.ErrnoException) => {
+        if (e instanceof SpawnHelperError && !p.exited) return spawnHere(p);
+        ended(p, e);
+      },
+    );
     return p;
   }
 
@@ -222,7 +310,7 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
     const p = proc;
     proc = null;
     if (!p || p.exited) return;
-    p.child.stdin.end();
+    endInput(p);
     setTimeout(() => kill(p), 2000).unref();
   }
 
@@ -259,9 +347,7 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
     const half = outToken.length >> 1;
     const timer = setTimeout(() => fail(p, new VirshSessionError('no answer in time', 'timeout')), Math.max(1, left));
     p.current = { job, outToken, errToken, size: 0, timer };
-    p.child.stdin.write(
-      `${job.args.join(' ')}\necho '${outToken.slice(0, half)}''${outToken.slice(half)}'\n${errToken}\n`,
-    );
+    write(p, `${job.args.join(' ')}\necho '${outToken.slice(0, half)}''${outToken.slice(half)}'\n${errToken}\n`);
     // The reply may already be there (never for a fresh write, but keeps the rule in one place).
     progress(p, 0);
   }
@@ -275,7 +361,7 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
         void pump();
       });
     },
-    pid: () => (proc && !proc.exited ? (proc.child.pid ?? null) : null),
+    pid: () => (proc && !proc.exited ? proc.pid : null),
     close() {
       if (idleTimer) clearTimeout(idleTimer);
       idleTimer = null;

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TransientProviderError } from '../provider.ts';
 import { createVirsh, isNotFound, VirshError, type Virsh } from './virsh.ts';
 import { createVirshSession, VirshSessionError } from './virsh-session.ts';
+import { createSpawner, type Spawner } from './spawner.ts';
 import { pidAlive } from '../../../test/pid-alive.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'virsh-session-'));
@@ -61,12 +62,21 @@ function session(uri: string) {
 }
 
 /** The session itself: the stand-in's verbs are not virsh's read commands, which createVirsh alone sends to it. */
-function rawSession(opts: { idleMs?: number; connect?: () => Promise<string>; restartOn?: RegExp } = {}) {
+function rawSession(
+  opts: {
+    idleMs?: number;
+    connect?: () => Promise<string>;
+    restartOn?: RegExp;
+    spawner?: Spawner | null;
+    binary?: string;
+  } = {},
+) {
   const s = createVirshSession({
-    binary: standIn,
+    binary: opts.binary ?? standIn,
     connect: opts.connect ?? (() => Promise.resolve('qemu:///system')),
     idleMs: opts.idleMs,
     restartOn: opts.restartOn,
+    ...(opts.spawner !== undefined ? { spawner: opts.spawner } : {}),
   });
   opened.push({ close: () => s.close() } as Virsh);
   return s;
@@ -182,6 +192,64 @@ describe('virsh session framing (stand-in virsh)', () => {
     await expect.poll(() => pidAlive(pid), { timeout: 5000 }).toBe(false);
     expect(s.pid()).toBeNull();
     expect((await s.exec(['count', 'b'], 5000)).stdout).toBe('call 1 of this process (b)\n');
+  });
+});
+
+/** The parent of a process, from /proc. */
+const parentOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+};
+
+describe('sessions started by the spawn helper (spawner.ts, decision 0029)', () => {
+  it("starts each session's virsh from the helper, not the portal; many at once, each its own", async () => {
+    writeFileSync(starts, '');
+    const spawner = createSpawner();
+    const sessions = Array.from({ length: 20 }, () => rawSession({ spawner }));
+    const replies = await Promise.all(sessions.map((s, i) => s.exec(['count', `s${i}`], 10_000)));
+    expect(replies.map((r) => r.stdout)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `call 1 of this process (s${i})\n`),
+    );
+    const helper = spawner.helperPid()!;
+    expect(helper).not.toBe(process.pid);
+    expect(parentOf(helper)).toBe(process.pid);
+    const pids = sessions.map((s) => s.pid()!);
+    expect(new Set(pids).size).toBe(20);
+    for (const pid of pids) expect(parentOf(pid)).toBe(helper);
+    expect(startsSoFar()).toHaveLength(20);
+  });
+
+  it('a helper that dies leaves its sessions working; the next session starts another helper', async () => {
+    const spawner = createSpawner();
+    const s = rawSession({ spawner });
+    expect((await s.exec(['count', 'a'], 5000)).stdout).toBe('call 1 of this process (a)\n');
+    const helper = spawner.helperPid()!;
+    process.kill(helper, 'SIGKILL');
+    await expect.poll(() => spawner.helperPid(), { timeout: 4000 }).toBeNull();
+    // The session's virsh outlives the helper: its sockets are the portal's and its own.
+    expect((await s.exec(['count', 'b'], 5000)).stdout).toBe('call 2 of this process (b)\n');
+    const t = rawSession({ spawner });
+    expect((await t.exec(['count', 'c'], 5000)).stdout).toBe('call 1 of this process (c)\n');
+    expect(spawner.helperPid()).not.toBeNull();
+    expect(spawner.helperPid()).not.toBe(helper);
+    expect(parentOf(t.pid()!)).toBe(spawner.helperPid());
+  });
+
+  it('a virsh that is not installed is said so, through the helper as without it', async () => {
+    for (const spawner of [createSpawner(), null]) {
+      const s = rawSession({ spawner, binary: join(dir, 'no-such-virsh') });
+      await expect(s.exec(['count', 'a'], 5000)).rejects.toMatchObject({
+        reason: 'spawn',
+        code: 'ENOENT',
+        message: expect.stringContaining('is not installed') as unknown,
+      });
+    }
+  });
+
+  it('without a helper (spawner: null) the portal spawns virsh itself, as before', async () => {
+    const s = rawSession({ spawner: null });
+    expect((await s.exec(['count', 'a'], 5000)).stdout).toBe('call 1 of this process (a)\n');
+    expect(parentOf(s.pid()!)).toBe(process.pid);
   });
 });
 
