@@ -11,7 +11,7 @@
  * size: the configuration's vCPUs, its memory (GB = 1024 MiB) and its disk (issue 23 item 3). A host too small
  * for a size is refused it at placement (engine/placement.ts), never given a smaller guest.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import readline from 'node:readline';
 import os from 'node:os';
@@ -49,6 +49,7 @@ import { deleteMarker, proveBackup, recordMarker, writeMarker, type VerifyHost }
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
+import { SpawnHelperError, sharedSpawner } from './spawner.ts';
 import { machineStateOf, parseDomainSample, parseDomainStates, SAMPLE_GROUPS } from './domain-states.ts';
 import {
   dirPoolXml,
@@ -727,7 +728,7 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
   // ---- lifecycle events: one `virsh event --loop` per host, restarted when it ends -----------------------
 
   const listeners = new Set<(ref: string) => void>();
-  let watcher: ChildProcess | null = null;
+  let watcher: { kill(): void } | null = null;
   let restartTimer: NodeJS.Timeout | null = null;
 
   let connecting = false;
@@ -748,23 +749,66 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
     );
   }
   function spawnWatcher(uri: string) {
-    const child = spawn(s.virshBinary, ['-q', '-c', uri, 'event', '--loop', '--event', 'lifecycle'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    watcher = child;
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    const args = ['-q', '-c', uri, 'event', '--loop', '--event', 'lifecycle'];
+    let pid: number | null = null;
+    let ended = false;
+    const me = {
+      kill() {
+        ended = true;
+        try {
+          if (pid) process.kill(-pid, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      },
+    };
+    watcher = me;
+    const onLine = (line: string) => {
       // event 'lifecycle' for domain 'irontech-…': Stopped Shutdown
       const ref = /for domain '?([^':\s]+)'?:/.exec(line)?.[1];
       if (ref && REF_RE.test(ref)) for (const l of listeners) l(ref);
-    });
+    };
     const restart = () => {
-      if (watcher !== child) return;
+      if (watcher !== me) return;
       watcher = null;
       // The host went away or virsh died: listen again in a moment (the reconciler covers the gap).
       if (listeners.size > 0) restartTimer = setTimeout(() => ((restartTimer = null), startWatcher()), 2000).unref();
     };
-    child.on('exit', restart);
-    child.on('error', restart);
+    const spawnHere = () => {
+      const child = spawn(s.virshBinary, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+      me.kill = () => child.kill();
+      if (ended) child.kill();
+      readline.createInterface({ input: child.stdout }).on('line', onLine);
+      child.on('exit', restart);
+      child.on('error', restart);
+    };
+    // Started by the spawn helper as the sessions are (spawner.ts, decision 0029): the host monitor's first check
+    // starts one per host, and each spawn here would fork the portal on its event loop. In a process group of its
+    // own: ending it ends ssh too.
+    sharedSpawner()
+      .spawn(s.virshBinary, args)
+      .then(
+        (child) => {
+          pid = child.pid;
+          if (ended) me.kill();
+          let open = 2;
+          const closed = () => {
+            if (--open === 0) restart();
+          };
+          for (const sock of [child.io, child.err]) {
+            sock.on('error', () => undefined);
+            sock.once('close', closed);
+          }
+          // What it says on stderr is not read (as before: ignored).
+          child.err.resume();
+          readline.createInterface({ input: child.io }).on('line', onLine);
+          child.io.resume();
+        },
+        (e: unknown) => {
+          if (e instanceof SpawnHelperError && !ended) spawnHere();
+          else restart();
+        },
+      );
   }
 
   return {

@@ -11,7 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TransientProviderError } from '../provider.ts';
 import { createVirsh, isNotFound, VirshError, type Virsh } from './virsh.ts';
 import { createVirshSession, VirshSessionError } from './virsh-session.ts';
-import { createSpawner, type Spawner } from './spawner.ts';
+import { createSpawner, sharedSpawner, type Spawner } from './spawner.ts';
+import { createLibvirtDriver } from './libvirt.ts';
+import { refForKey } from './names.ts';
 import { pidAlive } from '../../../test/pid-alive.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'virsh-session-'));
@@ -244,6 +246,25 @@ describe('sessions started by the spawn helper (spawner.ts, decision 0029)', () 
         message: expect.stringContaining('is not installed') as unknown,
       });
     }
+  });
+
+  it("starts a host's event watch through the helper too, and ends it (its process group) when unwatched", async () => {
+    const ref = refForKey('watched');
+    const watchPid = join(dir, 'watch.pid');
+    const watcher = join(dir, 'virsh-watch');
+    writeFileSync(
+      watcher,
+      `#!/bin/sh\ncase "$*" in *' event --loop '*) echo $$ > '${watchPid}'; echo "event 'lifecycle' for domain '${ref}': Stopped Shutdown"; exec sleep 60;; esac\nexit 1\n`,
+    );
+    chmodSync(watcher, 0o755);
+    const driver = createLibvirtDriver({ uri: 'test:///default', virshBinary: watcher, uploadGuestImage: false });
+    const seen: string[] = [];
+    const stop = driver.watch((r) => seen.push(r));
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual([ref]);
+    const pid = Number(readFileSync(watchPid, 'utf8'));
+    expect(parentOf(pid)).toBe(sharedSpawner().helperPid());
+    stop();
+    await expect.poll(() => pidAlive(pid), { timeout: 4000 }).toBe(false);
   });
 
   it('without a helper (spawner: null) the portal spawns virsh itself, as before', async () => {
