@@ -102,9 +102,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function backupWhen(id: number, backupId: number, done: (b: Backup) => boolean): Promise<Backup> {
   const deadline = Date.now() + 1_200_000;
   for (;;) {
-    const b = (await admin.call(routes.backups.listBackups, { params: { id } })).data.backups.find(
-      (x) => x.id === backupId,
-    );
+    const res = await admin.call(routes.backups.listBackups, { params: { id } });
+    if (res.status !== 200) throw new Error(`listBackups of VM ${id}: ${res.status} ${res.message}`);
+    const b = res.data.backups.find((x) => x.id === backupId);
     if (b?.state === 'failed') throw new Error(`backup ${backupId} failed: ${b.error}`);
     if (b && done(b)) return b;
     if (Date.now() > deadline) throw new Error(`backup ${backupId} is ${JSON.stringify(b)} after 20 min`);
@@ -116,9 +116,9 @@ async function backupWhen(id: number, backupId: number, done: (b: Backup) => boo
 async function snapshotWhen(id: number, snapshotId: number, done: (s: Snapshot | undefined) => boolean) {
   const deadline = Date.now() + 600_000;
   for (;;) {
-    const s = (await admin.call(routes.snapshots.listSnapshots, { params: { id } })).data.snapshots.find(
-      (x) => x.id === snapshotId,
-    );
+    const res = await admin.call(routes.snapshots.listSnapshots, { params: { id } });
+    if (res.status !== 200) throw new Error(`listSnapshots of VM ${id}: ${res.status} ${res.message}`);
+    const s = res.data.snapshots.find((x) => x.id === snapshotId);
     if (s?.state === 'failed') throw new Error(`snapshot ${snapshotId} failed: ${s.error}`);
     if (done(s)) return s;
     if (Date.now() > deadline) throw new Error(`snapshot ${snapshotId} is ${JSON.stringify(s)} after 10 min`);
