@@ -192,6 +192,10 @@ export function createSpawner(): Spawner {
       );
     });
     child.once('error', (e) => failAll(h, `the spawn helper did not start: ${e.message}`));
+    server.on('error', (e) => {
+      child.kill();
+      failAll(h, `the spawn helper's socket failed: ${e.message}`);
+    });
     child.once('exit', (code, signal) => failAll(h, `the spawn helper ended (${code ?? signal})`));
     return h;
   }
@@ -199,7 +203,13 @@ export function createSpawner(): Spawner {
   return {
     spawn(binary, args) {
       return new Promise<Spawned>((resolve, reject) => {
-        const h = (helper ??= start());
+        let h: Helper;
+        try {
+          h = helper ??= start();
+        } catch (e) {
+          // No private directory or socket (a read-only tmp): the caller spawns directly.
+          return reject(new SpawnHelperError(`the spawn helper could not start: ${(e as Error).message}`));
+        }
         const id = nextId++;
         pending.set(id, { resolve, reject });
         if (!h.child.connected) {
