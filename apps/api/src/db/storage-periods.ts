@@ -46,7 +46,37 @@ export async function closeStoragePeriods(db: Db | Tx, kind: StorageKind, object
 }
 
 /**
- * The backstop and the backups' writer: makes storage_periods agree with the objects' rows at `now`, idempotently.
+ * The object's size changed at `at` (a backup another was merged into, decision 0027): its open period ends there and
+ * the next opens at the same instant with the new size, so each second is billed at the size it had. No open period
+ * (not billed yet, or gone) or the same size: nothing changes.
+ */
+export async function resizeStoragePeriod(
+  db: Db | Tx,
+  kind: StorageKind,
+  objectId: number,
+  sizeBytes: number,
+  at: Date,
+) {
+  const [open] = await db
+    .select()
+    .from(storagePeriods)
+    .where(and(eq(storagePeriods.kind, kind), eq(storagePeriods.objectId, objectId), isNull(storagePeriods.endedAt)))
+    .for('update');
+  if (!open || open.sizeBytes === sizeBytes) return;
+  const from = at < open.startedAt ? open.startedAt : at;
+  await db.update(storagePeriods).set({ endedAt: from }).where(eq(storagePeriods.id, open.id));
+  await db.insert(storagePeriods).values({
+    kind,
+    objectId,
+    companyId: open.companyId,
+    vmId: open.vmId,
+    sizeBytes,
+    startedAt: from,
+  });
+}
+
+/**
+ * The backstop: makes storage_periods agree with the objects' rows at `now`, idempotently.
  * A kept object (a ready snapshot; a backup that completed and is not failed) without a period gets one from when it
  * was taken (the backup's completed_at, the snapshot's created_at); an open period whose object's row is gone (or
  * failed) closes at `now`. The snapshot steps write their periods exactly in their own transactions, so for them

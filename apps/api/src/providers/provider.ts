@@ -158,6 +158,15 @@ export interface BackupProof {
   note: string | null;
 }
 
+/**
+ * What a backup's delete changed beside it (decision 0027): the backups that were made over the deleted one and now hold
+ * its data (merged into them: libvirt makes each a flattened whole copy), with their new size. Storage billing counts
+ * them at that size from the delete on.
+ */
+export interface BackupDeleted {
+  merged: { name: string; sizeBytes: number | null; incremental: boolean }[];
+}
+
 /** A snapshot as the driver took it: bytes it holds (null when the driver cannot tell) and whether memory is in it. */
 export interface SnapshotInfo {
   sizeBytes: number | null;
@@ -233,12 +242,13 @@ export interface ProviderDriver {
    * freeze; powered off: the disk as it lies). Written under a temporary name and renamed when complete, so a run
    * killed mid-way never leaves a backup that looks whole; idempotent by name (a retry redoes it).
    * Restore: the machine returns to that backup's disk (powered off gracefully, then forcibly; started again if it ran).
-   * Delete: a backup already gone is no error. Verify: the stored copy reads back whole (its checksum, the image's
+   * Delete: a backup already gone is no error; one another builds on is merged into it first, and the delete answers
+   * the merged backups' new sizes (BackupDeleted). Verify: the stored copy reads back whole (its checksum, the image's
    * own check); answers why not, or null when it is good.
    */
   backupTake?(ref: string, name: string): Promise<BackupInfo>;
   backupRestore?(ref: string, name: string): Promise<void>;
-  backupDelete?(name: string): Promise<void>;
+  backupDelete?(name: string): Promise<BackupDeleted | void>;
   backupVerify?(name: string): Promise<string | null>;
   /**
    * Optional: proves a backup restorable (issue 24 item 3; docs/decisions/0024-backup-verification.md): the stored

@@ -5,37 +5,71 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { operationSchema } from '@portal/contract/vm-lifecycle';
-import type { Db } from '../../db/client.ts';
+import type { Db, Tx } from '../../db/client.ts';
 import { vmBackups } from '../../db/schema.ts';
+import { closeStoragePeriods, openStoragePeriod, resizeStoragePeriod } from '../../db/storage-periods.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
-import type { BackupInfo, ProviderDriver } from '../../providers/provider.ts';
+import type { BackupDeleted, BackupInfo, ProviderDriver } from '../../providers/provider.ts';
+
+/**
+ * Backups' rows are deleted in `tx` at `at` (decision 0027): their storage periods end at that instant, and the backups
+ * their driver merged them into (its delete's answer) take their new size on their rows and in billing from then on.
+ */
+export async function backupsDeleted(
+  tx: Tx,
+  ids: number[],
+  at: Date,
+  merged: { providerId: number; deleted: BackupDeleted | void }[] = [],
+) {
+  await closeStoragePeriods(tx, 'backup', ids, at);
+  for (const { providerId, deleted } of merged)
+    for (const child of deleted?.merged ?? []) {
+      const [row] = await tx
+        .update(vmBackups)
+        .set({ incremental: child.incremental, ...(child.sizeBytes !== null && { sizeBytes: child.sizeBytes }) })
+        .where(and(eq(vmBackups.providerId, providerId), eq(vmBackups.providerName, child.name)))
+        .returning({ id: vmBackups.id });
+      if (row && child.sizeBytes !== null) await resizeStoragePeriod(tx, 'backup', row.id, child.sizeBytes, at);
+    }
+}
 
 export function createBackupRows(db: Db, clock: Clock = systemClock) {
   return {
     /**
      * The take succeeded: the backup is ready, with what the driver measured, and due for its verification (the
-     * verifier's job on this row, beside the VM's operations: decision 0024; BACKUP_VERIFY=off leaves it due).
+     * verifier's job on this row, beside the VM's operations: decision 0024; BACKUP_VERIFY=off leaves it due). Its
+     * storage period opens in the same transaction, at its completion (decision 0027).
      */
     async taken(id: number, info: BackupInfo): Promise<boolean> {
-      const done = await db
-        .update(vmBackups)
-        .set({
-          state: 'ready',
-          sizeBytes: info.sizeBytes,
-          incremental: info.incremental,
-          error: null,
-          completedAt: clock.now(),
-          verifiedAt: null,
-          verificationError: null,
-          verificationNote: null,
-          verifyAfter: clock.now(),
-          verifyAttempts: 0,
-        })
-        // Only a take still under way: one ended meanwhile (interrupted, or deleted with its VM) stays as it is, and
-        // the caller removes the copy nobody will see (decision 0025). False then.
-        .where(and(eq(vmBackups.id, id), eq(vmBackups.state, 'creating')))
-        .returning({ id: vmBackups.id });
-      return done.length === 1;
+      return db.transaction(async (tx) => {
+        const done = await tx
+          .update(vmBackups)
+          .set({
+            state: 'ready',
+            sizeBytes: info.sizeBytes,
+            incremental: info.incremental,
+            error: null,
+            completedAt: clock.now(),
+            verifiedAt: null,
+            verificationError: null,
+            verificationNote: null,
+            verifyAfter: clock.now(),
+            verifyAttempts: 0,
+          })
+          // Only a take still under way: one ended meanwhile (interrupted, or deleted with its VM) stays as it is, and
+          // the caller removes the copy nobody will see (decision 0025). False then.
+          .where(and(eq(vmBackups.id, id), eq(vmBackups.state, 'creating')))
+          .returning({ id: vmBackups.id, vmId: vmBackups.vmId, completedAt: vmBackups.completedAt });
+        const row = done[0];
+        if (!row) return false;
+        if (row.vmId !== null && row.completedAt !== null)
+          await openStoragePeriod(
+            tx,
+            { kind: 'backup', objectId: id, vmId: row.vmId, sizeBytes: info.sizeBytes ?? 0 },
+            row.completedAt,
+          );
+        return true;
+      });
     },
     /**
      * A queued take's turn came (decision 0025): 'queued' becomes 'creating' (a retry finds it 'creating' already).
@@ -76,23 +110,43 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
      * reads them) or deleted with it, at the driver first (a backup already gone is no error), then their rows.
      */
     async onVmDeleted(vmId: number, keep: boolean, driver: ProviderDriver) {
-      const rows = await db.select().from(vmBackups).where(eq(vmBackups.vmId, vmId));
+      // Newest first: a backup goes before the one it is made over, so no merge is made only to be deleted.
+      const rows = await db
+        .select()
+        .from(vmBackups)
+        .where(eq(vmBackups.vmId, vmId))
+        .orderBy(sql`${vmBackups.id} desc`);
       if (keep) {
         // A take that never finished is no backup to keep.
         const unfinished = rows.filter((r) => r.state === 'queued' || r.state === 'creating' || r.state === 'failed');
         for (const r of unfinished) await driver.backupDelete?.(r.providerName);
-        if (unfinished.length)
-          await db.delete(vmBackups).where(
-            inArray(
-              vmBackups.id,
-              unfinished.map((r) => r.id),
-            ),
+        await db.transaction(async (tx) => {
+          if (unfinished.length)
+            await tx.delete(vmBackups).where(
+              inArray(
+                vmBackups.id,
+                unfinished.map((r) => r.id),
+              ),
+            );
+          await backupsDeleted(
+            tx,
+            unfinished.map((r) => r.id),
+            clock.now(),
           );
-        await db.update(vmBackups).set({ vmId: null }).where(eq(vmBackups.vmId, vmId));
+          await tx.update(vmBackups).set({ vmId: null }).where(eq(vmBackups.vmId, vmId));
+        });
         return;
       }
       for (const r of rows) await driver.backupDelete?.(r.providerName);
-      await db.delete(vmBackups).where(eq(vmBackups.vmId, vmId));
+      // Their storage ends with their rows, in one transaction (decision 0027).
+      await db.transaction(async (tx) => {
+        await tx.delete(vmBackups).where(eq(vmBackups.vmId, vmId));
+        await backupsDeleted(
+          tx,
+          rows.map((r) => r.id),
+          clock.now(),
+        );
+      });
     },
     /**
      * A backup operation failed for good: a take leaves a 'failed' row with the reason (the customer deletes it; it

@@ -18,6 +18,8 @@ import type { VmRepository, VmRow } from './vm.repository.ts';
 import type { BackupRepository, BackupRow } from './backups.repository.ts';
 import type { VmService } from './vm.service.ts';
 import { BUSY_MESSAGE, createVmGuards } from './vm-guards.ts';
+import { backupsDeleted } from '../../engine/operations/backups.ts';
+import type { BackupDeleted } from '../../providers/provider.ts';
 
 type Deps = Pick<ModuleDeps, 'db' | 'access' | 'engine' | 'audit' | 'clock'> & {
   vms: Pick<VmRepository, 'byId' | 'configuration'>;
@@ -64,10 +66,11 @@ export function createBackupService(deps: Deps) {
       throw new ConflictError(BACKUP_TEXT.notReady(backup.state));
     const provider = await repo.provider(backup.providerId);
     const host = backup.hostId === null ? null : await engine.hostsRepository.byId(backup.hostId);
+    let deleted: BackupDeleted | void;
     try {
       if (!provider) throw new Error('The backup’s provider no longer exists');
       const driver = engine.registry.driverFor(provider, host);
-      await driver.backupDelete?.(backup.providerName);
+      deleted = await driver.backupDelete?.(backup.providerName);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       await repo.setError(backup.id, reason, before);
@@ -75,6 +78,8 @@ export function createBackupService(deps: Deps) {
     }
     await db.transaction(async (tx) => {
       await repo.remove(tx, backup.id);
+      // Billing's storage ends now; a backup merged into grows from now (decision 0027).
+      await backupsDeleted(tx, [backup.id], clock.now(), [{ providerId: backup.providerId, deleted }]);
       await audit.record(
         {
           companyId: backup.companyId,

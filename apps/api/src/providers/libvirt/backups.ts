@@ -38,7 +38,7 @@ import path from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import type { BackupInfo } from '../provider.ts';
+import type { BackupDeleted, BackupInfo } from '../provider.ts';
 import { isNotFound, VirshError, type Virsh } from './virsh.ts';
 import { backupXml, checkpointXml, volumeXml } from './xml.ts';
 
@@ -704,8 +704,9 @@ export async function restoreBackup(h: BackupHost, ref: string, name: string): P
  * Removes a backup. One that another builds on (its child's qcow2 is made over it) is merged into that child first,
  * so the child stays restorable; one already gone is no error.
  */
-export async function deleteBackup(h: BackupHost, name: string): Promise<void> {
+export async function deleteBackup(h: BackupHost, name: string): Promise<BackupDeleted> {
   checkName(name);
+  const merged: BackupDeleted['merged'] = [];
   const bp = await h.backupPool();
   const vols = await settledVolumes(h, bp);
   const mine = path.posix.join(bp.path, backupVolumes(name).data);
@@ -715,10 +716,16 @@ export async function deleteBackup(h: BackupHost, name: string): Promise<void> {
       if (!child || child === name || !BACKUP_NAME_RE.test(child)) continue;
       const xml = await h.virsh.maybe(['vol-dumpxml', '--pool', bp.name, vol]);
       const backing = xml && /<backingStore>[\s\S]*?<path>([^<]+)<\/path>/.exec(xml)?.[1];
-      if (backing === mine) await mergeIntoChild(h, bp, name, child);
+      if (backing !== mine) continue;
+      await mergeIntoChild(h, bp, name, child);
+      // The child is now a whole copy: its new size, for the portal's row and storage billing (decision 0027).
+      const now = await volInfo(h, bp.name, backupVolumes(child).data);
+      const sizeBytes = now && Number.isFinite(now.bytes) ? now.bytes : null;
+      merged.push({ name: child, sizeBytes, incremental: false });
     }
   }
   await discard(h, bp.name, name);
+  return { merged };
 }
 
 /** null when the stored copy is whole; otherwise why not, in words for the backup's row. */

@@ -1075,8 +1075,9 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       return withDiskLock(ref, () => restoreBackup(backupHost, ref, name));
     },
     async backupDelete(name) {
-      await deleteBackup(backupHost, name);
+      const deleted = await deleteBackup(backupHost, name);
       await deleteMarker(verifyHost, name);
+      return deleted;
     },
     backupVerify: (name) => verifyBackup(backupHost, name),
     // Verification (backup-verify.ts): the copy's checks, then a throwaway machine booted from it in isolation.

@@ -107,6 +107,13 @@ export function createSimulatorDriver(opts: {
    * taken. Kept by the driver, not the machine: a backup outlives its machine. Forgotten at a restart, as machines are.
    */
   const backups = new Map<string, { log: string[]; spec: MachineSpec; sizeBytes: number }>();
+  /**
+   * Incremental takes (decision 0027, as libvirt's: decision 0022): a machine's last backup (its "checkpoint"), and
+   * the backup each incremental one is made over. A take is incremental while the machine's last backup is kept; a
+   * delete of a base merges it into its children, which grow by its size and become whole.
+   */
+  const lastBackup = new Map<string, string>();
+  const baseOf = new Map<string, string>();
   let counter = 0;
   const wait = () => new Promise((r) => setTimeout(r, opts.stepMs));
   const half = () => new Promise((r) => setTimeout(r, opts.stepMs / 2));
@@ -287,6 +294,7 @@ export function createSimulatorDriver(opts: {
       }
       advance(m, clock.now().getTime());
       m.log = [...kept.log, `[host] reverted to snapshot ${name}`];
+      lastBackup.delete(ref); // libvirt drops the checkpoints for a revert: the next take is whole
       m.spec = { ...kept.spec, key: m.spec.key };
       m.state = kept.state;
       if (kept.state === 'running') {
@@ -307,7 +315,7 @@ export function createSimulatorDriver(opts: {
     async backupTake(ref, name) {
       const m = machine(ref);
       const kept = backups.get(name);
-      if (kept) return { sizeBytes: kept.sizeBytes, incremental: false };
+      if (kept) return { sizeBytes: kept.sizeBytes, incremental: baseOf.has(name) };
       flaky('backup', ref, m.spec.name);
       if (m.spec.name.includes('fail-backup'))
         throw new Error('The simulator could not take the backup (simulated permanent failure)');
@@ -315,10 +323,17 @@ export function createSimulatorDriver(opts: {
       m.log.push(`[host] backup ${name} begun`);
       if (m.spec.name.includes('slow-backup')) await new Promise((r) => setTimeout(r, opts.stepMs * 10));
       else await half();
-      const sizeBytes = Math.round(256 * 1024 ** 2 + source.log.length * 4096);
+      // Over the machine's last backup while it is kept: what was logged since (and a fixed 16 MiB of metadata).
+      const base = lastBackup.get(ref);
+      const over = base === undefined ? undefined : backups.get(base);
+      const sizeBytes = over
+        ? Math.round(16 * 1024 ** 2 + Math.max(0, source.log.length - over.log.length) * 4096)
+        : Math.round(256 * 1024 ** 2 + source.log.length * 4096);
       backups.set(name, { ...source, sizeBytes });
+      if (over) baseOf.set(name, base!);
+      lastBackup.set(ref, name);
       m.log.push(`[host] backup ${name} taken`);
-      return { sizeBytes, incremental: false };
+      return { sizeBytes, incremental: over !== undefined };
     },
     async backupRestore(ref, name) {
       const m = machine(ref);
@@ -333,11 +348,25 @@ export function createSimulatorDriver(opts: {
       m.state = 'stopped';
       m.log = [...kept.log, '', '[host] powered off', `[host] disk restored from backup ${name}`];
       m.snapshots.clear(); // they were of the replaced disk, as on libvirt
+      lastBackup.delete(ref); // and its checkpoint: the next take is whole
       m.spec = { ...m.spec, image: kept.spec.image };
       if (wasRunning) boot(m);
     },
+    // A base another backup is made over is merged into it first (decision 0027): the child grows by the base's size
+    // and becomes whole (its base's base is no longer its); the delete answers the children's new sizes.
     async backupDelete(name) {
+      const gone = backups.get(name);
+      const merged = [];
+      for (const [child, base] of [...baseOf]) {
+        const kept = backups.get(child);
+        if (base !== name || !gone || !kept) continue;
+        kept.sizeBytes += gone.sizeBytes;
+        baseOf.delete(child);
+        merged.push({ name: child, sizeBytes: kept.sizeBytes, incremental: false });
+      }
       backups.delete(name);
+      baseOf.delete(name);
+      return { merged };
     },
     async backupVerify(name) {
       return backups.has(name) ? null : 'The backup is not on the backup target';
