@@ -3,10 +3,15 @@
  * proven backup reads "Verified at <date>", one whose verification failed (a VM named …fail-verify…) reads
  * "Verification failed: why" and never "Verified". Every look (1440x900 and 390x844, light and dark): nothing wider
  * than the screen, axe clean, screenshots backup-verification-<look>.png and backup-verification-card-{verified,failed}-<look>.png.
+ * Verify now (decision 0026), on the card and on the company's Backups screen (/backups): the row reads "Verifying…"
+ * while the verification runs (a …slow-verify… VM's copy takes 5 s to prove here), its button is disabled meanwhile,
+ * then a new "Verified at …"; screenshots backup-verify-now-card-{verifying,done}-<look>.png, backup-verify-now-list-<look>.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { BACKUP_TEXT } from '@portal/contract/backups';
+import { BACKUP_SCREEN_TEXT } from '@portal/contract/backup-screens-text';
+import { BACKUP_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
@@ -28,13 +33,13 @@ afterAll(async () => {
 });
 
 /** A running VM with one backup whose verification has ended. */
-async function vmWithVerifiedBackup(name: string) {
+async function vmWithVerifiedBackup(name: string, backupName = 'nightly') {
   const catalog = await seededCatalog(admin);
   const id = (await admin.call(routes.vms.create, { body: catalog.createBody(name) })).data.ids[0]!;
   await expect
     .poll(async () => (await admin.call(routes.vms.details, { params: { id } })).data.status, WAIT)
     .toBe('Running');
-  const taken = await admin.call(routes.backups.takeBackup, { params: { id }, body: { name: 'nightly' } });
+  const taken = await admin.call(routes.backups.takeBackup, { params: { id }, body: { name: backupName } });
   expect(taken.status, taken.message).toBe(200);
   await expect
     .poll(async () => {
@@ -70,8 +75,47 @@ describe('backup verification on the Backups card', () => {
   });
 });
 
+describe('Verify now', () => {
+  it('verifies a backup again from the VM page and from /backups: "Verifying…" while it runs, then "Verified at …"', async () => {
+    const id = await vmWithVerifiedBackup('verify-now-slow-verify', 'weekly');
+    const { context, page } = await signedInPage(portal);
+    await page.goto(`${portal.url}/virtualMachineDetails/${id}`);
+    const card = page.getByRole('region', { name: BACKUP_TEXT.title });
+    const row = card.locator('[data-backup="weekly"]');
+    const line = row.locator('[data-label="verification"]');
+    await expect.poll(() => line.textContent(), WAIT).toMatch(/^Verified at \S/);
+    const button = row.getByRole('button', { name: `${BACKUP_ACTIONS.backupVerify.label}: weekly` });
+    await expect.poll(() => button.isEnabled(), WAIT).toBe(true);
+    await button.click();
+    await expect.poll(() => page.getByText(BACKUP_ACTIONS.backupVerify.accepted).count(), WAIT).toBeGreaterThan(0);
+    await expect.poll(() => line.textContent(), WAIT).toBe(BACKUP_SCREEN_TEXT.verifying);
+    expect(await button.isDisabled()).toBe(true);
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: `${SCREENSHOTS}backup-verify-now-card-verifying-desktop-light.png` });
+    // Proven again: a new time, the button offered again.
+    await expect.poll(() => line.textContent(), WAIT).toMatch(/^Verified at \S/);
+    await expect.poll(() => button.isEnabled(), WAIT).toBe(true);
+    await cardShots(page, card, line, 'done', 'backup-verify-now-card');
+    await everyLook(page, 'backup-verify-now-vm');
+
+    // The company's Backups screen: the same by the backup's id (the row's Verification column, on a desktop).
+    await page.goto(`${portal.url}/backups`);
+    const listButton = page.getByRole('button', { name: `${BACKUP_ACTIONS.backupVerify.label}: weekly` });
+    await expect.poll(() => listButton.isEnabled(), WAIT).toBe(true);
+    const tableRow = page.getByRole('row').filter({ has: page.locator('[data-backup="weekly"]') });
+    const status = tableRow.locator('[data-label="verification"]').last();
+    await expect.poll(() => status.textContent(), WAIT).toMatch(/^Verified at \S/);
+    await listButton.click();
+    await expect.poll(() => status.textContent(), WAIT).toBe(BACKUP_SCREEN_TEXT.verifying);
+    expect(await listButton.isDisabled()).toBe(true);
+    await expect.poll(() => status.textContent(), WAIT).toMatch(/^Verified at \S/);
+    await everyLook(page, 'backup-verify-now-list');
+    await context.close();
+  });
+});
+
 /** The card in every look (the phone's full-page shot stops at the page's scroll box): the line within the screen. */
-async function cardShots(page: Page, card: Locator, line: Locator, name: string) {
+async function cardShots(page: Page, card: Locator, line: Locator, name: string, prefix = 'backup-verification-card') {
   for (const look of LOOKS) {
     await page.setViewportSize(look.viewport);
     await page.emulateMedia({ colorScheme: look.colorScheme });
@@ -83,7 +127,7 @@ async function cardShots(page: Page, card: Locator, line: Locator, name: string)
     expect(box!.x + box!.width, look.name).toBeLessThanOrEqual(look.viewport.width);
     const lineBox = await line.boundingBox();
     expect(lineBox!.x + lineBox!.width, look.name).toBeLessThanOrEqual(look.viewport.width);
-    await card.screenshot({ path: `${SCREENSHOTS}backup-verification-card-${name}-${look.name}.png` });
+    await card.screenshot({ path: `${SCREENSHOTS}${prefix}-${name}-${look.name}.png` });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.emulateMedia({ colorScheme: 'light' });

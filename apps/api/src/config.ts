@@ -155,6 +155,14 @@ export const configSchema = z.object({
   BACKUP_VERIFY_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(10_000),
   /** How long one verification may run (checksum read-back and the throwaway boot) before another instance retries it. */
   BACKUP_VERIFY_LEASE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  /**
+   * Re-verification on the operator's schedule (docs/decisions/0026-verify-now-and-reverification.md): a ready backup
+   * whose last successful verification is older than this many days is verified again (0: never). A failed one is not
+   * (its team was told; "Verify now" asks again); a suspended company's backups are skipped.
+   */
+  BACKUP_REVERIFY_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  /** At most this many backups queued for re-verification at once (each boots a throwaway machine). */
+  BACKUP_REVERIFY_BATCH: z.coerce.number().int().min(1).max(1000).default(5),
   /** How often a live VM status stream checks that its session still stands. */
   VM_STREAM_SESSION_CHECK_MS: z.coerce.number().int().min(50).max(300_000).default(15_000),
   /** Keep resolved sessions in memory, invalidated through PostgreSQL's auth_changes channel; on by default, off

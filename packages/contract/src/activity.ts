@@ -100,6 +100,7 @@ export const ACTIVITY_ACTIONS: Readonly<Record<string, string>> = {
   'vm.console.open': 'VM console opened',
   'vm.console.close': 'VM console closed',
   'vm.backupDelete': 'VM backup deleted',
+  'vm.backupVerify': 'VM backup verification requested',
   'vm.backupVerify.failed': 'VM backup failed its verification',
   'vm.backupScheduleSet': 'VM backup schedule set',
   'vm.backupScheduleRemove': 'VM backup schedule removed',

@@ -24,6 +24,8 @@ export const BACKUP_SCREEN_TEXT = {
   verifiedAt: (when: string) => `Verified at ${when}`,
   verificationFailed: (why: string) => `Verification failed: ${why}`,
   notVerified: 'Not verified yet',
+  /** A verification queued or running (decision 0026): after the take, Verify now, or the operator's schedule. */
+  verifying: 'Verifying…',
 
   /** Restore as a new VM (the screen's rows and the VM page's Backups card). */
   restoreAsNew: 'Restore as new VM',

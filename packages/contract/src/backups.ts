@@ -61,6 +61,11 @@ export const backupSchema = z.object({
    * and it booted, but no marker was read); null: everything was (docs/decisions/0024-backup-verification.md).
    */
   verificationNote: z.string().nullable(),
+  /**
+   * A verification is queued or running (after the take, a "Verify now", or the operator's re-verification schedule:
+   * docs/decisions/0026-verify-now-and-reverification.md); the fields above still tell the last one's outcome.
+   */
+  verifying: z.boolean(),
   /** Why a take failed (state 'failed'), or why the last restore or delete of it failed. */
   error: z.string().nullable(),
 });
@@ -103,6 +108,9 @@ export const BACKUP_TEXT = {
   hostDown: (host: string, why: string) =>
     `Host ${host} stopped answering during the backup, so it was not completed (${why}). Take another one when the host is back.`,
   removedBeforeStart: 'The backup was removed before its turn came.',
+  // Verify now (issue 24 item 3; docs/decisions/0026-verify-now-and-reverification.md).
+  alreadyVerifying: 'This backup is already being verified. Wait for the verification to finish.',
+  verifyOff: 'Backup verification is turned off on this portal.',
 } as const;
 
 const base = { tag: 'Virtual Machines', access: 'user' } as const;
@@ -153,6 +161,15 @@ export const backupRoutes = {
     params: backupParamsSchema,
     data: z.null(),
   }),
+  verifyBackup: route({
+    ...base,
+    method: 'POST',
+    path: `${P}/verifyBackup/:id/:backupId`,
+    summary:
+      'Verify a ready backup of a VM again now: a throwaway machine boots from its copy in isolation (the VM is not touched)',
+    params: backupParamsSchema,
+    data: z.null(),
+  }),
   listCompanyBackups: route({
     ...base,
     method: 'GET',
@@ -165,6 +182,14 @@ export const backupRoutes = {
     method: 'DELETE',
     path: '/backups/:backupId',
     summary: 'Delete a backup kept after its VM was deleted (or any backup of the company by its id)',
+    params: z.object({ backupId: idSchema }),
+    data: z.null(),
+  }),
+  verifyKeptBackup: route({
+    ...base,
+    method: 'POST',
+    path: '/backups/:backupId/verify',
+    summary: 'Verify a ready backup of the company again now by its id (also one kept after its VM was deleted)',
     params: z.object({ backupId: idSchema }),
     data: z.null(),
   }),

@@ -172,6 +172,16 @@ export const BACKUP_ACTIONS = {
     label: 'Delete',
     accepted: 'Backup deleted',
   },
+  // Verify now (issue 24 item 3; decision 0026): the backup's verification queued again, as after its take. It only
+  // reads the copy (a throwaway machine boots from it, never the VM): vm.operate, as a take, from any status.
+  backupVerify: {
+    operation: null,
+    from: VM_STATUSES,
+    permission: 'vm.operate',
+    participle: 'changed',
+    label: 'Verify now',
+    accepted: 'The backup will be verified shortly',
+  },
 } as const satisfies Record<string, VmActionDef>;
 export type BackupActionName = keyof typeof BACKUP_ACTIONS;
 

@@ -469,7 +469,7 @@ describe('backup schedules', () => {
         log,
       });
       engines.push(engine);
-      const deps = { db, access: createAccess(db), engine, audit, clock, log };
+      const deps = { db, access: createAccess(db), engine, audit, clock, log, config: t.config };
       const vms = createVmRepository(db);
       const backupRepo = createBackupRepository(db);
       const unused = { create: () => Promise.reject(new Error('not in this test')) };

@@ -8,10 +8,16 @@
  * shows the marker of its take), and writes what it found. A failed verification clears `verified_at` (a backup is
  * never shown as good once a verification failed), is audited (`vm.backupVerify.failed`) and mails the VM's team
  * admins (the company administrators when the team has none).
+ *
+ * Re-verification (decision 0026): each pass first queues again, oldest first, the ready backups of unsuspended
+ * companies whose last successful verification (never verified: their take) is older than BACKUP_REVERIFY_DAYS, at
+ * most BACKUP_REVERIFY_BATCH due at once; a backup whose verification failed is left as it is (its team was told,
+ * "Verify now" asks again). "Verify now" (backups.service) queues one the same way: `verify_after` set only where none
+ * is queued or running, so a backup is never verified twice at once.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ADMIN_ROLE_ID } from '@portal/contract/constants';
-import { providers, teamMembers, users, virtualMachines, vmBackups } from '../../db/schema.ts';
+import { companies, providers, teamMembers, users, virtualMachines, vmBackups } from '../../db/schema.ts';
 import { createPeriodic } from '../../engine/periodic.ts';
 import { portalLink } from '../../mail/portal-links.ts';
 import { senderOf } from '../../mail/sender.ts';
@@ -210,7 +216,66 @@ export function createBackupVerifier(
     } else log.info({ backupId: row.id, note: proof.note }, 'backup verified');
   }
 
+  /**
+   * Queues again the backups whose last proof is older than BACKUP_REVERIFY_DAYS (decision 0026): ready, none queued
+   * or running, no failed verification, the company not suspended; oldest proof first, so that at most
+   * BACKUP_REVERIFY_BATCH are due at once (what a take or "Verify now" queued counts too). Answers how many.
+   */
+  async function requeueStale(): Promise<number> {
+    const days = deps.config.BACKUP_REVERIFY_DAYS;
+    if (days === 0 || deps.config.BACKUP_VERIFY === 'off') return 0;
+    const [due] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(vmBackups)
+      .where(sql`${vmBackups.verifyAfter} is not null`);
+    const room = deps.config.BACKUP_REVERIFY_BATCH - (due?.n ?? 0);
+    if (room <= 0) return 0;
+    const now = clock.now();
+    const cutoff = new Date(now.getTime() - days * 86_400_000);
+    const lastProof = sql`coalesce(${vmBackups.verifiedAt}, ${vmBackups.completedAt}, ${vmBackups.createdAt})`;
+    // Picked, then queued, in one transaction (an `IN (subquery LIMIT n FOR UPDATE SKIP LOCKED)` may be evaluated
+    // more than once by the planner and queue more than n).
+    const queued = await db.transaction(async (tx) => {
+      const stale = await tx
+        .select({ id: vmBackups.id })
+        .from(vmBackups)
+        .innerJoin(companies, eq(companies.id, vmBackups.companyId))
+        .where(
+          and(
+            eq(vmBackups.state, 'ready'),
+            isNull(vmBackups.verifyAfter),
+            isNull(vmBackups.verificationError),
+            isNull(companies.suspendedAt),
+            sql`${lastProof} < ${at(cutoff)}`,
+          ),
+        )
+        .orderBy(lastProof, vmBackups.id)
+        .limit(room)
+        .for('update', { of: vmBackups, skipLocked: true });
+      if (stale.length === 0) return [];
+      return (
+        tx
+          .update(vmBackups)
+          .set({ verifyAfter: now, verifyAttempts: 0, verifyLockedUntil: null })
+          // verify_after still null: a take's end or a Verify now that queued it meanwhile is left as it is.
+          .where(
+            and(
+              inArray(
+                vmBackups.id,
+                stale.map((r) => r.id),
+              ),
+              isNull(vmBackups.verifyAfter),
+            ),
+          )
+          .returning({ id: vmBackups.id })
+      );
+    });
+    if (queued.length > 0) log.info({ backupIds: queued.map((r) => r.id), days }, 'backups queued for re-verification');
+    return queued.length;
+  }
+
   async function pass() {
+    await requeueStale();
     // One at a time per instance: a verification boots a machine (decision 0024).
     for (;;) {
       const row = await claim();

@@ -1,9 +1,9 @@
 /** SQL of backups (issue 24 item 2): a VM's list, the company's, the per-VM limit from the reseller's catalog, states. */
-import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { BACKUPS } from '@portal/contract/constants';
 import type { BackupState } from '@portal/contract/backups';
 import type { Db, Tx } from '../../db/client.ts';
-import { configurationPrices, providers, vmBackups, virtualMachines } from '../../db/schema.ts';
+import { companies, configurationPrices, providers, vmBackups, virtualMachines } from '../../db/schema.ts';
 import { vmVisibleTo } from '../access/vm-visibility.ts';
 import type { TenantScope } from '../../lib/auth-context.ts';
 
@@ -102,6 +102,27 @@ export function createBackupRepository(db: Db) {
     /** A delete that failed: the backup is back in the state it had, with the reason. */
     async setError(id: number, error: string, state: BackupState) {
       await db.update(vmBackups).set({ state, error }).where(eq(vmBackups.id, id));
+    },
+    /**
+     * Queues a ready backup's verification again (Verify now, decision 0026), as its take's end does: due now, its
+     * attempts counted afresh; the last outcome stays shown until the new one. False when it is not ready or one is
+     * already queued or running (never two verifications of a backup at once).
+     */
+    async queueVerification(tx: Tx, id: number, now: Date): Promise<boolean> {
+      const done = await tx
+        .update(vmBackups)
+        .set({ verifyAfter: now, verifyAttempts: 0, verifyLockedUntil: null })
+        .where(and(eq(vmBackups.id, id), eq(vmBackups.state, 'ready'), isNull(vmBackups.verifyAfter)))
+        .returning({ id: vmBackups.id });
+      return done.length === 1;
+    },
+    async companySuspended(companyId: number): Promise<boolean> {
+      const [row] = await db
+        .select({ at: companies.suspendedAt })
+        .from(companies)
+        .where(eq(companies.id, companyId))
+        .limit(1);
+      return row?.at != null;
     },
     async remove(tx: Tx | Db, id: number) {
       await tx.delete(vmBackups).where(eq(vmBackups.id, id));

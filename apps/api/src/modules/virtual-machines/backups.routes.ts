@@ -40,4 +40,12 @@ export function registerBackupRoutes(app: FastifyInstance, backups: BackupServic
     await backups.deleteById(ctxOf(auth, request), params.backupId);
     return { message: BACKUP_ACTIONS.backupDelete.accepted, data: null };
   });
+  registerRoute(app, backupRoutes.verifyBackup, async ({ auth, params, request }) => {
+    await backups.verify(ctxOf(auth, request), params.id, params.backupId);
+    return { message: BACKUP_ACTIONS.backupVerify.accepted, data: null };
+  });
+  registerRoute(app, backupRoutes.verifyKeptBackup, async ({ auth, params, request }) => {
+    await backups.verifyById(ctxOf(auth, request), params.backupId);
+    return { message: BACKUP_ACTIONS.backupVerify.accepted, data: null };
+  });
 }

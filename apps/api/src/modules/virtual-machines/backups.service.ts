@@ -10,7 +10,8 @@ import { BACKUP_TEXT, defaultBackupName, type Backup, type BackupState } from '@
 import { BACKUP_SCHEDULE_TEXT } from '@portal/contract/backup-schedules';
 import { BACKUP_ACTIONS, type VM_STEADY_STATUSES } from '@portal/contract/vm-lifecycle';
 import type { TenantScope } from '../../lib/auth-context.ts';
-import { ConflictError, NotFoundError } from '../../lib/errors.ts';
+import { API_MESSAGES } from '@portal/contract/messages';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import { iso } from '../../lib/http.ts';
 import type { ModuleDeps } from '../module.ts';
 import type { Permission } from '../access/permissions.ts';
@@ -21,7 +22,7 @@ import { BUSY_MESSAGE, createVmGuards } from './vm-guards.ts';
 import { backupsDeleted } from '../../engine/operations/backups.ts';
 import type { BackupDeleted } from '../../providers/provider.ts';
 
-type Deps = Pick<ModuleDeps, 'db' | 'access' | 'engine' | 'audit' | 'clock'> & {
+type Deps = Pick<ModuleDeps, 'db' | 'access' | 'engine' | 'audit' | 'clock' | 'config'> & {
   vms: Pick<VmRepository, 'byId' | 'configuration'>;
   vmService: Pick<VmService, 'create'>;
   repo: BackupRepository;
@@ -37,6 +38,9 @@ export const providerBackupName = (id: number) => `portal-backup-${id}`;
 export function createBackupService(deps: Deps) {
   const { db, access, engine, vms, repo, audit, clock } = deps;
   const { loadVisible, requireAvailable, enqueue, enqueueAs } = createVmGuards(deps);
+  // BACKUP_VERIFY=off leaves takes due for verification without a verifier: nothing is shown as being verified then.
+  const verifierOn = deps.config.BACKUP_VERIFY !== 'off';
+  const toBackup = (row: BackupRow) => toWire(row, verifierOn);
 
   /** A backup of this VM for an action: 404 when it is not this VM's, 409 when its state does not allow it. */
   async function backupOf(vm: VmRow, backupId: number, allowed: readonly BackupState[]) {
@@ -94,6 +98,41 @@ export function createBackupService(deps: Deps) {
             providerName: backup.providerName,
             ...(by.cause ? { cause: by.cause } : {}),
           },
+          ...(by.requestId ? { requestId: by.requestId } : {}),
+        },
+        tx,
+      );
+    });
+  }
+
+  /**
+   * Verify now (issue 24 item 3; decision 0026): the backup's verification queued again, as at the end of its take,
+   * for the verifier's next pass (it never touches the VM). Refused while the backup is not ready (409) or a
+   * verification of it is queued or running (409: one at a time), when verification is off (409), or for a suspended
+   * company (403, as its takes). Audited as vm.backupVerify.
+   */
+  async function queueVerify(by: By, backup: BackupRow) {
+    if (!verifierOn) throw new ConflictError(BACKUP_TEXT.verifyOff);
+    if (backup.state !== 'ready') throw new ConflictError(BACKUP_TEXT.notReady(backup.state));
+    if (backup.verifyAfter !== null) throw new ConflictError(BACKUP_TEXT.alreadyVerifying);
+    if (await repo.companySuspended(backup.companyId)) throw new ForbiddenError(API_MESSAGES.companySuspended);
+    await db.transaction(async (tx) => {
+      // Checked again on the row: a take's end, another click or the schedule may have queued it meanwhile.
+      if (!(await repo.queueVerification(tx, backup.id, clock.now()))) {
+        const now = await repo.byCompany(backup.companyId, backup.id);
+        throw new ConflictError(
+          now && now.state !== 'ready' ? BACKUP_TEXT.notReady(now.state) : BACKUP_TEXT.alreadyVerifying,
+        );
+      }
+      await audit.record(
+        {
+          companyId: backup.companyId,
+          actorUserId: by.userId,
+          action: 'vm.backupVerify',
+          targetType: 'vm',
+          targetId: backup.vmId,
+          before: { name: backup.vmName },
+          after: { backupId: backup.id, name: backup.name, providerName: backup.providerName },
           ...(by.requestId ? { requestId: by.requestId } : {}),
         },
         tx,
@@ -235,6 +274,20 @@ export function createBackupService(deps: Deps) {
       await deleteBackup({ userId: ctx.scope.userId, requestId: ctx.requestId }, backup);
     },
 
+    /** Verify now: a ready backup of this VM verified again (vm.operate, as a take). */
+    async verify(ctx: Ctx, vmId: number, backupId: number) {
+      const vm = await loadVisible(ctx.scope, vmId, BACKUP_ACTIONS.backupVerify.permission);
+      const backup = await repo.byVm(vm.id, backupId);
+      if (!backup) throw new NotFoundError(BACKUP_TEXT.notFound);
+      await queueVerify({ userId: ctx.scope.userId, requestId: ctx.requestId }, backup);
+    },
+
+    /** Verify now by the backup's id (the company's Backups screen; a kept one: its VM is gone). */
+    async verifyById(ctx: Ctx, backupId: number) {
+      const { backup } = await companyBackup(ctx.scope, backupId, BACKUP_ACTIONS.backupVerify.permission);
+      await queueVerify({ userId: ctx.scope.userId, requestId: ctx.requestId }, backup);
+    },
+
     /** Deletes a backup of the company's by its id (a kept one: its VM is gone). */
     async deleteById(ctx: Ctx, backupId: number) {
       const { backup } = await companyBackup(ctx.scope, backupId, BACKUP_ACTIONS.backupDelete.permission);
@@ -244,7 +297,7 @@ export function createBackupService(deps: Deps) {
 }
 export type BackupService = ReturnType<typeof createBackupService>;
 
-function toBackup(row: BackupRow): Backup {
+function toWire(row: BackupRow, verifierOn: boolean): Backup {
   return {
     id: row.id,
     vmId: row.vmId,
@@ -263,6 +316,7 @@ function toBackup(row: BackupRow): Backup {
     verifiedAt: row.verifiedAt ? iso(row.verifiedAt) : null,
     verificationError: row.verificationError,
     verificationNote: row.verificationNote,
+    verifying: verifierOn && row.verifyAfter !== null,
     error: row.error,
   };
 }

@@ -8,7 +8,7 @@
  * left to finish (no operation pending or running) after each cell, so cells cannot disturb each other
  * and the "nothing changed" snapshot is stable.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { auditLog, operations, virtualMachines, vmBackups, vmBackupSchedules, vmSnapshots } from '../../db/schema.ts';
@@ -32,7 +32,7 @@ let seq = 0;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until the runner has no operation pending or running. */
+/** Waits until the runner has no operation pending or running, and no backup verification is queued or running. */
 async function settle(timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -40,8 +40,10 @@ async function settle(timeoutMs = 15_000): Promise<void> {
       .select({ id: operations.id })
       .from(operations)
       .where(inArray(operations.status, ['pending', 'running']));
-    if (busy.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`${busy.length} VM operations still under way`);
+    const verifying = await t.db.select({ id: vmBackups.id }).from(vmBackups).where(isNotNull(vmBackups.verifyAfter));
+    if (busy.length === 0 && verifying.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`${busy.length} VM operations, ${verifying.length} backup verifications still under way`);
     await sleep(20);
   }
 }
@@ -117,7 +119,13 @@ async function snapshot(): Promise<string> {
 
 beforeAll(async () => {
   t = await createTestApp({
-    env: { SIMULATOR_STEP_MS: '20', VM_RUNNER_POLL_MS: '20', VM_RECONCILE_INTERVAL_MS: '100000' },
+    env: {
+      SIMULATOR_STEP_MS: '20',
+      VM_RUNNER_POLL_MS: '20',
+      VM_RECONCILE_INTERVAL_MS: '100000',
+      // Each take's verification (and Verify now's) ends soon after it: settle() waits for them.
+      BACKUP_VERIFY_INTERVAL_MS: '50',
+    },
   });
   t.portal.startWorkers();
   const mk = (email: string) => createUser(t, 1, email);
@@ -175,14 +183,16 @@ beforeAll(async () => {
   });
 
   // 6 callers × (stop, force stop, reset, upgrade, rebuild, delete, take/revert/delete a snapshot, take/restore/
-  // delete a backup, restore one as new, list and delete a kept one) Running VMs, 6 to start (stopped below), the shared ones.
+  // delete a backup, restore one as new, list and delete a kept one) Running VMs, 2 for Verify now (a backup of a live
+  // VM and a kept one, asked by every caller: a verification changes nothing a next one needs), 6 to start (stopped
+  // below), the shared ones.
   // A VM outside any team, made by the Operator: theirs and the company admins' only. Named to come first in name
   // order, as the shared ones come next (mx-2-1, …): the list cells read one page of 100, and there are more VMs.
   [shared.operatorOwn] = (await createVms(1, 'a-mx-own', null, clients.operator)) as [number];
-  const made = await createVms(6 * 15 + 6 + 2, 'mx');
+  const made = await createVms(6 * 15 + 2 + 6 + 2, 'mx');
   [shared.read, shared.edit] = [made[0]!, made[1]!];
-  pool.Running = made.slice(2, 2 + 6 * 15);
-  pool.Stopped = made.slice(2 + 6 * 15);
+  pool.Running = made.slice(2, 2 + 6 * 15 + 2);
+  pool.Stopped = made.slice(2 + 6 * 15 + 2);
   for (const id of pool.Stopped) {
     const res = await admin.call(routes.vms.stop, { params: { id } });
     if (res.status !== 200) throw new Error(`could not stop VM ${id}: ${res.status} ${res.message}`);
@@ -242,12 +252,32 @@ async function keptBackup(): Promise<number> {
 }
 const backupRows = (vmId: number) => t.db.select().from(vmBackups).where(eq(vmBackups.vmId, vmId));
 const backupRow = async (id: number) => (await t.db.select().from(vmBackups).where(eq(vmBackups.id, id)))[0];
+/** One VM with a ready backup, and one kept backup, for every caller's Verify now (made on first use). */
+const verifiable = { vm: 0, kept: 0 };
+async function verifiableVm(): Promise<number> {
+  verifiable.vm ||= await withBackup();
+  return verifiable.vm;
+}
+async function verifiableKept(): Promise<number> {
+  verifiable.kept ||= await keptBackup();
+  return verifiable.kept;
+}
+/** Verify now was accepted as this caller: audited by them, and the verification ran to its end (settle waited). */
+async function verifiedNow(backupId: number, actor: Actor) {
+  const entries = await t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, 'vm.backupVerify'), eq(auditLog.actorUserId, ids[actor])));
+  expect(entries.filter((e) => (e.after as { backupId: number }).backupId === backupId)).toHaveLength(1);
+  expect(await backupRow(backupId)).toMatchObject({ verifyAfter: null, verificationError: null });
+  expect((await backupRow(backupId))!.verifiedAt).not.toBeNull();
+}
 
 const cells: Cell[] = [
   {
     call: 'GET /virtualMachines/list?teamId',
     expect: vmView,
-    run: (c) => c.call(routes.vms.list, { query: { teamId: ids.team, rowsPerPage: 100 } }),
+    run: (c) => c.call(routes.vms.list, { query: { teamId: ids.team, rowsPerPage: 100, sortColumn: 'name' } }),
     check: (res) => expect(listed(res)).toContain(shared.read),
   },
   {
@@ -487,6 +517,22 @@ const cells: Cell[] = [
     prepare: keptBackup,
     run: (c, backupId) => c.call(routes.backups.deleteKeptBackup, { params: { backupId } }),
     check: async (_res, _actor, backupId) => expect(await backupRow(backupId)).toBeUndefined(),
+  },
+  {
+    // Verify now only reads the copy (a throwaway machine boots from it, never the VM): vm.operate, as a take.
+    call: 'POST /virtualMachines/verifyBackup/:id/:backupId',
+    expect: vmChange,
+    prepare: verifiableVm,
+    run: (c, id) => c.call(routes.backups.verifyBackup, { params: { id, backupId: backupOf.get(id)! } }),
+    check: (_res, actor, id) => verifiedNow(backupOf.get(id)!, actor),
+  },
+  {
+    // By the backup's id (the company's Backups screen), a kept one too: vm.operate in the team the VM had.
+    call: 'POST /backups/:backupId/verify',
+    expect: vmChange,
+    prepare: verifiableKept,
+    run: (c, backupId) => c.call(routes.backups.verifyKeptBackup, { params: { backupId } }),
+    check: (_res, actor, backupId) => verifiedNow(backupId, actor),
   },
   {
     call: 'GET /virtualMachines/backupSchedule/:id',

@@ -1,12 +1,14 @@
 /**
  * The VM page's Backups card (issue 24 item 2; decision 0021), beside Snapshots and built as it: the VM's backups
- * (name, size, time, state), an optional name and Take, and per backup Restore and Delete behind a confirmation.
+ * (name, size, time, state), an optional name and Take, and per backup Restore and Delete behind a confirmation,
+ * and Verify now (decision 0026: no confirmation, it only reads the copy; "Verifying…" while it is queued or runs).
  * What each may do when comes from BACKUP_ACTIONS (vm-actions.ts) and the caller's permissions.
  */
 import { zodResolver } from '@hookform/resolvers/zod';
 import Archive from 'lucide-react/icons/archive';
 import CopyPlus from 'lucide-react/icons/copy-plus';
 import History from 'lucide-react/icons/history';
+import ShieldCheck from 'lucide-react/icons/shield-check';
 import Trash2 from 'lucide-react/icons/trash-2';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -27,6 +29,7 @@ import { ConfirmDialog } from '../../../components/ui/ConfirmDialog.tsx';
 import { ErrorText } from '../../../components/ui/ErrorText.tsx';
 import { TextField } from '../../../components/ui/TextField.tsx';
 import { VM_READS } from '../../../lib/reads.ts';
+import { errorMessage } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { formatDateTime } from '../../../lib/dates.ts';
 import { formatSize } from './SnapshotsCard.tsx';
@@ -71,14 +74,17 @@ export function BackupsCard({
     routes.backups.listBackups,
     { params: { id: vmId } },
     {
-      // While something is under way, look again soon; the VM's live status refreshes the details anyway.
+      // While something is under way (a verification too), look again soon; the VM's live status refreshes the details anyway.
       refetchInterval: (q) =>
-        q.state.data?.backups.some((s) => s.state !== 'ready' && s.state !== 'failed') ? 2_000 : 15_000,
+        q.state.data?.backups.some((s) => (s.state !== 'ready' && s.state !== 'failed') || s.verifying)
+          ? 2_000
+          : 15_000,
     },
   );
   const take = useRouteMutation(routes.backups.takeBackup, { invalidates: BACKUP_READS });
   const revert = useRouteMutation(routes.backups.restoreBackup, { invalidates: BACKUP_READS });
   const remove = useRouteMutation(routes.backups.deleteBackup, { invalidates: BACKUP_READS });
+  const verify = useRouteMutation(routes.backups.verifyBackup, { invalidates: BACKUP_READS });
   const [confirm, setConfirm] = useState<{ action: 'backupRestore' | 'backupDelete'; backup: Backup } | null>(null);
   // Restore as a new VM (issue 24 item 2): the new VM's name asked in its own dialog.
   const [asNew, setAsNew] = useState<Backup | null>(null);
@@ -109,6 +115,15 @@ export function BackupsCard({
           toast.success(BACKUP_ACTIONS[confirm.action].accepted);
           setConfirm(null);
         },
+      },
+    );
+  }
+  function verifyNow(backup: Backup) {
+    verify.mutate(
+      { params: { id: vmId, backupId: backup.id } },
+      {
+        onSuccess: () => toast.success(BACKUP_ACTIONS.backupVerify.accepted),
+        onError: (err) => toast.error(errorMessage(err)),
       },
     );
   }
@@ -169,6 +184,8 @@ export function BackupsCard({
                 permissions={permissions}
                 onAction={(action) => setConfirm({ action, backup: s })}
                 onRestoreAsNew={() => setAsNew(s)}
+                onVerify={() => verifyNow(s)}
+                verifyPending={verify.isPending && verify.variables?.params.backupId === s.id}
               />
             ))}
           </ul>
@@ -202,12 +219,16 @@ function BackupRow({
   permissions,
   onAction,
   onRestoreAsNew,
+  onVerify,
+  verifyPending,
 }: {
   backup: Backup;
   status: VmStatus;
   permissions: readonly Permission[];
   onAction: (action: 'backupRestore' | 'backupDelete') => void;
   onRestoreAsNew: () => void;
+  onVerify: () => void;
+  verifyPending: boolean;
 }) {
   const revertReason =
     reasonFor('backupRestore', status, permissions) ??
@@ -221,6 +242,13 @@ function BackupRow({
   const deleteReason =
     reasonFor('backupDelete', status, permissions) ??
     (backup.state === 'ready' || backup.state === 'failed' ? null : BACKUP_TEXT.notReady(backup.state));
+  const verifyReason =
+    reasonFor('backupVerify', status, permissions) ??
+    (backup.state !== 'ready'
+      ? BACKUP_TEXT.notReady(backup.state)
+      : backup.verifying
+        ? BACKUP_TEXT.alreadyVerifying
+        : null);
   const taken = backup.createdAt;
   return (
     <li className="flex flex-wrap items-center gap-x-4 gap-y-2 py-2 text-sm" data-backup={backup.name}>
@@ -237,8 +265,13 @@ function BackupRow({
           </span>
         </span>
         {backup.error && <span className="block text-xs text-red-600 dark:text-red-400">{backup.error}</span>}
-        {/* Its verification (decision 0024): never shown as good once one failed; what it could not check, said. */}
-        {backup.verificationError ? (
+        {/* Its verification (decision 0024): never shown as good once one failed; what it could not check, said;
+            one queued or running (after the take, Verify now, the operator's schedule: decision 0026) said first. */}
+        {backup.verifying ? (
+          <span className="block text-xs text-slate-600 dark:text-slate-300" data-label="verification">
+            {BACKUP_SCREEN_TEXT.verifying}
+          </span>
+        ) : backup.verificationError ? (
           <span className="block text-xs text-red-600 dark:text-red-400" data-label="verification">
             {BACKUP_SCREEN_TEXT.verificationFailed(backup.verificationError)}
           </span>
@@ -273,6 +306,18 @@ function BackupRow({
           >
             <CopyPlus className="h-4 w-4" aria-hidden />
             <span className="sr-only sm:not-sr-only">{BACKUP_SCREEN_TEXT.restoreAsNew}</span>
+          </Button>
+        </span>
+        <span title={verifyReason ?? undefined}>
+          <Button
+            variant="secondary"
+            disabled={verifyReason !== null || verifyPending}
+            aria-description={verifyReason ?? undefined}
+            aria-label={`${BACKUP_ACTIONS.backupVerify.label}: ${backup.name}`}
+            onClick={onVerify}
+          >
+            <ShieldCheck className="h-4 w-4" aria-hidden />
+            <span className="sr-only sm:not-sr-only">{BACKUP_ACTIONS.backupVerify.label}</span>
           </Button>
         </span>
         <span title={deleteReason ?? undefined}>

@@ -1,12 +1,14 @@
 /**
  * /backups — the company's backups (issue 24 items 2 and 4; decision 0021): every backup the caller may see, with
  * those kept after their VM was deleted ("deleted VM: name"), each with its size, when it was taken, its state and
- * its verification; restore as a new VM (the new VM's name asked; the backup's region and size) and delete behind a
+ * its verification ("Verifying…" while one is queued or runs); Verify now (decision 0026, no confirmation: it only reads
+ * the copy), restore as a new VM (the new VM's name asked; the backup's region and size) and delete behind a
  * confirmation. The server decides who may do what (the backup's team, as its VM) and its refusals are shown as
  * it answered them.
  */
 import Archive from 'lucide-react/icons/archive';
 import CopyPlus from 'lucide-react/icons/copy-plus';
+import ShieldCheck from 'lucide-react/icons/shield-check';
 import Trash2 from 'lucide-react/icons/trash-2';
 import { useState } from 'react';
 import { Link } from 'react-router';
@@ -22,6 +24,7 @@ import { errorText } from '../../../components/ui/ErrorText.tsx';
 import { PageLayout } from '../../../components/ui/PageLayout.tsx';
 import { wrapClass } from '../../../components/ui/wrap.ts';
 import { formatDateTime, type Revived } from '../../../lib/dates.ts';
+import { errorMessage } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { formatSize } from '../components/SnapshotsCard.tsx';
 import { RESTORE_AS_NEW_READS, RestoreAsNewDialog } from '../components/RestoreAsNewDialog.tsx';
@@ -76,6 +79,12 @@ function State({ backup }: { backup: Backup }) {
 }
 
 function Verification({ backup }: { backup: Backup }) {
+  if (backup.verifying)
+    return (
+      <span className="block text-xs text-slate-600 dark:text-slate-300" data-label="verification">
+        {BACKUP_SCREEN_TEXT.verifying}
+      </span>
+    );
   if (backup.verificationError)
     return (
       <span className="block break-words text-xs text-red-700 dark:text-red-300" data-label="verification">
@@ -101,10 +110,12 @@ export function BackupsPage() {
     {},
     {
       // While one is under way, look again soon.
-      refetchInterval: (q) => (q.state.data?.backups.some((b) => !SETTLED.includes(b.state)) ? 2_000 : 15_000),
+      refetchInterval: (q) =>
+        q.state.data?.backups.some((b) => !SETTLED.includes(b.state) || b.verifying) ? 2_000 : 15_000,
     },
   );
   const remove = useRouteMutation(routes.backups.deleteKeptBackup, { invalidates: RESTORE_AS_NEW_READS });
+  const verify = useRouteMutation(routes.backups.verifyKeptBackup, { invalidates: RESTORE_AS_NEW_READS });
   const [deleting, setDeleting] = useState<Backup | null>(null);
   const [restoring, setRestoring] = useState<Backup | null>(null);
 
@@ -117,6 +128,15 @@ export function BackupsPage() {
           toast.success(BACKUP_ACTIONS.backupDelete.accepted);
           setDeleting(null);
         },
+      },
+    );
+  }
+  function verifyNow(backup: Backup) {
+    verify.mutate(
+      { params: { backupId: backup.id } },
+      {
+        onSuccess: () => toast.success(BACKUP_ACTIONS.backupVerify.accepted),
+        onError: (err) => toast.error(errorMessage(err)),
       },
     );
   }
@@ -189,7 +209,15 @@ export function BackupsPage() {
               key: 'actions',
               header: <span className="sr-only">Actions</span>,
               align: 'right',
-              render: (b) => <Actions backup={b} onRestore={setRestoring} onDelete={setDeleting} />,
+              render: (b) => (
+                <Actions
+                  backup={b}
+                  onRestore={setRestoring}
+                  onDelete={setDeleting}
+                  onVerify={verifyNow}
+                  verifyPending={verify.isPending && verify.variables?.params.backupId === b.id}
+                />
+              ),
             },
           ]}
           rows={list.error ? [] : list.data?.backups}
@@ -228,13 +256,23 @@ function Actions({
   backup,
   onRestore,
   onDelete,
+  onVerify,
+  verifyPending,
 }: {
   backup: Backup;
   onRestore: (b: Backup) => void;
   onDelete: (b: Backup) => void;
+  onVerify: (b: Backup) => void;
+  verifyPending: boolean;
 }) {
   const restoreReason =
     backup.state === 'ready' ? null : BACKUP_TEXT.notReady(STATE_LABEL[backup.state] ?? backup.state);
+  const verifyReason =
+    backup.state !== 'ready'
+      ? BACKUP_TEXT.notReady(STATE_LABEL[backup.state] ?? backup.state)
+      : backup.verifying
+        ? BACKUP_TEXT.alreadyVerifying
+        : null;
   const deleteReason = SETTLED.includes(backup.state)
     ? null
     : BACKUP_TEXT.notReady(STATE_LABEL[backup.state] ?? backup.state);
@@ -251,6 +289,19 @@ function Actions({
         >
           <CopyPlus className="h-4 w-4 shrink-0" aria-hidden />
           <span className="hidden whitespace-nowrap lg:inline">{BACKUP_SCREEN_TEXT.restoreAsNew}</span>
+        </Button>
+      </span>
+      <span title={verifyReason ?? undefined}>
+        <Button
+          variant="secondary"
+          className="px-2.5 lg:px-3"
+          disabled={verifyReason !== null || verifyPending}
+          aria-description={verifyReason ?? undefined}
+          aria-label={`${BACKUP_ACTIONS.backupVerify.label}: ${backup.name}`}
+          onClick={() => onVerify(backup)}
+        >
+          <ShieldCheck className="h-4 w-4 shrink-0" aria-hidden />
+          <span className="hidden whitespace-nowrap lg:inline">{BACKUP_ACTIONS.backupVerify.label}</span>
         </Button>
       </span>
       <span title={deleteReason ?? undefined}>
