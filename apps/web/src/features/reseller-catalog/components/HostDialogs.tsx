@@ -33,6 +33,8 @@ const CAPACITY = [
 
 /** Typed text to a number; an empty field is left out (the server keeps the value, or reads it from the host). */
 const asNumber = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : Number(v));
+/** Backups at once: an empty field is null, the portal's default (decision 0027). */
+const asLimit = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? null : Number(v));
 
 function CapacityFields<T extends FieldValues>() {
   return (
@@ -55,7 +57,10 @@ export function EditCapacityDialog({ host, onClose }: { host: HostView; onClose:
   const update = useUpdateHost();
   const form = useForm<z.input<typeof hostUpdateSchema>, unknown, HostUpdate>({
     resolver: zodResolver(hostUpdateSchema),
-    defaultValues: Object.fromEntries(CAPACITY.map(([k]) => [k, host[k]])),
+    defaultValues: {
+      ...Object.fromEntries(CAPACITY.map(([k]) => [k, host[k]])),
+      backupConcurrency: host.backupConcurrency,
+    },
   });
   const onSubmit = form.handleSubmit((body) =>
     update.mutate(
@@ -78,10 +83,18 @@ export function EditCapacityDialog({ host, onClose }: { host: HostView; onClose:
       <FormProvider {...form}>
         <form id={formId} onSubmit={onSubmit} noValidate className="grid grid-cols-2 gap-3">
           <CapacityFields<z.input<typeof hostUpdateSchema>> />
+          <TextField<z.input<typeof hostUpdateSchema>>
+            name="backupConcurrency"
+            label="Backups at once"
+            inputMode="numeric"
+            placeholder="Default"
+            registerOptions={{ setValueAs: asLimit }}
+          />
         </form>
       </FormProvider>
       <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
-        A host takes new VMs while they fit within capacity × overcommit.
+        A host takes new VMs while they fit within capacity × overcommit. Backups at once: how many backups are taken on
+        it at the same time (1 to 16); empty for the portal&apos;s default.
       </p>
       <ErrorText error={update.error} className="mt-3 text-sm text-red-600 dark:text-red-400" />
     </Modal>

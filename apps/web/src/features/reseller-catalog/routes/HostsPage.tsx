@@ -96,6 +96,9 @@ export function HostsPage() {
                     <div>{`${h.cpus} CPUs × ${h.cpuOvercommit}`}</div>
                     <div>{`${h.ramGb} GB RAM × ${h.ramOvercommit}`}</div>
                     <div>{`${h.diskGb} GB disk × ${h.diskOvercommit}`}</div>
+                    <div className="text-xs text-slate-500 dark:text-slate-400">
+                      {`Backups at once: ${h.backupConcurrency ?? 'default'}`}
+                    </div>
                   </td>
                   <td className="whitespace-nowrap px-4 py-2.5 tabular-nums">
                     <div>{`${h.used.vms} VM${h.used.vms === 1 ? '' : 's'}`}</div>
