@@ -4,8 +4,10 @@
  * "Verification failed: why" and never "Verified". Every look (1440x900 and 390x844, light and dark): nothing wider
  * than the screen, axe clean, screenshots backup-verification-<look>.png and backup-verification-card-{verified,failed}-<look>.png.
  * Verify now (decision 0026), on the card and on the company's Backups screen (/backups): the row reads "Verifying…"
- * while the verification runs (a …slow-verify… VM's copy takes 5 s to prove here), its button is disabled meanwhile,
- * then a new "Verified at …"; screenshots backup-verify-now-card-{verifying,done}-<look>.png, backup-verify-now-list-<look>.png.
+ * while the verification runs (a …slow-verify… VM's copy takes 7.5 s to prove here: the screen's refetch after the
+ * click lands well within it), its button is disabled meanwhile, then a new "Verified at …"; screenshots
+ * backup-verify-now-card-verifying-desktop-light.png, backup-verify-now-card-done-<look>.png,
+ * backup-verify-now-{vm,list}-<look>.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';

@@ -8,7 +8,7 @@
  * - the verifier's pass re-queues only backups whose last proof is older than BACKUP_REVERIFY_DAYS (not a fresher
  *   one, not one whose verification failed), none of a suspended company's, never more than BACKUP_REVERIFY_BATCH due
  *   at once; a re-verification that now fails clears verifiedAt, says why, is audited and mailed.
- * A VM named …slow-verify… takes a hundred simulator steps (2 s here) to verify, so a verification is seen under way.
+ * A VM named …slow-verify… takes 150 simulator steps (3 s here) to verify, so a verification is seen under way.
  */
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,7 +119,7 @@ describe('Verify now', () => {
 
     const res = await admin.call(routes.backups.verifyBackup, { params: { id, backupId } });
     expect([res.status, res.message, res.data]).toEqual([200, BACKUP_ACTIONS.backupVerify.accepted, null]);
-    // Under way (the slow copy takes 2 s to prove): shown, the last outcome kept beside it; a second ask is refused.
+    // Under way (the slow copy takes 3 s to prove): shown, the last outcome kept beside it; a second ask is refused.
     const running = await backupOf(id, backupId);
     expect(running).toMatchObject({ verifying: true, verifiedAt: first.verifiedAt });
     const again = await admin.call(routes.backups.verifyBackup, { params: { id, backupId } });

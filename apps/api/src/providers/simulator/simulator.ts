@@ -8,7 +8,7 @@
  *  - a name containing `fail-backup` fails to take backups (permanently);
  *  - a name containing `slow-backup` takes ten steps to copy a backup (a take to stop, or kill, mid-way);
  *  - a name containing `fail-verify` fails its backups' verification (the copy "does not boot");
- *  - a name containing `slow-verify` takes a hundred steps to verify a backup (a verification seen under way).
+ *  - a name containing `slow-verify` takes 150 steps to verify a backup (a verification seen under way).
  */
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -378,7 +378,7 @@ export function createSimulatorDriver(opts: {
       await half();
       const kept = backups.get(name);
       if (!kept) return { error: 'The backup is not on the backup target', note: null };
-      if (kept.spec.name.includes('slow-verify')) await new Promise((r) => setTimeout(r, opts.stepMs * 100));
+      if (kept.spec.name.includes('slow-verify')) await new Promise((r) => setTimeout(r, opts.stepMs * 150));
       if (kept.spec.name.includes('fail-verify'))
         return {
           error: 'The copy did not boot: its guest agent did not answer within 300 s (simulated failure)',
