@@ -4,7 +4,7 @@
  * engines, with the injected clock:
  * - Verify now queues the backup's verification again (200, audited with its caller; the VM untouched), the backup
  *   shows `verifying` while it runs and a second ask is 409; another company's caller gets 404 by either route;
- *   a backup not ready yet is 409;
+ *   a backup not ready yet is 409, a suspended company's users are refused;
  * - the verifier's pass re-queues only backups whose last proof is older than BACKUP_REVERIFY_DAYS (not a fresher
  *   one, not one whose verification failed), none of a suspended company's, never more than BACKUP_REVERIFY_BATCH due
  *   at once; a re-verification that now fails clears verifiedAt, says why, is audited and mailed.
@@ -145,7 +145,7 @@ describe('Verify now', () => {
     expect(await verifyAudits(backupId)).toHaveLength(2);
   });
 
-  it('is refused (409) while the backup is not ready', async () => {
+  it('is refused while the backup is not ready (409), and for a suspended company', async () => {
     const id = await created('verify-slow-backup');
     const backupId = await takeBackup(id, 'not yet');
     const res = await admin.call(routes.backups.verifyBackup, { params: { id, backupId } });
@@ -153,6 +153,14 @@ describe('Verify now', () => {
     expect(res.message).toMatch(/^The backup cannot be used while it is (queued|creating)$/);
     expect(await verifyAudits(backupId)).toHaveLength(0);
     await settled(id, backupId);
+    // Its company suspended: its users' sessions no longer answer (401; the service's own 403, as for takes, guards
+    // any other way in), nothing queued.
+    await t.db.update(companies).set({ suspendedAt: clock.now() }).where(eq(companies.id, companyId));
+    const suspended = await admin.call(routes.backups.verifyBackup, { params: { id, backupId } });
+    await t.db.update(companies).set({ suspendedAt: null }).where(eq(companies.id, companyId));
+    expect([suspended.status, suspended.message]).toEqual([401, 'Not authenticated']);
+    expect((await row(backupId)).verifyAfter).toBeNull();
+    expect(await verifyAudits(backupId)).toHaveLength(0);
   });
 });
 
