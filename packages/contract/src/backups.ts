@@ -8,6 +8,7 @@ import './zod-setup.ts';
 import { z } from 'zod';
 import { idParamsSchema, idSchema, route, timestampSchema } from './common.ts';
 import { BACKUPS } from './constants.ts';
+import { BACKUP_CONSISTENCIES } from './backup-consistency.ts';
 import { vmNameSchema } from './validation.ts';
 
 /**
@@ -43,6 +44,11 @@ export const backupSchema = z.object({
   sizeBytes: z.number().int().nullable(),
   /** Holds only what changed since the backup before it. */
   incremental: z.boolean(),
+  /**
+   * 'application-consistent': the guest's file systems were frozen through its agent at the copy's instant;
+   * 'crash-consistent': as a power cut at that instant; null while it is taken, or when it failed (decision 0028).
+   */
+  consistency: z.enum(BACKUP_CONSISTENCIES).nullable(),
   /** The VM's image and size when it was taken (a restore as a new VM gets them). */
   image: z.string(),
   configurationId: z.number().int(),

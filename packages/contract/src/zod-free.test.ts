@@ -16,6 +16,7 @@ const ZOD_FREE = [
   'messages.ts',
   'constants.ts',
   'backup-screens-text.ts',
+  'backup-consistency.ts',
 ];
 
 /** Specifiers of the module's imports and re-exports that remain at runtime. */

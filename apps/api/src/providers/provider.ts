@@ -146,7 +146,18 @@ export type ConsoleChannels = Partial<Record<ConsoleKind, () => Promise<Duplex>>
 export interface BackupInfo {
   sizeBytes: number | null;
   incremental: boolean;
+  /**
+   * 'application-consistent': the guest's file systems were frozen through its agent at the copy's instant (flushed,
+   * no write half done); 'crash-consistent': as a power cut at that instant (no agent, or powered off: the portal
+   * cannot tell a clean shutdown from a forced one). Decision 0028.
+   */
+  consistency: BackupConsistency;
+  /** How long the guest's file systems were frozen for the take (ms), when they were (figures and tests). */
+  frozenMs?: number;
 }
+
+/** The contract's BACKUP_CONSISTENCIES (packages/contract/src/backup-consistency.ts). */
+export type BackupConsistency = 'application-consistent' | 'crash-consistent';
 
 /**
  * What a backup's verification found (backupProve): `error` why it is not restorable (null: it is, as far as it was

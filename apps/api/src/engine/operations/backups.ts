@@ -48,6 +48,7 @@ export function createBackupRows(db: Db, clock: Clock = systemClock) {
             state: 'ready',
             sizeBytes: info.sizeBytes,
             incremental: info.incremental,
+            consistency: info.consistency,
             error: null,
             completedAt: clock.now(),
             verifiedAt: null,

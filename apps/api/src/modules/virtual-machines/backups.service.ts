@@ -306,6 +306,7 @@ function toWire(row: BackupRow, verifierOn: boolean): Backup {
     state: row.state,
     sizeBytes: row.sizeBytes,
     incremental: row.incremental,
+    consistency: row.consistency,
     image: row.image,
     configurationId: row.configurationId,
     cpu: row.cpu,

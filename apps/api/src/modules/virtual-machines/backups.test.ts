@@ -88,6 +88,8 @@ describe('backups', () => {
       name: 'before the change',
       state: 'ready',
       incremental: false,
+      // The simulator's guest has no agent unless its name says so (decision 0028).
+      consistency: 'crash-consistent',
       image: catalog.createBody('x').image,
       configurationId: catalog.micro.id,
       verifiedAt: null,
@@ -157,6 +159,31 @@ describe('backups', () => {
     ]);
     expect(await audits(id, 'vm.backupRestore')).toHaveLength(1);
     expect(await audits(id, 'vm.backupDelete')).toHaveLength(1);
+  });
+
+  it('says how consistent each copy is: application-consistent when a running guest with an agent was frozen, crash-consistent powered off', async () => {
+    const id = await created('with-agent');
+    const running = await take(id, 'frozen');
+    expect(running.status, running.message).toBe(200);
+    await waitFor(id, 'Running');
+    expect((await list(id)).data.backups.find((b) => b.id === running.data.id)).toMatchObject({
+      state: 'ready',
+      consistency: 'application-consistent',
+    });
+    expect((await admin.call(routes.vms.stop, { params: { id } })).status).toBe(200);
+    await waitFor(id, 'Stopped');
+    const off = await take(id, 'powered off');
+    expect(off.status, off.message).toBe(200);
+    await waitFor(id, 'Stopped');
+    for (let i = 0; i < 400; i++) {
+      const b = (await list(id)).data.backups.find((x) => x.id === off.data.id);
+      if (b?.state === 'ready') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await list(id)).data.backups.find((b) => b.id === off.data.id)).toMatchObject({
+      state: 'ready',
+      consistency: 'crash-consistent',
+    });
   });
 
   it('holds the per-VM limit (failed takes not counted), and the reseller catalog column for the size', async () => {

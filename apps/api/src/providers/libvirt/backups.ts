@@ -10,15 +10,17 @@
  *   manifest is the commit.) `<name>.seal.json` holds the file's SHA-256, written by the first verify.
  * - Full or incremental. A full backup is a whole, flattened qcow2 (the base image folded in). An incremental one is a
  *   qcow2 whose backing file is the previous backup's file, holding only the clusters the guest wrote since: taken
- *   when the machine runs, its disk is a version 3 qcow2 and the machine's one checkpoint (libvirt's, a persistent
- *   dirty bitmap in the disk, named after the backup it marks) names a backup still in the pool. Anything else (a
- *   powered-off machine, no or a foreign checkpoint, a refused bitmap) is a full one; a failed take drops the
- *   machine's checkpoints, so the next is full.
+ *   when its disk is a version 3 qcow2 and the machine's one checkpoint (libvirt's, a persistent dirty bitmap in the
+ *   disk, named after the backup it marks) names a backup still in the pool. Anything else (no or a foreign
+ *   checkpoint, a refused bitmap) is a full one; a failed take drops the machine's checkpoints, so the next is full.
  * - Take, running: `virsh backup-begin` in push mode with a new checkpoint (vda into the pool's file, the read-only
  *   NoCloud seed vdb left out), then `domjobinfo` until the job ends; QEMU copies the disk as of the instant the job
- *   began while the guest runs on (no pause, no freeze). Powered off: `vol-create-from` the machine's overlay into the
- *   backup pool (libvirt's qemu-img convert flattens the chain). Nothing is read back at the take (the first verify
- *   seals the checksum): the take costs the copy alone.
+ *   began while the guest runs on (no pause). A guest whose agent is connected is frozen (`domfsfreeze`) for that
+ *   `backup-begin` only and thawed right after (a watchdog thaws it should the portal die meanwhile): the copy is
+ *   application-consistent, else crash-consistent (decision 0028). Powered off with a chain to build on: started
+ *   paused (no guest code runs) for an incremental job, destroyed again whatever happens; without one:
+ *   `vol-create-from` the machine's overlay into the backup pool (libvirt's qemu-img convert flattens the chain).
+ *   Nothing is read back at the take (the first verify seals the checksum): the take costs the copy alone.
  * - Restore in place: powered off (graceful, then forced), the snapshots' and checkpoints' metadata dropped (their
  *   data lived in the replaced qcow2), the overlay deleted and made again from the backup (`vol-create-from`: the
  *   chain read through and flattened, grown to the machine's size), the domain kept (name, UUID, MACs, addresses);
@@ -75,6 +77,8 @@ export interface BackupManifest {
   parent?: string | null;
   /** The checkpoint made on the machine at this backup's instant (its name), null when none was. */
   checkpoint?: string | null;
+  /** Whether the guest's file systems were frozen at the copy's instant (decision 0028); absent before it. */
+  consistency?: BackupInfo['consistency'];
   takenAt: string;
 }
 
@@ -349,9 +353,10 @@ export async function dropCheckpoints(
 }
 
 /**
- * What a running take can build on: the machine's one checkpoint, when it names a backup still committed in the pool
- * whose disk had the same size. Anything else (none, several, a removed or foreign backup) answers null, and the
- * checkpoints are dropped so the next one starts a new chain.
+ * What a take can build on: the machine's one checkpoint, when it names a backup still committed in the pool whose
+ * disk had the same size. Anything else (none, several, a removed or foreign backup) answers null, and the checkpoints
+ * are dropped so the next one starts a new chain (`keep`: left as they are, for a powered-off machine, which would
+ * have to be started paused for it: the next running take, snapshot revert or move drops them).
  */
 async function incrementalBase(
   h: BackupHost,
@@ -359,6 +364,7 @@ async function incrementalBase(
   ref: string,
   vols: Set<string>,
   capacity: number,
+  opts: { keep?: boolean } = {},
 ): Promise<string | null> {
   const cps = await checkpointsOf(h, ref);
   if (cps.length === 0) return null;
@@ -370,7 +376,7 @@ async function incrementalBase(
       if (info?.capacity === capacity) return cp;
     }
   }
-  await dropCheckpoints(h, ref).catch(() => undefined);
+  if (!opts.keep) await dropCheckpoints(h, ref).catch(() => undefined);
   return null;
 }
 
@@ -399,7 +405,10 @@ async function abortBackupJob(h: BackupHost, ref: string) {
 async function waitForBackupJob(h: BackupHost, ref: string) {
   const until = Date.now() + h.timeoutMs;
   const stopped = () => new Error('The machine stopped during the backup');
-  // Short first looks: an incremental job is often done in a tenth of a second.
+  // Short first looks: an incremental job is often done in a tenth of a second. Then a look every 100 ms for the first
+  // 10 s (a look is one libvirt round trip through the host's session: the time past the job's end it adds is what a
+  // take of a second or two waits for nothing; 300 ms looks cost a full take ~150 ms, decision 0022 "Measured"),
+  // every 300 ms up to a minute, every second after (a job of hours).
   for (let pause = 25; ; pause = Math.min(300, pause * 2)) {
     // A stop or destroy while the job runs (the caller lets them go ahead) can fail the look itself ("Unable to read
     // from monitor"): the machine's state, a moment later (libvirt sees QEMU gone), says which it was.
@@ -494,6 +503,97 @@ async function settledVolumes(h: BackupHost, bp: BackupPool): Promise<Set<string
   return vols;
 }
 
+// ---- the guest's file systems frozen for the job's start (decision 0028) -----------------------------------------
+
+/** How long a freeze or a thaw may take (the guest flushes its file systems; under TCG on a loaded host, seconds). */
+const FREEZE_TIMEOUT_MS = 30_000;
+/**
+ * A portal killed while the guest is frozen cannot thaw it, and qemu-ga on Linux has no freeze timeout of its own (the
+ * guest's writes would hang until someone thaws): before each freeze a detached watchdog is started on the portal's
+ * machine (its own process group: a kill of the portal leaves it) that thaws the guest after this long, unless the
+ * take's own thaw ended it first. A watchdog's thaw during a slow take only makes that take crash-consistent (below).
+ */
+export const THAW_WATCHDOG_S = 30;
+
+/** Whether the guest agent's channel reads connected in the live definition (the agent runs in the guest). */
+async function agentConnected(h: BackupHost, ref: string): Promise<boolean> {
+  const xml = await h.virsh.maybe(['dumpxml', ref]).catch(() => null);
+  return xml !== null && /name='org\.qemu\.guest_agent\.0'[^>]*\bstate='connected'/.test(xml);
+}
+
+/**
+ * The count in virsh's "Froze 2 filesystem(s)" / "Thawed 2 filesystem(s)"; null when it printed none (virsh's `-q`,
+ * which the driver runs with, may leave such lines out: then the command's success is all there is).
+ */
+function fsCount(out: string): number | null {
+  const n = /(\d+)\s+filesystem/.exec(out)?.[1];
+  return n === undefined ? null : Number(n);
+}
+
+/** Starts the watchdog (see THAW_WATCHDOG_S); answers how to end it. Arguments reach sh as its positional ones only. */
+async function thawWatchdog(h: BackupHost, ref: string): Promise<() => void> {
+  const uri = await h.virsh.connectUri();
+  const script = 'sleep "$1" && exec "$2" -q -c "$3" domfsthaw "$4" >/dev/null 2>&1';
+  const child = spawn('sh', ['-c', script, 'irontech-thaw', String(THAW_WATCHDOG_S), h.virshBinary, uri, ref], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => undefined);
+  child.unref();
+  return () => killGroup(child);
+}
+
+/** Thaws the guest (tried twice): how many file systems it thawed (null: not said), or false when it failed. */
+async function thawGuest(h: BackupHost, ref: string): Promise<number | null | false> {
+  for (let i = 0; i < 2; i++) {
+    try {
+      return fsCount(await h.virsh.run(['domfsthaw', ref], { timeoutMs: FREEZE_TIMEOUT_MS }));
+    } catch {
+      await sleep(500);
+    }
+  }
+  return false;
+}
+
+/**
+ * Runs `begin` (the `backup-begin` that starts QEMU's point-in-time job) with the guest's file systems frozen through
+ * its agent when `freeze`, thawed as soon as it returned or failed. `frozen`: they were frozen from before `begin`
+ * until after it (the take's thaw found them still frozen: nobody, not the watchdog, thawed them meanwhile), so the
+ * job's instant is a consistent state of every file system. A freeze refused (no agent answering, an agent frozen by
+ * a killed portal) is thawed at once (that ends a leftover freeze too) and `begin` runs unfrozen.
+ */
+async function quiesced(
+  h: BackupHost,
+  ref: string,
+  freeze: boolean,
+  begin: () => Promise<unknown>,
+): Promise<{ frozen: boolean; ms: number }> {
+  if (!freeze) {
+    await begin();
+    return { frozen: false, ms: 0 };
+  }
+  const endWatchdog = await thawWatchdog(h, ref);
+  const t0 = Date.now();
+  const froze = await h.virsh.run(['domfsfreeze', ref], { timeoutMs: FREEZE_TIMEOUT_MS }).then(fsCount, () => 0);
+  if (froze === 0) {
+    if ((await thawGuest(h, ref)) !== false) endWatchdog();
+    await begin();
+    return { frozen: false, ms: 0 };
+  }
+  let thawed: number | null | false;
+  try {
+    await begin();
+  } finally {
+    thawed = await thawGuest(h, ref);
+    // A thaw that failed twice leaves the watchdog to try again.
+    if (thawed !== false) endWatchdog();
+  }
+  const ms = Date.now() - t0;
+  // Still frozen when the take thawed: its count says so, or (no count printed) the watchdog cannot have fired yet.
+  const frozen = thawed === null ? ms < THAW_WATCHDOG_S * 1000 : thawed !== false && thawed > 0;
+  return { frozen, ms };
+}
+
 // ---- the calls ----------------------------------------------------------------------------------------------
 
 /** Removes a backup's own volumes: the manifest first (then nothing looks complete), the seal, then the disk image. */
@@ -529,11 +629,42 @@ export async function takeBackup(
   vols.delete(v.manifest);
   vols.delete(v.data);
 
+  const target = path.posix.join(bp.path, v.data);
+  /** Starts QEMU's push job: incremental over `over` (into a qcow2 made over its file), with a new checkpoint or not. */
+  const begin = async (over: string | null, withCheckpoint: boolean, freeze: boolean) => {
+    if (over) {
+      // The file the job writes into: a qcow2 over the previous backup's (only changed clusters land in it).
+      const backing = { path: path.posix.join(bp.path, backupVolumes(over).data), format: 'qcow2' as const };
+      await withXmlFile(volumeXml(v.data, source.capacity, 'qcow2', backing), (f) =>
+        h.virsh.run(['vol-create', '--pool', bp.name, f]),
+      );
+    }
+    return withXmlFile(backupXml(target, over ?? undefined), (bf) =>
+      withCheckpoint
+        ? withXmlFile(checkpointXml(name), (cf) =>
+            quiesced(h, ref, freeze, () =>
+              h.virsh.run([
+                'backup-begin',
+                ref,
+                '--backupxml',
+                bf,
+                '--checkpointxml',
+                cf,
+                ...(over ? ['--reuse-external'] : []),
+              ]),
+            ),
+          )
+        : quiesced(h, ref, freeze, () => h.virsh.run(['backup-begin', ref, '--backupxml', bf])),
+    );
+  };
+
   let parent: string | null = null;
   let checkpoint: string | null = null;
+  let frozen = { frozen: false, ms: 0 };
   if (running) {
-    const target = path.posix.join(bp.path, v.data);
     parent = await incrementalBase(h, bp, ref, vols, source.capacity);
+    // A guest with an agent is frozen for the job's start only (decision 0028): its copy is application-consistent.
+    const freeze = await agentConnected(h, ref);
     // Incremental over the last backup, else full with a checkpoint, else (a disk that cannot hold a bitmap) full.
     const attempts: { parent: string | null; checkpoint: boolean }[] = [
       ...(parent ? [{ parent, checkpoint: true }] : []),
@@ -542,35 +673,16 @@ export async function takeBackup(
     ];
     for (const [i, a] of attempts.entries()) {
       try {
-        if (a.parent) {
-          // The file the job writes into: a qcow2 over the previous backup's (only changed clusters land in it).
-          const backing = { path: path.posix.join(bp.path, backupVolumes(a.parent).data), format: 'qcow2' as const };
-          await withXmlFile(volumeXml(v.data, source.capacity, 'qcow2', backing), (f) =>
-            h.virsh.run(['vol-create', '--pool', bp.name, f]),
-          );
-        }
-        await withXmlFile(backupXml(target, a.parent ?? undefined), (bf) =>
-          a.checkpoint
-            ? withXmlFile(checkpointXml(name), (cf) =>
-                h.virsh.run([
-                  'backup-begin',
-                  ref,
-                  '--backupxml',
-                  bf,
-                  '--checkpointxml',
-                  cf,
-                  ...(a.parent ? ['--reuse-external'] : []),
-                ]),
-              )
-            : h.virsh.run(['backup-begin', ref, '--backupxml', bf]),
-        );
+        frozen = await begin(a.parent, a.checkpoint, freeze);
         parent = a.parent;
         checkpoint = a.checkpoint ? name : null;
         break;
       } catch (e) {
         // It powered off between the look and the call: take it as a powered-off one.
         if (e instanceof VirshError && /not running|inactive domain/i.test(e.stderr)) {
+          await discard(h, bp.name, name).catch(() => undefined);
           running = false;
+          parent = null;
           break;
         }
         // Refused (a disk without room for bitmaps, a broken bitmap): the next, simpler way, from a clean slate.
@@ -596,47 +708,88 @@ export async function takeBackup(
       }
     }
   }
+  // Powered off with a chain to build on (its one checkpoint names a backup still committed): started paused (its
+  // CPUs never run: no guest code, nothing written) for an incremental job, and powered off again whatever happens
+  // (decision 0028). The caller holds the machine's lock to the end (no onJobStarted), so no start races it.
+  let paused = false;
   if (!running) {
-    // Powered off: a full copy (libvirt cannot make a checkpoint of an inactive machine). Its checkpoint, if any,
-    // still marks the last running backup, which is still in the pool: the next running take builds on that one.
-    parent = null;
-    checkpoint = null;
-    const xml = volumeXml(v.data, source.capacity, 'qcow2');
-    try {
-      await withXmlFile(xml, (f) =>
-        h.virsh.run(['vol-create-from', '--pool', bp.name, f, disk, '--inputpool', h.pool], {
-          timeoutMs: h.timeoutMs,
-        }),
-      );
-    } catch (e) {
-      await discard(h, bp.name, name).catch(() => undefined);
-      throw e;
+    const base = await incrementalBase(h, bp, ref, vols, source.capacity, { keep: true });
+    if (
+      base &&
+      (await h.virsh.run(['start', ref, '--paused']).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      paused = true;
+      try {
+        await begin(base, true, false);
+        await waitForBackupJob(h, ref);
+        parent = base;
+        checkpoint = name;
+      } catch {
+        // Whatever this attempt left (its file, a checkpoint it made) goes; a full copy follows. The checkpoints are
+        // dropped while the domain is still up (libvirt 9.0 deletes them only then): the next take is a new chain.
+        await abortBackupJob(h, ref).catch(() => undefined);
+        await discard(h, bp.name, name).catch(() => undefined);
+        await dropCheckpoints(h, ref).catch(() => undefined);
+        await h.virsh.run(['destroy', ref]).catch(() => undefined);
+        paused = false;
+      }
     }
   }
+  try {
+    if (!running && !parent) {
+      // Powered off, no chain to build on: a full copy (libvirt cannot make a checkpoint of an inactive machine). A
+      // checkpoint it has that names no committed backup is left for the next running take, snapshot revert or move.
+      checkpoint = null;
+      const xml = volumeXml(v.data, source.capacity, 'qcow2');
+      try {
+        await withXmlFile(xml, (f) =>
+          h.virsh.run(['vol-create-from', '--pool', bp.name, f, disk, '--inputpool', h.pool], {
+            timeoutMs: h.timeoutMs,
+          }),
+        );
+      } catch (e) {
+        await discard(h, bp.name, name).catch(() => undefined);
+        throw e;
+      }
+    }
 
-  // backup-begin wrote a file libvirt did not make (a running full take): the pool is rescanned before it is asked.
-  if (running && !parent) await h.virsh.run(['pool-refresh', bp.name]);
-  const written = await volInfo(h, bp.name, v.data);
-  if (written === null) throw new Error(`The backup ${name} is not on ${h.virsh.uri} after its copy`);
-  const manifest: BackupManifest = {
-    format: 'irontech-backup/2',
-    name,
-    source: ref,
-    mode: running ? 'running' : 'stopped',
-    virtualBytes: written.capacity,
-    fileBytes: written.bytes,
-    sha256: null,
-    parent,
-    checkpoint,
-    takenAt: new Date().toISOString(),
-  };
-  await uploadSmall(h, bp.name, v.manifest, Buffer.from(JSON.stringify(manifest)), { fresh: true });
-  // Only the newest checkpoint is needed (the next take's base): older ones are removed (their bitmaps merged in).
-  if (checkpoint) {
-    for (const cp of await checkpointsOf(h, ref))
-      if (cp !== checkpoint) await h.virsh.run(['checkpoint-delete', ref, cp]).catch(() => undefined);
+    // backup-begin wrote a file libvirt did not make (a running full take): the pool is rescanned before it is asked.
+    if (running && !parent) await h.virsh.run(['pool-refresh', bp.name]);
+    const written = await volInfo(h, bp.name, v.data);
+    if (written === null) throw new Error(`The backup ${name} is not on ${h.virsh.uri} after its copy`);
+    const consistency = running && frozen.frozen ? 'application-consistent' : 'crash-consistent';
+    const manifest: BackupManifest = {
+      format: 'irontech-backup/2',
+      name,
+      source: ref,
+      mode: running ? 'running' : 'stopped',
+      virtualBytes: written.capacity,
+      fileBytes: written.bytes,
+      sha256: null,
+      parent,
+      checkpoint,
+      consistency,
+      takenAt: new Date().toISOString(),
+    };
+    await uploadSmall(h, bp.name, v.manifest, Buffer.from(JSON.stringify(manifest)), { fresh: true });
+    // Only the newest checkpoint is needed (the next take's base): older ones are removed (their bitmaps merged in),
+    // a powered-off machine's while it is still up paused.
+    if (checkpoint) {
+      for (const cp of await checkpointsOf(h, ref))
+        if (cp !== checkpoint) await h.virsh.run(['checkpoint-delete', ref, cp]).catch(() => undefined);
+    }
+    return {
+      sizeBytes: written.bytes,
+      incremental: parent !== null,
+      consistency,
+      ...(frozen.frozen ? { frozenMs: frozen.ms } : {}),
+    };
+  } finally {
+    if (paused) await h.virsh.run(['destroy', ref]).catch(() => undefined);
   }
-  return { sizeBytes: written.bytes, incremental: parent !== null };
 }
 
 /**

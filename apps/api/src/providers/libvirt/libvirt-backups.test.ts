@@ -10,7 +10,7 @@
  * of its base merged into it → delete leaves nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -172,6 +172,9 @@ it(
     const running = await timed('take running', () => driver.backupTake!(ref, 'portal-backup-1'));
     expect(running.incremental).toBe(false);
     expect(running.sizeBytes).toBeGreaterThan(BULK.length);
+    // The busybox guest has no agent: nothing to freeze, a copy as a power cut would leave the disk (decision 0028).
+    expect(running.consistency).toBe('crash-consistent');
+    expect(running.frozenMs).toBeUndefined();
     // The guest ran on: no pause, no power change.
     expect(await driver.status(ref)).toBe('running');
 
@@ -190,14 +193,27 @@ it(
     expect(info['virtual-size']).toBe(2 * GiB);
     expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
 
-    // Powered off: the disk as it lies (vol-create-from flattens the chain).
+    // Powered off, its disk holding the running take's checkpoint (decision 0028): started paused for an incremental
+    // job over portal-backup-1 (only the 64 KiB written since), then powered off again. No guest code ran: the
+    // serial log, which the busybox guest writes from its first instruction on, did not grow.
     await driver.forceStop(ref);
     await writeDisk(ref, 0x22, MARK);
-    const off = await timed('take powered off', () => driver.backupTake!(ref, 'portal-backup-2'));
-    expect(off.sizeBytes).toBeGreaterThan(BULK.length);
+    const serialLog = path.join(POOL_DIR, volumes(ref).log);
+    const logBefore = (await stat(serialLog)).size;
+    const off = await timed('take powered off (incremental, started paused)', () =>
+      driver.backupTake!(ref, 'portal-backup-2'),
+    );
+    expect(off).toMatchObject({ incremental: true, consistency: 'crash-consistent' });
+    expect(off.sizeBytes).toBeLessThan(running.sizeBytes! / 10);
     expect(await driver.status(ref)).toBe('stopped');
+    expect(await virsh(['domstate', ref])).toMatch(/shut off/);
+    expect((await stat(serialLog)).size).toBe(logBefore);
+    expect((await virsh(['checkpoint-list', ref, '--name'])).trim()).toBe('portal-backup-2');
+    expect((await backupFile('portal-backup-2')).backing).toBe(path.join(BACKUP_DIR, 'portal-backup-1.qcow2'));
+    // Read through its chain: the write after the full one, and the full one's data.
     const second = await download(BACKUP_POOL, backupVolumes('portal-backup-2').data);
     expect(await holds(second, 0x22)).toBe(true);
+    expect(await holds(second, 0x5a, BULK)).toBe(true);
     expect(await driver.backupVerify!('portal-backup-2')).toBeNull();
   },
 );
@@ -228,11 +244,24 @@ it(
     expect(await holds(disk, 0x11)).toBe(true);
     expect(await holds(disk, 0x5a, BULK)).toBe(true);
 
-    // Powered off: it stays off, with the other backup's disk.
+    // Powered off: it stays off, with the other backup's disk (the incremental one: its chain read through).
     await driver.forceStop(ref);
     await timed('restore powered-off machine', () => driver.backupRestore!(ref, 'portal-backup-2'));
     expect(await driver.status(ref)).toBe('stopped');
-    expect(await holds(await download(POOL, volumes(ref).disk), 0x22)).toBe(true);
+    const restored = await download(POOL, volumes(ref).disk);
+    expect(await holds(restored, 0x22)).toBe(true);
+    expect(await holds(restored, 0x5a, BULK)).toBe(true);
+
+    // Powered off without a chain to build on (the restore dropped the checkpoints with the disk that held them): a
+    // full copy, as before (vol-create-from), the machine never started (decision 0028).
+    const serialLog = path.join(POOL_DIR, volumes(ref).log);
+    const logBefore = (await stat(serialLog)).size;
+    const full = await timed('take powered off (full)', () => driver.backupTake!(ref, 'portal-backup-12'));
+    expect(full).toMatchObject({ incremental: false, consistency: 'crash-consistent' });
+    expect(full.sizeBytes).toBeGreaterThan(BULK.length);
+    expect(await virsh(['domstate', ref])).toMatch(/shut off/);
+    expect((await stat(serialLog)).size).toBe(logBefore);
+    await driver.backupDelete!('portal-backup-12');
 
     await expect(driver.backupRestore!(ref, 'portal-backup-none')).rejects.toThrow(/not on its target/);
     await expect(driver.backupRestore!(ref, '../etc')).rejects.toThrow(/not a backup name/);
@@ -267,18 +296,25 @@ it('restores a backup as a new machine, grown to its size', { timeout: 300_000 }
 
 it('verify flags a copy whose bytes changed on the target', { timeout: 300_000 }, async () => {
   const file = path.join(BACKUP_DIR, backupVolumes('portal-backup-2').data);
-  const fh = await open(file, 'r+');
-  try {
-    const { size } = await fh.stat();
-    const at = Math.floor(size / 2);
-    const buf = Buffer.alloc(16);
-    await fh.read(buf, 0, 16, at);
-    for (let i = 0; i < buf.length; i++) buf[i] = buf[i]! ^ 0xff;
-    await fh.write(buf, 0, 16, at);
-  } finally {
-    await fh.close();
-  }
+  /** Inverts 16 bytes in the middle of the stored file (twice: as it was). */
+  const flip = async () => {
+    const fh = await open(file, 'r+');
+    try {
+      const { size } = await fh.stat();
+      const at = Math.floor(size / 2);
+      const buf = Buffer.alloc(16);
+      await fh.read(buf, 0, 16, at);
+      for (let i = 0; i < buf.length; i++) buf[i] = buf[i]! ^ 0xff;
+      await fh.write(buf, 0, 16, at);
+    } finally {
+      await fh.close();
+    }
+  };
+  await flip();
   expect(await driver.backupVerify!('portal-backup-2')).toMatch(/contents changed since it was taken/);
+  // Put back (it is an incremental one: the delete at the end merges its base into it, which reads it whole).
+  await flip();
+  expect(await driver.backupVerify!('portal-backup-2')).toBeNull();
   // The other backup is still good.
   expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
   expect(await driver.backupVerify!('portal-backup-none')).toMatch(/not on its target/);

@@ -7,6 +7,8 @@
  *  - a name containing `fail-snapshot` fails to take snapshots (permanently);
  *  - a name containing `fail-backup` fails to take backups (permanently);
  *  - a name containing `slow-backup` takes ten steps to copy a backup (a take to stop, or kill, mid-way);
+ *  - a name containing `agent` has a guest agent: its backups taken while it runs are application-consistent (the
+ *    guest "frozen" for the copy's start, decision 0028); every other take is crash-consistent;
  *  - a name containing `fail-verify` fails its backups' verification (the copy "does not boot");
  *  - a name containing `slow-verify` takes 150 steps to verify a backup (a verification seen under way).
  */
@@ -15,6 +17,7 @@ import { systemClock, type Clock } from '../../lib/clock.ts';
 import { simulatedSerial } from './sim-console.ts';
 import {
   TransientProviderError,
+  type BackupInfo,
   type BootOptions,
   type CreatedMachine,
   type HostSample,
@@ -107,7 +110,10 @@ export function createSimulatorDriver(opts: {
    * Backups (issue 24 item 2) by the portal's name: the machine's "disk" (what it logged and knew) and spec when
    * taken. Kept by the driver, not the machine: a backup outlives its machine. Forgotten at a restart, as machines are.
    */
-  const backups = new Map<string, { log: string[]; spec: MachineSpec; sizeBytes: number }>();
+  const backups = new Map<
+    string,
+    { log: string[]; spec: MachineSpec; sizeBytes: number; consistency: BackupInfo['consistency'] }
+  >();
   /**
    * Incremental takes (decision 0027, as libvirt's: decision 0022): a machine's last backup (its "checkpoint"), and
    * the backup each incremental one is made over. A take is incremental while the machine's last backup is kept; a
@@ -316,11 +322,13 @@ export function createSimulatorDriver(opts: {
     async backupTake(ref, name) {
       const m = machine(ref);
       const kept = backups.get(name);
-      if (kept) return { sizeBytes: kept.sizeBytes, incremental: baseOf.has(name) };
+      if (kept) return { sizeBytes: kept.sizeBytes, incremental: baseOf.has(name), consistency: kept.consistency };
       flaky('backup', ref, m.spec.name);
       if (m.spec.name.includes('fail-backup'))
         throw new Error('The simulator could not take the backup (simulated permanent failure)');
-      const source = { log: [...m.log], spec: m.spec };
+      const consistency: BackupInfo['consistency'] =
+        m.state === 'running' && m.spec.name.includes('agent') ? 'application-consistent' : 'crash-consistent';
+      const source = { log: [...m.log], spec: m.spec, consistency };
       m.log.push(`[host] backup ${name} begun`);
       if (m.spec.name.includes('slow-backup')) await new Promise((r) => setTimeout(r, opts.stepMs * 10));
       else await half();
@@ -334,7 +342,7 @@ export function createSimulatorDriver(opts: {
       if (over) baseOf.set(name, base!);
       lastBackup.set(ref, name);
       m.log.push(`[host] backup ${name} taken`);
-      return { sizeBytes, incremental: over !== undefined };
+      return { sizeBytes, incremental: over !== undefined, consistency };
     },
     async backupRestore(ref, name) {
       const m = machine(ref);

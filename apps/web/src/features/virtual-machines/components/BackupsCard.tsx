@@ -35,6 +35,7 @@ import { formatDateTime } from '../../../lib/dates.ts';
 import { formatSize } from './SnapshotsCard.tsx';
 import { BACKUP_SCREEN_TEXT } from '@portal/contract/backup-screens-text';
 import { RestoreAsNewDialog } from './RestoreAsNewDialog.tsx';
+import { ConsistencyLabel } from './BackupConsistency.tsx';
 
 /** A backup as the portal holds it (its times revived as Dates). */
 type Backup = Omit<BackupWire, 'createdAt' | 'completedAt' | 'verifiedAt'> & {
@@ -259,6 +260,8 @@ function BackupRow({
           {' · '}
           <span data-label="size">{formatSize(backup.sizeBytes)}</span>
           {backup.incremental && ' · incremental'}
+          {backup.consistency && ' · '}
+          <ConsistencyLabel consistency={backup.consistency} />
           {' · '}
           <span data-label="state" data-state={backup.state}>
             {STATE_LABEL[backup.state]}

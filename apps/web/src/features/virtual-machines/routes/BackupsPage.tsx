@@ -28,6 +28,7 @@ import { errorMessage } from '../../../lib/api.ts';
 import { useRouteMutation, useRouteQuery } from '../../../lib/route-query.ts';
 import { formatSize } from '../components/SnapshotsCard.tsx';
 import { RESTORE_AS_NEW_READS, RestoreAsNewDialog } from '../components/RestoreAsNewDialog.tsx';
+import { ConsistencyLabel } from '../components/BackupConsistency.tsx';
 
 type Backup = Revived<BackupWire>;
 
@@ -168,6 +169,7 @@ export function BackupsPage() {
                       {`${formatSize(b.sizeBytes)}${b.incremental ? ' · incremental' : ''} · `}
                       <time dateTime={b.createdAt.toISOString()}>{formatDateTime(b.createdAt)}</time>
                     </span>
+                    <ConsistencyLabel consistency={b.consistency} className="block" />
                     <State backup={b} />
                     <Verification backup={b} />
                   </span>
@@ -185,6 +187,10 @@ export function BackupsPage() {
                   {b.incremental && (
                     <span className="block text-xs text-slate-500 dark:text-slate-400">incremental</span>
                   )}
+                  <ConsistencyLabel
+                    consistency={b.consistency}
+                    className="block text-xs text-slate-500 dark:text-slate-400"
+                  />
                 </span>
               ),
             },
