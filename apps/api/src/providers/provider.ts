@@ -252,13 +252,14 @@ export interface ProviderDriver {
    * Take: a whole copy of the machine's disk as it is at one instant (running: without pausing it longer than a
    * freeze; powered off: the disk as it lies). Written under a temporary name and renamed when complete, so a run
    * killed mid-way never leaves a backup that looks whole; idempotent by name (a retry redoes it).
-   * Restore: the machine returns to that backup's disk (powered off gracefully, then forcibly; started again if it ran).
+   * Restore: the machine returns to that backup's disk (powered off gracefully, then forcibly; started again if it ran,
+   * and then, like a start, resolved only once its guest is ready: `opts` as start's).
    * Delete: a backup already gone is no error; one another builds on is merged into it first, and the delete answers
    * the merged backups' new sizes (BackupDeleted). Verify: the stored copy reads back whole (its checksum, the image's
    * own check); answers why not, or null when it is good.
    */
   backupTake?(ref: string, name: string): Promise<BackupInfo>;
-  backupRestore?(ref: string, name: string): Promise<void>;
+  backupRestore?(ref: string, name: string, opts?: BootOptions): Promise<void>;
   backupDelete?(name: string): Promise<BackupDeleted | void>;
   backupVerify?(name: string): Promise<string | null>;
   /**

@@ -232,9 +232,10 @@ function createSteps(
       if (!(await backups.taken(payload.backupId, info))) await driver.backupDelete?.(payload.providerName);
       return {};
     },
-    async backupRestore({ driver, target: { vm }, payload, ref }) {
+    async backupRestore({ driver, target: { vm }, payload, ref, boot }) {
       if (!driver.backupRestore) throw new Error(`The ${driver.kind} driver cannot restore backups`);
-      await driver.backupRestore(ref(), payload.providerName);
+      // A running machine is started again on the restored disk: Running once its guest answers, as after a start.
+      await driver.backupRestore(ref(), payload.providerName, boot);
       await backups.restored(payload.backupId);
       // The disk was replaced by the backup's copy: the snapshots inside the old one went with it (decision 0022).
       await snapshots.dropAll(vm.id);

@@ -1070,9 +1070,12 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
       });
       return taking!;
     },
-    backupRestore(ref, name) {
+    async backupRestore(ref, name, opts) {
       checkRef(ref);
-      return withDiskLock(ref, () => restoreBackup(backupHost, ref, name));
+      await withDiskLock(ref, () => restoreBackup(backupHost, ref, name));
+      // A machine that ran was started again on the restored disk: like a start, done when its guest is ready (issue
+      // 23 item 4: Running means reachable; the libvirt-debian test's SSH found no route before this).
+      if (isRunning(await domState(ref))) await waitUntilReady(ref, opts);
     },
     async backupDelete(name) {
       const deleted = await deleteBackup(backupHost, name);
