@@ -10,7 +10,10 @@
  * - Size: what the take added to the disk file (its allocation before and after: the memory state and the tables;
  *   the disk's own clusters are shared with the live disk until it overwrites them). Null when libvirt cannot say.
  * - Revert: `snapshot-revert`; libvirt brings the machine back in the snapshot's state, running (memory restored)
- *   or shut off, with the definition it had then.
+ *   or shut off, with the definition it had then. libvirt 9.0 never loads a snapshot into the running QEMU: it stops
+ *   the process and starts a new one that loads it (`-loadvm`), and its stop waits until the old QEMU has been reaped
+ *   (by PID 1 on a host). That restart, not QEMU's loadvm, is a running revert's cost (decision 0019, "Measured").
+ *   The looks around it (snapshot-info, checkpoint-list) go through the host's virsh session.
  * - Delete: `snapshot-delete`; one already gone is no error.
  * The machine's delete and rebuild undefine it with `--snapshots-metadata` and delete the qcow2 (its snapshots with
  * it); a cold move copies the qcow2 whole, so the snapshots travel, and redefines their metadata on the target

@@ -77,6 +77,8 @@ export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
   'domjobinfo',
   'checkpoint-list',
   'vol-dumpxml',
+  // A snapshot's look before its take, revert or delete (snapshots.ts): a process cost 25-45 ms of a 0.2 s take.
+  'snapshot-info',
 ]);
 
 export interface VirshOptions {
