@@ -23,7 +23,7 @@ import path from 'node:path';
 
 /**
  * The helper, run as `node -e` (no file to find, no TypeScript loader to start). It asks for nothing but requests on
- * its IPC channel, and ends when the portal does (the channel closes).
+ * its IPC channel, and ends when the portal does (the channel closes), ending the process groups it started.
  */
 const HELPER = `
 'use strict';
@@ -31,6 +31,7 @@ const net = require('net');
 const { spawn } = require('child_process');
 process.title = 'irontech-spawn';
 const socketPath = process.argv[1];
+const live = new Set();
 const connect = (id, kind) => new Promise((resolve, reject) => {
   const s = net.connect(socketPath, () => s.write(id + ' ' + kind + '\\n', () => resolve(s)));
   s.once('error', reject);
@@ -45,7 +46,11 @@ process.on('message', async (m) => {
     err.pause();
     const child = spawn(m.binary, m.args, { detached: true, stdio: [io, io, err], env: process.env });
     child.once('error', (e) => answer({ error: e.message, code: e.code }));
-    if (child.pid) answer({ pid: child.pid });
+    if (child.pid) {
+      live.add(child.pid);
+      child.once('exit', () => live.delete(child.pid));
+      answer({ pid: child.pid });
+    }
   } catch (e) {
     answer({ error: e.message, code: e.code, helper: true });
   } finally {
@@ -54,7 +59,14 @@ process.on('message', async (m) => {
     err && err.destroy();
   }
 });
-process.on('disconnect', () => process.exit(0));
+// The portal is gone: so is what it started (a session reads EOF anyway; an event watch would wait for its next event).
+// (It waits up to 2 s for them to end, to reap them, rather than leave them to init.)
+process.on('disconnect', () => {
+  for (const pid of live) try { process.kill(-pid, 'SIGTERM'); } catch (e) {}
+  if (live.size === 0) process.exit(0);
+  setInterval(() => { if (live.size === 0) process.exit(0); }, 20);
+  setTimeout(() => process.exit(0), 2000);
+});
 `;
 
 /** The helper failed (not the program asked for): the caller may spawn directly. */
@@ -111,10 +123,24 @@ export function createSpawner(): Spawner {
   let nextId = 1;
   const pending = new Map<number, Pending>();
 
+  /** While requests wait, the helper's channel and socket keep the portal alive (a lone CLI call gets its answer). */
+  function holdWhilePending() {
+    const h = helper;
+    if (!h) return;
+    if (pending.size > 0) {
+      h.child.channel?.ref();
+      h.server.ref();
+    } else {
+      h.child.channel?.unref();
+      h.server.unref();
+    }
+  }
+
   function settle(id: number) {
     const p = pending.get(id);
     if (!p || !p.io || !p.err || p.pid === undefined) return;
     pending.delete(id);
+    holdWhilePending();
     p.resolve({ pid: p.pid, io: p.io, err: p.err });
   }
 
@@ -183,6 +209,7 @@ export function createSpawner(): Spawner {
         return settle(m.id);
       }
       pending.delete(m.id);
+      holdWhilePending();
       p.io?.destroy();
       p.err?.destroy();
       p.reject(
@@ -212,16 +239,19 @@ export function createSpawner(): Spawner {
         }
         const id = nextId++;
         pending.set(id, { resolve, reject });
+        holdWhilePending();
         if (!h.child.connected) {
           // Not yet known dead ('exit' not yet emitted): fail this one, the helper is started again next time.
-          helper = null;
           pending.delete(id);
+          holdWhilePending();
+          helper = null;
           return reject(new SpawnHelperError('the spawn helper is gone'));
         }
         h.child.send({ id, binary, args }, (e) => {
           if (!e) return;
-          if (pending.delete(id))
-            reject(new SpawnHelperError(`the spawn helper did not take the request: ${e.message}`));
+          if (!pending.delete(id)) return;
+          holdWhilePending();
+          reject(new SpawnHelperError(`the spawn helper did not take the request: ${e.message}`));
         });
       });
     },
