@@ -32,16 +32,16 @@ const { spawn } = require('child_process');
 process.title = 'irontech-spawn';
 const socketPath = process.argv[1];
 const live = new Set();
-const connect = (id, kind) => new Promise((resolve, reject) => {
+const connect = (id, kind, opened) => new Promise((resolve, reject) => {
   const s = net.connect(socketPath, () => s.write(id + ' ' + kind + '\\n', () => resolve(s)));
+  opened.push(s);
   s.once('error', reject);
 });
 process.on('message', async (m) => {
   const answer = (a) => { if (process.connected) process.send(Object.assign({ id: m.id }, a)); };
-  let io = null;
-  let err = null;
+  const opened = [];
   try {
-    [io, err] = await Promise.all([connect(m.id, 'io'), connect(m.id, 'err')]);
+    const [io, err] = await Promise.all([connect(m.id, 'io', opened), connect(m.id, 'err', opened)]);
     io.pause();
     err.pause();
     const child = spawn(m.binary, m.args, { detached: true, stdio: [io, io, err], env: process.env });
@@ -55,8 +55,7 @@ process.on('message', async (m) => {
     answer({ error: e.message, code: e.code, helper: true });
   } finally {
     // virsh holds its own copies of the sockets: the helper's are closed at once, so EOF means virsh's.
-    io && io.destroy();
-    err && err.destroy();
+    for (const s of opened) s.destroy();
   }
 });
 // The portal is gone: so is what it started (a session reads EOF anyway; an event watch would wait for its next event).
