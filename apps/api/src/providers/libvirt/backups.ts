@@ -145,7 +145,7 @@ async function volInfo(h: BackupHost, pool: string, vol: string): Promise<{ capa
 }
 
 async function deleteVolume(h: BackupHost, pool: string, vol: string) {
-  await h.virsh.run(['vol-delete', '--pool', pool, vol]).catch((e: unknown) => {
+  await h.virsh.run(['vol-delete', '--pool', pool, vol], { short: true }).catch((e: unknown) => {
     if (!isNotFound(e)) throw e;
   });
 }
@@ -232,11 +232,11 @@ function killGroup(child: ChildProcess) {
 /** Creates (or replaces) a small raw volume holding `data` (vol-upload: remote hosts too). */
 async function uploadSmall(h: BackupHost, pool: string, vol: string, data: Buffer, opts: { fresh?: boolean } = {}) {
   if (!opts.fresh) await deleteVolume(h, pool, vol);
-  await h.virsh.run(['vol-create-as', '--pool', pool, vol, `${data.length}B`, '--format', 'raw']);
+  await h.virsh.run(['vol-create-as', '--pool', pool, vol, `${data.length}B`, '--format', 'raw'], { short: true });
   await withTempDir(async (dir) => {
     const file = path.join(dir, 'data');
     await writeFile(file, data, { mode: 0o600 });
-    await h.virsh.run(['vol-upload', '--pool', pool, vol, file]);
+    await h.virsh.run(['vol-upload', '--pool', pool, vol, file], { short: true });
   });
 }
 
@@ -405,11 +405,16 @@ async function abortBackupJob(h: BackupHost, ref: string) {
 async function waitForBackupJob(h: BackupHost, ref: string) {
   const until = Date.now() + h.timeoutMs;
   const stopped = () => new Error('The machine stopped during the backup');
-  // Short first looks: an incremental job is often done in a tenth of a second. Then a look every 100 ms for the first
-  // 10 s (a look is one libvirt round trip through the host's session: the time past the job's end it adds is what a
-  // take of a second or two waits for nothing; 300 ms looks cost a full take ~150 ms, decision 0022 "Measured"),
-  // every 300 ms up to a minute, every second after (a job of hours).
-  for (let pause = 25; ; pause = Math.min(300, pause * 2)) {
+  // What the take waits past the job's end is up to one pause (25-50-100-200-300 ms pauses before: up to 100 ms on an
+  // incremental take, 300 ms on a full one; decision 0022 "Measured"). A look is one libvirt round trip through the
+  // host's session (a few ms): every 20 ms for the first half second (an incremental job of a few MB ends within it),
+  // every 100 ms to 10 s, every 300 ms to a minute, every second after (a job of hours).
+  const began = Date.now();
+  const pause = () => {
+    const since = Date.now() - began;
+    return since < 500 ? 20 : since < 10_000 ? 100 : since < 60_000 ? 300 : 1000;
+  };
+  for (;;) {
     // A stop or destroy while the job runs (the caller lets them go ahead) can fail the look itself ("Unable to read
     // from monitor"): the machine's state, a moment later (libvirt sees QEMU gone), says which it was.
     const job = await activeJob(h, ref).catch(async (e: unknown) => {
@@ -422,7 +427,7 @@ async function waitForBackupJob(h: BackupHost, ref: string) {
       await abortBackupJob(h, ref);
       throw new Error(`The backup did not finish within ${Math.round(h.timeoutMs / 1000)} s`);
     }
-    await sleep(pause);
+    await sleep(pause());
   }
   if (!h.isRunning(await h.state(ref))) throw stopped();
   // The completed job's statistics (read once: libvirt forgets them then).
@@ -636,25 +641,20 @@ export async function takeBackup(
       // The file the job writes into: a qcow2 over the previous backup's (only changed clusters land in it).
       const backing = { path: path.posix.join(bp.path, backupVolumes(over).data), format: 'qcow2' as const };
       await withXmlFile(volumeXml(v.data, source.capacity, 'qcow2', backing), (f) =>
-        h.virsh.run(['vol-create', '--pool', bp.name, f]),
+        h.virsh.run(['vol-create', '--pool', bp.name, f], { short: true }),
       );
     }
     return withXmlFile(backupXml(target, over ?? undefined), (bf) =>
       withCheckpoint
         ? withXmlFile(checkpointXml(name), (cf) =>
             quiesced(h, ref, freeze, () =>
-              h.virsh.run([
-                'backup-begin',
-                ref,
-                '--backupxml',
-                bf,
-                '--checkpointxml',
-                cf,
-                ...(over ? ['--reuse-external'] : []),
-              ]),
+              h.virsh.run(
+                ['backup-begin', ref, '--backupxml', bf, '--checkpointxml', cf, ...(over ? ['--reuse-external'] : [])],
+                { short: true },
+              ),
             ),
           )
-        : quiesced(h, ref, freeze, () => h.virsh.run(['backup-begin', ref, '--backupxml', bf])),
+        : quiesced(h, ref, freeze, () => h.virsh.run(['backup-begin', ref, '--backupxml', bf], { short: true })),
     );
   };
 
@@ -779,7 +779,8 @@ export async function takeBackup(
     // a powered-off machine's while it is still up paused.
     if (checkpoint) {
       for (const cp of await checkpointsOf(h, ref))
-        if (cp !== checkpoint) await h.virsh.run(['checkpoint-delete', ref, cp]).catch(() => undefined);
+        if (cp !== checkpoint)
+          await h.virsh.run(['checkpoint-delete', ref, cp], { short: true }).catch(() => undefined);
     }
     return {
       sizeBytes: written.bytes,

@@ -291,6 +291,27 @@ describe('createVirsh with a session (stand-in virsh)', () => {
       '-q -c qemu:///a vol-info x',
     ]);
   });
+
+  it('runs a write the caller marks short (a backup take’s) in the session; not plain, or long, still a process', async () => {
+    writeFileSync(starts, '');
+    const v = session('qemu:///b');
+    expect(await v.run(['list', '--all'])).toBe('');
+    expect(await v.run(['vol-upload', '--pool', 'p', 'm.json', '/tmp/x/data'], { short: true })).toBe('');
+    expect(await v.run(['backup-begin', 'irontech-1', '--backupxml', '/tmp/x/b.xml'], { short: true })).toBe('');
+    expect(await v.run(['vol-delete', '--pool', 'p', "it's"], { short: true })).toBe(
+      "one-shot: vol-delete --pool p it's\n",
+    );
+    expect(await v.run(['vol-delete', '--pool', 'p', 'x'], { short: true, timeoutMs: 600_000 })).toBe(
+      'one-shot: vol-delete --pool p x\n',
+    );
+    expect(await v.run(['vol-delete', '--pool', 'p', 'y'])).toBe('one-shot: vol-delete --pool p y\n');
+    expect(startsSoFar()).toEqual([
+      '-q -c qemu:///b',
+      "-q -c qemu:///b vol-delete --pool p it's",
+      '-q -c qemu:///b vol-delete --pool p x',
+      '-q -c qemu:///b vol-delete --pool p y',
+    ]);
+  });
 });
 
 const realVirsh = (() => {
@@ -331,6 +352,18 @@ describe.runIf(realVirsh)('virsh session against real virsh (test:///default)', 
       Array.from({ length: 50 }, (_, i) => (i % 2 ? v.run(['domstate', 'test']) : v.maybe(['domstate', `nosuch${i}`]))),
     );
     expect(answers).toEqual(Array.from({ length: 50 }, (_, i) => (i % 2 ? 'running\n' : null)));
+    expect(v.sessionPid()).toBe(pid);
+  });
+
+  it("gives a short write's errors as the process runner does, in the session (a backup take's vol-delete)", async () => {
+    await v.run(['version']);
+    const pid = v.sessionPid();
+    const args = ['vol-delete', '--pool', 'default-pool', 'irontech-nosuch.json'];
+    const inSession = await v.run(args, { short: true }).catch((e: unknown) => e);
+    const asProcess = await oneShot.run(args).catch((e: unknown) => e);
+    expect(inSession).toBeInstanceOf(VirshError);
+    expect(isNotFound(inSession)).toBe(true);
+    expect((inSession as VirshError).stderr).toBe((asProcess as VirshError).stderr);
     expect(v.sessionPid()).toBe(pid);
   });
 
