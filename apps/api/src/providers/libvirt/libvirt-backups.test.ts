@@ -431,8 +431,14 @@ it(
     expect(await holds(disk, 0x55, CHANGED)).toBe(true);
     expect(await holds(disk, 0x5a, BULK)).toBe(true);
 
-    // Deleting the base merges it into its child: the child stands alone and restores the same.
-    await timed('delete base (merge into child)', () => driver.backupDelete!('portal-backup-5'));
+    // Deleting the base merges it into its child: the child stands alone and restores the same, and the delete says
+    // its new size (the whole copy's file: the base's data is in it now; decision 0027, storage billing counts it).
+    const deleted = await timed('delete base (merge into child)', () => driver.backupDelete!('portal-backup-5'));
+    const childFile = path.join(BACKUP_DIR, backupVolumes('portal-backup-6').data);
+    expect(deleted).toEqual({
+      merged: [{ name: 'portal-backup-6', sizeBytes: (await stat(childFile)).size, incremental: false }],
+    });
+    expect((deleted as { merged: { sizeBytes: number }[] }).merged[0]!.sizeBytes).toBeGreaterThan(BULK.length);
     expect((await backupVolumesOnHost()).filter((v) => v.startsWith('portal-backup-5'))).toEqual([]);
     expect((await backupFile('portal-backup-6')).backing).toBeUndefined();
     expect(await driver.backupVerify!('portal-backup-6')).toBeNull();
