@@ -31,7 +31,7 @@ import type { Backup } from '@portal/contract/backups';
 import type { Snapshot } from '@portal/contract/snapshots';
 import { routes } from '@portal/contract/routes';
 import { eq } from 'drizzle-orm';
-import { configurations, providerOfferings, providers, regions, vmBackups } from '../../db/schema.ts';
+import { configurations, providerOfferings, providers, regions, virtualMachines, vmBackups } from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { ADMIN, type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
@@ -425,7 +425,20 @@ it(
     const proven = await backupWhen(id, backupId, (b) => b.verifiedAt !== null || b.verificationError !== null);
     timings.backupTakenAndVerifiedSeconds = (Date.now() - at) / 1000;
     expect(proven).toMatchObject({ state: 'ready', verificationError: null, verificationNote: null });
+    // The guest has an agent: its file systems were frozen for the copy's start (decision 0028), and thawed after: the
+    // agent says so, and a write through SSH goes through at once.
+    expect(proven.consistency).toBe('application-consistent');
     const [row] = await t.db.select().from(vmBackups).where(eq(vmBackups.id, backupId));
+    const [machine] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id));
+    const freezeStatus = await daemon.virsh(daemon.socketUri, [
+      'qemu-agent-command',
+      machine!.providerRef!,
+      '{"execute":"guest-fsfreeze-status"}',
+    ]);
+    expect(JSON.parse(freezeStatus)).toEqual({ return: 'thawed' });
+    expect(
+      await sshOnce(first.file, user, ip, 'echo written after the take > /root/thawed && sync && cat /root/thawed'),
+    ).toBe('written after the take');
     expect(await ssh(first.file, user, ip, `cat ${MARKER_PATH}`)).toBe(row!.providerName);
     expect((await details(id))?.status).toBe('Running');
     const leftovers = async () =>
@@ -447,7 +460,12 @@ it(
       (b) => b.verifiedAt !== null || b.verificationError !== null,
     );
     timings.incrementalTakenAndVerifiedSeconds = (Date.now() - at) / 1000;
-    expect(incremental).toMatchObject({ state: 'ready', incremental: true, verificationError: null });
+    expect(incremental).toMatchObject({
+      state: 'ready',
+      incremental: true,
+      consistency: 'application-consistent',
+      verificationError: null,
+    });
     expect(incremental.sizeBytes).toBeGreaterThan(0);
     expect(incremental.sizeBytes!).toBeLessThan(proven.sizeBytes!);
     console.log(`full backup ${proven.sizeBytes} B, incremental ${incremental.sizeBytes} B`);
