@@ -24,8 +24,9 @@ export class VirshError extends Error {
 /** libvirt's words for "no such object" (domain, volume, network, pool) and for an unreachable daemon. */
 const NOT_FOUND_RE =
   /failed to get (domain|vol|pool|network)|Domain not found|Storage volume not found|Storage pool not found|Network not found|no storage vol with matching (name|path)|no domain with matching|no network with matching/i;
+// "Disconnected from <uri> due to end of file": the daemon restarted under a session (its next command reconnects).
 const UNREACHABLE_RE =
-  /failed to connect to the hypervisor|Failed to connect socket|unable to connect to server|Connection refused|End of file while reading data|Cannot recv data|cannot send data|Broken pipe|operation timed out/i;
+  /failed to connect to the hypervisor|Failed to connect socket|unable to connect to server|Connection refused|End of file while reading data|Cannot recv data|cannot send data|Broken pipe|operation timed out|Disconnected from \S+ due to/i;
 
 /** More than this on stdout and stderr together ends the call (as execFile's maxBuffer did). */
 const MAX_OUTPUT = 16 * 1024 * 1024;

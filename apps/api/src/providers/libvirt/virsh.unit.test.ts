@@ -33,6 +33,14 @@ describe('virsh runner', () => {
     expect(await fails.maybe(['dominfo', 'x'])).toBeNull();
   });
 
+  it('takes a daemon that restarted under the call for a passing outage, not a failure of the command', async () => {
+    const restarted = createVirsh(
+      'qemu:///system',
+      standIn('restarted', 'echo "error: Disconnected from qemu:///system due to end of file" >&2; exit 1'),
+    );
+    await expect(restarted.run(['domstate', 'x'])).rejects.toBeInstanceOf(TransientProviderError);
+  });
+
   it('ends the whole process group when a call takes too long', async () => {
     const pidFile = join(dir, 'child.pid');
     // Like virsh over qemu+ssh: a child (ssh) that would outlive virsh if only virsh were killed.
