@@ -7,8 +7,6 @@
  * API), the CSV and the signed webhook then carry exactly the GB-months of those seconds, and the worker's sync pass
  * finds nothing to add or close.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,6 +17,7 @@ import { syncStoragePeriods } from '../../db/storage-periods.ts';
 import { createEgressPolicy } from '../../lib/egress.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { decimal, startHookReceiver, type HookReceiver } from '../../../test/hook-receiver.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { createUsageRepository } from './usage.repository.ts';
@@ -31,9 +30,7 @@ const SECOND = 1000;
 const OCTOBER_SECONDS = 31n * 24n * 3600n;
 const GB = 1024n ** 3n;
 let t: TestApp;
-let receiver: Server;
-let hookUrl: string;
-const received: string[] = [];
+let hook: HookReceiver;
 
 beforeAll(async () => {
   t = await createTestApp({
@@ -50,28 +47,13 @@ beforeAll(async () => {
   });
   // The runner takes and deletes on the test's clock (it does not move while the runner works).
   t.portal.startWorkers();
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/exact-hook`;
+  hook = await startHookReceiver('/exact-hook');
 });
 afterAll(async () => {
-  await new Promise((resolve) => receiver.close(resolve));
+  await hook.close();
   await t.close();
 });
 
-/** n / d rounded half up to `places` decimals, as a decimal string (exact: integers only, as the SQL's numeric). */
-function decimal(n: bigint, d: bigint, places: number): string {
-  const scaled = (n * 10n ** BigInt(places) * 2n + d) / (2n * d);
-  const s = scaled.toString().padStart(places + 1, '0');
-  return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -213,7 +195,7 @@ it('bills backups from the second they are ready to the second they go, a merged
     `2026-10,${demo!.id},${demo!.name},${vmId},exact-vm,,,,,,,${amount},USD,backup_storage,${gbMonths},0.03000`,
   );
 
-  expect((await owner.call(routes.billing.setWebhook, { body: { url: hookUrl, enabled: true } })).status).toBe(200);
+  expect((await owner.call(routes.billing.setWebhook, { body: { url: hook.url, enabled: true } })).status).toBe(200);
   const worker = createWebhookWorker({
     repo: createWebhooksRepository(t.db, clock),
     usage: createUsageService({ repo: createUsageRepository(t.db), clock }),
@@ -224,7 +206,7 @@ it('bills backups from the second they are ready to the second they go, a merged
   });
   await worker.tick();
   await worker.stop();
-  const payload = received
+  const payload = hook.received
     .map((b) => JSON.parse(b) as { company: { id: number }; period: { month: string } })
     .find((p) => p.company.id === demo!.id && p.period.month === '2026-10');
   expect(payload).toMatchObject({ storageLines: [line], totals: { storageAmount: amount } });

@@ -5,8 +5,6 @@
  * their GB-months (GB = 1024³ bytes, over the month's seconds) and nothing after they went; the VM page's month so far
  * and the dashboard's spend include it; another company sees none of it; the CSV and the signed webhook carry the line.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -25,6 +23,7 @@ import { createVmEvents } from '../../engine/vm-events.ts';
 import { createSecretBox } from '../../engine/vm-secrets.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
+import { decimal, startHookReceiver, type HookReceiver } from '../../../test/hook-receiver.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
 import { createUsageRepository } from './usage.repository.ts';
@@ -38,34 +37,16 @@ const SEPTEMBER_SECONDS = 30n * 24n * 3600n;
 const GB = 1024n ** 3n;
 const STAFF_PASSWORD = 'Staff-Password-1!';
 let t: TestApp;
-let receiver: Server;
-let hookUrl: string;
-const received: string[] = [];
+let hook: HookReceiver;
 
 beforeAll(async () => {
   t = await createTestApp({ clock, env: { BILLING_WEBHOOK_ALLOW_HTTP: 'true', EGRESS_ALLOW: '127.0.0.1/32' } });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/storage-hook`;
+  hook = await startHookReceiver('/storage-hook');
 });
 afterAll(async () => {
-  await new Promise((resolve) => receiver.close(resolve));
+  await hook.close();
   await t.close();
 });
-
-/** n / d rounded half up to `places` decimals, as a decimal string (exact: integers only, as the SQL's numeric). */
-function decimal(n: bigint, d: bigint, places: number): string {
-  const scaled = (n * 10n ** BigInt(places) * 2n + d) / (2n * d);
-  const s = scaled.toString().padStart(places + 1, '0');
-  return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
-}
 
 it('prices snapshot storage in the catalog and bills the GB-months kept, in the usage, the CSV and the webhook', async () => {
   const [demo] = await t.db.select().from(companies).where(eq(companies.externalId, 'demo-company'));
@@ -249,7 +230,7 @@ it('prices snapshot storage in the catalog and bills the GB-months kept, in the 
   ]);
 
   // The webhook payload (version 1, revision 2): the storage line and the totals beside the unchanged VM fields.
-  expect((await owner.call(routes.billing.setWebhook, { body: { url: hookUrl, enabled: true } })).status).toBe(200);
+  expect((await owner.call(routes.billing.setWebhook, { body: { url: hook.url, enabled: true } })).status).toBe(200);
   const worker = createWebhookWorker({
     repo: createWebhooksRepository(t.db, clock),
     usage: createUsageService({ repo: createUsageRepository(t.db), clock }),
@@ -259,7 +240,7 @@ it('prices snapshot storage in the catalog and bills the GB-months kept, in the 
     pollMs: 1000,
   });
   await worker.tick();
-  const payloads = received.map((b) => JSON.parse(b) as Record<string, unknown>);
+  const payloads = hook.received.map((b) => JSON.parse(b) as Record<string, unknown>);
   const mine = payloads.find((p) => (p.company as { id: number }).id === demo!.id);
   expect(mine).toMatchObject({
     version: 1,
