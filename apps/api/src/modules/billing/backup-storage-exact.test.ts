@@ -20,6 +20,7 @@ import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../
 import { decimal, startHookReceiver, type HookReceiver } from '../../../test/hook-receiver.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { until } from '../../../test/until.ts';
 import { createUsageRepository } from './usage.repository.ts';
 import { createUsageService } from './usage.service.ts';
 import { createWebhookWorker } from './webhook-worker.ts';
@@ -54,16 +55,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)}`);
-    await sleep(20);
-  }
-}
 /** Moves the clock on by d days, h hours, m minutes and s seconds: instants that fall on no minute. */
 const advance = (d: number, h: number, m: number, s: number) =>
   clock.advance((((d * 24 + h) * 60 + m) * 60 + s) * SECOND);

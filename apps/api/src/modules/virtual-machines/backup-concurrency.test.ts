@@ -13,6 +13,7 @@ import { VM_ACTIONS } from '@portal/contract/vm-lifecycle';
 import { hosts, virtualMachines, vmBackups } from '../../db/schema.ts';
 import { createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { until as pollUntil } from '../../../test/until.ts';
 
 const PER_HOST = 2;
 /** Made before the hosts (test 'per host'), used by the host-down test. */
@@ -46,15 +47,9 @@ const list = async (id: number) => (await admin.call(routes.backups.listBackups,
 const take = (id: number, name?: string) =>
   admin.call(routes.backups.takeBackup, { params: { id }, body: name === undefined ? {} : { name } });
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)}`);
-    await sleep(20);
-  }
-}
+/** As the shared poll, within 20 s unless told. */
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000) =>
+  pollUntil(what, read, ok, ms);
 async function created(name: string) {
   const id = (await admin.call(routes.vms.create, { body: catalog.createBody(name) })).data.ids[0]!;
   await until(

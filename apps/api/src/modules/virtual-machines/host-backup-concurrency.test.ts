@@ -24,6 +24,7 @@ import { runHostCommand } from '../../cli/hosts-commands.ts';
 import { createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../../../test/harness.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { until } from '../../../test/until.ts';
 
 const c = routes.resellerCatalog;
 let t: TestApp;
@@ -64,15 +65,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)}`);
-    await sleep(20);
-  }
-}
 
 it('holds each host to its own limit of backups at once, set by its reseller (1..16 or the default) and the operator', async () => {
   // The reseller's own provider (the simulator: it ignores hosts; the runner's limit counts them) with two hosts.
