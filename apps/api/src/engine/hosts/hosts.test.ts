@@ -154,6 +154,13 @@ it('registers hosts and public addresses through the imports API, row by row', a
 
 it("gives a VM a public address from its region's pool, never the same twice, and takes it back at delete", async () => {
   const catalog = await seededCatalog(admin);
+  // Its own pool (the import above registered it already when it ran: then this changes nothing), so a failure there
+  // does not fail this test too.
+  const pool = await t.client().call(routes.platform.importPublicAddresses, {
+    headers: bearer(),
+    body: { rows: [{ region: 'US East', address: '203.0.113.10-11' }] },
+  });
+  expect(pool.data.rejected).toBe(0);
   const [regionId, configurationId, providerId] = [catalog.east.id, catalog.micro.id, catalog.provider.id];
   const created = await admin.call(routes.vms.create, {
     body: { regionId, image: 'Debian 12', configurationId, providerId, name: 'pub', numberOfInstances: 3 },
