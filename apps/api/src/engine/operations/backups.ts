@@ -14,6 +14,8 @@ import type { BackupDeleted, BackupInfo, ProviderDriver } from '../../providers/
 /**
  * Backups' rows are deleted in `tx` at `at` (decision 0027): their storage periods end at that instant, and the backups
  * their driver merged them into (its delete's answer) take their new size on their rows and in billing from then on.
+ * A merged backup's stored file is new (the base's data written into it), so what proved the old one does not prove it:
+ * its verification is queued again (decision 0026), unless one is queued already. Its last proof stays shown meanwhile.
  */
 export async function backupsDeleted(
   tx: Tx,
@@ -26,7 +28,12 @@ export async function backupsDeleted(
     for (const child of deleted?.merged ?? []) {
       const [row] = await tx
         .update(vmBackups)
-        .set({ incremental: child.incremental, ...(child.sizeBytes !== null && { sizeBytes: child.sizeBytes }) })
+        .set({
+          incremental: child.incremental,
+          ...(child.sizeBytes !== null && { sizeBytes: child.sizeBytes }),
+          verifyAttempts: sql`case when ${vmBackups.verifyAfter} is null then 0 else ${vmBackups.verifyAttempts} end`,
+          verifyAfter: sql`coalesce(${vmBackups.verifyAfter}, ${at.toISOString()}::timestamptz)`,
+        })
         .where(and(eq(vmBackups.providerId, providerId), eq(vmBackups.providerName, child.name)))
         .returning({ id: vmBackups.id });
       if (row && child.sizeBytes !== null) await resizeStoragePeriod(tx, 'backup', row.id, child.sizeBytes, at);

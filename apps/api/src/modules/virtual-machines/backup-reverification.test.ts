@@ -240,3 +240,25 @@ describe('re-verification on the operator’s schedule', () => {
     );
   });
 });
+
+describe('a backup merged into', () => {
+  it('is proven again when its base is deleted (its stored file is new), its last proof shown meanwhile', async () => {
+    admin = await signIn(t, ADMIN.email, ADMIN.password, true); // the schedule's test moved the clock weeks on
+    const id = await created('merge-proof');
+    const base = await takeBackup(id, 'base');
+    await settled(id, base);
+    const child = await takeBackup(id, 'child');
+    const before = await settled(id, child);
+    expect(before).toMatchObject({ incremental: true, verificationError: null });
+    clock.advance(60_000);
+
+    const res = await admin.call(routes.backups.deleteBackup, { params: { id, backupId: base } });
+    expect(res.status, res.message).toBe(200);
+    // Merged (a whole copy now), queued for its proof: the last one still shown beside it.
+    const merged = await backupOf(id, child);
+    expect(merged).toMatchObject({ incremental: false, verifiedAt: before.verifiedAt });
+    const proven = await settled(id, child);
+    expect(proven.verificationError).toBeNull();
+    expect(Date.parse(proven.verifiedAt!)).toBe(Date.parse(before.verifiedAt!) + 60_000);
+  });
+});
