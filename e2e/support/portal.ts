@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { expect } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../apps/api/test/harness.ts';
 import { codeFrom } from '../../apps/api/test/smtp-catcher.ts';
@@ -80,8 +80,20 @@ export async function startPortal(
     },
     async signIn(page, email = ADMIN.email, password = ADMIN.password, signInOpts = {}) {
       const before = t.smtp.messages.length;
+      const requests = watchRequests(page);
       await page.goto(`${url.replace(/\/$/, '')}/login`);
-      await page.getByLabel('Email').fill(email);
+      const field = page.getByLabel('Email');
+      try {
+        await field.waitFor();
+      } catch (err) {
+        // Seen twice with the libvirt tests running beside the browser tests (docs/testing.md): say what the page had.
+        throw new Error(`The sign-in page showed no Email field: ${await pageState(page, requests.report())}`, {
+          cause: err,
+        });
+      } finally {
+        requests.stop();
+      }
+      await field.fill(email);
       await page.getByLabel('Password', { exact: true }).fill(password);
       if (signInOpts.rememberMe) await page.getByLabel('Remember me').check();
       await page.getByRole('button', { name: 'Login' }).click();
@@ -100,6 +112,40 @@ export async function startPortal(
     },
   };
   return portal;
+}
+
+/** The page's requests from now on: those not answered yet, and those that failed (for a failure's message). */
+function watchRequests(page: Page) {
+  const pending = new Map<Request, number>();
+  const failed: string[] = [];
+  const started = (r: Request) => pending.set(r, Date.now());
+  const finished = (r: Request) => pending.delete(r);
+  const lost = (r: Request) => {
+    pending.delete(r);
+    failed.push(`${r.url()} (${r.failure()?.errorText ?? 'failed'})`);
+  };
+  page.on('request', started);
+  page.on('requestfinished', finished);
+  page.on('requestfailed', lost);
+  return {
+    report: () => ({
+      pending: [...pending].map(([r, at]) => `${r.url()} (${Math.round((Date.now() - at) / 1000)} s)`),
+      failed,
+    }),
+    stop() {
+      page.off('request', started);
+      page.off('requestfinished', finished);
+      page.off('requestfailed', lost);
+    },
+  };
+}
+
+/** Where the page is and what it shows, for a failure's message. */
+async function pageState(page: Page, requests: { pending: string[]; failed: string[] }): Promise<string> {
+  const shown = await page
+    .evaluate(() => `${document.readyState}; "${document.body?.innerText.replace(/\s+/g, ' ').slice(0, 300) ?? ''}"`)
+    .catch((e: unknown) => `(not readable: ${String(e)})`);
+  return `at ${page.url()}, ${shown}; requests pending: ${requests.pending.join(', ') || 'none'}; failed: ${requests.failed.join(', ') || 'none'}`;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
