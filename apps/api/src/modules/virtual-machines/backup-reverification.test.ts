@@ -20,6 +20,7 @@ import { ADMIN, createTestApp, signIn, type TestApp, type TestClient } from '../
 import { createOtherCompany, PASSWORD } from '../../../test/fixtures.ts';
 import { manualClock } from '../../../test/manual-clock.ts';
 import { seededCatalog } from '../../../test/vm-catalog.ts';
+import { until } from '../../../test/until.ts';
 
 const DAY = 86_400_000;
 const clock = manualClock(new Date('2026-11-26T01:00:00Z'));
@@ -56,23 +57,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function until<V>(read: () => Promise<V>, ok: (v: V) => boolean, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 async function created(name: string) {
   const res = await admin.call(routes.vms.create, { body: catalog.createBody(name) });
   expect(res.status, res.message).toBe(200);
   const id = res.data.ids[0]!;
   await until(
+    `VM ${id} running`,
     async () => (await admin.call(routes.vms.details, { params: { id } })).data,
     (d) => d.status === 'Running' && d.pendingOperation === null,
-    `VM ${id} running`,
   );
   return id;
 }
@@ -86,9 +78,9 @@ const backupOf = async (vmId: number, backupId: number) =>
 /** The backup once no verification of it is queued or running (as the API shows it). */
 const settled = (vmId: number, backupId: number) =>
   until(
+    `backup ${backupId} verified`,
     () => backupOf(vmId, backupId),
     (b) => b.state === 'ready' && !b.verifying && (b.verifiedAt !== null || b.verificationError !== null),
-    `backup ${backupId} verified`,
   );
 const row = async (id: number) => (await t.db.select().from(vmBackups).where(eq(vmBackups.id, id)))[0]!;
 const verifyAudits = (backupId: number) =>
@@ -204,6 +196,7 @@ describe('re-verification on the operator’s schedule', () => {
     // The passes work through them with at most BACKUP_REVERIFY_BATCH (1) due at once.
     let most = 0;
     const rows = await until(
+      'the stale backups re-verified',
       async () => {
         const now = await t.db.select().from(vmBackups).where(eq(vmBackups.companyId, companyId));
         most = Math.max(most, now.filter((b) => b.verifyAfter !== null).length);
@@ -214,7 +207,6 @@ describe('re-verification on the operator’s schedule', () => {
           const b = now.find((x) => x.id === id)!;
           return b.verifyAfter === null && (b.verificationError !== null || b.verifiedAt!.getTime() > cutoff);
         }),
-      'the stale backups re-verified',
     );
     expect(most).toBeLessThanOrEqual(1);
     const byId = (id: number) => rows.find((b) => b.id === id)!;
@@ -234,9 +226,9 @@ describe('re-verification on the operator’s schedule', () => {
     expect(failures).toHaveLength(2);
     expect(failures[1]!.after).toMatchObject({ backupId: bad, reason: byId(bad).verificationError });
     await until(
+      'the re-verification’s mail',
       async () => t.smtp.messages.filter((m) => m.to.includes(ADMIN.email) && /“went bad”/.test(m.subject)).length,
       (n) => n === 2,
-      'the re-verification’s mail',
     );
   });
 });
