@@ -18,6 +18,9 @@ const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-debian.test.ts',
 ];
 
+/** The live console in Chromium on a guest of the private libvirtd. */
+const E2E_ON_LIBVIRTD = 'e2e/console.e2e.ts';
+
 /**
  * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement they send,
  * reduced to its shape (tables, clauses, functions, operators and casts; not column lists or values), is also sent
@@ -142,12 +145,26 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
+          exclude: [E2E_ON_LIBVIRTD],
           provide: { pgUrl: null },
           globalSetup: ['apps/api/test/global-pglite.ts'],
           testTimeout: 90_000,
           // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
           expect: { poll: { timeout: 10_000, interval: 50 } },
           // One browser-driven file at a time: two cores, one server.
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The one browser test on the private libvirtd: it runs with the libvirt projects (scripts/test.sh).
+          name: 'e2e-libvirt',
+          include: [E2E_ON_LIBVIRTD],
+          provide: { pgUrl: null },
+          globalSetup: ['apps/api/test/global-pglite.ts'],
+          testTimeout: 90_000,
+          expect: { poll: { timeout: 10_000, interval: 50 } },
           fileParallelism: false,
         },
       },
