@@ -18,8 +18,19 @@ const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-debian.test.ts',
 ];
 
-/** The live console in Chromium on a guest of the private libvirtd. */
-const E2E_ON_LIBVIRTD = 'e2e/console.e2e.ts';
+/** Browser tests on a guest of the private libvirtd: the live console. */
+const E2E_ON_LIBVIRTD = ['e2e/console.e2e.ts'];
+
+/** The browser projects' settings: Chromium against the running portal on PGlite. */
+const BROWSER_TESTS = {
+  provide: { pgUrl: null },
+  globalSetup: ['apps/api/test/global-pglite.ts'],
+  testTimeout: 90_000,
+  // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
+  expect: { poll: { timeout: 10_000, interval: 50 } },
+  // One browser-driven file at a time in each process: two cores, one server.
+  fileParallelism: false,
+};
 
 /**
  * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement they send,
@@ -142,31 +153,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: 'e2e',
-          include: ['e2e/**/*.e2e.ts'],
-          exclude: [E2E_ON_LIBVIRTD],
-          provide: { pgUrl: null },
-          globalSetup: ['apps/api/test/global-pglite.ts'],
-          testTimeout: 90_000,
-          // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
-          expect: { poll: { timeout: 10_000, interval: 50 } },
-          // One browser-driven file at a time: two cores, one server.
-          fileParallelism: false,
-        },
+        test: { name: 'e2e', include: ['e2e/**/*.e2e.ts'], exclude: E2E_ON_LIBVIRTD, ...BROWSER_TESTS },
       },
       {
         extends: true,
-        test: {
-          // The one browser test on the private libvirtd: it runs with the libvirt projects (scripts/test.sh).
-          name: 'e2e-libvirt',
-          include: [E2E_ON_LIBVIRTD],
-          provide: { pgUrl: null },
-          globalSetup: ['apps/api/test/global-pglite.ts'],
-          testTimeout: 90_000,
-          expect: { poll: { timeout: 10_000, interval: 50 } },
-          fileParallelism: false,
-        },
+        // The browser tests on the private libvirtd: they run with the libvirt projects (scripts/test.sh).
+        test: { name: 'e2e-libvirt', include: E2E_ON_LIBVIRTD, ...BROWSER_TESTS },
       },
     ],
   },
