@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import { routes } from '@portal/contract/routes';
-import { configurations, providerOfferings, providers, regions } from '../apps/api/src/db/schema.ts';
+import { auditLog, configurations, providerOfferings, providers, regions } from '../apps/api/src/db/schema.ts';
 import { REF_RE } from '../apps/api/src/providers/libvirt/names.ts';
 import { signIn } from '../apps/api/test/harness.ts';
 import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../apps/api/test/libvirt-daemon.ts';
@@ -146,6 +146,12 @@ it(
     await typeInPasteBox(page, 'touch /root/typed-on-vnc\n');
 
     await serialLogin(page);
+    // Graphical → Serial opened one serial console: the display the page let go of once reported its disconnect as
+    // a refused display, and the page opened a second serial console that raced the first for the guest's line.
+    const opened = (await portal.db.select().from(auditLog)).filter(
+      (r) => r.action === 'vm.console.open' && r.targetId === String(vmId),
+    );
+    expect(opened.map((r) => (r.after as { kind: string }).kind)).toEqual(['vnc', 'serial']);
     await typeOnSerial(page, 'ls /root; echo BOOT=$(cat /proc/sys/kernel/random/boot_id)\n');
     await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/BOOT=[0-9a-f-]{36}/);
     expect(await terminalText(page)).toMatch(/typed-on-vnc/);

@@ -23,6 +23,10 @@ const LOOPBACK = new Set(['', 'localhost', '127.0.0.1', '[::1]', '::1']);
 const TUNNEL_TIMEOUT_MS = 20_000;
 /** How long virsh console may take to leave on its escape key before it is signalled. */
 const ESCAPE_GRACE_MS = 2_000;
+/** How long a new serial console waits for the one it replaces to be gone before it opens anyway (with --force). */
+const TAKE_OVER_WAIT_MS = ESCAPE_GRACE_MS + 3_000;
+/** The last line a serial console replaced by a newer one shows before its socket closes. */
+export const SERIAL_TAKEN_OVER = '\r\n[The serial console was opened in another window.]\r\n';
 
 /** A qemu+ssh host and the URI parameters libvirt's ssh transport hands to `ssh`. */
 export interface SshHost {
@@ -188,6 +192,27 @@ export interface LibvirtConsoleOptions {
   virshBinary: string;
 }
 
+/**
+ * The serial console each machine has open from this process, by URI and machine, and the opening queued after it.
+ * A guest has one serial line and libvirt lets one client read it: `virsh console --force` takes it from whoever has
+ * it, and the one that asked last is not always the one that gets it (a virsh that starts slowly, as on a busy host,
+ * may ask after a newer one and take the line from it: the newer page then shows only "error: stream had I/O
+ * failure"). So a new serial console here first ends the one open (its page is told why) and waits until that virsh
+ * has left; openings of one machine run one after another, the last to ask keeping the line. Another portal instance
+ * is not in this map: between instances --force still decides.
+ */
+const liveSerial = new Map<string, { takeOver(): Promise<void> }>();
+const serialTurns = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const prev = serialTurns.get(key) ?? Promise.resolve();
+  const next = prev.then(fn, fn);
+  const tail = next.catch(() => undefined);
+  serialTurns.set(key, tail);
+  void tail.then(() => serialTurns.get(key) === tail && serialTurns.delete(key));
+  return next;
+}
+
 export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): ConsoleChannels {
   return {
     async vnc() {
@@ -204,60 +229,89 @@ export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): C
     },
     async serial() {
       const uri = await o.virsh.connectUri();
-      const command = [o.virshBinary, '-c', serialConsoleUri(uri), 'console', '--force', ref].map(shellQuote).join(' ');
-      const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
-        stdio: ['pipe', 'pipe', 'ignore'],
-        env: { ...process.env, TERM: 'xterm-256color' },
+      const key = `${uri}\0${ref}`;
+      return inTurn(key, async () => {
+        await liveSerial.get(key)?.takeOver();
+        return openSerial(uri, key);
       });
-      const raw = childStream(child);
-      // Until virsh has put its terminal in raw mode (just after its "Escape character is ^]" line) whatever is
-      // typed would be flushed by it: hold the input, and drop the greeting (and polkit's note) from the output.
-      let ready = false;
-      let greeted = false;
-      let head = '';
-      const held: Buffer[] = [];
-      const stream = new Duplex({
-        read() {},
-        write(chunk: Buffer, _enc, done) {
-          // Ctrl-] would end virsh's session: keep it out of what the browser types.
-          const clean = chunk.includes(0x1d) ? Buffer.from(chunk.filter((b) => b !== 0x1d)) : chunk;
-          if (!ready) {
-            held.push(clean);
-            return done();
-          }
-          raw.write(clean, done);
-        },
-        destroy(err, done) {
-          // virsh leaves at once on its escape key (and ends its libvirt stream and connection, an ssh on qemu+ssh);
-          // a signal is noticed only when its event loop next wakes, seconds later. The signal stays the fallback.
-          if (ready && !raw.destroyed) {
-            raw.write(Buffer.from([0x1d]));
-            setTimeout(() => raw.destroy(), ESCAPE_GRACE_MS).unref();
-          } else raw.destroy();
-          done(err);
-        },
-      });
-      const goLive = () => {
-        if (ready) return;
-        ready = true;
-        for (const b of held.splice(0)) raw.write(b);
-      };
-      raw.on('data', (b: Buffer) => {
-        if (greeted) return void stream.push(b);
-        head += b.toString('latin1');
-        const at = head.indexOf('^]');
-        const lineEnd = at < 0 ? -1 : head.indexOf('\n', at);
-        if (lineEnd < 0 && head.length < 8192) return;
-        const rest = lineEnd < 0 ? head : head.slice(lineEnd + 1);
-        greeted = true;
-        if (rest) stream.push(Buffer.from(rest, 'latin1'));
-        setTimeout(goLive, 150);
-      });
-      raw.on('end', () => stream.push(null));
-      raw.on('close', () => stream.destroy());
-      // Ending the console destroys `raw`, which reports an AbortError: that is the normal end, not a failure.
-      raw.on('error', () => stream.destroy());
-      return stream;
     },
   };
+
+  function openSerial(uri: string, key: string): Duplex {
+    const command = [o.virshBinary, '-c', serialConsoleUri(uri), 'console', '--force', ref].map(shellQuote).join(' ');
+    const child = spawn('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, TERM: 'xterm-256color' },
+    });
+    const raw = childStream(child);
+    // Until virsh has put its terminal in raw mode (just after its "Escape character is ^]" line) whatever is
+    // typed would be flushed by it: hold the input, and drop the greeting (and polkit's note) from the output.
+    let ready = false;
+    let greeted = false;
+    let head = '';
+    const held: Buffer[] = [];
+    const stream = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, done) {
+        // Ctrl-] would end virsh's session: keep it out of what the browser types.
+        const clean = chunk.includes(0x1d) ? Buffer.from(chunk.filter((b) => b !== 0x1d)) : chunk;
+        if (!ready) {
+          held.push(clean);
+          return done();
+        }
+        raw.write(clean, done);
+      },
+      destroy(err, done) {
+        // virsh leaves at once on its escape key (and ends its libvirt stream and connection, an ssh on qemu+ssh);
+        // a signal is noticed only when its event loop next wakes, seconds later. The signal stays the fallback.
+        if (ready && !raw.destroyed) {
+          raw.write(Buffer.from([0x1d]));
+          setTimeout(() => raw.destroy(), ESCAPE_GRACE_MS).unref();
+        } else raw.destroy();
+        done(err);
+      },
+    });
+    const goLive = () => {
+      if (ready) return;
+      ready = true;
+      for (const b of held.splice(0)) raw.write(b);
+    };
+    raw.on('data', (b: Buffer) => {
+      if (greeted) return void stream.push(b);
+      head += b.toString('latin1');
+      const at = head.indexOf('^]');
+      const lineEnd = at < 0 ? -1 : head.indexOf('\n', at);
+      if (lineEnd < 0 && head.length < 8192) return;
+      const rest = lineEnd < 0 ? head : head.slice(lineEnd + 1);
+      greeted = true;
+      if (rest) stream.push(Buffer.from(rest, 'latin1'));
+      setTimeout(goLive, 150);
+    });
+    raw.on('end', () => stream.push(null));
+    raw.on('close', () => stream.destroy());
+    // Ending the console destroys `raw`, which reports an AbortError: that is the normal end, not a failure.
+    raw.on('error', () => stream.destroy());
+
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
+    const session = {
+      async takeOver() {
+        if (!stream.destroyed) {
+          // The notice goes out before the end: the relay sends it on the socket, then closes that.
+          stream.push(Buffer.from(SERIAL_TAKEN_OVER));
+          await new Promise((r) => setImmediate(r));
+          stream.destroy();
+        }
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, TAKE_OVER_WAIT_MS)))]);
+        clearTimeout(timer);
+      },
+    };
+    liveSerial.set(key, session);
+    void exited.then(() => liveSerial.get(key) === session && liveSerial.delete(key));
+    return stream;
+  }
 }

@@ -11,6 +11,7 @@ import {
   hostOfUri,
   libvirtConsoleChannels,
   parseVncDisplay,
+  SERIAL_TAKEN_OVER,
   serialConsoleUri,
   sshTunnelCommand,
   type SshHost,
@@ -127,5 +128,106 @@ describe('the VNC tunnel process', () => {
     stream.destroy();
     await expect.poll(() => pidAlive(pid)).toBe(false);
     expect(errors.filter((name) => name !== 'AbortError')).toEqual([]);
+  });
+});
+
+describe('the serial console process', () => {
+  let dir = '';
+  let log = '';
+  let virshBinary = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'irontech-serial-'));
+    log = path.join(dir, 'log');
+    virshBinary = path.join(dir, 'virsh');
+    // Stands in for `virsh -c URI console --force REF` on its terminal: greets as virsh does, echoes what is typed in
+    // raw mode, and leaves on Ctrl-] or a signal, writing which.
+    await writeFile(
+      virshBinary,
+      [
+        '#!/bin/bash',
+        `echo "open $$ $5" >> ${log}`,
+        `trap 'echo "close $$ $5 signal" >> ${log}; exit 1' TERM`,
+        `printf "Connected to domain '%s'\\r\\nEscape character is ^] (Ctrl + ])\\r\\n" "$5"`,
+        'stty raw -echo',
+        `while IFS= read -r -n1 -d '' c; do [ "$c" = $'\\x1d' ] && break; printf '%s' "$c"; done`,
+        `echo "close $$ $5 escape" >> ${log}`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(virshBinary, 0o755);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const uri = 'qemu:///system';
+  const virsh = {
+    uri,
+    connectUri: () => Promise.resolve(uri),
+    run: () => Promise.resolve(''),
+    maybe: () => Promise.resolve(null),
+    close: () => undefined,
+    sessionPid: () => null,
+  };
+  /** What the stand-in virsh of one machine wrote: "open <pid>", "close <pid> escape|signal". */
+  const events = async (ref: string) =>
+    (await readFile(log, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((line) => line.split(' ')[2] === ref)
+      .map((line) =>
+        line
+          .split(' ')
+          .filter((_, i) => i !== 2)
+          .join(' '),
+      );
+
+  async function open(ref: string) {
+    const stream = await libvirtConsoleChannels(ref, { virsh, virshBinary }).serial!();
+    const received: Buffer[] = [];
+    const session = { stream, received, closed: false, text: () => Buffer.concat(received).toString() };
+    stream.on('data', (b: Buffer) => received.push(b));
+    stream.on('error', () => undefined);
+    stream.on('close', () => (session.closed = true));
+    return session;
+  }
+
+  it('relays what is typed once virsh is live, without its greeting, and ends virsh with its escape key', async () => {
+    const a = await open('irontech-a');
+    a.stream.write('hello');
+    await expect.poll(a.text).toBe('hello');
+    a.stream.destroy();
+    await expect
+      .poll(() => events('irontech-a'))
+      .toEqual([expect.stringMatching(/^open \d+$/), expect.stringMatching(/^close \d+ escape$/)]);
+  });
+
+  it('ends the open console of a machine before a newer one starts, and tells its page why', async () => {
+    const first = await open('irontech-b');
+    first.stream.write('1');
+    await expect.poll(first.text).toBe('1');
+    // Two more at once: they take the line in the order they asked, each after the one before has left.
+    const [second, third] = await Promise.all([open('irontech-b'), open('irontech-b')]);
+    // Another machine's console is not in the way.
+    const other = await open('irontech-c');
+    third.stream.write('3');
+    await expect.poll(third.text).toBe('3');
+    await expect.poll(() => first.closed && second.closed).toBe(true);
+    expect(first.text()).toBe(`1${SERIAL_TAKEN_OVER}`);
+    expect(second.text()).toBe(SERIAL_TAKEN_OVER);
+    expect(third.closed || other.closed).toBe(false);
+
+    // One at a time: each left before the next opened, the first (live) on Ctrl-], the second (perhaps still
+    // starting) on its escape key or a signal; the third has the line.
+    const b = await events('irontech-b');
+    const pid = (i: number) => b[i]?.split(' ')[1];
+    expect(b).toEqual([
+      `open ${pid(0)}`,
+      `close ${pid(0)} escape`,
+      `open ${pid(2)}`,
+      expect.stringMatching(new RegExp(`^close ${pid(2)} (escape|signal)$`)),
+      `open ${pid(4)}`,
+    ]);
+    third.stream.destroy();
+    other.stream.destroy();
+    await expect.poll(async () => (await events('irontech-b')).length).toBe(6);
+    await expect.poll(async () => (await events('irontech-c')).length).toBe(2);
   });
 });

@@ -40,9 +40,13 @@ export const VncConsole = forwardRef<VncHandle, Props>(function VncConsole(
         client = new RFB(screen.current!, url, { shared: true });
         client.scaleViewport = handlers.current.scale;
         client.background = '#020617';
-        client.addEventListener('connect', () => handlers.current.onConnected());
-        client.addEventListener('disconnect', (e) =>
-          handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)),
+        // A console the page has let go of reports nothing: its disconnect comes after the page moved on (to the
+        // serial tab), where an old handler took it for a refused display and opened a second serial console.
+        client.addEventListener('connect', () => !gone && handlers.current.onConnected());
+        client.addEventListener(
+          'disconnect',
+          (e) =>
+            !gone && handlers.current.onDisconnected(Boolean((e as CustomEvent<{ clean: boolean }>).detail?.clean)),
         );
         rfb.current = client;
       },
