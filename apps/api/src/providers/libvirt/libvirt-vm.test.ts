@@ -18,7 +18,15 @@ import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
-import { configurations, hosts, providerOfferings, providers, regions, virtualMachines } from '../../db/schema.ts';
+import {
+  configurations,
+  hosts,
+  operations,
+  providerOfferings,
+  providers,
+  regions,
+  virtualMachines,
+} from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { createOperatorTokens } from '../../modules/operator/operator-tokens.ts';
 import { buildApp, type App } from '../../app.ts';
@@ -108,7 +116,13 @@ async function waitFor(id: number, status: string, ms = 240_000) {
     const d = await details(id);
     if (d?.status === status) return d;
     if (d?.status === 'Error') throw new Error(`VM ${id} went to Error: ${d.errorReason}`);
-    if (Date.now() > deadline) throw new Error(`VM ${id} is ${d?.status}, not ${status}`);
+    if (Date.now() > deadline) {
+      // What the engine did meanwhile (a start that failed for good leaves the machine's observed state).
+      const ops = (await t.db.select().from(operations).where(eq(operations.vmId, id)).orderBy(operations.id))
+        .slice(-3)
+        .map((o) => `${o.kind} ${o.status} after ${o.attempts} tries${o.lastError ? `: ${o.lastError}` : ''}`);
+      throw new Error(`VM ${id} is ${d?.status}, not ${status}; last operations: ${ops.join('; ')}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
