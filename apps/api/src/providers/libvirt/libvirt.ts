@@ -46,6 +46,7 @@ import {
   type BackupPool,
 } from './backups.ts';
 import { deleteMarker, proveBackup, recordMarker, writeMarker, type VerifyHost } from './backup-verify.ts';
+import { waitForGuest } from './boot-wait.ts';
 import { defineIdempotent, serializePerUri } from './host-objects.ts';
 import { HostRefusedError, type HostTarget } from './host-connection.ts';
 import { createVirsh, isNotFound, VirshError } from './virsh.ts';
@@ -634,16 +635,12 @@ export function createLibvirtDriver(input: LibvirtSettings = {}, target?: HostTa
    */
   async function waitUntilReady(ref: string, opts: BootOptions | undefined): Promise<void> {
     await opts?.onBooting?.();
-    const until = Date.now() + s.bootTimeoutMs;
-    for (;;) {
-      // A moment first: right after a reset the agent of the boot before may look connected.
-      await sleep(1000);
-      if (readyWhen === 'agent' ? await agentReady(ref) : (await leaseIp(ref)) !== null) return;
-      if (!isRunning(await domState(ref))) throw new GuestNotReadyError('The guest powered off while it was starting');
-      if (Date.now() >= until)
-        throw new GuestNotReadyError(`The guest did not answer within ${Math.round(s.bootTimeoutMs / 1000)} s`);
-      await sleep(readyWhen === 'agent' ? 2000 : 0);
-    }
+    await waitForGuest({
+      ready: async () => (readyWhen === 'agent' ? agentReady(ref) : (await leaseIp(ref)) !== null),
+      running: async () => isRunning(await domState(ref)),
+      timeoutMs: s.bootTimeoutMs,
+      pauseMs: readyWhen === 'agent' ? 2000 : 0,
+    });
   }
 
   // ---- moves between hosts (move.ts): this host at either end; the caller holds the machine's lock --------------
