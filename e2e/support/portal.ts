@@ -2,12 +2,12 @@
  * Starts the real portal (API + built web app) for one e2e file on a free port, with a fresh
  * database and a real SMTP peer, and drives Debian's Chromium through playwright-core.
  */
-import { createServer } from 'node:net';
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { expect } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../apps/api/test/harness.ts';
 import { codeFrom } from '../../apps/api/test/smtp-catcher.ts';
+import { freePort } from '../../apps/api/test/free-port.ts';
 
 export { ADMIN };
 
@@ -22,17 +22,6 @@ export interface Portal extends TestApp {
   /** Signs in through the screens: login form, mailed code, MFA form. Lands on the dashboard. */
   signIn(page: Page, email?: string, password?: string, opts?: { rememberMe?: boolean }): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPortal(

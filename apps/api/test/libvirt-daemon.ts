@@ -15,11 +15,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pidAlive } from './pid-alive.ts';
+import { freePort } from './free-port.ts';
 
 const execFileP = promisify(execFile);
 
@@ -134,17 +134,6 @@ async function lock(timeoutMs: number) {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * libvirt starts every QEMU in the `machine` cgroup, which the kernel weighs against each process outside it as one
  * task of nice 0, whatever nice the daemon runs at. Beside the browser tests (scripts/test.sh runs them at once)
@@ -153,7 +142,7 @@ function freePort(): Promise<number> {
  * of about nice 6 instead: they still take every cycle nobody else wants. Made before libvirtd, which then uses it;
  * best effort (a machine whose cgroups are read-only keeps the default).
  */
-export const GUEST_CPU_WEIGHT = { v1Shares: 256, v2Weight: 25 };
+const GUEST_CPU_WEIGHT = { v1Shares: 256, v2Weight: 25 };
 async function weighGuestsDown() {
   const v1 = '/sys/fs/cgroup/cpu';
   const v2 = '/sys/fs/cgroup';

@@ -10,10 +10,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.ts';
 
 const execFileP = promisify(execFile);
 const SSHD = '/usr/sbin/sshd';
@@ -32,17 +32,6 @@ export interface TestSshd {
   /** The server's host key, public half (`ssh-ed25519 AAAA… comment`). */
   hostPublicKey: string;
   stop(): Promise<void>;
-}
-
-function freePort(address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, address, () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export interface TestSshdOptions {
