@@ -145,8 +145,9 @@ describe('the serial console process', () => {
       virshBinary,
       [
         '#!/bin/bash',
+        // The trap first: a stand-in that wrote "open" always writes "close" (one signalled sooner writes neither).
+        `trap 'echo "close $$ $5 signal" >> ${log}; exit 1' TERM HUP`,
         `echo "open $$ $5" >> ${log}`,
-        `trap 'echo "close $$ $5 signal" >> ${log}; exit 1' TERM`,
         `printf "Connected to domain '%s'\\r\\nEscape character is ^] (Ctrl + ])\\r\\n" "$5"`,
         'stty raw -echo',
         `while IFS= read -r -n1 -d '' c; do [ "$c" = $'\\x1d' ] && break; printf '%s' "$c"; done`,
@@ -214,20 +215,20 @@ describe('the serial console process', () => {
     expect(second.text()).toBe(SERIAL_TAKEN_OVER);
     expect(third.closed || other.closed).toBe(false);
 
-    // One at a time: each left before the next opened, the first (live) on Ctrl-], the second (perhaps still
-    // starting) on its escape key or a signal; the third has the line.
+    // One at a time: each left before the next opened (the first, live, on Ctrl-]; the second, perhaps still
+    // starting, on its escape key or a signal, or it was ended before its virsh ran); the third has the line.
     const b = await events('irontech-b');
-    const pid = (i: number) => b[i]?.split(' ')[1];
-    expect(b).toEqual([
-      `open ${pid(0)}`,
-      `close ${pid(0)} escape`,
-      `open ${pid(2)}`,
-      expect.stringMatching(new RegExp(`^close ${pid(2)} (escape|signal)$`)),
-      `open ${pid(4)}`,
-    ]);
+    let live = 0;
+    for (const e of b) {
+      live += e.startsWith('open') ? 1 : -1;
+      expect(live, b.join(', ')).toBeLessThanOrEqual(1);
+    }
+    expect(b[1]).toBe(`close ${b[0]!.split(' ')[1]} escape`);
+    expect(live).toBe(1);
+    expect(b.length === 3 || b.length === 5, b.join(', ')).toBe(true);
     third.stream.destroy();
     other.stream.destroy();
-    await expect.poll(async () => (await events('irontech-b')).length).toBe(6);
+    await expect.poll(async () => (await events('irontech-b')).at(-1)).toMatch(/^close \d+ escape$/);
     await expect.poll(async () => (await events('irontech-c')).length).toBe(2);
   });
 });
