@@ -48,8 +48,12 @@ process.on('message', async (m) => {
     child.once('error', (e) => answer({ error: e.message, code: e.code }));
     if (child.pid) {
       live.add(child.pid);
-      child.once('exit', () => live.delete(child.pid));
-      answer({ pid: child.pid });
+      const pid = child.pid;
+      child.once('exit', () => {
+        live.delete(pid);
+        answer({ exited: true });
+      });
+      answer({ pid });
     }
   } catch (e) {
     answer({ error: e.message, code: e.code, helper: true });
@@ -90,6 +94,12 @@ export interface Spawned {
   io: net.Socket;
   /** Its stderr. */
   err: net.Socket;
+  /**
+   * Resolves when the helper saw the process exit. Its sockets normally close then too, but a session once waited out
+   * its timeout with virsh long gone and no 'close' from them (a loaded test machine): this says it regardless.
+   * Never resolves if the helper died meanwhile (the sockets' close is then the only word).
+   */
+  exited: Promise<void>;
 }
 
 export interface Spawner {
@@ -106,6 +116,7 @@ interface Pending {
   io?: net.Socket;
   err?: net.Socket;
   pid?: number;
+  exited: Promise<void>;
   resolve(s: Spawned): void;
   reject(e: Error): void;
 }
@@ -121,6 +132,8 @@ export function createSpawner(): Spawner {
   let helper: Helper | null = null;
   let nextId = 1;
   const pending = new Map<number, Pending>();
+  /** Requests (pending or answered) whose process's exit the helper has not reported yet. */
+  const exits = new Map<number, () => void>();
 
   /** While requests wait, the helper's channel and socket keep the portal alive (a lone CLI call gets its answer). */
   function holdWhilePending() {
@@ -140,7 +153,7 @@ export function createSpawner(): Spawner {
     if (!p || !p.io || !p.err || p.pid === undefined) return;
     pending.delete(id);
     holdWhilePending();
-    p.resolve({ pid: p.pid, io: p.io, err: p.err });
+    p.resolve({ pid: p.pid, io: p.io, err: p.err, exited: p.exited });
   }
 
   function failAll(h: Helper, why: string) {
@@ -148,6 +161,8 @@ export function createSpawner(): Spawner {
     h.server.close();
     process.off('exit', h.cleanup);
     h.cleanup();
+    // What this helper started exits unreported now: their sockets' close is the word.
+    exits.clear();
     for (const [id, p] of pending) {
       pending.delete(id);
       p.io?.destroy();
@@ -200,23 +215,32 @@ export function createSpawner(): Spawner {
     process.once('exit', h.cleanup);
     child.unref();
     child.channel?.unref();
-    child.on('message', (m: { id: number; pid?: number; error?: string; code?: string; helper?: boolean }) => {
-      const p = pending.get(m.id);
-      if (!p) return;
-      if (m.pid !== undefined) {
-        p.pid = m.pid;
-        return settle(m.id);
-      }
-      pending.delete(m.id);
-      holdWhilePending();
-      p.io?.destroy();
-      p.err?.destroy();
-      p.reject(
-        m.helper
-          ? new SpawnHelperError(`the spawn helper could not connect: ${m.error}`)
-          : new SpawnFailedError(m.error ?? 'spawn failed', m.code),
-      );
-    });
+    child.on(
+      'message',
+      (m: { id: number; pid?: number; exited?: boolean; error?: string; code?: string; helper?: boolean }) => {
+        if (m.exited) {
+          exits.get(m.id)?.();
+          exits.delete(m.id);
+          return;
+        }
+        const p = pending.get(m.id);
+        if (!p) return;
+        if (m.pid !== undefined) {
+          p.pid = m.pid;
+          return settle(m.id);
+        }
+        pending.delete(m.id);
+        exits.delete(m.id);
+        holdWhilePending();
+        p.io?.destroy();
+        p.err?.destroy();
+        p.reject(
+          m.helper
+            ? new SpawnHelperError(`the spawn helper could not connect: ${m.error}`)
+            : new SpawnFailedError(m.error ?? 'spawn failed', m.code),
+        );
+      },
+    );
     child.once('error', (e) => failAll(h, `the spawn helper did not start: ${e.message}`));
     server.on('error', (e) => {
       child.kill();
@@ -237,20 +261,25 @@ export function createSpawner(): Spawner {
           return reject(new SpawnHelperError(`the spawn helper could not start: ${(e as Error).message}`));
         }
         const id = nextId++;
-        pending.set(id, { resolve, reject });
+        const exited = new Promise<void>((r) => exits.set(id, r));
+        const failed = (e: Error) => {
+          exits.delete(id);
+          reject(e);
+        };
+        pending.set(id, { resolve, reject: failed, exited });
         holdWhilePending();
         if (!h.child.connected) {
           // Not yet known dead ('exit' not yet emitted): fail this one, the helper is started again next time.
           pending.delete(id);
           holdWhilePending();
           helper = null;
-          return reject(new SpawnHelperError('the spawn helper is gone'));
+          return failed(new SpawnHelperError('the spawn helper is gone'));
         }
         h.child.send({ id, binary, args }, (e) => {
           if (!e) return;
           if (!pending.delete(id)) return;
           holdWhilePending();
-          reject(new SpawnHelperError(`the spawn helper did not take the request: ${e.message}`));
+          failed(new SpawnHelperError(`the spawn helper did not take the request: ${e.message}`));
         });
       });
     },

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { pidAlive } from '../../../test/pid-alive.ts';
+import { createSpawner } from './spawner.ts';
 
 const execFileP = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'spawner-'));
@@ -33,4 +34,25 @@ process.exit(0);
   const pid = Number(stdout.trim());
   expect(pid).toBeGreaterThan(0);
   await expect.poll(() => pidAlive(pid), { timeout: 5000 }).toBe(false);
+});
+
+it('says when the process exited, apart from its sockets (read or not), and not before', async () => {
+  const spawner = createSpawner();
+  const started = await spawner.spawn('sh', ['-c', 'echo bye >&2; exit 3']);
+  await started.exited;
+  expect(pidAlive(started.pid)).toBe(false);
+  started.io.destroy();
+  started.err.destroy();
+  // A program that runs on is not said to have exited.
+  const sleeper = await spawner.spawn('sleep', ['60']);
+  const early = await Promise.race([
+    sleeper.exited.then(() => 'exited'),
+    new Promise((r) => setTimeout(r, 300, 'running')),
+  ]);
+  expect(early).toBe('running');
+  process.kill(-sleeper.pid, 'SIGKILL');
+  await sleeper.exited;
+  expect(pidAlive(sleeper.pid)).toBe(false);
+  sleeper.io.destroy();
+  sleeper.err.destroy();
 });

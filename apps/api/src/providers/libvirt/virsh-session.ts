@@ -35,6 +35,8 @@ export const SAFE_ARG = /^[A-Za-z0-9._:/=,@+%-]+$/;
 /** More than this on stdout and stderr together for one reply ends the session (as the process runner's limit). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 const PROMPT = 'virsh # ';
+/** After the helper reports virsh's exit, how long what it wrote last may take to be read before its command fails. */
+const EXIT_GRACE_MS = 100;
 
 /** Why a session call has no reply: the process never started, ended, or did not answer in time. */
 export class VirshSessionError extends Error {
@@ -228,7 +230,11 @@ export function createVirshSession(o: VirshSessionOptions): VirshSession {
       return p;
     }
     spawner.spawn(o.binary, ['-q', '-c', uri]).then(
-      ({ pid, io, err }) => {
+      ({ pid, io, err, exited }) => {
+        // The helper's word that virsh exited ends the session even if a socket's close never comes (a loaded test
+        // machine once left a command waiting out its timeout with virsh long gone); a moment first, for its last
+        // words still in the pipes.
+        void exited.then(() => setTimeout(() => ended(p), EXIT_GRACE_MS).unref());
         // Gone when both its sockets are: virsh (and whatever it started with them, ssh) has ended.
         let open = 2;
         const closed = () => {

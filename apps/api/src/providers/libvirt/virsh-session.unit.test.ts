@@ -5,8 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Duplex, PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransientProviderError } from '../provider.ts';
 import { createVirsh, isNotFound, VirshError, type Virsh } from './virsh.ts';
@@ -235,6 +237,35 @@ describe('sessions started by the spawn helper (spawner.ts, decision 0029)', () 
     expect(spawner.helperPid()).not.toBeNull();
     expect(spawner.helperPid()).not.toBe(helper);
     expect(parentOf(t.pid()!)).toBe(spawner.helperPid());
+  });
+
+  it('ends the command of a virsh the helper saw exit, though its sockets never closed', async () => {
+    // A virsh that could not connect, as a loaded machine once showed it: its words on stderr, then gone, and
+    // no 'close' from its sockets; the command waited out its whole timeout (60 s) and the queue behind it.
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let exit!: () => void;
+    const exited = new Promise<void>((r) => (exit = r));
+    const spawner: Spawner = {
+      spawn: () =>
+        Promise.resolve({
+          pid: 2 ** 22 + 1, // no such process: the session's kill finds nothing
+          io: Duplex.from({ readable: stdout, writable: new PassThrough() }) as unknown as net.Socket,
+          err: stderr as unknown as net.Socket,
+          exited,
+        }),
+      helperPid: () => null,
+    };
+    const s = rawSession({ spawner });
+    const started = Date.now();
+    const reply = s.exec(['pool-info', 'irontech'], 20_000);
+    stderr.write("error: failed to connect to the hypervisor\nerror: unable to connect to server at '127.0.0.1:1'\n");
+    exit();
+    await expect(reply).rejects.toMatchObject({
+      reason: 'exited',
+      stderr: expect.stringContaining('unable to connect to server') as unknown,
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('a virsh that is not installed is said so, through the helper as without it', async () => {
