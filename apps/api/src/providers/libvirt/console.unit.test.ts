@@ -80,6 +80,16 @@ it('reads the VNC port from virsh domdisplay', () => {
   expect(parseVncDisplay('spice://127.0.0.1:5930')).toBeNull();
 });
 
+/** The driver's virsh for a console: its connection's URI, and one answer to every command. */
+const virshOf = (uri: string, answer: string) => ({
+  uri,
+  connectUri: () => Promise.resolve(uri),
+  run: () => Promise.resolve(answer),
+  maybe: () => Promise.resolve(null),
+  close: () => undefined,
+  sessionPid: () => null,
+});
+
 describe('the VNC tunnel process', () => {
   let dir = '';
   beforeAll(async () => {
@@ -92,15 +102,7 @@ describe('the VNC tunnel process', () => {
     const ssh = path.join(dir, `ssh-${Math.random().toString(36).slice(2)}`);
     await writeFile(ssh, `#!/bin/sh\n${script}\n`);
     await chmod(ssh, 0o755);
-    const uri = `qemu+ssh://root@kvm1/system?command=${ssh}`;
-    const virsh = {
-      uri,
-      connectUri: () => Promise.resolve(uri),
-      run: () => Promise.resolve('vnc://127.0.0.1:0\n'),
-      maybe: () => Promise.resolve(null),
-      close: () => undefined,
-      sessionPid: () => null,
-    };
+    const virsh = virshOf(`qemu+ssh://root@kvm1/system?command=${ssh}`, 'vnc://127.0.0.1:0\n');
     return libvirtConsoleChannels('irontech-x', { virsh, virshBinary: 'virsh' }).vnc!();
   }
 
@@ -159,15 +161,7 @@ describe('the serial console process', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const uri = 'qemu:///system';
-  const virsh = {
-    uri,
-    connectUri: () => Promise.resolve(uri),
-    run: () => Promise.resolve(''),
-    maybe: () => Promise.resolve(null),
-    close: () => undefined,
-    sessionPid: () => null,
-  };
+  const virsh = virshOf('qemu:///system', '');
   /** What the stand-in virsh of one machine wrote: "open <pid>", "close <pid> escape|signal". */
   const events = async (ref: string) =>
     (await readFile(log, 'utf8').catch(() => ''))
