@@ -2,7 +2,8 @@
  * The live console of a real VM in Chromium (one guest under TCG on a libvirtd this test starts): the noVNC
  * canvas connects and shows the guest's screen, the paste box types a command on it, the serial tab shows the
  * login prompt and takes the VM's password (and sees what was typed on the display), Ctrl-Alt-Del reboots the
- * guest; then the console again through a real nginx on loopback (docs/reverse-proxy.md).
+ * guest; then the console again through a real nginx on loopback (docs/reverse-proxy.md), and a second window taking
+ * the serial console over.
  */
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
@@ -190,4 +191,22 @@ it('works the same through a reverse proxy (nginx on loopback)', { timeout: 300_
   await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/through-42/);
   expect(proxy.kind).toBe('nginx');
   await screenshot(page, 'console-through-nginx');
+
+  // The same machine's serial console opened in a second window takes the line: the first says so and disconnects,
+  // the second has the shell the first left.
+  const second = await context.newPage();
+  await second.goto(`${portal.url}/virtualMachineConsole/${vmId}`);
+  await expect.poll(() => second.getByRole('status').textContent(), { timeout: 30_000 }).toBe('Connected');
+  await second.getByRole('tab', { name: 'Serial' }).click();
+  await expect.poll(() => second.getByRole('status').textContent(), { timeout: 20_000 }).toBe('Connected');
+  await expect
+    .poll(() => terminalText(page), { timeout: 30_000 })
+    .toContain('[The serial console was opened in another window.]');
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Disconnected');
+  await second.getByTestId('serial-terminal').click();
+  await typeOnSerial(second, 'echo second-$((6*7))\n');
+  await expect.poll(() => terminalText(second), { timeout: 30_000 }).toMatch(/second-42/);
+  await screenshot(page, 'console-taken-over');
+  // Leave the serial line as it was found: at the login prompt.
+  await typeOnSerial(second, 'exit\n');
 });

@@ -24,6 +24,26 @@ export interface Portal extends TestApp {
   stop(): Promise<void>;
 }
 
+/**
+ * The test app listening on a port of its own. The port is free when chosen, but the app's config names it before it
+ * listens, and another process may take it meanwhile (the libvirt tests run beside the browser tests, binding ports
+ * and opening connections from ephemeral ones: one CI-like run lost a file to EADDRINUSE): then another port.
+ */
+async function listening(basePath: string, env: Record<string, string> = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const t = await createTestApp({ env: { PORT: String(port), BASE_PATH: basePath, PUBLIC_URL: origin, ...env } });
+    try {
+      await t.portal.app.listen({ port, host: '127.0.0.1' });
+      return { t, origin };
+    } catch (err) {
+      await t.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
+}
+
 export async function startPortal(
   opts: {
     env?: Record<string, string>;
@@ -33,11 +53,8 @@ export async function startPortal(
   } = {},
 ): Promise<Portal> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
-  const port = await freePort();
   const basePath = opts.basePath ?? '/';
-  const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { PORT: String(port), BASE_PATH: basePath, PUBLIC_URL: origin, ...opts.env } });
-  await t.portal.app.listen({ port, host: '127.0.0.1' });
+  const { t, origin } = await listening(basePath, opts.env);
   t.portal.startWorkers();
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
