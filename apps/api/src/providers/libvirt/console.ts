@@ -16,6 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import type { ConsoleChannels } from '../provider.ts';
+import { keyedQueue } from './host-objects.ts';
 import type { Virsh } from './virsh.ts';
 
 const LOOPBACK = new Set(['', 'localhost', '127.0.0.1', '[::1]', '::1']);
@@ -202,16 +203,7 @@ export interface LibvirtConsoleOptions {
  * is not in this map: between instances --force still decides.
  */
 const liveSerial = new Map<string, { takeOver(): Promise<void> }>();
-const serialTurns = new Map<string, Promise<unknown>>();
-
-function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const prev = serialTurns.get(key) ?? Promise.resolve();
-  const next = prev.then(fn, fn);
-  const tail = next.catch(() => undefined);
-  serialTurns.set(key, tail);
-  void tail.then(() => serialTurns.get(key) === tail && serialTurns.delete(key));
-  return next;
-}
+const inTurn = keyedQueue();
 
 export function libvirtConsoleChannels(ref: string, o: LibvirtConsoleOptions): ConsoleChannels {
   return {

@@ -5,19 +5,23 @@
  * of one URI run one after another inside this process, and an "already exists" from a define that another
  * process (or another portal) made meanwhile is success: the object is there, which is what was asked.
  */
-const setups = new Map<string, Promise<unknown>>();
+/** A queue per key: each call runs after every earlier call of the same key in this process has ended (however). */
+export function keyedQueue(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return (key, fn) => {
+    const prev = tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return next;
+  };
+}
 
 /** Runs `fn` after every earlier setup of the same `uri` in this process has ended (however it ended). */
-export function serializePerUri<T>(uri: string, fn: () => Promise<T>): Promise<T> {
-  const prev = setups.get(uri) ?? Promise.resolve();
-  const next = prev.then(fn, fn);
-  const tail = next.catch(() => undefined);
-  setups.set(uri, tail);
-  void tail.then(() => {
-    if (setups.get(uri) === tail) setups.delete(uri);
-  });
-  return next;
-}
+export const serializePerUri = keyedQueue();
 
 /** libvirt's answer to defining a pool, network or volume whose name is taken ("operation failed: pool 'x' already exists with uuid ..."). */
 export const ALREADY_EXISTS = /already exists|exists already/i;
