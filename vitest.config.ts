@@ -70,6 +70,11 @@ const ENGINE_OF_THEIR_OWN = [
  * Two files at a time (Vitest's default outside watch mode is one less than the cores: one, on the two-core CI
  * machine), except in the projects that say `fileParallelism: false` — the browser tests (two cores, one server
  * each) and the tests that share the private libvirtd. Vitest runs those after the others, one file at a time.
+ *
+ * The unit and API projects say `isolate: false`: a worker imports the app once and runs file after file in it,
+ * instead of importing it again for each file (251 s of the API phase's 569 s went to imports; docs/testing.md,
+ * session 19). Each file still builds its own app, database and mail peer (apps/api/test/harness.ts); what the
+ * modules keep between files is caches, listed in docs/testing.md, and a file that changes globals restores them.
  */
 export default defineConfig({
   test: {
@@ -81,6 +86,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          isolate: false,
           include: [
             'packages/contract/src/**/*.test.ts',
             'apps/api/src/**/*.unit.test.ts',
@@ -92,6 +98,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'api-pglite',
+          isolate: false,
           include: ['apps/api/src/**/*.test.ts'],
           // What only PostgreSQL has (a network to cut, LISTEN connections, a second connection to race) is tested
           // in api-postgres alone. Real guests through the portal (libvirt-vm: three boots, ~2 min; the console's
@@ -118,6 +125,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'api-postgres',
+          isolate: false,
           // The SDK and the CLI against the real server (docs/cli.md): what they send is every other API file's SQL,
           // so PostgreSQL alone runs them.
           include: ['apps/api/src/**/*.test.ts', 'packages/sdk/src/**/*.test.ts', 'packages/cli/src/**/*.test.ts'],

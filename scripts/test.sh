@@ -3,9 +3,9 @@
 # browser tests. Exits non-zero when anything fails.
 #
 # With arguments (a file filter, --project …) it is one `vitest run` with them. Without, the projects run in two
-# phases (docs/testing.md): the unit and API files two at a time, then the browser tests in one Vitest process beside
-# the tests on the private libvirtd (guests under TCG, and the one browser test on a guest: e2e-libvirt) in a second:
-# each of those runs one file at a time and leaves a core idle much of the time, so side by side they fill both.
+# lanes (docs/testing.md): the tests on the private libvirtd (guests under TCG, and the one browser test on a guest:
+# e2e-libvirt) in one Vitest process, beside a second that runs the unit and API files two at a time and then the
+# browser tests: each leaves a core idle much of the time, so side by side they fill both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,21 +25,25 @@ if [ $# -gt 0 ]; then
   exec npx vitest run "$@"
 fi
 
+# Two Vitest processes side by side (docs/testing.md, "Two lanes"): the tests on the private libvirtd (TCG guests,
+# one file at a time) in one, from start to end; the unit and API files (two at a time), then the browser tests (one
+# at a time) in the other. Neither fills two cores alone.
 start=$SECONDS
-npx vitest run --project unit --project api-pglite --project api-postgres
-echo "Unit and API tests: $((SECONDS - start)) s"
-start=$SECONDS
-
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT INT TERM
-npx vitest run --project e2e &
-pids+=($!)
 npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt &
+pids+=($!)
+(
+  npx vitest run --project unit --project api-pglite --project api-postgres
+  echo "Unit and API tests: $((SECONDS - start)) s"
+  npx vitest run --project e2e
+  echo "Unit, API and browser tests: $((SECONDS - start)) s"
+) &
 pids+=($!)
 status=0
 for pid in "${pids[@]}"; do
   wait "$pid" || status=1
 done
 trap - EXIT INT TERM
-echo "Browser and libvirt tests side by side: $((SECONDS - start)) s"
+echo "All tests (the libvirt lane beside the unit, API and browser lane): $((SECONDS - start)) s"
 exit $status

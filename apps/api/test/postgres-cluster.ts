@@ -3,7 +3,7 @@
  * run the server) on a private port and socket directory, removed afterwards.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,10 +19,17 @@ function pgBin(name: string): string {
   return name;
 }
 
-export function startPostgresCluster(port = 55432 + Math.floor(Math.random() * 1000)): Cluster {
+const randomPort = () => 55432 + Math.floor(Math.random() * 1000);
+
+/**
+ * Starts the cluster on `port`, or on a random one; a random port that something else holds (the other Vitest
+ * process's cluster, a test's listener, an outgoing connection's ephemeral port) is traded for another.
+ */
+export function startPostgresCluster(port?: number): Cluster {
   const root = mkdtempSync(join(tmpdir(), 'portal-pg-'));
   chmodSync(root, 0o777);
   const data = join(root, 'data');
+  const log = join(root, 'log');
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) => {
     const full = asRoot ? ['-u', 'postgres', '--', cmd, ...args] : args;
@@ -30,18 +37,30 @@ export function startPostgresCluster(port = 55432 + Math.floor(Math.random() * 1
     if (res.status !== 0) throw new Error(`${cmd} failed: ${res.stderr || res.stdout}`);
   };
   run(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  run(pgBin('pg_ctl'), [
-    '-D',
-    data,
-    '-l',
-    join(root, 'log'),
-    '-w',
-    '-o',
-    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-    'start',
-  ]);
+  const start = (p: number) =>
+    run(pgBin('pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      log,
+      '-w',
+      '-o',
+      `-p ${p} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      'start',
+    ]);
+  let chosen = port ?? randomPort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      start(chosen);
+      break;
+    } catch (e) {
+      const inUse = /already in use|could not bind|could not create any TCP\/IP sockets/i.test(readLog(log));
+      if (port !== undefined || !inUse || attempt >= 5) throw e;
+      chosen = randomPort();
+    }
+  }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres@127.0.0.1:${chosen}/postgres`,
     stop() {
       try {
         run(pgBin('pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
@@ -50,6 +69,14 @@ export function startPostgresCluster(port = 55432 + Math.floor(Math.random() * 1
       }
     },
   };
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** True when this machine can run a PostgreSQL server. */
