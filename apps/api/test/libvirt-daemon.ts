@@ -134,31 +134,6 @@ async function lock(timeoutMs: number) {
   }
 }
 
-/**
- * libvirt starts every QEMU in the `machine` cgroup, which the kernel weighs against each process outside it as one
- * task of nice 0, whatever nice the daemon runs at. Beside the browser tests (scripts/test.sh runs them at once)
- * Chromium's renderers run at nice 5 (weight 335 against the group's 1,024), and a TCG guest's busy vCPUs left a
- * fresh page's first screen undrawn for 15-30 s (docs/testing.md). The test daemon's guests are weighed as one task
- * of about nice 6 instead: they still take every cycle nobody else wants. Made before libvirtd, which then uses it;
- * best effort (a machine whose cgroups are read-only keeps the default).
- */
-const GUEST_CPU_WEIGHT = { v1Shares: 256, v2Weight: 25 };
-async function weighGuestsDown() {
-  const v1 = '/sys/fs/cgroup/cpu';
-  const v2 = '/sys/fs/cgroup';
-  try {
-    if (existsSync(path.join(v1, 'cpu.shares'))) {
-      await mkdir(path.join(v1, 'machine'), { recursive: true });
-      await writeFile(path.join(v1, 'machine', 'cpu.shares'), String(GUEST_CPU_WEIGHT.v1Shares));
-    } else if (existsSync(path.join(v2, 'cgroup.controllers'))) {
-      await mkdir(path.join(v2, 'machine'), { recursive: true });
-      await writeFile(path.join(v2, 'machine', 'cpu.weight'), String(GUEST_CPU_WEIGHT.v2Weight));
-    }
-  } catch {
-    // Read-only or without the cpu controller: the guests keep the kernel's default weight.
-  }
-}
-
 export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   if (process.getuid?.() !== 0) throw new Error('the libvirt tests start libvirtd and must run as root');
   for (const bin of ['/usr/sbin/libvirtd', '/usr/sbin/virtlogd', '/usr/bin/virsh']) {
@@ -199,7 +174,6 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   await copyFile(NAT_HOOK, NAT_HOOK_INSTALLED);
   await chmod(NAT_HOOK_INSTALLED, 0o755);
   await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
-  await weighGuestsDown();
   // A daemon started by init runs with umask 022. The test process may carry the portal's 077 (secureDataDir: a
   // global setup that opened an on-disk PGlite), and libvirtd would pass it on: dnsmasq (user nobody) could then not
   // read the network's static DHCP hosts file and would hand out dynamic addresses.

@@ -1,0 +1,38 @@
+/**
+ * The CPU weight of this machine's libvirt guests (the `machine` cgroup libvirt starts every QEMU in), lowered while
+ * the browser tests run and given back after them.
+ *
+ * The kernel weighs that group against each process outside it as one task of nice 0, whatever nice the test process
+ * or libvirtd runs at. Chromium runs its renderers at nice 5 (weight 335 against the group's 1,024), and beside a TCG
+ * guest's busy vCPUs a fresh page's first screen went undrawn for 15-30 s (docs/testing.md). While the browser tests
+ * run, the guests weigh as one task of about nice 6 instead: they still take every cycle nobody else wants. The rest
+ * of the time (the unit and API files beside the libvirt tests, or the libvirt tests alone) they keep the kernel's
+ * default, so their boots are not slowed for nothing. Best effort: a machine whose cgroups are read-only keeps the
+ * default. A test machine has only the tests' own guests; the product never does this on its hosts.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const V1 = '/sys/fs/cgroup/cpu';
+const V2 = '/sys/fs/cgroup';
+const WEIGHTS = {
+  low: { v1Shares: 256, v2Weight: 25 },
+  default: { v1Shares: 1024, v2Weight: 100 },
+} as const;
+
+export async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const w = WEIGHTS[weight];
+  try {
+    if (existsSync(path.join(V1, 'cpu.shares'))) {
+      await mkdir(path.join(V1, 'machine'), { recursive: true });
+      await writeFile(path.join(V1, 'machine', 'cpu.shares'), String(w.v1Shares));
+    } else if (existsSync(path.join(V2, 'cgroup.controllers'))) {
+      await mkdir(path.join(V2, 'machine'), { recursive: true });
+      await writeFile(path.join(V2, 'machine', 'cpu.weight'), String(w.v2Weight));
+    }
+  } catch {
+    // Read-only or without the cpu controller: the guests keep the kernel's default weight.
+  }
+}
