@@ -11,8 +11,9 @@
  * default. A test machine has only the tests' own guests; the product never does this on its hosts.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pidAlive } from './pid-alive.ts';
 
 const V1 = '/sys/fs/cgroup/cpu';
 const V2 = '/sys/fs/cgroup';
@@ -21,7 +22,30 @@ const WEIGHTS = {
   default: { v1Shares: 1024, v2Weight: 100 },
 } as const;
 
-export async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
+/** Names the Vitest process running the browser tests while it runs them. */
+const BROWSER_TESTS_MARK = '/tmp/irontech-browser-tests.pid';
+
+/** The browser tests begin: the guests weigh less until they end. */
+export async function browserTestsBegin(): Promise<void> {
+  await writeFile(BROWSER_TESTS_MARK, String(process.pid));
+  await weighGuests('low');
+}
+
+export async function browserTestsEnd(): Promise<void> {
+  await rm(BROWSER_TESTS_MARK, { force: true });
+  await weighGuests('default');
+}
+
+/**
+ * The weight a starting test libvirtd's guests get: low while a live process runs the browser tests, else the
+ * default (a weight a killed run left lowered is given back; the setting outlives the processes).
+ */
+export async function weighGuestsForNow(): Promise<void> {
+  const holder = Number.parseInt(await readFile(BROWSER_TESTS_MARK, 'utf8').catch(() => ''), 10);
+  await weighGuests(Number.isInteger(holder) && holder > 1 && pidAlive(holder) ? 'low' : 'default');
+}
+
+async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
   if (process.getuid?.() !== 0) return;
   const w = WEIGHTS[weight];
   try {

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pidAlive } from './pid-alive.ts';
 import { freePort } from './free-port.ts';
+import { weighGuestsForNow } from './guest-weight.ts';
 
 const execFileP = promisify(execFile);
 
@@ -174,6 +175,7 @@ export async function startLibvirtDaemon(): Promise<LibvirtDaemon> {
   await copyFile(NAT_HOOK, NAT_HOOK_INSTALLED);
   await chmod(NAT_HOOK_INSTALLED, 0o755);
   await writeFile(files.virtlogdConf, `log_outputs = "3:file:${path.join(dir, 'virtlogd.log')}"\n`);
+  await weighGuestsForNow();
   // A daemon started by init runs with umask 022. The test process may carry the portal's 077 (secureDataDir: a
   // global setup that opened an on-disk PGlite), and libvirtd would pass it on: dnsmasq (user nobody) could then not
   // read the network's static DHCP hosts file and would hand out dynamic addresses.
