@@ -147,7 +147,7 @@ export default defineConfig({
         test: {
           name: 'libvirt',
           include: LIBVIRT_DAEMON_PGLITE,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           provide: { pgUrl: null },
           globalSetup: ['apps/api/test/global-pglite.ts'],
           fileParallelism: false,
@@ -160,7 +160,8 @@ export default defineConfig({
           include: LIBVIRT_DAEMON_POSTGRES,
           // First in its Vitest process (scripts/test.sh): the real Debian guest's eight boots, the longest file,
           // run beside the unit and API files, when its guests keep their default CPU weight (guest-weight.ts).
-          sequence: { groupOrder: 0 },
+          // Not 0: Vitest runs a one-at-a-time project of group 0 in a group of its own after all the others.
+          sequence: { groupOrder: 1 },
           globalSetup: ['apps/api/test/global-postgres.ts'],
           fileParallelism: false,
         },
@@ -179,7 +180,7 @@ export default defineConfig({
       {
         extends: true,
         // The browser tests on the private libvirtd: they run with the libvirt projects (scripts/test.sh).
-        test: { name: 'e2e-libvirt', include: E2E_ON_LIBVIRTD, ...BROWSER_TESTS, sequence: { groupOrder: 2 } },
+        test: { name: 'e2e-libvirt', include: E2E_ON_LIBVIRTD, ...BROWSER_TESTS, sequence: { groupOrder: 3 } },
       },
     ],
   },
