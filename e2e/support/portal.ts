@@ -87,15 +87,23 @@ export async function startPortal(
     async signIn(page, email = ADMIN.email, password = ADMIN.password, signInOpts = {}) {
       const before = t.smtp.messages.length;
       const requests = watchRequests(page);
-      await page.goto(`${url.replace(/\/$/, '')}/login`);
       const field = page.getByLabel('Email');
       try {
-        await field.waitFor();
-      } catch (err) {
-        // Seen twice with the libvirt tests running beside the browser tests (docs/testing.md): say what the page had.
-        throw new Error(`The sign-in page showed no Email field: ${await pageState(page, requests.report())}`, {
-          cause: err,
-        });
+        for (let attempt = 1; ; attempt++) {
+          await page.goto(`${url.replace(/\/$/, '')}/login`);
+          try {
+            await field.waitFor();
+            break;
+          } catch (err) {
+            // The libvirt tests beside the browser tests make and remove bridges with addresses; Chromium then aborts
+            // what it was loading with ERR_NETWORK_CHANGED (a page script lost: nothing renders). As a user on a
+            // changing network would, load the page again, once.
+            if (attempt === 1 && requests.report().failed.some((f) => f.includes('ERR_NETWORK_CHANGED'))) continue;
+            throw new Error(`The sign-in page showed no Email field: ${await pageState(page, requests.report())}`, {
+              cause: err,
+            });
+          }
+        }
       } finally {
         requests.stop();
       }
