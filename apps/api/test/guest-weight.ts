@@ -11,9 +11,9 @@
  * default. A test machine has only the tests' own guests; the product never does this on its hosts.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pidAlive } from './pid-alive.ts';
+import { readPid } from './pid-alive.ts';
 
 const V1 = '/sys/fs/cgroup/cpu';
 const V2 = '/sys/fs/cgroup';
@@ -41,8 +41,7 @@ export async function browserTestsEnd(): Promise<void> {
  * default (a weight a killed run left lowered is given back; the setting outlives the processes).
  */
 export async function weighGuestsForNow(): Promise<void> {
-  const holder = Number.parseInt(await readFile(BROWSER_TESTS_MARK, 'utf8').catch(() => ''), 10);
-  await weighGuests(Number.isInteger(holder) && holder > 1 && pidAlive(holder) ? 'low' : 'default');
+  await weighGuests((await readPid(BROWSER_TESTS_MARK)) !== null ? 'low' : 'default');
 }
 
 async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {

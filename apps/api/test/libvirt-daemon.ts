@@ -18,7 +18,8 @@ import { chmod, copyFile, mkdir, open, readFile, rm, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { pidAlive } from './pid-alive.ts';
+import { pidAlive, readPid } from './pid-alive.ts';
+
 import { freePort } from './free-port.ts';
 import { weighGuestsForNow } from './guest-weight.ts';
 
@@ -86,15 +87,6 @@ export function daemonFiles(dir: string) {
     libvirtdPid: path.join(dir, 'libvirtd.pid'),
     virtlogdPid: path.join(dir, 'virtlogd.pid'),
   };
-}
-
-export async function readPid(file: string): Promise<number | null> {
-  try {
-    const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
-    return Number.isInteger(pid) && pid > 1 && pidAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Stops the daemon whose pid file this is: SIGTERM, then SIGKILL after 10 s (a zombie counts as gone). */

@@ -14,7 +14,8 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { daemonFiles, killAndWait, readPid, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
+import { daemonFiles, killAndWait, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
+import { readPid } from './pid-alive.ts';
 
 const execFileP = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
