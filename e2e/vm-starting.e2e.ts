@@ -1,7 +1,8 @@
 /**
  * Starting with the time so far (issue 23 item 4): while a new VM's guest boots, the list and the VM page show
  * "Starting · N s", counted up in the browser without a reload, then Running. A VM booting for 72 s reads
- * "Starting · 1 min 12 s". Screenshots at 1440x900 and 390x844.
+ * "Starting · 1 min 12 s". Screenshots at 1440x900 and 390x844. The busy badge pulses, unless the user asked for
+ * reduced motion.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -80,6 +81,24 @@ it('reads "1 min 12 s" for a guest booting for 72 s, at both widths, with no acc
     await expect.poll(async () => (await pageBadge(page).textContent()) ?? '').toMatch(/^Starting · 1 min 1[2-9] s$/);
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, `vm-starting-minutes-details-${width}`);
+    await context.close();
+  }
+});
+
+it('pulses the busy badge, and keeps it still for a user who asked their system for reduced motion', async () => {
+  await insertVm(portal, { companyId: 1, teamId: null, name: 'pulsing', status: 'Starting' });
+  const running = (page: Page) =>
+    listBadge(page, 'pulsing').evaluate(
+      (badge) => badge.getAnimations({ subtree: true }).filter((a) => a.playState === 'running').length,
+    );
+  for (const reducedMotion of ['no-preference', 'reduce'] as const) {
+    const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion });
+    const page = await context.newPage();
+    await portal.signIn(page);
+    await page.goto(`${portal.url}/virtualMachines`);
+    await expect.poll(async () => (await listBadge(page, 'pulsing').textContent()) ?? '').toMatch(/^Starting/);
+    if (reducedMotion === 'reduce') expect(await running(page)).toBe(0);
+    else await expect.poll(() => running(page)).toBe(1);
     await context.close();
   }
 });

@@ -13,8 +13,9 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * are the shared toast's business, and axe's contrast check on an element mid-animation is a matter of timing.
  */
 export async function axeViolations(page: Page, within?: string): Promise<string[]> {
-  // Evaluated through the DevTools protocol, so the portal's CSP (no inline scripts) stays as it is.
-  await page.evaluate(AXE_SOURCE);
+  // Evaluated through the DevTools protocol, so the portal's CSP (no inline scripts) stays as it is; once per document
+  // (axe is 0.5 MB of script to parse again on every check otherwise).
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (selector) => {
     const axe = (
       window as unknown as {
