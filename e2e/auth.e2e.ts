@@ -49,7 +49,7 @@ describe('sign-in', () => {
     const defaultIcon = await page.locator('link[rel~="icon"]').getAttribute('href');
     expect(await page.getByAltText(TEXT.companyLogoAlt).count()).toBe(0);
     await screenshot(page, 'login');
-    await portal.signIn(page, undefined, undefined, { screens: true });
+    await portal.signIn(page);
     expect(path(page)).toBe('/');
     await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
     // Branding from the user's record: tab title, tab icon, logo.
@@ -128,7 +128,7 @@ describe('sign-in', () => {
   it('keeps the session across a browser restart only with remember-me', async () => {
     for (const rememberMe of [true, false]) {
       const { context, page } = await portal.newPage();
-      await portal.signIn(page, ADMIN.email, ADMIN.password, { rememberMe, screens: true });
+      await portal.signIn(page, ADMIN.email, ADMIN.password, { rememberMe });
       const state = await context.storageState();
       await context.close();
       // A restart drops cookies without an expiry (browser-session cookies).
@@ -151,7 +151,7 @@ describe('sign-in', () => {
 
   it('logs out on the server and persists the collapsed navigation across reloads', async () => {
     const { context, page } = await portal.newPage();
-    await portal.signIn(page, undefined, undefined, { screens: true });
+    await portal.signIn(page);
     await page.getByRole('button', { name: TEXT.collapseSidebar }).click();
     await expect.poll(() => page.evaluate(() => localStorage.getItem('sidebar-collapsed'))).toBe('true');
     await page.reload();
@@ -204,7 +204,7 @@ describe('passwords and invitations', () => {
     await context.close();
 
     const fresh = await portal.newPage();
-    await portal.signIn(fresh.page, email, 'New-Password-456!', { screens: true });
+    await portal.signIn(fresh.page, email, 'New-Password-456!');
     expect(path(fresh.page)).toBe('/');
     await fresh.context.close();
   });
@@ -242,7 +242,7 @@ describe('passwords and invitations', () => {
     await expect.poll(() => page.getByText(TEXT.emailConfirmed).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Go to Login' }).click();
     await page.waitForURL(/\/login/);
-    await portal.signIn(page, 'invited-ui@example.com', 'Invited-Pass-123!', { screens: true });
+    await portal.signIn(page, 'invited-ui@example.com', 'Invited-Pass-123!');
     await expect.poll(() => page.getByText('Ivy Invited').isVisible()).toBe(true);
     await context.close();
   });

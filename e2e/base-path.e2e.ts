@@ -16,7 +16,7 @@ afterAll(async () => {
 describe('base path', () => {
   it('serves every screen and its code under /cloud', async () => {
     const { context, page } = await portal.newPage();
-    await portal.signIn(page, undefined, undefined, { screens: true });
+    await portal.signIn(page);
     // Signed in, nothing the portal asks for may fail (before it, /auth/check answers 401 by design).
     const failed: string[] = [];
     page.on('response', (r) => {

@@ -27,7 +27,7 @@ describe('content security policy', () => {
     });
     await page.goto(`${portal.url}/login`);
     await expect.poll(() => page.getByRole('heading', { name: /welcome/i }).isVisible()).toBe(true);
-    await portal.signIn(page, undefined, undefined, { screens: true });
+    await portal.signIn(page);
     await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
     await page.goto(`${portal.url}/teams`);
     await expect.poll(() => page.getByRole('heading', { name: 'Teams' }).first().isVisible()).toBe(true);

@@ -36,7 +36,7 @@ afterAll(async () => {
 describe('single sign-on', () => {
   it('is configured by a company administrator, then a user signs in through the provider', async () => {
     const admin = await portal.newPage();
-    await portal.signIn(admin.page, undefined, undefined, { screens: true });
+    await portal.signIn(admin.page);
     await admin.page.getByRole('link', { name: 'Single sign-on' }).click();
     await admin.page.waitForURL(/\/singleSignOn$/, WAIT);
     await admin.page.getByText(S.notConfiguredYet).waitFor(WAIT);

@@ -65,7 +65,7 @@ describe('step-up before deleting a VM', () => {
   it('fresh sign-in: no prompt; stale: the dialog asks, refuses a wrong password, deletes after the right one', async () => {
     for (const { name: tag, viewport, colorScheme } of LOOKS) {
       const { page, close } = await open(portal.browser, viewport, colorScheme);
-      await portal.signIn(page, undefined, undefined, { screens: true });
+      await portal.signIn(page);
 
       // Just signed in: the spec's flow, no prompt.
       const fresh = await insertVm(portal, { companyId: 1, teamId: null, name: `fresh-${tag}`, status: 'Stopped' });

@@ -44,7 +44,7 @@ describe('authenticator app', () => {
   it('is set up on the Security page and then signs in instead of a mailed code', async () => {
     await createUser(portal, 1, EMAIL);
     const { context, page } = await portal.newPage();
-    await portal.signIn(page, EMAIL, PASSWORD, { screens: true });
+    await portal.signIn(page, EMAIL, PASSWORD);
 
     await page.getByRole('link', { name: 'Security' }).click();
     await page.waitForURL(/\/security$/);

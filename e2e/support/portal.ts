@@ -8,8 +8,6 @@ import { expect } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../apps/api/test/harness.ts';
 import { codeFrom } from '../../apps/api/test/smtp-catcher.ts';
 import { freePort } from '../../apps/api/test/free-port.ts';
-import { buildRoute } from '../../apps/api/test/route-call.ts';
-import { routes } from '@portal/contract/routes';
 
 export { ADMIN };
 
@@ -21,17 +19,8 @@ export interface Portal extends TestApp {
   apiUrl: string;
   browser: Browser;
   newPage(): Promise<{ context: BrowserContext; page: Page }>;
-  /**
-   * Signs the page's context in and lands on the dashboard. By default through the API from inside the context (its
-   * cookies, its user agent: a session of its own, as the screens make): password, then the mailed code. With
-   * `screens: true` through the login form, the mailed code and the MFA form, for the files about signing in.
-   */
-  signIn(
-    page: Page,
-    email?: string,
-    password?: string,
-    opts?: { rememberMe?: boolean; screens?: boolean },
-  ): Promise<void>;
+  /** Signs in through the screens: login form, mailed code, MFA form. Lands on the dashboard. */
+  signIn(page: Page, email?: string, password?: string, opts?: { rememberMe?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +67,7 @@ export async function startPortal(
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // The portal's spinners and pulses stand still (motion-safe): an endless animation repaints every frame.
       '--force-prefers-reduced-motion',
       ...(opts.browserArgs ?? []),
     ],
@@ -98,29 +88,6 @@ export async function startPortal(
     },
     async signIn(page, email = ADMIN.email, password = ADMIN.password, signInOpts = {}) {
       const before = t.smtp.messages.length;
-      if (!signInOpts.screens) {
-        // What the login and MFA forms send, sent by the page's own context (`context.request` shares its cookie
-        // store and user agent): the server makes a session of its own for this context, as the forms do. A fresh
-        // context rendering the two forms costs ~1.6 s of Chromium CPU on the 2-core machine (docs/testing.md); the
-        // forms are tested by the files that pass `screens: true` and auth.e2e.
-        const request = page.context().request;
-        const api = (route: Parameters<typeof buildRoute>[0]) => `${portal.apiUrl}${buildRoute(route).url}`;
-        await request.get(api(routes.auth.check)); // any API answer sets the CSRF cookie the writes echo
-        const csrf = (await page.context().cookies(portal.apiUrl)).find((c) => c.name === 'csrf_token')?.value;
-        const headers = { 'x-csrf-token': csrf ?? '', origin };
-        const rememberMe = signInOpts.rememberMe ?? false;
-        const login = await request.post(api(routes.auth.login), { data: { email, password, rememberMe }, headers });
-        if (!login.ok()) throw new Error(`sign-in of ${email} refused: ${login.status()} ${await login.text()}`);
-        const mail = await t.smtp.waitFor(
-          email,
-          (m) => t.smtp.messages.indexOf(m) >= before && /verification code/.test(m.subject),
-        );
-        const mfa = await request.post(api(routes.auth.mfa), { data: { code: codeFrom(mail) }, headers });
-        if (!mfa.ok()) throw new Error(`the code of ${email} was refused: ${mfa.status()} ${await mfa.text()}`);
-        await page.goto(url);
-        await page.waitForURL((u) => !/\/(mfa|login)/.test(u.pathname));
-        return;
-      }
       const requests = watchRequests(page);
       const field = page.getByLabel('Email');
       try {

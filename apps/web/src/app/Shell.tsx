@@ -335,7 +335,7 @@ export function ShellLayout({ links, children }: { links: readonly NavLink[]; ch
       <MobileNav links={links} />
       <nav
         aria-label="Main"
-        className="hidden shrink-0 flex-col bg-slate-900 text-white transition-[width] duration-200 md:flex"
+        className="hidden shrink-0 flex-col bg-slate-900 text-white motion-safe:transition-[width] motion-safe:duration-200 md:flex"
         style={{ width: collapsed ? SIDEBAR_WIDTH_COLLAPSED : SIDEBAR_WIDTH_EXPANDED }}
       >
         <NavContent

@@ -52,7 +52,7 @@ export function StatusBadge({ status, bootStartedAt }: { status: VmStatus; bootS
       title={booting === null ? undefined : 'Powered on; waiting for the system to answer'}
       className={`inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset ${colours[status]}`}
     >
-      {busy && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
+      {busy && <span className="h-1.5 w-1.5 motion-safe:animate-pulse rounded-full bg-current" aria-hidden />}
       {status}
       {booting !== null && <span data-testid="boot-time">{` · ${formatBootTime(booting)}`}</span>}
     </span>

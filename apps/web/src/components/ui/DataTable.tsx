@@ -226,7 +226,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
               disabled={refreshing}
               className="px-2.5"
             >
-              <RefreshCw className={`h-4 w-4 ${refreshing ? 'animate-spin' : ''}`} aria-hidden />
+              <RefreshCw className={`h-4 w-4 ${refreshing ? 'motion-safe:animate-spin' : ''}`} aria-hidden />
               {refreshing && (
                 <span className="sr-only" role="status">
                   Refreshing

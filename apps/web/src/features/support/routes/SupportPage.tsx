@@ -63,7 +63,7 @@ export function SupportPage() {
                     >
                       {e.question}
                       <ChevronDown
-                        className={`h-4 w-4 shrink-0 text-slate-400 transition-transform ${expanded ? 'rotate-180' : ''}`}
+                        className={`h-4 w-4 shrink-0 text-slate-400 motion-safe:transition-transform ${expanded ? 'rotate-180' : ''}`}
                         aria-hidden
                       />
                     </button>
