@@ -37,17 +37,23 @@ const BROWSER_TESTS = {
 /**
  * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement they send,
  * reduced to its shape (tables, clauses, functions, operators and casts; not column lists or values), is also sent
- * by a file that still runs on PGlite: measured from PostgreSQL's statement log of a whole api-postgres run, one
- * database per file. None of them branches on the engine (the in-process VM event stream does, so vm-events.test
- * stays on both). The embedded engine's smoke path stays on PGlite: server-start (a real first start), vm.test
- * (sign-in, create, lifecycle) and vm-events.test (the live stream).
+ * by a file that still runs on PGlite: measured by scripts/pglite-set/run.sh (PostgreSQL's statement log of a whole
+ * api-postgres run, one database per file; run it again when the suite changes much). None of them branches on the
+ * engine (the in-process VM event stream does, so vm-events.test stays on both). The embedded engine's smoke path
+ * stays on PGlite: server-start (a real first start), vm.test (sign-in, create, lifecycle) and vm-events.test (the
+ * live stream).
  */
 const POSTGRES_COVERS_ALONE = [
+  'apps/api/src/engine/operations/runner.test.ts',
   'apps/api/src/mail/mailer.test.ts',
   'apps/api/src/modules/auth/auth.test.ts',
+  'apps/api/src/modules/auth/sign-in-hardening.test.ts',
   'apps/api/src/modules/auth/suspended-reset.test.ts',
   'apps/api/src/modules/catalog/host-uri-attacks.test.ts',
   'apps/api/src/modules/platform/branding-urls.test.ts',
+  'apps/api/src/modules/virtual-machines/backups.test.ts',
+  'apps/api/src/modules/virtual-machines/host-backup-concurrency.test.ts',
+  'apps/api/src/modules/virtual-machines/month-boundary.test.ts',
   'apps/api/src/plugins/fast-serializer.test.ts',
   'apps/api/src/plugins/forwarded-host.test.ts',
   'apps/api/src/plugins/no-store.test.ts',

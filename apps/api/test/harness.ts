@@ -17,6 +17,7 @@ import { openDatabase, type Database, type Db } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { seedReferenceData } from '../src/seed/seed.ts';
 import { ADMIN, databaseUrl, seedTestTenant } from './database-templates.ts';
+import { noteDatabase } from './database-log.ts';
 import { startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
 declare module 'vitest' {
@@ -61,6 +62,7 @@ async function openTestDatabase(
   await admin.connect();
   await admin.query(`create database ${name}${from ? ` template ${from}` : ''}`);
   await admin.end();
+  noteDatabase(name);
   const url = databaseUrl(pgUrl, name);
   const database = await openDatabase({ databaseUrl: url, poolSize: 5 });
   return {

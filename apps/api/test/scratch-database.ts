@@ -12,6 +12,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { databaseUrl } from './database-templates.ts';
+import { noteDatabase } from './database-log.ts';
 
 export interface ScratchDatabase {
   kind: 'postgres' | 'pglite';
@@ -40,6 +41,7 @@ export async function createScratchDatabase(): Promise<ScratchDatabase> {
   const from = templates?.postgres?.migrated;
   await admin.query(`create database ${name}${from ? ` template ${from}` : ''}`);
   await admin.end();
+  noteDatabase(name);
   const url = databaseUrl(pgUrl, name);
   const dir = mkdtempSync(join(tmpdir(), 'scratch-'));
   return {
