@@ -14,9 +14,13 @@ const LIBVIRT_DAEMON_PGLITE = [
 const LIBVIRT_DAEMON_POSTGRES = [
   'apps/api/src/providers/libvirt/libvirt-vm.test.ts',
   'apps/api/src/providers/libvirt/libvirt-console.test.ts',
-  // The real Debian 12 image through the portal (issue 23's Tests): one VM, four TCG boots (docs/testing.md).
-  'apps/api/src/providers/libvirt/libvirt-debian.test.ts',
 ];
+/**
+ * The real Debian 12 image through the portal (issue 23's Tests): one VM, eight TCG boots (docs/testing.md), the
+ * longest file. On a libvirtd of its own (a mount namespace, the machine's network: libvirt-namespaced-daemon.ts), so
+ * it runs in a Vitest process of its own beside the other libvirt files rather than before them (scripts/test.sh).
+ */
+const LIBVIRT_DEBIAN = ['apps/api/src/providers/libvirt/libvirt-debian.test.ts'];
 
 /** Browser tests on a guest of the private libvirtd: the live console. */
 const E2E_ON_LIBVIRTD = ['e2e/console.e2e.ts'];
@@ -124,6 +128,7 @@ export default defineConfig({
             ...POSTGRES_COVERS_ALONE,
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
+            ...LIBVIRT_DEBIAN,
           ],
           provide: { pgUrl: null },
           globalSetup: ['apps/api/test/global-pglite.ts'],
@@ -144,6 +149,7 @@ export default defineConfig({
             ...ENGINE_OF_THEIR_OWN,
             ...LIBVIRT_DAEMON_PGLITE,
             ...LIBVIRT_DAEMON_POSTGRES,
+            ...LIBVIRT_DEBIAN,
           ],
           globalSetup: ['apps/api/test/global-postgres.ts'],
         },
@@ -164,10 +170,18 @@ export default defineConfig({
         test: {
           name: 'libvirt-postgres',
           include: LIBVIRT_DAEMON_POSTGRES,
-          // First in its Vitest process (scripts/test.sh): the real Debian guest's eight boots, the longest file,
-          // run beside the unit and API files, when its guests keep their default CPU weight (guest-weight.ts).
-          // Not 0: Vitest runs a one-at-a-time project of group 0 in a group of its own after all the others.
+          // First in its Vitest process (scripts/test.sh). Not 0: Vitest runs a one-at-a-time project of group 0 in a
+          // group of its own after all the others.
           sequence: { groupOrder: 1 },
+          globalSetup: ['apps/api/test/global-postgres.ts'],
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'libvirt-debian',
+          include: LIBVIRT_DEBIAN,
           globalSetup: ['apps/api/test/global-postgres.ts'],
           fileParallelism: false,
         },

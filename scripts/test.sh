@@ -2,10 +2,11 @@
 # The one test command: type-check, lint (ESLint + Prettier), build the portal, then unit, API (PGlite and PostgreSQL) and
 # browser tests. Exits non-zero when anything fails.
 #
-# With arguments (a file filter, --project …) it is one `vitest run` with them. Without, the projects run in two
+# With arguments (a file filter, --project …) it is one `vitest run` with them. Without, the projects run in three
 # lanes (docs/testing.md): the tests on the private libvirtd (guests under TCG, and the one browser test on a guest:
-# e2e-libvirt) in one Vitest process, beside a second that runs the unit and API files two at a time and then the
-# browser tests: each leaves a core idle much of the time, so side by side they fill both.
+# e2e-libvirt) in one Vitest process, the real Debian guest's file in a second, beside a third that runs the unit and
+# API files two at a time and then the browser tests: each leaves a core idle much of the time, so side by side they
+# fill both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,13 +26,21 @@ if [ $# -gt 0 ]; then
   exec npx vitest run "$@"
 fi
 
-# Two Vitest processes side by side (docs/testing.md, "Two lanes"): the tests on the private libvirtd (TCG guests,
-# one file at a time) in one, from start to end; the unit and API files (two at a time), then the browser tests (one
-# at a time) in the other. Neither fills two cores alone.
+# Three Vitest processes side by side (docs/testing.md, "Three lanes"): the real Debian guest's file on a libvirtd of
+# its own; the other tests on the private libvirtd (TCG guests, one file at a time); the unit and API files (two at a
+# time), then the browser tests (one at a time). None fills two cores alone.
 start=$SECONDS
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT INT TERM
-npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt &
+(
+  npx vitest run --project libvirt-debian
+  echo "The Debian guest's tests: $((SECONDS - start)) s"
+) &
+pids+=($!)
+(
+  npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt
+  echo "The other libvirt tests: $((SECONDS - start)) s"
+) &
 pids+=($!)
 (
   npx vitest run --project unit --project api-pglite --project api-postgres
@@ -45,5 +54,5 @@ for pid in "${pids[@]}"; do
   wait "$pid" || status=1
 done
 trap - EXIT INT TERM
-echo "All tests (the libvirt lane beside the unit, API and browser lane): $((SECONDS - start)) s"
+echo "All tests (three lanes side by side): $((SECONDS - start)) s"
 exit $status

@@ -11,7 +11,7 @@
  * system daemon of libvirt-daemon.ts or its lock: such daemons run beside it.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { daemonFiles, killAndWait, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
@@ -48,7 +48,15 @@ async function copyTree(from: string, to: string) {
 /** Starts one in `dir` (wiped first; a daemon a crashed run left there is ended). */
 export async function startNamespacedLibvirtDaemon(
   dir: string,
-  opts: { binds?: { from: string; over: string }[] } = {},
+  opts: {
+    binds?: { from: string; over: string }[];
+    /**
+     * The machine's own network namespace instead of one of its own: its networks' bridges, dnsmasq and NAT rules sit
+     * beside the other daemons' (so their names and addresses must differ), and the tests and the portal reach its
+     * guests directly. For a test that only needs a daemon apart from libvirt-daemon.ts's lock (libvirt-debian).
+     */
+    hostNetwork?: boolean;
+  } = {},
 ): Promise<NamespacedLibvirtDaemon> {
   const files = daemonFiles(dir);
   // A daemon left by a crashed run is ended first (its namespaces go with its last process).
@@ -72,6 +80,22 @@ export async function startNamespacedLibvirtDaemon(
     '-c',
     `rm -rf "${etc}"/storage/*.xml "${etc}"/storage/autostart "${etc}"/qemu/*.xml "${etc}"/qemu/autostart "${etc}"/qemu/networks/*.xml "${etc}"/qemu/networks/autostart`,
   ]);
+  if (opts.hostNetwork) {
+    // Ports on the machine's loopback are shared with the other daemons: QEMU's VNC and its websocket from ranges of
+    // their own (each daemon hands out ports from the bottom of its ranges: 5900 and 5700 by default).
+    await appendFile(
+      path.join(etc, 'qemu.conf'),
+      [
+        'remote_display_port_min = 6900',
+        'remote_display_port_max = 6999',
+        'remote_websocket_port_min = 5800',
+        'remote_websocket_port_max = 5899',
+        'migration_port_min = 49300',
+        'migration_port_max = 49399',
+        '',
+      ].join('\n'),
+    );
+  }
   mounts.push({ from: etc, over: '/etc/libvirt' });
   for (const b of opts.binds ?? []) {
     await mkdir(b.from, { recursive: true, mode: 0o755 });
@@ -98,12 +122,13 @@ export async function startNamespacedLibvirtDaemon(
     // A daemon's umask, not the test process's (libvirt-daemon.ts asDaemon says why).
     'umask 022',
     ...mounts.map((m) => `mount --bind '${m.from}' '${m.over}'`),
-    'ip link set lo up',
+    ...(opts.hostNetwork ? [] : ['ip link set lo up']),
     `/usr/sbin/virtlogd -d -f '${files.virtlogdConf}' -p '${files.virtlogdPid}'`,
     `/usr/sbin/libvirtd -d -f '${files.libvirtdConf}' -p '${files.libvirtdPid}'`,
   ].join('\n');
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('unshare', ['--mount', '--net', '--propagation', 'private', 'sh', '-c', script], {
+    const namespaces = opts.hostNetwork ? ['--mount'] : ['--mount', '--net'];
+    const child = spawn('unshare', [...namespaces, '--propagation', 'private', 'sh', '-c', script], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';

@@ -34,7 +34,10 @@ import { eq } from 'drizzle-orm';
 import { configurations, providerOfferings, providers, regions, virtualMachines, vmBackups } from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { ADMIN, type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
-import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import {
+  startNamespacedLibvirtDaemon,
+  type NamespacedLibvirtDaemon,
+} from '../../../test/libvirt-namespaced-daemon.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE } from './names.ts';
@@ -46,6 +49,8 @@ const NETWORK = 'irontest-debian-portal';
 /** Backup verification's isolated network (decision 0024), and where the backups are stored. */
 const VERIFY_NETWORK = 'irontest-debian-verify';
 const BACKUP_POOL = `${POOL}-backups`;
+/** The daemon's files and the pools' directories (wiped when it starts and when it stops). */
+const DAEMON_DIR = '/tmp/irontech-libvirtd-debian';
 const GiB = 1024 ** 3;
 /**
  * Two small sizes of our own (the seeded ones start at 4 GB and 80 GB): the guest gets exactly these. Not 1 GB or
@@ -57,7 +62,7 @@ const SMALL = { key: 'debian-test-small', name: 'Debian test small', cpu: 1, ram
 const LARGER = { key: 'debian-test-larger', name: 'Debian test larger', cpu: 2, ram: 4, disk: 12 };
 const started = Date.now();
 
-let daemon: LibvirtDaemon;
+let daemon: NamespacedLibvirtDaemon;
 let t: TestApp;
 let admin: TestClient;
 let keyDir: string;
@@ -68,7 +73,9 @@ beforeAll(async () => {
   const at = Date.now();
   await ensureGuestImage({ kind: 'debian-12' });
   timings.imageSeconds = (Date.now() - at) / 1000;
-  daemon = await startLibvirtDaemon();
+  // A libvirtd of its own (a mount namespace, the machine's network), not the shared one of libvirt-daemon.ts: this
+  // file runs in a Vitest process of its own beside the other libvirt files (docs/testing.md, "Three lanes").
+  daemon = await startNamespacedLibvirtDaemon(DAEMON_DIR, { hostNetwork: true });
   t = await createTestApp({
     env: {
       VM_RUNNER_POLL_MS: '50',
@@ -88,8 +95,6 @@ afterAll(async () => {
     networks: [NETWORK, VERIFY_NETWORK],
     pools: [POOL, BACKUP_POOL],
   });
-  await rm(path.join(LIBVIRT_TEST_DIR, POOL), { recursive: true, force: true });
-  await rm(path.join(LIBVIRT_TEST_DIR, BACKUP_POOL), { recursive: true, force: true });
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
   console.log(
     `libvirt-debian.test.ts wall time: ${((Date.now() - started) / 1000).toFixed(1)} s; ${JSON.stringify(timings)}`,
@@ -296,9 +301,9 @@ it(
   { timeout: 3_600_000 },
   async () => {
     const settings = {
-      pool: { name: POOL, path: path.join(LIBVIRT_TEST_DIR, POOL) },
+      pool: { name: POOL, path: path.join(DAEMON_DIR, POOL) },
       network: { name: NETWORK, bridge: 'irontestdp0', cidr: '10.231.86.0/24' },
-      backupPool: { name: BACKUP_POOL, path: path.join(LIBVIRT_TEST_DIR, BACKUP_POOL) },
+      backupPool: { name: BACKUP_POOL, path: path.join(DAEMON_DIR, BACKUP_POOL) },
       verifyNetwork: { name: VERIFY_NETWORK, bridge: 'irontestdv0', cidr: '10.231.147.0/24' },
       verifyBootTimeoutMs: 900_000,
       guestImage: 'debian-12',
@@ -430,7 +435,7 @@ it(
     expect(proven.consistency).toBe('application-consistent');
     const [row] = await t.db.select().from(vmBackups).where(eq(vmBackups.id, backupId));
     const [machine] = await t.db.select().from(virtualMachines).where(eq(virtualMachines.id, id));
-    const freezeStatus = await daemon.virsh(daemon.socketUri, [
+    const freezeStatus = await daemon.virsh([
       'qemu-agent-command',
       machine!.providerRef!,
       '{"execute":"guest-fsfreeze-status"}',
@@ -442,7 +447,7 @@ it(
     expect(await ssh(first.file, user, ip, `cat ${MARKER_PATH}`)).toBe(row!.providerName);
     expect((await details(id))?.status).toBe('Running');
     const leftovers = async () =>
-      (await daemon.virsh(daemon.socketUri, ['list', '--all', '--name'])).split('\n').filter((n) => /verify/.test(n));
+      (await daemon.virsh(['list', '--all', '--name'])).split('\n').filter((n) => /verify/.test(n));
     expect(await leftovers()).toEqual([]);
 
     // 3c. An incremental backup (issue 24's Tests): a second marker, then a take that holds only what changed since
@@ -508,7 +513,7 @@ it(
     expect((await admin.call(routes.vms.delete, { params: { id: newId }, query: {} })).status).toBe(200);
 
     // Bytes flipped in the stored file: the next verification (queued again, as an operator's re-check) flags it.
-    const file = path.join(LIBVIRT_TEST_DIR, BACKUP_POOL, `${row!.providerName}.qcow2`);
+    const file = path.join(DAEMON_DIR, BACKUP_POOL, `${row!.providerName}.qcow2`);
     const fh = await open(file, 'r+');
     try {
       const { size } = await fh.stat();
