@@ -34,10 +34,7 @@ import { eq } from 'drizzle-orm';
 import { configurations, providerOfferings, providers, regions, virtualMachines, vmBackups } from '../../db/schema.ts';
 import { createHostsService } from '../../engine/hosts/hosts.service.ts';
 import { ADMIN, type TestClient, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
-import {
-  startNamespacedLibvirtDaemon,
-  type NamespacedLibvirtDaemon,
-} from '../../../test/libvirt-namespaced-daemon.ts';
+import { startNamespacedLibvirtDaemon, type NamespacedLibvirtDaemon } from '../../../test/libvirt-namespaced-daemon.ts';
 import { createProviderRegistry } from '../registry.ts';
 import { ensureGuestImage } from './guest-image.ts';
 import { REF_RE } from './names.ts';
