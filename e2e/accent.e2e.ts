@@ -15,6 +15,7 @@ import { NEAR_BLACK, accentVariables } from '@portal/contract/brand-colors';
 import { companies, resellerDomains, resellers } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
+import { setLook, signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const OWNER = 'owner@accent.example';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   await createUser(portal, staff!.id, OWNER, { staffRole: 'owner' });
 });
 afterAll(async () => {
+  await owner.close();
   await portal?.stop();
 });
 
@@ -60,12 +62,18 @@ const computed = (page: Page, selector: string, property: string) =>
     .first()
     .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
 
+/** The owner, signed in once for both accents. */
+const owner = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  opened.page.setDefaultTimeout(30_000);
+  await portal.signIn(opened.page, OWNER, PASSWORD);
+  return opened;
+});
+
 /** The owner sets the accent through the API, as the branding screen does. */
 async function setAccent(accent: string) {
-  const owner = await portal.newPage();
-  owner.page.setDefaultTimeout(30_000);
-  await portal.signIn(owner.page, OWNER, PASSWORD);
-  const saved = await owner.page.evaluate(
+  const { page } = await owner.get();
+  const saved = await page.evaluate(
     async ({ api, accent }) => {
       const csrf = document.cookie
         .split('; ')
@@ -89,7 +97,6 @@ async function setAccent(accent: string) {
     { api: portal.apiUrl, accent: accent.toUpperCase() },
   );
   expect(saved, JSON.stringify(saved.body)).toMatchObject({ status: 200 });
-  await owner.context.close();
   const [reseller] = await portal.db.select().from(resellers).where(eq(resellers.externalId, 'demo-reseller'));
   expect(reseller!.accentColor).toBe(accent);
 }
@@ -99,11 +106,13 @@ describe('the accent in the customer portal', () => {
     await setAccent(ACCENT);
 
     const shades = accentVariables(ACCENT);
+    // One sign-in (after the accent is set: the profile brings it), the looks switched in place, /account loaded anew.
+    const context = await portal.browser.newContext({ viewport: SIZES[0][0], colorScheme: SIZES[0][1] });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await portal.signIn(page);
     for (const [viewport, scheme] of SIZES) {
-      const context = await portal.browser.newContext({ viewport, colorScheme: scheme });
-      const page = await context.newPage();
-      page.setDefaultTimeout(30_000);
-      await portal.signIn(page);
+      await setLook(page, { viewport, colorScheme: scheme });
       await page.goto(`${portal.url}/account`);
       const button = page.getByRole('button', { name: ACCOUNT_TEXT.changePassword });
       await expect.poll(() => button.isVisible(), WAIT).toBe(true);
@@ -137,19 +146,22 @@ describe('the accent in the customer portal', () => {
       await expect
         .poll(() => button.evaluate((b) => b.matches(':focus-visible') && getComputedStyle(b).outlineColor), WAIT)
         .toBe(rgb(scheme === 'dark' ? shades['--color-brand-300']! : ACCENT));
-      await context.close();
     }
+    await context.close();
   });
 
   it('a pale accent gets near-black text wherever text sits on it: the sign-in page and /account, light and dark, axe clean', async () => {
     await setAccent(PALE);
     const shades = accentVariables(PALE);
     expect(shades['--color-on-brand-600']).toBe(NEAR_BLACK);
-    for (const [viewport, scheme] of SIZES) {
+    // One context, the looks switched in place: signed in on the portal's own address in the first (the brand's
+    // domain is another host, never signed in), the pages loaded anew in each.
+    const context = await portal.browser.newContext({ viewport: SIZES[0][0], colorScheme: SIZES[0][1] });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    for (const [i, [viewport, scheme]] of SIZES.entries()) {
       const tag = `${viewport.width}-${scheme}`;
-      const context = await portal.browser.newContext({ viewport, colorScheme: scheme });
-      const page = await context.newPage();
-      page.setDefaultTimeout(30_000);
+      if (i > 0) await setLook(page, { viewport, colorScheme: scheme });
 
       // The sign-in page of the brand's domain: the Login button is the accent with near-black text (white: 1.4:1).
       await page.goto(`${portal.url.replace('127.0.0.1', HOST)}/login`);
@@ -163,7 +175,7 @@ describe('the accent in the customer portal', () => {
       await page.screenshot({ path: `${SCREENSHOTS}accent-pale-login-${tag}.png`, fullPage: true });
 
       // Signed in (on the portal's own address, the customer's profile carries the accent): /account's primary button.
-      await portal.signIn(page);
+      if (i === 0) await portal.signIn(page);
       await page.goto(`${portal.url}/account`);
       const button = page.getByRole('button', { name: ACCOUNT_TEXT.changePassword });
       await expect.poll(() => button.isVisible(), WAIT).toBe(true);
@@ -195,7 +207,7 @@ describe('the accent in the customer portal', () => {
         await profile.getByRole('button', { name: 'Save' }).click();
         await expect.poll(() => page.locator('.Toastify').getByText('Saved').isVisible(), WAIT).toBe(true);
       }
-      await context.close();
     }
+    await context.close();
   });
 });

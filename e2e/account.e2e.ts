@@ -11,7 +11,7 @@ import { ACCOUNT_TEXT as T } from '@portal/contract/account';
 import { API_MESSAGES, TEXT } from '@portal/contract/messages';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
-import { DESKTOP, LOOKS, type ColorScheme } from './support/looks.ts';
+import { DESKTOP, LOOKS, setLook, type ColorScheme } from './support/looks.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 // Generous: the suite runs on two loaded cores.
@@ -168,17 +168,20 @@ describe('account page', () => {
 
   it('desktop and phone, light and dark: nothing wider than the viewport, axe clean', async () => {
     const user = await createUser(portal, 1, 'account-e2e-screens@example.com');
-    for (const { name, viewport, colorScheme } of LOOKS) {
-      const { page, close } = await open(portal.browser, viewport, colorScheme);
-      await portal.signIn(page, user.email, PASSWORD);
+    // One sign-in, the looks switched in place; the page loaded anew in each.
+    const { page, close } = await open(portal.browser);
+    await portal.signIn(page, user.email, PASSWORD);
+    for (const look of LOOKS) {
+      const { name, colorScheme } = look;
+      await setLook(page, look);
       await goToAccount(page);
       await expect.poll(() => page.getByTestId('account-session').count(), WAIT).toBeGreaterThan(0);
-      // "System" follows the device: the context's colour scheme.
+      // "System" follows the device: the browser's colour scheme.
       expect(await isDark(page)).toBe(colorScheme === 'dark');
       expect(await overflowing(page), `${name}: wider than the viewport`).toEqual([]);
       await page.screenshot({ path: `${SCREENSHOTS}account-${name}.png`, fullPage: true });
       expect(await axeViolations(page), `${name}: axe violations`).toEqual([]);
-      await close();
     }
+    await close();
   });
 });

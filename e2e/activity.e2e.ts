@@ -7,13 +7,13 @@
  * page at 1440x900 and 390x844, light and dark, fits and passes axe with that message shown.
  */
 import { eq } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_TEXT } from '@portal/contract/activity';
 import { companies, users } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
-import { LOOKS, signedInPage } from './support/looks.ts';
+import { LOOKS, setLook, signedInPage } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -153,9 +153,15 @@ describe("the activity date filters, in the user's date format", () => {
   it('reads ISO days for a user who chose ISO, and the page fits and passes axe at both sizes, light and dark', async () => {
     const [admin] = await portal.db.select().from(users).where(eq(users.email, 'admin@example.com'));
     await portal.db.update(users).set({ dateFormat: 'iso' }).where(eq(users.id, admin!.id));
+    // Signed in once the format is ISO (the sign-in brings it); each look switched in place, the page loaded anew.
+    let context: BrowserContext | undefined;
     try {
-      for (const { viewport, colorScheme: scheme } of LOOKS) {
-        const { context, page } = await signedInPage(portal, viewport, scheme);
+      const opened = await signedInPage(portal);
+      context = opened.context;
+      const page = opened.page;
+      for (const look of LOOKS) {
+        const { viewport, colorScheme: scheme } = look;
+        await setLook(page, look);
         await page.goto(`${portal.url}/activity`);
         const filters = page.getByRole('search', { name: 'Filter activity' });
         const from = filters.getByLabel('From');
@@ -173,9 +179,9 @@ describe("the activity date filters, in the user's date format", () => {
         ).toBeLessThanOrEqual(0);
         expect(await axeViolations(page, 'main')).toEqual([]);
         await screenshot(page, `activity-dates-${viewport.width}-${scheme}`);
-        await context.close();
       }
     } finally {
+      await context?.close();
       await portal.db.update(users).set({ dateFormat: 'day-month' }).where(eq(users.id, admin!.id));
     }
   });

@@ -18,7 +18,7 @@ import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 import type { Locator, Page } from 'playwright-core';
-import { everyLook, LOOKS, signedInPage } from './support/looks.ts';
+import { everyLook, LOOKS, signedInOnce, signedInPage } from './support/looks.ts';
 
 let portal: Portal;
 let admin: TestClient;
@@ -31,8 +31,15 @@ beforeAll(async () => {
   admin = await signIn(portal);
 });
 afterAll(async () => {
+  await browserAdmin.close();
   await portal?.stop();
 });
+
+/**
+ * The admin's one signed-in context for both tests (they only look and verify): a sign-in costs far more than a
+ * page load.
+ */
+const browserAdmin = signedInOnce(() => signedInPage(portal));
 
 /** A running VM with one backup whose verification has ended. */
 async function vmWithVerifiedBackup(name: string, backupName = 'nightly') {
@@ -56,7 +63,7 @@ describe('backup verification on the Backups card', () => {
   it('shows "Verified at …" for a proven backup and "Verification failed: why" for a failed one, in every look', async () => {
     const good = await vmWithVerifiedBackup('verified-demo');
     const bad = await vmWithVerifiedBackup('demo-fail-verify');
-    const { context, page } = await signedInPage(portal);
+    const { page } = await browserAdmin.get();
 
     await page.goto(`${portal.url}/virtualMachineDetails/${good}`);
     let card = page.getByRole('region', { name: BACKUP_TEXT.title });
@@ -73,14 +80,13 @@ describe('backup verification on the Backups card', () => {
     await card.scrollIntoViewIfNeeded();
     await everyLook(page, 'backup-verification');
     await cardShots(page, card, line, 'failed');
-    await context.close();
   });
 });
 
 describe('Verify now', () => {
   it('verifies a backup again from the VM page and from /backups: "Verifying…" while it runs, then "Verified at …"', async () => {
     const id = await vmWithVerifiedBackup('verify-now-slow-verify', 'weekly');
-    const { context, page } = await signedInPage(portal);
+    const { page } = await browserAdmin.get();
     await page.goto(`${portal.url}/virtualMachineDetails/${id}`);
     const card = page.getByRole('region', { name: BACKUP_TEXT.title });
     const row = card.locator('[data-backup="weekly"]');
@@ -112,7 +118,6 @@ describe('Verify now', () => {
     expect(await listButton.isDisabled()).toBe(true);
     await expect.poll(() => status.textContent(), WAIT).toMatch(/^Verified at \S/);
     await everyLook(page, 'backup-verify-now-list');
-    await context.close();
   });
 });
 

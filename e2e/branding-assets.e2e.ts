@@ -7,7 +7,7 @@
  * 1440x900 and 390x844, light and dark: nothing wider than the viewport, axe clean.
  */
 import { eq } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXT } from '@portal/contract/messages';
 import { BRANDING_TEXT } from '@portal/contract/reseller-branding';
@@ -15,6 +15,7 @@ import { companies, resellerDomains, resellers } from '../apps/api/src/db/schema
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { pngOf } from '../apps/api/test/png.ts';
 import { axeViolations } from './support/axe.ts';
+import { setLook, signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const HOST = 'brand.example.test';
@@ -41,17 +42,34 @@ beforeAll(async () => {
   await createUser(portal, staff!.id, OWNER, { staffRole: 'owner' });
 });
 afterAll(async () => {
+  await owner.close();
   await portal?.stop();
 });
 
-async function ownerPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light') {
+async function signedInOwner(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light') {
   const context = await portal.browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   await portal.signIn(page, OWNER, PASSWORD);
+  return { context, page };
+}
+
+/** The branding screen loaded anew in `page` (the profile read afresh by its session check). */
+async function branding(page: Page) {
   await page.goto(`${portal.url}/reseller/branding`);
   await expect.poll(() => page.getByLabel('Name (tab title)').inputValue(), WAIT).not.toBe('');
-  return { context, page };
+  return page;
+}
+
+/**
+ * The owner's one signed-in context for the tests that look and edit (a sign-in costs Chromium far more than a page
+ * load); its branding screen in a look, switched in place.
+ */
+const owner = signedInOnce(() => signedInOwner());
+async function ownerPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light') {
+  const { page } = await owner.get();
+  await setLook(page, { viewport, colorScheme });
+  return branding(page);
 }
 
 /** No element of the page is wider than the viewport (the page does not scroll sideways). */
@@ -62,7 +80,7 @@ const sidebarLogo = (page: Page) => page.locator('nav[aria-label="Main"]').getBy
 
 describe('branding that looks like the reseller', () => {
   it('an uploaded logo shows in the shell at once and on the sign-in page of the brand; the saved name and accent too', async () => {
-    const { context, page } = await ownerPage();
+    const page = await ownerPage();
     expect(await sidebarLogo(page).count()).toBe(0);
 
     // A PNG sent as "logo.svg" with an SVG type: the server reads the bytes and takes it as the PNG it is.
@@ -133,15 +151,15 @@ describe('branding that looks like the reseller', () => {
       .toBe('rgb(15, 118, 110)');
     await login.screenshot({ path: `${SCREENSHOTS}branding-assets-login.png`, fullPage: true });
     await visitor.close();
-    await context.close();
   });
 
   it('refuses a logo URL that does not load, warns of an accent with poor contrast, and a dead logo falls back to the name', async () => {
-    const { context, page } = await ownerPage();
+    const page = await ownerPage();
     let saves = 0;
-    page.on('request', (req) => {
+    const counted = (req: Request) => {
       if (req.method() === 'PUT' && /\/reseller\/branding$/.test(req.url())) saves++;
-    });
+    };
+    page.on('request', counted);
     await page.getByLabel('Logo URL').fill(`${portal.url}/no-such-logo.png`);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByText(BRANDING_TEXT.logoDoesNotLoad).isVisible(), WAIT).toBe(true);
@@ -162,7 +180,7 @@ describe('branding that looks like the reseller', () => {
     expect(await warning.textContent()).not.toContain('text on the accent');
     expect(await warning.textContent()).toContain('Buttons and links stay readable');
     await page.screenshot({ path: `${SCREENSHOTS}branding-assets-contrast-warning.png`, fullPage: true });
-    await context.close();
+    page.off('request', counted);
 
     // A logo that stops loading after it was saved (its host went away): the shell shows the brand's name instead.
     await portal.db
@@ -170,7 +188,8 @@ describe('branding that looks like the reseller', () => {
       .set({ logoUrl: `${portal.url}/gone-logo.png` })
       .where(eq(resellers.externalId, 'demo-reseller'));
     // A new sign-in reads the profile afresh.
-    const second = await ownerPage();
+    const second = await signedInOwner();
+    await branding(second.page);
     const fallback = second.page.locator('nav[aria-label="Main"]').getByTestId('brand-logo-fallback');
     await expect.poll(() => fallback.textContent(), WAIT).toBe('Tealwave');
     expect(await sidebarLogo(second.page).count()).toBe(0);
@@ -184,7 +203,7 @@ describe('branding that looks like the reseller', () => {
       [PHONE, 'light'],
       [PHONE, 'dark'],
     ] as const) {
-      const { context, page } = await ownerPage(viewport, scheme);
+      const page = await ownerPage(viewport, scheme);
       await page.getByLabel('Accent colour', { exact: true }).fill('#0f766e');
       await expect.poll(() => page.getByTestId('accent-checks').isVisible(), WAIT).toBe(true);
       expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
@@ -193,7 +212,6 @@ describe('branding that looks like the reseller', () => {
         path: `${SCREENSHOTS}branding-assets-${viewport.width}-${scheme}.png`,
         fullPage: true,
       });
-      await context.close();
     }
   });
 });

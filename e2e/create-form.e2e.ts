@@ -23,7 +23,7 @@ import {
   virtualMachines,
 } from '../apps/api/src/db/schema.ts';
 import { axeViolations } from './support/axe.ts';
-import { DESKTOP, PHONE, overflowing, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
+import { DESKTOP, PHONE, overflowing, setLook, signedInOnce, signedInPage } from './support/looks.ts';
 import { card, cardGroup, chooseCard } from './support/create-form.ts';
 import { ADMIN, SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -93,11 +93,12 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
 
-const signedIn = (viewport: Viewport, colorScheme: ColorScheme = 'light') =>
-  signedInPage(portal, viewport, colorScheme);
+/** The admin's one signed-in context: each test loads the form anew, in its look (switched in place). */
+const admin = signedInOnce(() => signedInPage(portal, DESKTOP, 'light'));
 
 /** Waits (generously: CI's cores are loaded) for what the user sees. */
 const shown = (l: Locator) => expect.poll(() => l.isVisible(), { timeout: 30_000 }).toBe(true);
@@ -120,7 +121,7 @@ async function toFrankfurt(page: Page, name: string) {
 
 describe('issue 25 item 3: the create form as cards, with prices and a cost summary', () => {
   it('shows images and sizes as cards with the catalog prices, refuses what cannot be placed, sums the cost', async () => {
-    const { context, page } = await signedIn(DESKTOP);
+    const { page } = await admin.get();
     await page.goto(`${portal.url}/createVirtualMachine`);
     // Before a region there are no image cards, and copies already say 1.
     await shown(page.getByText('Choose a region to see its images.'));
@@ -222,7 +223,6 @@ describe('issue 25 item 3: the create form as cards, with prices and a cost summ
       .from(virtualMachines)
       .where(eq(virtualMachines.image, 'Debian 12'));
     expect(made.map((v) => v.name).sort()).toEqual(['cards-demo-1', 'cards-demo-2']);
-    await context.close();
   });
 
   for (const [label, viewport] of [
@@ -231,7 +231,8 @@ describe('issue 25 item 3: the create form as cards, with prices and a cost summ
   ] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       it(`at ${viewport.width}x${viewport.height} in ${scheme}: nothing wider than the viewport, axe clean`, async () => {
-        const { context, page } = await signedIn(viewport, scheme);
+        const { page } = await admin.get();
+        await setLook(page, { viewport, colorScheme: scheme });
         await page.goto(`${portal.url}/createVirtualMachine`);
         await page.getByLabel('Name').fill('look');
         await page.getByLabel('Country').selectOption({ label: 'United States' });
@@ -247,7 +248,6 @@ describe('issue 25 item 3: the create form as cards, with prices and a cost summ
         await page.screenshot({ path: `${SCREENSHOTS}create-form-${label}-${scheme}-summary.png` });
         expect(await overflowing(page), 'wider than the viewport').toEqual([]);
         expect(await axeViolations(page, 'main'), 'axe violations').toEqual([]);
-        await context.close();
       });
     }
   }

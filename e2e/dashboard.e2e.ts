@@ -13,7 +13,16 @@ import { routes } from '@portal/contract/routes';
 import { companies, vmSizePeriods } from '../apps/api/src/db/schema.ts';
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
-import { LOOKS, PHONE, checkScreen, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
+import {
+  DESKTOP,
+  LOOKS,
+  PHONE,
+  checkScreen,
+  setLook,
+  signedInPage,
+  type ColorScheme,
+  type Viewport,
+} from './support/looks.ts';
 import { pricedCatalog, waitForStatus } from './support/seed.ts';
 import { startPortal, type Portal } from './support/portal.ts';
 
@@ -39,9 +48,12 @@ const check = (page: Page, name: string) => checkScreen(page, 'dashboard', name,
 
 describe('dashboard overview', () => {
   it('offers "Create your first machine" while the company has none', async () => {
-    for (const { name, viewport, colorScheme: scheme } of LOOKS) {
-      const { context, page } = await newPage(viewport, scheme);
-      const prompt = page.getByRole('region', { name: 'Create your first machine' });
+    // One sign-in, the looks switched in place (the portal follows the system scheme live).
+    const { context, page } = await newPage(DESKTOP);
+    const prompt = page.getByRole('region', { name: 'Create your first machine' });
+    for (const look of LOOKS) {
+      const { name } = look;
+      await setLook(page, look);
       await expect.poll(() => prompt.isVisible(), WAIT).toBe(true);
       await expect.poll(() => page.getByTestId('machines-total').textContent(), WAIT).toBe('0 machines');
       await expect.poll(() => page.getByTestId('spend-amount').textContent(), WAIT).toBe('$0.00');
@@ -49,12 +61,11 @@ describe('dashboard overview', () => {
       expect(await page.getByRole('heading', { name: 'Teams', exact: true }).isVisible()).toBe(true);
       expect(await page.getByRole('region', { name: 'VM Usage' }).isVisible()).toBe(true);
       await check(page, `first-run-${name}`);
-      if (name === 'desktop-light') {
-        await prompt.getByRole('link', { name: 'Create your first machine' }).click();
-        await page.waitForURL(/\/createVirtualMachine$/, WAIT);
-      }
-      await context.close();
     }
+    await setLook(page, LOOKS[0]);
+    await prompt.getByRole('link', { name: 'Create your first machine' }).click();
+    await page.waitForURL(/\/createVirtualMachine$/, WAIT);
+    await context.close();
   });
 
   it('counts machines by status with links to the filtered list, shows the spend and recent activity', async () => {
@@ -79,11 +90,14 @@ describe('dashboard overview', () => {
       { status: 'Stopped', count: 1 },
     ]);
 
-    for (const { name, viewport, colorScheme: scheme } of LOOKS) {
-      const { context, page } = await newPage(viewport, scheme);
+    // A sign-in of its own (it heads the recent activity), the looks switched in place.
+    const { context, page } = await newPage(DESKTOP);
+    const byStatus = page.getByRole('list', { name: 'Machines by status' });
+    for (const look of LOOKS) {
+      const { name } = look;
+      await setLook(page, look);
       await expect.poll(() => page.getByTestId('machines-total').textContent(), WAIT).toBe('3 machines');
       expect(await page.getByRole('region', { name: 'Create your first machine' }).count()).toBe(0);
-      const byStatus = page.getByRole('list', { name: 'Machines by status' });
       expect(await byStatus.getByRole('link', { name: 'Running 2' }).isVisible()).toBe(true);
       expect(await byStatus.getByRole('link', { name: 'Stopped 1' }).isVisible()).toBe(true);
       // The badges are the VM list's own.
@@ -92,19 +106,18 @@ describe('dashboard overview', () => {
       const spend = (await admin.call(routes.vms.dashboardSummary)).data.spend;
       expect(Number(spend.amount)).toBeGreaterThanOrEqual(0.5);
       await expect.poll(() => page.getByTestId('spend-amount').textContent(), WAIT).toBe(`$${spend.amount}`);
-      // Recent activity, newest first, at most 5: this very sign-in heads it.
+      // Recent activity, newest first, at most 5: the sign-in above heads it.
       const activity = page.getByRole('region', { name: 'Recent activity' });
       await expect.poll(() => activity.getByRole('listitem').count(), WAIT).toBe(5);
       expect(await activity.getByRole('listitem').first().textContent()).toContain('Signed in');
       await check(page, `summary-${name}`);
-      if (name === 'desktop-light') {
-        await byStatus.getByRole('link', { name: 'Stopped 1' }).click();
-        await page.waitForURL(/\/virtualMachines\?status=Stopped$/, WAIT);
-        await expect.poll(() => page.getByRole('row').filter({ hasText: 'dash-c' }).isVisible(), WAIT).toBe(true);
-        expect(await page.getByRole('row').filter({ hasText: 'dash-a' }).count()).toBe(0);
-      }
-      await context.close();
     }
+    await setLook(page, LOOKS[0]);
+    await byStatus.getByRole('link', { name: 'Stopped 1' }).click();
+    await page.waitForURL(/\/virtualMachines\?status=Stopped$/, WAIT);
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'dash-c' }).isVisible(), WAIT).toBe(true);
+    expect(await page.getByRole('row').filter({ hasText: 'dash-a' }).count()).toBe(0);
+    await context.close();
   });
 
   it('shows a member no activity card and only the machines they see', async () => {

@@ -22,6 +22,7 @@ import {
 } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
+import { setLook, signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const DESKTOP = { width: 1440, height: 900 };
@@ -66,6 +67,7 @@ beforeAll(async () => {
   vmId = vm!.id;
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
 
@@ -77,12 +79,23 @@ async function signedIn(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'lig
   return { context, page };
 }
 
+/**
+ * The admin's one signed-in context for the tests that only look (each look switched in place, the page loaded
+ * anew).
+ */
+const admin = signedInOnce(() => signedIn());
+async function adminPage(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light') {
+  const { page } = await admin.get();
+  await setLook(page, { viewport, colorScheme });
+  return page;
+}
+
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
 
 describe('issue 25 defect 9: layout', () => {
   it('the team members search shows its whole placeholder', async () => {
     for (const viewport of [DESKTOP, PHONE]) {
-      const { context, page } = await signedIn(viewport);
+      const page = await adminPage(viewport);
       await page.goto(`${portal.url}/team?id=${teamId}`);
       const search = page.getByPlaceholder(TEXT.searchTeamMembers);
       await expect.poll(() => search.isVisible(), WAIT).toBe(true);
@@ -96,13 +109,12 @@ describe('issue 25 defect 9: layout', () => {
       });
       expect(scroll).toBeLessThanOrEqual(client!);
       await shot(page, `layout-team-search-${viewport.width}`);
-      await context.close();
     }
   });
 
   it('"Download Private Key" stays on one line and the action buttons are one height', async () => {
     for (const scheme of ['light', 'dark'] as const) {
-      const { context, page } = await signedIn(DESKTOP, scheme);
+      const page = await adminPage(DESKTOP, scheme);
       await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
       const download = page.getByRole('button', { name: 'Download Private Key' });
       await expect.poll(() => download.isVisible(), WAIT).toBe(true);
@@ -114,7 +126,6 @@ describe('issue 25 defect 9: layout', () => {
       const lineHeight = await download.evaluate((b) => parseFloat(getComputedStyle(b).lineHeight));
       expect(d.height).toBeLessThan(2 * lineHeight + 8);
       await shot(page, `layout-vm-actions-${scheme}`);
-      await context.close();
     }
   });
 
@@ -140,8 +151,10 @@ describe('issue 25 defect 9: layout', () => {
   });
 
   it('"Add domain" stays in line with its field when the field shows an error', async () => {
+    // One sign-in, the scheme switched in place, the page loaded anew.
+    const { context, page } = await signedIn(DESKTOP, 'light', OWNER);
     for (const scheme of ['light', 'dark'] as const) {
-      const { context, page } = await signedIn(DESKTOP, scheme, OWNER);
+      await setLook(page, { viewport: DESKTOP, colorScheme: scheme });
       await page.goto(`${portal.url}/reseller/branding`);
       const field = page.getByLabel('New domain');
       await expect.poll(() => field.isVisible(), WAIT).toBe(true);
@@ -153,8 +166,8 @@ describe('issue 25 defect 9: layout', () => {
       expect(Math.abs(f.y - b.y)).toBeLessThanOrEqual(2);
       expect(await axeViolations(page, 'main')).toEqual([]);
       await shot(page, `layout-add-domain-error-${scheme}`);
-      await context.close();
     }
+    await context.close();
   });
 
   it('the demo logo reads on the dark sign-in card', async () => {

@@ -13,6 +13,7 @@ import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { ed25519KeyLine } from '../apps/api/test/ssh-key-lines.ts';
 import { axeViolations } from './support/axe.ts';
+import { signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -32,7 +33,20 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  await browserAdmin.close();
   await portal?.stop();
+});
+
+/**
+ * One signed-in context for both tests (a sign-in costs Chromium far more than a page load): a desktop, then a
+ * phone.
+ */
+const browserAdmin = signedInOnce(async () => {
+  const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await portal.signIn(page);
+  return { context, page };
 });
 
 async function openDialog(page: Page) {
@@ -53,10 +67,7 @@ async function shot(page: Page, name: string) {
 
 describe('rebuild', () => {
   it('asks for the VM name typed exactly, then reinstalls with the chosen image and key', async () => {
-    const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await portal.signIn(page);
+    const { page } = await browserAdmin.get();
     const before = (await admin.call(routes.vms.details, { params: { id: vmId } })).data;
     const dialog = await openDialog(page);
     expect(await dialog.getByText(REBUILD_TEXT.warning).isVisible()).toBe(true);
@@ -101,14 +112,11 @@ describe('rebuild', () => {
     expect(after.access.sshUsername).toBe('ubuntu');
     // The page follows: the new image and the key it was rebuilt with.
     await expect.poll(() => page.getByText('Ubuntu 24.04 LTS').first().isVisible()).toBe(true);
-    await context.close();
   });
 
   it('the dialog fits a phone and Cancel leaves the VM as it was', async () => {
-    const context = await portal.browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await portal.signIn(page);
+    const { page } = await browserAdmin.get();
+    await page.setViewportSize({ width: 390, height: 844 });
     const dialog = await openDialog(page);
     await dialog.getByLabel(REBUILD_TEXT.confirmLabel(NAME)).fill(NAME);
     // Nothing sticks out of the screen's width.
@@ -120,6 +128,5 @@ describe('rebuild', () => {
     await expect.poll(() => dialog.isVisible()).toBe(false);
     const vm = (await admin.call(routes.vms.details, { params: { id: vmId } })).data;
     expect([vm.virtualMachine.image, vm.pendingOperation]).toEqual(['Ubuntu 24.04 LTS', null]);
-    await context.close();
   });
 });

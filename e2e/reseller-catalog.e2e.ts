@@ -10,6 +10,7 @@ import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { CATALOG_TEXT } from '@portal/contract/reseller-catalog';
 import { IMAGE_TEXT } from '@portal/contract/images';
 import { axeViolations } from './support/axe.ts';
+import { setLook, signedInOnce } from './support/looks.ts';
 import { ADMIN, SCREENSHOTS, screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -38,13 +39,31 @@ async function seenHosts() {
   ]);
 }
 afterAll(async () => {
+  await owner.close();
   await portal?.stop();
 });
 
+/**
+ * The owner's one signed-in context (portal.newPage's, 1360x860): a sign-in costs Chromium far more than a page
+ * load.
+ */
+const owner = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  await portal.signIn(opened.page, 'owner@northwind.example', PASSWORD);
+  return opened;
+});
+/** The owner's page on the reseller area's first screen, at the context's own size. */
+async function ownerHome() {
+  const { page } = await owner.get();
+  await page.setViewportSize({ width: 1360, height: 860 });
+  await page.goto(`${portal.url.replace(/\/$/, '')}/reseller`);
+  await page.waitForURL(/\/reseller\/companies$/);
+  return page;
+}
+
 describe('reseller catalog and hosts', () => {
   it('an owner offers a size at a price, creates its provider in a region, withdraws an image, drains a host', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page, 'owner@northwind.example', PASSWORD);
+    const page = await ownerHome();
     await page.getByRole('link', { name: 'Catalog' }).click();
     const micro = page.locator('tr[data-size="micro"]');
     await micro.getByRole('button', { name: 'Edit prices' }).click();
@@ -183,12 +202,10 @@ describe('reseller catalog and hosts', () => {
     const added = page.locator('tr[data-host="nw-east-3"]');
     await expect.poll(() => added.count()).toBe(1);
     expect(await added.textContent()).toContain('8 CPUs × ');
-    await context.close();
   });
 
   it("an owner sets its libvirt provider's pool, networks and images, and describes an image from there", async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page, 'owner@northwind.example', PASSWORD);
+    const page = await ownerHome();
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('button', { name: 'Settings of Northwind libvirt' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings of Northwind libvirt' });
@@ -246,7 +263,7 @@ describe('reseller catalog and hosts', () => {
     await dialog.getByLabel('Storage pool').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await page.screenshot({ path: `${SCREENSHOTS}reseller-provider-settings-390.png` });
-    await context.close();
+    await page.keyboard.press('Escape');
   });
 
   it("an owner sets a host's backups at once (1..16, empty for the default), shown on the hosts page", async () => {
@@ -257,11 +274,11 @@ describe('reseller catalog and hosts', () => {
       [{ width: 1440, height: 900 }, 'dark'],
       [{ width: 390, height: 844 }, 'light'],
     ] as const;
+    // The looks switched in place, the page loaded anew in each.
+    const { page } = await owner.get();
+    page.setDefaultTimeout(30_000);
     for (const [i, [viewport, colorScheme]] of views.entries()) {
-      const context = await portal.browser.newContext({ viewport, colorScheme });
-      const page = await context.newPage();
-      page.setDefaultTimeout(30_000);
-      await portal.signIn(page, 'owner@northwind.example', PASSWORD);
+      await setLook(page, { viewport, colorScheme });
       // By its address: at a phone's width the area's links are behind the menu.
       await page.goto(`${portal.url.replace(/\/$/, '')}/reseller/hosts`);
       const host = page.locator('tr[data-host="nw-east-1"]');
@@ -299,7 +316,7 @@ describe('reseller catalog and hosts', () => {
         expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
         await page.screenshot({ path: `${SCREENSHOTS}${name}-edit.png`, fullPage: true });
       }
-      await context.close();
     }
+    page.setDefaultTimeout(15_000);
   });
 });

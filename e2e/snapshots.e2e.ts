@@ -13,6 +13,7 @@ import { SNAPSHOT_ACTIONS, SNAPSHOT_TEXT } from '@portal/contract/vm-lifecycle';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
+import { signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -30,7 +31,20 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  await browserAdmin.close();
   await portal?.stop();
+});
+
+/**
+ * One signed-in context for both tests (a sign-in costs Chromium far more than a page load): a desktop, then a
+ * phone.
+ */
+const browserAdmin = signedInOnce(async () => {
+  const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await portal.signIn(page);
+  return { context, page };
 });
 
 async function shot(page: Page, name: string, withCard = true) {
@@ -47,10 +61,7 @@ const listed = async () => (await admin.call(routes.snapshots.listSnapshots, { p
 
 describe('snapshots card', () => {
   it('takes, reverts and deletes snapshots from the VM page', async () => {
-    const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await portal.signIn(page);
+    const { page } = await browserAdmin.get();
     await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
     const card = page.getByRole('region', { name: SNAPSHOT_TEXT.title });
     await expect.poll(() => card.getByText(SNAPSHOT_TEXT.empty).isVisible()).toBe(true);
@@ -91,16 +102,13 @@ describe('snapshots card', () => {
     await del.getByRole('button', { name: SNAPSHOT_ACTIONS.snapshotDelete.label }).click();
     await expect.poll(() => card.getByText(SNAPSHOT_TEXT.empty).isVisible(), { timeout: 15_000 }).toBe(true);
     expect((await listed()).snapshots).toEqual([]);
-    await context.close();
   });
 
   it('fits a phone', async () => {
     await admin.call(routes.snapshots.takeSnapshot, { params: { id: vmId }, body: { name: 'phone check' } });
     await expect.poll(async () => (await listed()).snapshots[0]?.state, { timeout: 15_000 }).toBe('ready');
-    const context = await portal.browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await portal.signIn(page);
+    const { page } = await browserAdmin.get();
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
     const card = page.getByRole('region', { name: SNAPSHOT_TEXT.title });
     await expect.poll(() => card.locator('[data-snapshot="phone check"]').isVisible()).toBe(true);
@@ -110,6 +118,5 @@ describe('snapshots card', () => {
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, 'phone');
-    await context.close();
   });
 });

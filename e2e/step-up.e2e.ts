@@ -17,7 +17,7 @@ import { createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { codeFrom } from '../apps/api/test/smtp-catcher.ts';
 import { PASSKEY_TEXT } from '@portal/contract/passkeys';
 import { axeViolations } from './support/axe.ts';
-import { DESKTOP, everyLook, LOOKS, type ColorScheme } from './support/looks.ts';
+import { DESKTOP, everyLook, LOOKS, setLook, type ColorScheme } from './support/looks.ts';
 import { withVirtualAuthenticator } from './support/webauthn.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -63,11 +63,15 @@ async function deleteFromDetails(page: Page, vmId: number, name: string, base = 
 
 describe('step-up before deleting a VM', () => {
   it('fresh sign-in: no prompt; stale: the dialog asks, refuses a wrong password, deletes after the right one', async () => {
-    for (const { name: tag, viewport, colorScheme } of LOOKS) {
-      const { page, close } = await open(portal.browser, viewport, colorScheme);
-      await portal.signIn(page);
+    // One sign-in, the looks switched in place: the first look's proof is the sign-in's, each later one's the step-up
+    // the look before ended with (as fresh: no prompt either).
+    const { page, close } = await open(portal.browser, DESKTOP, 'light');
+    await portal.signIn(page);
+    for (const look of LOOKS) {
+      const tag = look.name;
+      await setLook(page, look);
 
-      // Just signed in: the spec's flow, no prompt.
+      // Just signed in (or stepped up): the spec's flow, no prompt.
       const fresh = await insertVm(portal, { companyId: 1, teamId: null, name: `fresh-${tag}`, status: 'Stopped' });
       await deleteFromDetails(page, fresh.id, fresh.name);
       await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
@@ -90,8 +94,8 @@ describe('step-up before deleting a VM', () => {
       await field.press('Enter');
       await page.getByText(TEXT.vmDeleted).waitFor(WAIT);
       await page.waitForURL(/\/virtualMachines$/, WAIT);
-      await close();
     }
+    await close();
   });
 });
 

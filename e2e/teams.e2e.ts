@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { ERRORS, TEXT } from '@portal/contract/messages';
 import { teamMembers, teams } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm } from '../apps/api/test/fixtures.ts';
+import { signedInOnce } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
@@ -23,13 +24,29 @@ beforeAll(async () => {
   await createUser(portal, 1, 'linus@example.com', { firstName: 'Linus', lastName: 'Torvalds' });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
 
+/**
+ * The admin's one signed-in context (a sign-in costs Chromium far more than a page load); each test starts on the
+ * dashboard.
+ */
+const admin = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  await portal.signIn(opened.page);
+  return opened;
+});
+async function dashboard(): Promise<Page> {
+  const { page } = await admin.get();
+  await page.unrouteAll();
+  await page.goto(`${portal.url}/`);
+  return page;
+}
+
 describe('teams', () => {
   it('shows the empty dashboard table, then creates, builds, sets roles, renames and deletes a team', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await dashboard();
     const dashboardTeams = page.getByRole('region', { name: TEXT.teamsTableTitle });
     await expect.poll(() => dashboardTeams.getByText(TEXT.noTeams).isVisible()).toBe(true);
     expect(await dashboardTeams.getByText(TEXT.teamsTableMessage).isVisible()).toBe(true);
@@ -98,14 +115,12 @@ describe('teams', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => dashboardTeams.getByText(TEXT.noTeams).isVisible()).toBe(true);
     expect(await portal.db.select().from(teams).where(eq(teams.id, teamId))).toEqual([]);
-    await context.close();
   });
 
   it('keeps the dialog open with the server error when a delete fails', async () => {
     const team = await createTeam(portal, 1, 'Busy team', [{ userId: 1, roleId: 1 }]);
     await insertVm(portal, { companyId: 1, teamId: team.id });
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await dashboard();
     await expect
       .poll(() => page.getByRole('row', { name: 'Busy team' }).getByRole('cell').nth(2).textContent())
       .toBe('1');
@@ -123,7 +138,6 @@ describe('teams', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: 'Delete Busy team' }).click();
     expect(await page.getByRole('dialog').getByRole('alert').count()).toBe(0);
-    await context.close();
   });
 
   it('pages and searches the teams table and the members table', async () => {
@@ -134,8 +148,7 @@ describe('teams', () => {
     }
     for (let i = 0; i < 11; i++)
       await createTeam(portal, 1, `Bulk team ${String(i).padStart(2, '0')}`, [{ userId: 1, roleId: 1 }]);
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await dashboard();
     await page.getByRole('link', { name: 'Teams' }).click();
     const table = page.getByRole('region', { name: TEXT.teamsTableTitle });
     await expect.poll(() => table.getByText('Page 1 of 2').isVisible()).toBe(true);
@@ -160,13 +173,11 @@ describe('teams', () => {
     await members.getByPlaceholder(TEXT.searchTeamMembers).fill('pager1');
     await members.getByRole('row', { name: 'Pager1 Tester' }).click();
     await page.waitForURL(/\/user\?id=/);
-    await context.close();
   });
 
   it('shows fetch errors: roles on the team screens, and an emptied members table in build mode', async () => {
     const team = await createTeam(portal, 1, 'Fragile team', [{ userId: 1, roleId: 1 }]);
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await dashboard();
     await page.route(/\/roles\/userRoles(\?|$)/, (route) => route.fulfill(failWith('Roles unavailable')));
     const rolesError = `${ERRORS.fetchRoles}: Roles unavailable`;
 
@@ -189,6 +200,6 @@ describe('teams', () => {
     await expect.poll(() => buildMembers.getByText(`${ERRORS.fetchTeam}: Team store down`).isVisible()).toBe(true);
     expect(await buildMembers.getByText('Page 1 of 1').isVisible()).toBe(true);
     expect(await buildMembers.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
-    await context.close();
+    await page.unrouteAll();
   });
 });

@@ -6,6 +6,7 @@ import { ERRORS, TEXT, VALIDATION } from '@portal/contract/messages';
 import { teamMembers, users } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser } from '../apps/api/test/fixtures.ts';
 import { linkFrom } from '../apps/api/test/smtp-catcher.ts';
+import { signedInOnce } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
@@ -17,15 +18,31 @@ beforeAll(async () => {
   portal = await startPortal();
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
+
+/**
+ * The admin's one signed-in context for the tests that look and edit (a sign-in costs Chromium far more than a page
+ * load). The one that deletes a user has its own: a session's proof older than 5 minutes would be asked to step up.
+ */
+const admin = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  await portal.signIn(opened.page);
+  return opened;
+});
+async function adminPage(): Promise<Page> {
+  const { page } = await admin.get();
+  await page.unrouteAll();
+  return page;
+}
 
 describe('users', () => {
   it('invites a user, who confirms from the mailed link and signs in', async () => {
     const team = await createTeam(portal, 1, 'Support Crew', [{ userId: 1, roleId: 1 }]);
     await createTeam(portal, 1, 'Other Crew', [{ userId: 1, roleId: 1 }]);
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await adminPage();
+    await page.goto(`${portal.url}/`);
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('button', { name: 'Create User' }).click();
     await page.waitForURL(/\/createUser/);
@@ -51,7 +68,6 @@ describe('users', () => {
       .poll(() => page.getByText(TEXT.completedCreatingUser('newbie@example.com')).first().isVisible())
       .toBe(true);
     await page.waitForURL(/\/users$/);
-    await context.close();
 
     const mail = await portal.smtp.waitFor('newbie@example.com', (m) => /invited/i.test(m.subject));
     const invitee = await portal.newPage();
@@ -78,8 +94,7 @@ describe('users', () => {
     const u = await createUser(portal, 1, 'editme@example.com', { firstName: 'Eddie', lastName: 'Edit' });
     const alpha = await createTeam(portal, 1, 'Alpha', [{ userId: u.id, roleId: 3 }]);
     await createTeam(portal, 1, 'Bravo', [{ userId: u.id, roleId: 1 }]);
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await adminPage();
     await page.goto(`${portal.url}/user?id=${u.id}`);
     await expect.poll(() => page.getByLabel('First Name').inputValue()).toBe('Eddie');
     expect(await activeNav(page)).toBe('Users');
@@ -125,7 +140,6 @@ describe('users', () => {
       .click();
     await expect.poll(() => memberships.getByText(TEXT.noTeams).isVisible()).toBe(true);
     await expect.poll(() => page.getByText(/was removed from Alpha/).isVisible()).toBe(true);
-    await context.close();
   });
 
   it('lists and searches users, hides delete for yourself, and deletes another user', async () => {
@@ -166,8 +180,7 @@ describe('users', () => {
   it('shows the roles fetch error on Add User and on the user screen', async () => {
     const u = await createUser(portal, 1, 'noroles@example.com', { firstName: 'Rolf', lastName: 'Less' });
     await createTeam(portal, 1, 'Roleless', [{ userId: u.id, roleId: 2 }]);
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const page = await adminPage();
     await page.route(/\/roles\/userRoles(\?|$)/, (route) =>
       route.fulfill({
         status: 500,
@@ -180,6 +193,6 @@ describe('users', () => {
     await screenshot(page, 'add-user-roles-error');
     await page.goto(`${portal.url}/user?id=${u.id}`);
     await expect.poll(() => page.getByText(`${ERRORS.fetchRoles}: Roles unavailable`).isVisible()).toBe(true);
-    await context.close();
+    await page.unrouteAll();
   });
 });

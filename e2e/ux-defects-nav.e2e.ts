@@ -21,6 +21,7 @@ import {
 import { createTeam, createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { axeViolations } from './support/axe.ts';
 import { chooseCard } from './support/create-form.ts';
+import { signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const DESKTOP = { width: 1440, height: 900 };
@@ -54,6 +55,7 @@ beforeAll(async () => {
   await createUser(portal, staff!.id, OWNER_EMAIL, { firstName: 'Olga', lastName: 'Owner', staffRole: 'owner' });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
 
@@ -69,10 +71,22 @@ async function signedIn(
   return { context, page };
 }
 
+/**
+ * The admin's one signed-in context (a desktop), for the tests that only look or act as the admin: a sign-in costs
+ * Chromium far more than a page load. Its page at `viewport` (switched in place).
+ */
+const admin = signedInOnce(() => signedIn(DESKTOP));
+async function asAdmin(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const opened = await admin.get();
+  await opened.page.setViewportSize(viewport);
+  return opened;
+}
+
 /** A new tab of the same browser (session shared) with `path` typed into it: no portal page before it. */
-async function openDirectly(context: BrowserContext, path: string): Promise<Page> {
+async function openDirectly(context: BrowserContext, path: string, viewport?: typeof DESKTOP): Promise<Page> {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  if (viewport) await page.setViewportSize(viewport);
   await page.goto(`${portal.url}${path}`);
   return page;
 }
@@ -115,7 +129,7 @@ async function cutButtons(page: Page, name: RegExp): Promise<string[]> {
 
 describe('issue 25: back never leaves the portal (defect 1)', () => {
   it('Add User opened in a new tab goes to the users list after the invite, not out of the app', async () => {
-    const { context, page } = await signedIn(DESKTOP);
+    const { context } = await asAdmin();
     const tab = await openDirectly(context, '/createUser');
     await tab.getByLabel('Email').fill('newcomer@contoso.example');
     await tab.getByLabel('Role').selectOption({ label: 'Viewer' });
@@ -124,12 +138,10 @@ describe('issue 25: back never leaves the portal (defect 1)', () => {
     await tab.waitForURL(`${portal.url}/users`);
     await tab.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await tab.close();
-    await page.close();
-    await context.close();
   });
 
   it('the back arrow of a page opened by its address goes to its list; with in-app history it still goes back', async () => {
-    const { context, page } = await signedIn(DESKTOP);
+    const { context, page } = await asAdmin();
     for (const [path, list] of [
       ['/createUser', '/users'],
       [`/user?id=${memberId}`, '/users'],
@@ -142,6 +154,7 @@ describe('issue 25: back never leaves the portal (defect 1)', () => {
       await tab.close();
     }
     // Inside the app the arrow is the browser's back, as before: the dashboard, then Users, then Add User.
+    await page.goto(`${portal.url}/`);
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await page.getByRole('button', { name: 'Create User' }).click();
     await page.waitForURL(/\/createUser$/);
@@ -149,7 +162,6 @@ describe('issue 25: back never leaves the portal (defect 1)', () => {
     await page.waitForURL(`${portal.url}/users`);
     await page.goBack();
     await page.waitForURL(`${portal.url}/`);
-    await context.close();
   });
 
   it('deleting a VM from its details page opened by URL lands on the VM list, not about:blank', async () => {
@@ -171,7 +183,8 @@ describe('issue 25: back never leaves the portal (defect 1)', () => {
         providerId: provider!.id,
       })
       .returning();
-    const { context, page } = await signedIn(DESKTOP);
+    // The delete asks no step-up: the shared session signed in within the last 5 minutes (two short tests ago).
+    const { context } = await asAdmin();
     const tab = await openDirectly(context, `/virtualMachineDetails/${vm!.id}`);
     await tab.getByRole('heading', { name: 'doomed-vm' }).waitFor();
     await tab.locator('[data-action="delete"] button').click();
@@ -181,8 +194,6 @@ describe('issue 25: back never leaves the portal (defect 1)', () => {
     await tab.waitForURL(`${portal.url}/virtualMachines`);
     expect(tab.url()).not.toContain('about:blank');
     await tab.close();
-    await page.close();
-    await context.close();
   });
 });
 
@@ -192,7 +203,7 @@ describe('issue 25: phone layout (defect 2)', () => {
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context, page } = await signedIn(viewport);
+      const { page } = await asAdmin(viewport);
       await page.goto(`${portal.url}/user?id=${memberId}`);
       const card = page.locator('section[aria-labelledby="company-admin-heading"]');
       await card.waitFor();
@@ -204,21 +215,19 @@ describe('issue 25: phone layout (defect 2)', () => {
       // One word per line was a column a few dozen pixels wide.
       expect(text.right - text.left, `${label}: text column width`).toBeGreaterThan(200);
       await shot(page, `user-${label}`);
-      await context.close();
     }
   });
 
   it('the top bar shows the brand on a deep-linked load', async () => {
-    const { context } = await signedIn(PHONE);
+    const { context } = await asAdmin();
     for (const path of ['/virtualMachines', `/team?id=${teamId}`, `/user?id=${memberId}`]) {
-      const tab = await openDirectly(context, path);
+      const tab = await openDirectly(context, path, PHONE);
       const bar = tab.getByRole('navigation', { name: 'Menu' });
       await bar.waitFor();
       await expect.poll(() => bar.textContent()).toContain(BRAND);
       expect(await bar.textContent()).not.toContain('VMP');
       await tab.close();
     }
-    await context.close();
   });
 
   it('Remove and trash buttons stay inside their tables on the team build and users pages', async () => {
@@ -226,7 +235,7 @@ describe('issue 25: phone layout (defect 2)', () => {
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context, page } = await signedIn(viewport);
+      const { page } = await asAdmin(viewport);
       await page.goto(`${portal.url}/createEditTeam?id=${teamId}`);
       await page.getByRole('button', { name: 'Remove Maximiliana Longname' }).waitFor();
       await page.getByRole('button', { name: 'Add Bartholomew Available' }).waitFor();
@@ -236,7 +245,6 @@ describe('issue 25: phone layout (defect 2)', () => {
       await page.getByRole('button', { name: 'Delete Maximiliana Longname' }).waitFor();
       await shot(page, `users-${label}`);
       expect(await cutButtons(page, /^Delete /), `${label}: users`).toEqual([]);
-      await context.close();
     }
   });
 
@@ -262,7 +270,7 @@ describe('issue 25: create form with 11 copies (defect 4)', () => {
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context, page } = await signedIn(viewport);
+      const { page } = await asAdmin(viewport);
       await page.goto(`${portal.url}/createVirtualMachine`);
       await page.getByLabel('Name').fill('eleven');
       await page.getByLabel('Country').selectOption({ label: 'United States' });
@@ -279,14 +287,13 @@ describe('issue 25: create form with 11 copies (defect 4)', () => {
       await page.getByLabel('Number of copies').fill('');
       await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
       await expect.poll(() => page.getByText(VALIDATION.fillEmptyFields).first().isVisible()).toBe(true);
-      await context.close();
     }
   });
 });
 
 describe('issue 25: the permissions step keeps its choices over Back (defect 8)', () => {
   it('a role chosen, Back to build, Set Permissions again: still chosen, and saved', async () => {
-    const { context, page } = await signedIn(DESKTOP);
+    const { page } = await asAdmin();
     await page.goto(`${portal.url}/createEditTeam?id=${teamId}`);
     await page.getByRole('button', { name: 'Set Permissions' }).click();
     const select = page.getByLabel('Role of Maximiliana Longname');
@@ -302,7 +309,6 @@ describe('issue 25: the permissions step keeps its choices over Back (defect 8)'
     await page.getByRole('button', { name: 'Save Roles' }).click();
     await page.waitForURL(new RegExp(`/team\\?id=${teamId}$`));
     await expect.poll(() => page.getByRole('row', { name: /Maximiliana Longname/ }).textContent()).toContain('Viewer');
-    await context.close();
   });
 });
 
@@ -312,7 +318,7 @@ describe("issue 25: an unknown team or user says the spec's helper text (defect 
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context, page } = await signedIn(viewport);
+      const { page } = await asAdmin(viewport);
       for (const [path, clear, helper, name] of [
         ['/team?id=999999', TEXT.teamNotFound, ERRORS.fetchTeam, 'team'],
         ['/user?id=999999', TEXT.userNotFound, ERRORS.fetchUser, 'user'],
@@ -326,7 +332,6 @@ describe("issue 25: an unknown team or user says the spec's helper text (defect 
         expect(detail).toMatch(new RegExp(`^${helper}: \\S`));
         await shot(page, `not-found-${name}-${label}`);
       }
-      await context.close();
     }
   });
 });

@@ -8,7 +8,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, ConsoleMessage, Page, Response, WebSocket } from 'playwright-core';
 import { TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import {
@@ -24,6 +24,7 @@ import {
 import { createUser, PASSWORD } from '../apps/api/test/fixtures.ts';
 import { signIn } from '../apps/api/test/harness.ts';
 import { axeViolations } from './support/axe.ts';
+import { signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 const DESKTOP = { width: 1440, height: 900 };
@@ -94,6 +95,7 @@ beforeAll(async () => {
   await createUser(portal, 1, 'leaving@example.com', { firstName: 'Lea', lastName: 'Leaving' });
 }, 120_000);
 afterAll(async () => {
+  await browserAdmin.close();
   await portal?.stop();
 });
 
@@ -102,6 +104,22 @@ async function context(viewport = DESKTOP): Promise<{ context: BrowserContext; p
   const page = await ctx.newPage();
   page.setDefaultTimeout(15_000);
   return { context: ctx, page };
+}
+
+/**
+ * The admin's one signed-in context, for the tests that only look or act as the admin (a sign-in costs Chromium far
+ * more than a page load); its page at `viewport`. The offline tests keep their own (the context's network and cache).
+ */
+const browserAdmin = signedInOnce(async () => {
+  const opened = await context();
+  await portal.signIn(opened.page);
+  return opened;
+});
+async function adminPage(viewport = DESKTOP): Promise<Page> {
+  const { page } = await browserAdmin.get();
+  await page.setViewportSize(viewport);
+  await page.emulateMedia({ colorScheme: 'light' });
+  return page;
 }
 
 async function shot(page: Page, name: string) {
@@ -151,12 +169,14 @@ describe('wording and sign-in (defect 10)', () => {
   });
 
   it('Suspend is red on the company page as in its dialog; focus returns to it on Cancel', async () => {
+    // One sign-in, the width switched in place.
+    const { context: ctx, page } = await context();
+    await portal.signIn(page, OWNER_EMAIL, PASSWORD);
     for (const [label, viewport] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context: ctx, page } = await context(viewport);
-      await portal.signIn(page, OWNER_EMAIL, PASSWORD);
+      await page.setViewportSize(viewport);
       await page.goto(`${portal.url}/reseller/company?id=${customerId}`);
       const suspend = page.getByRole('button', { name: 'Suspend', exact: true });
       await suspend.waitFor();
@@ -167,19 +187,18 @@ describe('wording and sign-in (defect 10)', () => {
       expect(await dialog.getByRole('button', { name: 'Suspend' }).getAttribute('class')).toContain('bg-red-600');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Suspend');
-      await ctx.close();
     }
+    await ctx.close();
   });
 
   it('after deleting a user from its row, focus is on the page, not <body>', async () => {
-    const { context: ctx, page } = await context();
-    await portal.signIn(page);
+    // The shared session's first use: signed in just now, the delete asks no step-up.
+    const page = await adminPage();
     await page.goto(`${portal.url}/users`);
     await page.getByRole('button', { name: 'Delete Lea Leaving' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Delete Lea Leaving' }).count()).toBe(0);
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
-    await ctx.close();
   });
 });
 
@@ -189,15 +208,13 @@ describe('catalog gaps (defect 3)', () => {
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context: ctx, page } = await context(viewport);
-      await portal.signIn(page);
+      const page = await adminPage(viewport);
       await page.goto(`${portal.url}/virtualMachineDetails/${smallVmId}`);
       await page.getByRole('button', { name: 'Upgrade' }).click();
       const dialog = page.getByRole('dialog', { name: 'Upgrade VM' });
       await dialog.getByText('No larger size is offered for this VM.', { exact: false }).waitFor();
       expect(await dialog.getByText('largest configuration').count()).toBe(0);
       await shot(page, `upgrade-none-offered-${label}`);
-      await ctx.close();
     }
   });
 
@@ -206,27 +223,27 @@ describe('catalog gaps (defect 3)', () => {
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
-      const { context: ctx, page } = await context(viewport);
-      await portal.signIn(page);
+      const page = await adminPage(viewport);
       await page.goto(`${portal.url}/createVirtualMachine`);
       await page.getByLabel('Name').fill('web-1');
       await page.getByLabel('Country').selectOption({ label: 'United States' });
       await page.getByLabel('Region').selectOption({ label: 'Bare region' });
       await page.getByText('No images are offered in this region. Choose another region.').waitFor();
       await shot(page, `create-no-images-${label}`);
-      await ctx.close();
     }
   });
 });
 
 describe('console on the simulator (defect 5)', () => {
   it('opens the serial console, says there is no graphical one, and logs no error, at both sizes in light and dark', async () => {
-    const { context: ctx, page } = await context();
-    await portal.signIn(page);
+    const page = await adminPage();
     const errors: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
-    page.on('websocket', (ws) => ws.on('socketerror', (e) => errors.push(`websocket ${ws.url()}: ${e}`)));
+    const onConsole = (m: ConsoleMessage) => m.type() === 'error' && errors.push(m.text());
+    const onResponse = (r: Response) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`);
+    const onWebSocket = (ws: WebSocket) => ws.on('socketerror', (e) => errors.push(`websocket ${ws.url()}: ${e}`));
+    page.on('console', onConsole);
+    page.on('response', onResponse);
+    page.on('websocket', onWebSocket);
     const connected = () =>
       expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 30_000 }).toBe('Connected');
     for (const [label, viewport] of [
@@ -260,7 +277,9 @@ describe('console on the simulator (defect 5)', () => {
       }
     }
     expect(errors).toEqual([]);
-    await ctx.close();
+    page.off('console', onConsole);
+    page.off('response', onResponse);
+    page.off('websocket', onWebSocket);
   }, 180_000);
 });
 

@@ -1,20 +1,17 @@
 /**
- * Issue #12 in Chromium: every screen at 1440x900 and 390x844 in light and dark (no element wider than the
- * viewport, axe-core with no violations of any impact, screenshots), the reseller area's screens the same way, the
- * navigation drawer, keyboard-only walks, what a Viewer and an Operator are offered, not-found and unreachable
- * states in the shell, tables in the address, ten tabs sharing one live-status stream on plain HTTP/1.1.
+ * Issue #12 in Chromium: the navigation drawer, keyboard-only walks, what a Viewer and an Operator are offered,
+ * not-found and unreachable states in the shell, tables in the address, ten tabs sharing one live-status stream on
+ * plain HTTP/1.1. Every screen at 1440x900 and 390x844 in light and dark (no element wider than the viewport, axe
+ * with no violations, screenshots), the reseller area's too, with dialogs and the drawer open and the system scheme
+ * followed, is screens-sweep.e2e.ts's.
  */
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { OPERATOR_ROLE_ID, VIEWER_ROLE_ID } from '@portal/contract/permissions';
 import { TEXT } from '@portal/contract/messages';
-import { companies } from '../apps/api/src/db/schema.ts';
 import { createTeam, createUser, insertVm, PASSWORD } from '../apps/api/test/fixtures.ts';
-import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { DESKTOP, PHONE, signedInOnce } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
-
-const OWNER_EMAIL = 'owner@northwind.example';
 
 let portal: Portal;
 let vmId: number;
@@ -24,14 +21,34 @@ beforeAll(async () => {
   portal = await startPortal({ env: { SIMULATOR_STEP_MS: '400', VM_RUNNER_POLL_MS: '50' } });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
 });
 
-async function newContext(
-  viewport: { width: number; height: number },
-  colorScheme: 'light' | 'dark' = 'light',
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await portal.browser.newContext({ viewport, colorScheme });
+/**
+ * The admin's one signed-in context, for the tests that only look as the admin (a sign-in costs Chromium far more
+ * than a page load); a test of the sign-in, of the sidebar's stored state or of another user has its own.
+ */
+const admin = signedInOnce(async () => {
+  const opened = await newContext(DESKTOP);
+  await portal.signIn(opened.page);
+  return opened;
+});
+
+/** The admin's page at `path` (at `viewport`: desktop unless told), with nothing left of a test before it. */
+async function asAdmin(path: string, viewport = DESKTOP): Promise<Page> {
+  const { page } = await admin.get();
+  await page.unrouteAll();
+  await page.setViewportSize(viewport);
+  await page.goto(`${portal.url}${path}`);
+  return page;
+}
+
+async function newContext(viewport: {
+  width: number;
+  height: number;
+}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await portal.browser.newContext({ viewport, colorScheme: 'light' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
@@ -48,19 +65,12 @@ async function settled(page: Page) {
   await page.waitForTimeout(150);
 }
 
-async function check(page: Page, name: string) {
-  await settled(page);
-  await checkScreen(page, 'ux', name);
-}
-
 describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
   it('keeps the VM Usage table with the empty message inside when there are no VMs', async () => {
-    const { context, page } = await newContext(DESKTOP);
-    await portal.signIn(page);
+    const page = await asAdmin('/');
     const usage = page.getByRole('region', { name: 'VM Usage' });
     await expect.poll(() => usage.getByRole('columnheader', { name: 'Year To Date' }).isVisible()).toBe(true);
     expect(await usage.getByRole('cell', { name: 'No virtual machines yet this year' }).isVisible()).toBe(true);
-    await context.close();
   });
 
   it('sets up a team with a Viewer and an Operator and a running VM', async () => {
@@ -82,121 +92,8 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
       });
   });
 
-  for (const [label, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      it(`every screen at ${viewport.width}x${viewport.height} in ${scheme}: nothing wider than the viewport, no axe violations`, async () => {
-        const { context, page } = await newContext(viewport, scheme);
-        const tag = `${label}-${scheme}`;
-        for (const path of [
-          '/login',
-          '/forgotPassword',
-          '/resetPassword?token=t&id=1',
-          '/confirmNewUser?token=t&id=1',
-        ]) {
-          await page.goto(`${portal.url}${path}`);
-          await page.getByRole('main').waitFor();
-          await check(page, `${tag}${path.split('?')[0]!.replace(/\//g, '-')}`);
-        }
-        await portal.signIn(page);
-        // The system preference is followed until the toggle is used.
-        expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(scheme === 'dark');
-        const screens = [
-          '/',
-          '/virtualMachines',
-          `/virtualMachineDetails/${vmId}`,
-          '/createVirtualMachine',
-          '/teams',
-          `/team?id=${teamId}`,
-          `/createEditTeam?id=${teamId}`,
-          '/users',
-          `/user?id=${viewerId}`,
-          '/createUser',
-          '/support',
-          '/no/such/page',
-          '/virtualMachineDetails/999999',
-        ];
-        for (const path of screens) {
-          await page.goto(`${portal.url}${path}`);
-          await page.getByRole('heading', { level: 1 }).first().waitFor();
-          await check(page, `${tag}${path.replace(/[/?=&]/g, '-')}`);
-        }
-        // A dialog open (the VM's Stop confirmation).
-        await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
-        await page.getByRole('button', { name: 'Stop', exact: true }).click();
-        await page.getByRole('dialog', { name: TEXT.stopVmTitle }).waitFor();
-        await check(page, `${tag}-dialog-open`);
-        await page.keyboard.press('Escape');
-        if (label === 'phone') {
-          // The drawer open.
-          await page.getByRole('button', { name: TEXT.openNavigation }).click();
-          await page.getByRole('dialog', { name: 'Navigation' }).waitFor();
-          await check(page, `${tag}-drawer-open`);
-          await page.keyboard.press('Escape');
-        }
-        await context.close();
-      });
-    }
-  }
-
-  it('sets up a reseller owner (the reseller area, issue 13)', async () => {
-    const [customer] = await portal.db.select().from(companies).where(eq(companies.id, 1));
-    const [staff] = await portal.db
-      .insert(companies)
-      .values({ resellerId: customer!.resellerId, name: 'Northwind staff', kind: 'staff' })
-      .returning();
-    await createUser(portal, staff!.id, OWNER_EMAIL, { firstName: 'Olga', lastName: 'Owner', staffRole: 'owner' });
-  });
-
-  // Two of the four combinations: each screen's layout is checked at both widths and its contrast in both schemes
-  // (the screens' CSS does not change colour with the width). The customer's screens above run all four.
-  for (const [label, viewport, scheme] of [
-    ['desktop', DESKTOP, 'light'],
-    ['phone', PHONE, 'dark'],
-  ] as const) {
-    it(`the reseller area at ${viewport.width}x${viewport.height} in ${scheme}: nothing wider than the viewport, no axe violations`, async () => {
-      const { context, page } = await newContext(viewport, scheme);
-      const tag = `reseller-${label}-${scheme}`;
-      await portal.signIn(page, OWNER_EMAIL, PASSWORD);
-      for (const path of [
-        '/reseller/companies',
-        '/reseller/company?id=1',
-        '/reseller/catalog',
-        '/reseller/hosts',
-        '/reseller/usage',
-        '/reseller/billing',
-        '/reseller/branding',
-        '/reseller/staff',
-        '/reseller/activity',
-      ]) {
-        await page.goto(`${portal.url}${path}`);
-        await page.getByRole('heading', { level: 1 }).first().waitFor();
-        await check(page, `${tag}${path.replace(/[/?=&]/g, '-')}`);
-      }
-      // A dialog open (a new provider), and on a phone the drawer with the reseller's sections.
-      await page.goto(`${portal.url}/reseller/catalog`);
-      await page.getByRole('button', { name: 'New provider' }).click();
-      await page.getByRole('dialog', { name: 'New provider' }).waitFor();
-      await check(page, `${tag}-dialog-open`);
-      await page.keyboard.press('Escape');
-      if (label === 'phone') {
-        await page.getByRole('button', { name: TEXT.openNavigation }).click();
-        const drawer = page.getByRole('dialog', { name: 'Navigation' });
-        await drawer.getByRole('link', { name: 'Activity' }).waitFor();
-        await check(page, `${tag}-drawer-open`);
-        await drawer.getByRole('link', { name: 'Hosts' }).click();
-        await page.waitForURL(/\/reseller\/hosts$/);
-        await expect.poll(() => drawer.count()).toBe(0);
-      }
-      await context.close();
-    });
-  }
-
   it('phone: the navigation is a drawer (menu button, overlay, focus inside, Escape, closes on navigation)', async () => {
-    const { context, page } = await newContext(PHONE);
-    await portal.signIn(page);
+    const page = await asAdmin('/', PHONE);
     const menu = page.getByRole('button', { name: TEXT.openNavigation });
     await menu.waitFor();
     // The sidebar is not on screen; its collapse button neither.
@@ -215,7 +112,6 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await page.waitForURL(/\/teams$/);
     await expect.poll(() => drawer.count()).toBe(0);
     await expect.poll(() => page.getByRole('heading', { name: 'Teams', level: 1 }).isVisible()).toBe(true);
-    await context.close();
   });
 
   it('desktop: the collapse button and its persisted sidebar-collapsed still work', async () => {
@@ -273,9 +169,7 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
   });
 
   it('operates a VM action dialog with the keyboard: focus in, trapped, Escape returns it; the toast follows acceptance', async () => {
-    const { context, page } = await newContext(DESKTOP);
-    await portal.signIn(page);
-    await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
+    const page = await asAdmin(`/virtualMachineDetails/${vmId}`);
     const stop = page.getByRole('button', { name: 'Stop', exact: true });
     await stop.focus();
     await page.keyboard.press('Enter');
@@ -297,7 +191,6 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByText(TEXT.vmStopped).isVisible()).toBe(true);
     await expect.poll(() => dialog.count()).toBe(0);
-    await context.close();
   });
 
   it('a Viewer is offered nothing they may not do; an Operator runs VMs but does not manage the team or users', async () => {
@@ -360,9 +253,7 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
   });
 
   it('shows not found and an unreachable server inside the shell with a way back', async () => {
-    const { context, page } = await newContext(DESKTOP);
-    await portal.signIn(page);
-    await page.goto(`${portal.url}/virtualMachineDetails/999999`);
+    const page = await asAdmin('/virtualMachineDetails/999999');
     await expect.poll(() => page.getByText(TEXT.vmNotFound).isVisible()).toBe(true);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
     expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(true);
@@ -379,13 +270,11 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
     await expect.poll(() => page.getByText(TEXT.serverUnreachable).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: TEXT.tryAgain }).isVisible()).toBe(true);
-    await context.close();
+    await page.unrouteAll();
   });
 
   it('keeps page, search and sort in the address; a VM row opens its details by click or keyboard', async () => {
-    const { context, page } = await newContext(DESKTOP);
-    await portal.signIn(page);
-    await page.goto(`${portal.url}/virtualMachines`);
+    const page = await asAdmin('/virtualMachines');
     const table = page.getByRole('region', { name: 'Virtual Machines' });
     await table.getByPlaceholder(TEXT.searchDefault).fill('list-vm');
     await expect.poll(() => table.getByText('Page 1 of 2').isVisible()).toBe(true);
@@ -405,12 +294,11 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/virtualMachineDetails\//);
     await expect.poll(() => page.getByRole('heading', { name: 'list-vm-11' }).isVisible()).toBe(true);
-    await context.close();
   });
 
   it('ten tabs at once on plain HTTP/1.1 all load and all get live status', async () => {
-    const { context, page: first } = await newContext(DESKTOP);
-    await portal.signIn(first);
+    const first = await asAdmin('/');
+    const { context } = await admin.get();
     const live = await insertVm(portal, { companyId: 1, teamId, name: 'live-vm', status: 'Running' });
     const pages = [first];
     for (let i = 1; i < 10; i++) pages.push(await context.newPage());
@@ -428,6 +316,6 @@ describe('issue #12: responsive, accessible, dark, role-aware portal', () => {
     await expect
       .poll(() => last.locator('[data-label="Status"]').textContent(), { timeout: 15_000 })
       .toMatch(/Stopp(ing|ed)|Error/);
-    await context.close();
+    for (const page of pages.slice(1)) await page.close();
   });
 });

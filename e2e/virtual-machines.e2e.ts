@@ -1,10 +1,11 @@
 /** Virtual machines in Chromium: the create chain, live status without reload, every action, console, dashboard. */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { ConsoleMessage, Page } from 'playwright-core';
 import { ERRORS, SIZE_TEXT, TEXT, VALIDATION } from '@portal/contract/messages';
 import { insertVm } from '../apps/api/test/fixtures.ts';
 import { card, chooseCard } from './support/create-form.ts';
+import { signedInOnce } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 /** The side-navigation link shown as the current one. */
@@ -25,13 +26,23 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
+});
+
+/**
+ * The admin's one signed-in context (a sign-in costs Chromium far more than a page load), opened by the first test:
+ * its delete comes within the step-up window of that sign-in, as with a context of its own.
+ */
+const admin = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  await portal.signIn(opened.page);
+  return opened;
 });
 
 describe('virtual machines', () => {
   it('creates a VM through the whole chain and operates it without reloading', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const { context, page } = await admin.get();
     await page.getByRole('link', { name: 'Virtual Machines' }).click();
     await expect.poll(() => page.getByText(TEXT.noVms).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Create Virtual Machine' }).click();
@@ -205,14 +216,13 @@ describe('virtual machines', () => {
     await expect.poll(() => page.getByText(TEXT.vmDeleted).isVisible()).toBe(true);
     await page.waitForURL(/\/virtualMachines$/);
     await expect.poll(() => page.getByText(TEXT.noVms).isVisible(), { timeout: 10_000 }).toBe(true);
-    await context.close();
   });
 
   it('closes a console tab whose id is not a number, and shows the failure text for a VM that cannot give one', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const { context, page } = await admin.get();
     const logged: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && logged.push(m.text()));
+    const onConsole = (m: ConsoleMessage) => m.type() === 'error' && logged.push(m.text());
+    page.on('console', onConsole);
     await page.goto(`${portal.url}/virtualMachineConsole/999999`);
     await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Close', exact: true }).isVisible()).toBe(true);
@@ -225,12 +235,11 @@ describe('virtual machines', () => {
     ]);
     await popup.waitForEvent('close', { timeout: 10_000 });
     expect(popup.isClosed()).toBe(true);
-    await context.close();
+    page.off('console', onConsole);
   });
 
   it('shows fetch errors instead of empty choices: providers, upgrade configurations, and an invalid console URL', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const { page } = await admin.get();
 
     // Create: a failed provider fetch shows its error, never "no provider".
     await page.route(/\/virtualMachines\/listProviders\//, (route) => route.fulfill(failWith('Provider service down')));
@@ -265,7 +274,8 @@ describe('virtual machines', () => {
 
     // Console: an empty URL is "Invalid console URL" in the log; the screen keeps its failure text.
     const logged: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && logged.push(m.text()));
+    const onConsole = (m: ConsoleMessage) => m.type() === 'error' && logged.push(m.text());
+    page.on('console', onConsole);
     await page.route(/\/virtualMachines\/getConsole\//, (route) =>
       route.fulfill({
         status: 200,
@@ -277,13 +287,13 @@ describe('virtual machines', () => {
     await expect.poll(() => page.getByText(TEXT.consoleFailed).isVisible()).toBe(true);
     await expect.poll(() => logged.includes(ERRORS.invalidConsoleUrl)).toBe(true);
     await screenshot(page, 'vm-console-invalid-url');
-    await context.close();
+    page.off('console', onConsole);
+    await page.unrouteAll();
   });
 
   // Last: its fixture VMs bring catalogue rows that the create screen above must not see.
   it('enables each action from the statuses the lifecycle table allows, and says why one is not', async () => {
-    const { context, page } = await portal.newPage();
-    await portal.signIn(page);
+    const { page } = await admin.get();
     const reasonOf = (name: string) =>
       page.getByRole('button', { name, exact: true }).locator('xpath=..').getAttribute('title');
     const stopped = await insertVm(portal, { companyId: 1, teamId: null, name: 'fixture-stopped', status: 'Stopped' });
@@ -304,6 +314,5 @@ describe('virtual machines', () => {
       expect(await page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
     }
     expect(await reasonOf('Delete')).toBe('The VM cannot be deleted while it is Provisioning');
-    await context.close();
   });
 });

@@ -14,7 +14,7 @@ import { GRAPH_TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { vmMetricHours, vmSizePeriods, vmTrafficMonths } from '../apps/api/src/db/schema.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
-import { DESKTOP, PHONE, checkScreen, signedInPage, type ColorScheme, type Viewport } from './support/looks.ts';
+import { DESKTOP, LOOKS, checkScreen, setLook, signedInOnce, signedInPage } from './support/looks.ts';
 import { pricedCatalog, waitForStatus } from './support/seed.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
@@ -72,10 +72,12 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
+  await browserAdmin.close();
   await portal?.stop();
 });
 
-const newPage = (viewport: Viewport, colorScheme: ColorScheme) => signedInPage(portal, viewport, colorScheme);
+/** The admin's one signed-in context: these tests only look (each look switched in place, the page loaded anew). */
+const browserAdmin = signedInOnce(() => signedInPage(portal, DESKTOP, 'light'));
 
 const check = (page: Page, name: string) => checkScreen(page, 'vm-details', name, { within: 'main', excuse: 'clips' });
 
@@ -94,13 +96,10 @@ describe('VM details', () => {
     // 10 hours and counting (the test's own minutes add cents only after 6 of them): $0.50, or a cent or so more.
     expect(month).toMatchObject({ currency: 'USD', traffic: { rxBytes: 5_242_880, txBytes: 1_536 } });
     expect(month.amount).toMatch(/^0\.5\d$/);
-    for (const [name, viewport, scheme] of [
-      ['desktop-light', DESKTOP, 'light'],
-      ['desktop-dark', DESKTOP, 'dark'],
-      ['phone-light', PHONE, 'light'],
-      ['phone-dark', PHONE, 'dark'],
-    ] as const) {
-      const { context, page } = await newPage(viewport, scheme);
+    const { page } = await browserAdmin.get();
+    for (const look of LOOKS) {
+      const { name } = look;
+      await setLook(page, look);
       await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
       await expect.poll(() => page.getByRole('heading', { name: 'details-vm' }).isVisible(), WAIT).toBe(true);
       // The status is the list's badge.
@@ -143,12 +142,12 @@ describe('VM details', () => {
       await expect.poll(() => points(page), WAIT).toBe(thirty + 12);
       await graphs(page).scrollIntoViewIfNeeded();
       await check(page, `graphs-90d-${name}`);
-      await context.close();
     }
+    await setLook(page, LOOKS[0]);
   });
 
   it('loads the action dialogs on demand: Rename opens with the current name', async () => {
-    const { context, page } = await newPage(DESKTOP, 'light');
+    const { page } = await browserAdmin.get();
     await page.goto(`${portal.url}/virtualMachineDetails/${vmId}`);
     await expect.poll(() => page.getByRole('heading', { name: 'details-vm' }).isVisible(), WAIT).toBe(true);
     await page.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Rename' }).click();
@@ -157,6 +156,5 @@ describe('VM details', () => {
     await page.screenshot({ path: `${SCREENSHOTS}vm-details-rename-dialog.png` });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => dialog.count(), WAIT).toBe(0);
-    await context.close();
   });
 });

@@ -6,14 +6,14 @@
  * the viewport, axe finds nothing; the legend's time follows the browser's locale.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { GRAPH_TEXT, TEXT } from '@portal/contract/messages';
 import { routes } from '@portal/contract/routes';
 import { vmMetricHours, vmMetricMinutes } from '../apps/api/src/db/schema.ts';
 import { insertVm } from '../apps/api/test/fixtures.ts';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
-import { DESKTOP, PHONE, checkScreen } from './support/looks.ts';
+import { DESKTOP, PHONE, checkScreen, setLook, signedInOnce, type ColorScheme } from './support/looks.ts';
 import { waitForStatus } from './support/seed.ts';
 import { startPortal, type Portal } from './support/portal.ts';
 
@@ -78,6 +78,7 @@ beforeAll(async () => {
   await waitForStatus(admin, historyId, 'Running', 15_000);
 });
 afterAll(async () => {
+  await enUs.close();
   await portal?.stop();
 });
 
@@ -91,6 +92,18 @@ async function newPage(
   page.setDefaultTimeout(15_000);
   await portal.signIn(page);
   return { context, page };
+}
+
+/**
+ * One signed-in en-US context for the tests that only look (the look switched in place, the page loaded anew); the
+ * other locales need contexts of their own (a context's locale is fixed).
+ */
+const enUs = signedInOnce(() => newPage(DESKTOP));
+async function enUsPage(viewport = DESKTOP, colorScheme: ColorScheme = 'light'): Promise<Page> {
+  const { page } = await enUs.get();
+  await page.unrouteAll();
+  await setLook(page, { viewport, colorScheme });
+  return page;
 }
 
 const graphs = (page: Page) => page.getByRole('region', { name: GRAPH_TEXT.title });
@@ -111,11 +124,13 @@ async function chooseRange(page: Page, range: string) {
 
 describe('VM graphs', () => {
   it('show points once the engine has sampled a running machine', async () => {
-    const { context, page } = await newPage(DESKTOP);
+    const page = await enUsPage();
     // Nothing of the graphs' drawing breaks the portal's CSP or logs an error.
     const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => (m.type() === 'error' ? errors.push(m.text()) : undefined));
+    const pageError = (e: Error) => errors.push(e.message);
+    const consoleError = (m: ConsoleMessage) => (m.type() === 'error' ? errors.push(m.text()) : undefined);
+    page.on('pageerror', pageError);
+    page.on('console', consoleError);
     await page.addInitScript(() =>
       document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP ${e.violatedDirective}`)),
     );
@@ -158,7 +173,8 @@ describe('VM graphs', () => {
     await expect.poll(() => state(page)).toBe('ready');
     expect(await points(page, 'cpu')).toBe(1);
     expect(errors).toEqual([]);
-    await context.close();
+    page.off('pageerror', pageError);
+    page.off('console', consoleError);
   });
 
   it('shows 30 days of history in each range, light and dark, desktop and phone', async () => {
@@ -171,7 +187,8 @@ describe('VM graphs', () => {
       ['phone-dark', PHONE, 'dark', 'de-DE'],
     ] as const;
     for (const [name, viewport, scheme, locale] of cases) {
-      const { context, page } = await newPage(viewport, scheme, locale);
+      const own = locale === 'en-US' ? undefined : await newPage(viewport, scheme, locale);
+      const page = own?.page ?? (await enUsPage(viewport, scheme));
       await page.goto(`${portal.url}/virtualMachineDetails/${historyId}`);
       await expect.poll(() => state(page)).toBe('ready');
       // The last hour of minutes, with the 20 minutes the machine was off as a gap (nulls are not points).
@@ -191,23 +208,22 @@ describe('VM graphs', () => {
       const legendTime = await page.locator('[data-graph="cpu"] .u-legend .u-series').first().textContent();
       if (locale === 'de-DE') expect(legendTime).toMatch(/\d{1,2}\. \p{L}+/u);
       if (locale === 'en-US') expect(legendTime).toMatch(/\p{L}{3} \d{1,2}/u);
-      await context.close();
+      await own?.context.close();
     }
   });
 
   it('says when a machine has no points yet', async () => {
     // A stopped machine the engine never sampled (no row on any host).
     const vm = await insertVm(portal, { companyId: 1, teamId: null, name: 'graphs-empty', status: 'Stopped' });
-    const { context, page } = await newPage(PHONE, 'dark');
+    const page = await enUsPage(PHONE, 'dark');
     await page.goto(`${portal.url}/virtualMachineDetails/${vm.id}`);
     await expect.poll(() => state(page)).toBe('empty');
     expect(await graphs(page).getByText(GRAPH_TEXT.noData).isVisible()).toBe(true);
     await check(page, 'empty-phone-dark');
-    await context.close();
   });
 
   it('says when the history cannot be read, and Try again loads it', async () => {
-    const { context, page } = await newPage(PHONE);
+    const page = await enUsPage(PHONE);
     let fail = true;
     await page.route(/\/virtualMachines\/metrics\//, (route) =>
       fail
@@ -221,6 +237,6 @@ describe('VM graphs', () => {
     fail = false;
     await graphs(page).getByRole('button', { name: TEXT.tryAgain }).click();
     await expect.poll(() => state(page)).toBe('ready');
-    await context.close();
+    await page.unrouteAll();
   });
 });

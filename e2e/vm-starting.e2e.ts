@@ -13,6 +13,7 @@ import { insertVm } from '../apps/api/test/fixtures.ts';
 import { signIn } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
+import { signedInOnce } from './support/looks.ts';
 import { screenshot, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -23,7 +24,16 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await admin.close();
   await portal?.stop();
+});
+
+/** The admin's one signed-in context: each test loads its pages anew (the width and motion switched in place). */
+const admin = signedInOnce(async () => {
+  const opened = await portal.newPage();
+  await opened.page.setViewportSize({ width: 1440, height: 900 });
+  await portal.signIn(opened.page);
+  return opened;
 });
 
 /** The status badge of the VM named `name` in the list, or of the VM page. */
@@ -36,9 +46,7 @@ it('shows a booting VM as Starting with the time so far, ticking, in the list an
   const { createBody } = await seededCatalog(api);
   const id = (await api.call(routes.vms.create, { body: createBody('sunrise') })).data.ids[0]!;
 
-  const { context, page } = await portal.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await portal.signIn(page);
+  const { page } = await admin.get();
   await page.goto(`${portal.url}/virtualMachines`);
   const badge = listBadge(page, 'sunrise');
   await expect.poll(() => badge.getAttribute('data-status'), { timeout: 20_000 }).toBe('Starting');
@@ -55,7 +63,6 @@ it('shows a booting VM as Starting with the time so far, ticking, in the list an
   await screenshot(page, 'vm-starting-details-1440');
   // The guest answers: Running, the time gone.
   await expect.poll(() => pageBadge(page).textContent(), { timeout: 20_000 }).toBe('Running');
-  await context.close();
 });
 
 it('reads "1 min 12 s" for a guest booting for 72 s, at both widths, with no accessibility violation', async () => {
@@ -64,9 +71,8 @@ it('reads "1 min 12 s" for a guest booting for 72 s, at both widths, with no acc
     [1440, 900],
     [390, 844],
   ] as const) {
-    const { context, page } = await portal.newPage();
+    const { page } = await admin.get();
     await page.setViewportSize({ width, height });
-    await portal.signIn(page);
     // Booting for 72 s when the page opens.
     await portal.db
       .update(virtualMachines)
@@ -81,7 +87,6 @@ it('reads "1 min 12 s" for a guest booting for 72 s, at both widths, with no acc
     await expect.poll(async () => (await pageBadge(page).textContent()) ?? '').toMatch(/^Starting · 1 min 1[2-9] s$/);
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, `vm-starting-minutes-details-${width}`);
-    await context.close();
   }
 });
 
@@ -91,14 +96,15 @@ it('pulses the busy badge, and keeps it still for a user who asked their system 
     listBadge(page, 'pulsing').evaluate(
       (badge) => badge.getAnimations({ subtree: true }).filter((a) => a.playState === 'running').length,
     );
+  const { page } = await admin.get();
+  await page.setViewportSize({ width: 1440, height: 900 });
   for (const reducedMotion of ['no-preference', 'reduce'] as const) {
-    const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion });
-    const page = await context.newPage();
-    await portal.signIn(page);
+    // The user's system preference, emulated before the page loads (as a browser started with it would be).
+    await page.emulateMedia({ reducedMotion });
     await page.goto(`${portal.url}/virtualMachines`);
     await expect.poll(async () => (await listBadge(page, 'pulsing').textContent()) ?? '').toMatch(/^Starting/);
     if (reducedMotion === 'reduce') expect(await running(page)).toBe(0);
     else await expect.poll(() => running(page)).toBe(1);
-    await context.close();
   }
+  await page.emulateMedia({ reducedMotion: null });
 });

@@ -19,6 +19,7 @@ export const LOOKS = [
   { name: 'phone-light', viewport: PHONE, colorScheme: 'light' },
   { name: 'phone-dark', viewport: PHONE, colorScheme: 'dark' },
 ] as const;
+export type Look = { name?: string; viewport: Viewport; colorScheme: ColorScheme };
 
 const WAIT = { timeout: 30_000 };
 
@@ -35,6 +36,36 @@ export async function signedInPage(
   page.setDefaultTimeout(30_000);
   await portal.signIn(page, email, password);
   return { context, page };
+}
+
+/**
+ * A signed-in context opened once and shared by a file's tests (`get` opens it on first use, `close` in afterAll):
+ * a sign-in costs Chromium several times a page load, and a test that only needs to be signed in to look at screens
+ * does not need one of its own. Tests of sessions, sign-in and out, stored state or another user keep their own.
+ */
+export function signedInOnce(open: () => Promise<{ context: BrowserContext; page: Page }>) {
+  let opened: Promise<{ context: BrowserContext; page: Page }> | undefined;
+  return {
+    get: () =>
+      (opened ??= open().catch((err: unknown) => {
+        opened = undefined;
+        throw err;
+      })),
+    async close() {
+      const was = opened;
+      opened = undefined;
+      await was?.then(({ context }) => context.close()).catch(() => undefined);
+    },
+  };
+}
+
+/** The page switched to `look` in place (viewport, colour scheme), once the portal follows the scheme. */
+export async function setLook(page: Page, look: Look) {
+  await page.setViewportSize(look.viewport);
+  await page.emulateMedia({ colorScheme: look.colorScheme });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
+    .toBe(look.colorScheme === 'dark');
 }
 
 /**
@@ -106,11 +137,7 @@ export async function everyLook(
   { within, overflow = pageOverflow }: { within?: string; overflow?: (page: Page) => Promise<string[]> } = {},
 ) {
   for (const look of LOOKS) {
-    await page.setViewportSize(look.viewport);
-    await page.emulateMedia({ colorScheme: look.colorScheme });
-    await expect
-      .poll(() => page.evaluate(() => document.documentElement.classList.contains('dark')), WAIT)
-      .toBe(look.colorScheme === 'dark');
+    await setLook(page, look);
     await expect.poll(() => overflow(page), WAIT).toEqual([]);
     expect(await axeViolations(page, within), `${name} ${look.name}`).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS}${name}-${look.name}.png`, fullPage: true });
