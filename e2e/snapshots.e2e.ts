@@ -13,7 +13,7 @@ import { SNAPSHOT_ACTIONS, SNAPSHOT_TEXT } from '@portal/contract/vm-lifecycle';
 import { signIn, type TestClient } from '../apps/api/test/harness.ts';
 import { seededCatalog } from '../apps/api/test/vm-catalog.ts';
 import { axeViolations } from './support/axe.ts';
-import { signedInOnce } from './support/looks.ts';
+import { DESKTOP, signedInOnce, signedInPage } from './support/looks.ts';
 import { SCREENSHOTS, startPortal, type Portal } from './support/portal.ts';
 
 let portal: Portal;
@@ -39,13 +39,7 @@ afterAll(async () => {
  * One signed-in context for both tests (a sign-in costs Chromium far more than a page load): a desktop, then a
  * phone.
  */
-const browserAdmin = signedInOnce(async () => {
-  const context = await portal.browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  await portal.signIn(page);
-  return { context, page };
-});
+const browserAdmin = signedInOnce(() => signedInPage(portal, DESKTOP));
 
 async function shot(page: Page, name: string, withCard = true) {
   // The page scrolls inside its layout: the card is brought into view, and shot on its own too (not behind a dialog).

@@ -27,9 +27,10 @@ if [ $# -gt 0 ]; then
   exec npx vitest run "$@"
 fi
 
-# Three Vitest processes side by side (docs/testing.md, "Three lanes"): the real Debian guest's file on a libvirtd of
-# its own; the other tests on the private libvirtd (TCG guests, one file at a time); the unit and API files (two at a
-# time), then the browser tests (one at a time). None fills two cores alone.
+# Three lanes side by side (docs/testing.md, "Three lanes"): the real Debian guest's file on a libvirtd of its own;
+# the other tests on the private libvirtd (TCG guests, one file at a time), then half of the browser tests; the unit
+# and API files (two at a time), then the other half of the browser tests (one file at a time in each lane). None
+# fills two cores alone, and the browser tests, the longest chain, start in both lanes as soon as each is free.
 start=$SECONDS
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT INT TERM
@@ -41,13 +42,15 @@ pids+=($!)
 (
   npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt
   echo "The other libvirt tests: $((SECONDS - start)) s"
+  npx vitest run --project e2e --shard=2/2
+  echo "The other libvirt tests and half of the browser tests: $((SECONDS - start)) s"
 ) &
 pids+=($!)
 (
   npx vitest run --project unit --project api-pglite --project api-postgres
   echo "Unit and API tests: $((SECONDS - start)) s"
-  npx vitest run --project e2e
-  echo "Unit, API and browser tests: $((SECONDS - start)) s"
+  npx vitest run --project e2e --shard=1/2
+  echo "Unit, API and half of the browser tests: $((SECONDS - start)) s"
 ) &
 pids+=($!)
 status=0

@@ -11,7 +11,7 @@
  * default. A test machine has only the tests' own guests; the product never does this on its hosts.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readPid } from './pid-alive.ts';
 
@@ -22,18 +22,32 @@ const WEIGHTS = {
   default: { v1Shares: 1024, v2Weight: 100 },
 } as const;
 
-/** Names the Vitest process running the browser tests while it runs them. */
-const BROWSER_TESTS_MARK = '/tmp/irontech-browser-tests.pid';
+/** One file per Vitest process running browser tests while it runs them (scripts/test.sh runs two: a shard each). */
+const BROWSER_TESTS_MARKS = '/tmp/irontech-browser-tests';
+const ownMark = () => path.join(BROWSER_TESTS_MARKS, `${process.pid}.pid`);
+
+/** Whether a live process other than this one runs browser tests (a mark a killed run left does not count). */
+async function othersRunBrowserTests(): Promise<boolean> {
+  const marks = await readdir(BROWSER_TESTS_MARKS).catch(() => [] as string[]);
+  for (const m of marks) {
+    const file = path.join(BROWSER_TESTS_MARKS, m);
+    if (file === ownMark()) continue;
+    if ((await readPid(file)) !== null) return true;
+  }
+  return false;
+}
 
 /** The browser tests begin: the guests weigh less until they end. */
 export async function browserTestsBegin(): Promise<void> {
-  await writeFile(BROWSER_TESTS_MARK, String(process.pid));
+  await mkdir(BROWSER_TESTS_MARKS, { recursive: true });
+  await writeFile(ownMark(), String(process.pid));
   await weighGuests('low');
 }
 
+/** They end here: the guests get their weight back, unless another process still runs browser tests. */
 export async function browserTestsEnd(): Promise<void> {
-  await rm(BROWSER_TESTS_MARK, { force: true });
-  await weighGuests('default');
+  await rm(ownMark(), { force: true });
+  if (!(await othersRunBrowserTests())) await weighGuests('default');
 }
 
 /**
@@ -41,7 +55,7 @@ export async function browserTestsEnd(): Promise<void> {
  * default (a weight a killed run left lowered is given back; the setting outlives the processes).
  */
 export async function weighGuestsForNow(): Promise<void> {
-  await weighGuests((await readPid(BROWSER_TESTS_MARK)) !== null ? 'low' : 'default');
+  await weighGuests((await othersRunBrowserTests()) ? 'low' : 'default');
 }
 
 async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
