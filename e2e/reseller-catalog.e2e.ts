@@ -47,11 +47,7 @@ afterAll(async () => {
  * The owner's one signed-in context (portal.newPage's, 1360x860): a sign-in costs Chromium far more than a page
  * load.
  */
-const owner = signedInOnce(async () => {
-  const opened = await portal.newPage();
-  await portal.signIn(opened.page, 'owner@northwind.example', PASSWORD);
-  return opened;
-});
+const owner = signedInOnce(() => portal.newSignedInPage('owner@northwind.example', PASSWORD));
 /** The owner's page on the reseller area's first screen, at the context's own size. */
 async function ownerHome() {
   const { page } = await owner.get();

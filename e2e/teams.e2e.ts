@@ -32,11 +32,7 @@ afterAll(async () => {
  * The admin's one signed-in context (a sign-in costs Chromium far more than a page load); each test starts on the
  * dashboard.
  */
-const admin = signedInOnce(async () => {
-  const opened = await portal.newPage();
-  await portal.signIn(opened.page);
-  return opened;
-});
+const admin = signedInOnce(() => portal.newSignedInPage());
 async function dashboard(): Promise<Page> {
   const { page } = await admin.get();
   await page.unrouteAll();

@@ -26,11 +26,7 @@ afterAll(async () => {
  * The admin's one signed-in context for the tests that look and edit (a sign-in costs Chromium far more than a page
  * load). The one that deletes a user has its own: a session's proof older than 5 minutes would be asked to step up.
  */
-const admin = signedInOnce(async () => {
-  const opened = await portal.newPage();
-  await portal.signIn(opened.page);
-  return opened;
-});
+const admin = signedInOnce(() => portal.newSignedInPage());
 async function adminPage(): Promise<Page> {
   const { page } = await admin.get();
   await page.unrouteAll();

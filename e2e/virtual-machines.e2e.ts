@@ -34,11 +34,7 @@ afterAll(async () => {
  * The admin's one signed-in context (a sign-in costs Chromium far more than a page load), opened by the first test:
  * its delete comes within the step-up window of that sign-in, as with a context of its own.
  */
-const admin = signedInOnce(async () => {
-  const opened = await portal.newPage();
-  await portal.signIn(opened.page);
-  return opened;
-});
+const admin = signedInOnce(() => portal.newSignedInPage());
 
 describe('virtual machines', () => {
   it('creates a VM through the whole chain and operates it without reloading', async () => {

@@ -19,6 +19,8 @@ export interface Portal extends TestApp {
   apiUrl: string;
   browser: Browser;
   newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  /** `newPage`, signed in through the screens (as the admin unless told): a file's shared context (looks.ts signedInOnce). */
+  newSignedInPage(email?: string, password?: string): Promise<{ context: BrowserContext; page: Page }>;
   /** Signs in through the screens: login form, mailed code, MFA form. Lands on the dashboard. */
   signIn(page: Page, email?: string, password?: string, opts?: { rememberMe?: boolean }): Promise<void>;
   stop(): Promise<void>;
@@ -85,6 +87,11 @@ export async function startPortal(
       const page = await context.newPage();
       page.setDefaultTimeout(15_000);
       return { context, page };
+    },
+    async newSignedInPage(email, password) {
+      const opened = await portal.newPage();
+      await portal.signIn(opened.page, email, password);
+      return opened;
     },
     async signIn(page, email = ADMIN.email, password = ADMIN.password, signInOpts = {}) {
       const before = t.smtp.messages.length;
