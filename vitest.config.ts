@@ -34,33 +34,59 @@ const BROWSER_TESTS = {
   testTimeout: 90_000,
   // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
   expect: { poll: { timeout: 10_000, interval: 50 } },
-  // One browser-driven file at a time in each process: two cores, one server.
-  fileParallelism: false,
+  // One browser-driven file at a time (each with its portal and Chromium: about a core's worth), unless
+  // IRONTECH_E2E_PARALLEL=1: scripts/test.sh runs the browser tests two at a time in one process beside the libvirt
+  // lanes, so that whichever lane ends first leaves no core idle (docs/testing.md, session 22).
+  fileParallelism: process.env.IRONTECH_E2E_PARALLEL === '1',
 };
 
 /**
- * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement they send,
- * reduced to its shape (tables, clauses, functions, operators and casts; not column lists or values), is also sent
- * by a file that still runs on PGlite: measured by scripts/pglite-set/run.sh (PostgreSQL's statement log of a whole
- * api-postgres run, one database per file; run it again when the suite changes much). None of them branches on the
+ * API files that the PostgreSQL run covers alone (issue 22 item 7; docs/testing.md). Every SQL statement the portal's
+ * code sends in them, reduced to its shape (tables, clauses, functions, operators and casts; not column lists or
+ * values), is also sent by a file that still runs on PGlite: measured by scripts/pglite-set/run.sh (PostgreSQL's
+ * statement log of a whole api-postgres run, one database per file; a test's own fixtures and checks are told apart
+ * and left out: apps/api/test/test-side-db.ts; run it again when the suite changes much). None of them branches on the
  * engine (the in-process VM event stream does, so vm-events.test stays on both). The embedded engine's smoke path
  * stays on PGlite: server-start (a real first start), vm.test (sign-in, create, lifecycle) and vm-events.test (the
  * live stream).
  */
 const POSTGRES_COVERS_ALONE = [
+  'apps/api/src/cli/provider-settings-live.test.ts',
   'apps/api/src/engine/operations/runner.test.ts',
+  'apps/api/src/engine/placement.test.ts',
   'apps/api/src/mail/mailer.test.ts',
+  'apps/api/src/modules/auth/auth-input.test.ts',
   'apps/api/src/modules/auth/auth.test.ts',
   'apps/api/src/modules/auth/sign-in-hardening.test.ts',
   'apps/api/src/modules/auth/suspended-reset.test.ts',
+  'apps/api/src/modules/billing/backup-storage-exact.test.ts',
+  'apps/api/src/modules/billing/storage-billing.test.ts',
+  'apps/api/src/modules/billing/webhook-safety.test.ts',
+  'apps/api/src/modules/branding/domain-races.test.ts',
+  'apps/api/src/modules/catalog/catalog-input.test.ts',
   'apps/api/src/modules/catalog/host-uri-attacks.test.ts',
+  'apps/api/src/modules/catalog/provider-settings.test.ts',
+  'apps/api/src/modules/health/health.test.ts',
+  'apps/api/src/modules/operator/first-admin.test.ts',
   'apps/api/src/modules/platform/branding-urls.test.ts',
+  'apps/api/src/modules/teams/team-integrity.test.ts',
+  'apps/api/src/modules/virtual-machines/backup-concurrency.test.ts',
   'apps/api/src/modules/virtual-machines/backups.test.ts',
-  'apps/api/src/modules/virtual-machines/host-backup-concurrency.test.ts',
+  'apps/api/src/modules/virtual-machines/console-socket.test.ts',
+  'apps/api/src/modules/virtual-machines/console-tokens.test.ts',
+  'apps/api/src/modules/virtual-machines/create-form-sizes.test.ts',
   'apps/api/src/modules/virtual-machines/month-boundary.test.ts',
+  'apps/api/src/modules/virtual-machines/quotas.test.ts',
+  'apps/api/src/modules/virtual-machines/rebuild.test.ts',
+  'apps/api/src/modules/virtual-machines/snapshots.test.ts',
+  'apps/api/src/plugins/errors.test.ts',
   'apps/api/src/plugins/fast-serializer.test.ts',
   'apps/api/src/plugins/forwarded-host.test.ts',
+  'apps/api/src/plugins/input-hardening.test.ts',
   'apps/api/src/plugins/no-store.test.ts',
+  'apps/api/src/seed/seed.test.ts',
+  'packages/cli/src/cli.test.ts',
+  'packages/sdk/src/sdk.test.ts',
 ];
 
 /** API files that open an in-memory PGlite of their own whatever the project: once, in api-pglite, is enough. */

@@ -22,7 +22,7 @@ synchronous_commit = off
 full_page_writes = off
 max_connections = 200
 log_statement = 'all'
-log_line_prefix = '@%d@ '
+log_line_prefix = '@%d@%a@ '
 CONF
 as_pg "$bin/pg_ctl" -D "$work/data" -l "$work/statements.log" -w start >/dev/null
 trap 'as_pg "$bin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true' EXIT

@@ -2,11 +2,12 @@
  * Which API files the PGlite run needs so that every SQL statement shape the suite sends also runs on the embedded
  * engine (issue 22 item 7; docs/testing.md "The HTTP suite once on PostgreSQL, a PGlite set beside it").
  *
- * Input: PostgreSQL's statement log of one api-postgres run (`log_statement=all`, `log_line_prefix='@%d@ '`) and the
+ * Input: PostgreSQL's statement log of one api-postgres run (`log_statement=all`, `log_line_prefix='@%d@%a@ '`) and the
  * harness's database-to-file map (TEST_DATABASE_LOG, apps/api/test/database-log.ts), both written by run.sh; Vitest's
  * JSON report of the same run for each file's duration. Output: the files that must stay on PGlite (those named on
  * the command line with --keep, then a greedy cover: the file that adds the most shapes not yet covered per second
- * of its run, until every shape is covered) and the rest, which PostgreSQL covers alone.
+ * of its run, until every shape is covered; then any file whose shapes the others all send is dropped, the longest
+ * first) and the rest, which PostgreSQL covers alone.
  *
  * A statement's shape: the tables it names, its keywords and clauses, functions, operators and casts; column lists,
  * qualified column names, aliases and values folded. So `select "a", "b" from "users" where "users"."email" = $1`
@@ -16,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { TEST_SIDE_APPLICATION } from '../../apps/api/test/test-side-application.ts';
 
 const KEYWORDS = new Set(
   (
@@ -92,22 +94,27 @@ export function shapeOf(sql: string): string {
   return shape;
 }
 
-/** Statements per database from the log: `@db@ LOG:  statement: …` / `execute <name>: …`, continuation lines after. */
+/**
+ * The portal's statements per database from the log: `@db@application@ LOG:  statement: …` / `execute <name>: …`,
+ * continuation lines after. The test's own (its fixtures and checks: application TEST_SIDE_APPLICATION, the harness
+ * gives them a pool of their own while measuring) are left out: the PGlite set has to cover the portal's SQL only.
+ */
 function statementsByDatabase(log: string): Map<string, string[]> {
   const byDb = new Map<string, string[]>();
-  let current: { db: string; parts: string[] } | null = null;
+  let current: { db: string; testSide: boolean; parts: string[] } | null = null;
   const flush = () => {
-    if (!current) return;
-    const list = byDb.get(current.db) ?? [];
-    list.push(current.parts.join('\n'));
-    byDb.set(current.db, list);
+    if (current && !current.testSide) {
+      const list = byDb.get(current.db) ?? [];
+      list.push(current.parts.join('\n'));
+      byDb.set(current.db, list);
+    }
     current = null;
   };
   for (const line of log.split('\n')) {
-    const m = /^@([^@]*)@ LOG: {2}(?:statement|execute [^:]*): (.*)$/.exec(line);
+    const m = /^@([^@]*)@([^@]*)@ LOG: {2}(?:statement|execute [^:]*): (.*)$/.exec(line);
     if (m) {
       flush();
-      current = { db: m[1]!, parts: [m[2]!] };
+      current = { db: m[1]!, testSide: m[2] === TEST_SIDE_APPLICATION, parts: [m[3]!] };
     } else if (current && line.startsWith('\t')) current.parts.push(line.slice(1));
     else flush();
   }
@@ -165,6 +172,15 @@ function main() {
     if (!best) break;
     rest.delete(best.file);
     take(best.file);
+  }
+  // The greedy pass can take a file whose shapes later picks all send too: drop those, the longest first.
+  const redundant = (file: string) =>
+    [...shapesOf.get(file)!].every((s) => chosen.some((other) => other !== file && shapesOf.get(other)?.has(s)));
+  const byLength = chosen.filter((f) => !keep.has(f)).sort((a, b) => (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0));
+  for (const f of byLength) {
+    if (!redundant(f)) continue;
+    chosen.splice(chosen.indexOf(f), 1);
+    rest.add(f);
   }
   const secs = (fs: Iterable<string>) => [...fs].reduce((a, f) => a + (seconds.get(f) ?? 0), 0).toFixed(0);
   console.log(`${shapesOf.size} files sent ${all.size} statement shapes.`);

@@ -22,7 +22,7 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createPersonalTokenResolver } from './modules/api-tokens/token-resolver.ts';
 import { registerHealthModule } from './modules/health/health.routes.ts';
 import { startSessionCache } from './modules/auth/auth-changes.ts';
-import { forgetOnWrites } from './modules/auth/session-cache.ts';
+import { forgetOnWrites, type SessionCache } from './modules/auth/session-cache.ts';
 import { connectionOf } from './engine/vm-events.ts';
 import { createEngine } from './engine/engine.ts';
 import { createOperatorTokens } from './modules/operator/operator-tokens.ts';
@@ -76,6 +76,8 @@ export interface AppDeps {
 export interface App {
   app: FastifyInstance;
   mailer: Mailer;
+  /** The session cache (on PostgreSQL it follows `auth_changes`; tests wait for a notification to reach it). */
+  sessionCache: SessionCache;
   /** Starts background workers (mail retries, …). */
   startWorkers(): void;
   close(): Promise<void>;
@@ -311,6 +313,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return {
     app,
     mailer,
+    sessionCache: sessionCache.cache,
     startWorkers() {
       mailer.start();
       engine.start();

@@ -1,5 +1,5 @@
 /**
- * Which test file each throwaway PostgreSQL database belongs to, for scripts/pglite-set.sh: with TEST_DATABASE_LOG
+ * Which test file each throwaway PostgreSQL database belongs to, for scripts/pglite-set: with TEST_DATABASE_LOG
  * set, a line `<database>\t<test file>` is appended there when a file makes its database. Off otherwise.
  */
 import { appendFileSync } from 'node:fs';
@@ -12,3 +12,6 @@ export function noteDatabase(name: string): void {
   const file = expect.getState().testPath;
   appendFileSync(log, `${name}\t${file ? relative(process.cwd(), file) : '?'}\n`);
 }
+
+/** Whether this run measures statements (scripts/pglite-set/run.sh). */
+export const loggingDatabases = (): boolean => !!process.env.TEST_DATABASE_LOG;

@@ -17,7 +17,8 @@ import { openDatabase, type Database, type Db } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { seedReferenceData } from '../src/seed/seed.ts';
 import { ADMIN, databaseUrl, seedTestTenant } from './database-templates.ts';
-import { noteDatabase } from './database-log.ts';
+import { loggingDatabases, noteDatabase } from './database-log.ts';
+import { testSideDb } from './test-side-db.ts';
 import { startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
 declare module 'vitest' {
@@ -45,7 +46,7 @@ export interface TestApp {
  */
 async function openTestDatabase(
   template: 'seeded' | 'migrated',
-): Promise<{ database: Database; seeded: boolean; drop: () => Promise<void> }> {
+): Promise<{ database: Database; testDb?: Db; seeded: boolean; drop: () => Promise<void> }> {
   const pgUrl = inject('pgUrl');
   const templates = inject('databaseTemplates');
   if (!pgUrl) {
@@ -65,10 +66,14 @@ async function openTestDatabase(
   noteDatabase(name);
   const url = databaseUrl(pgUrl, name);
   const database = await openDatabase({ databaseUrl: url, poolSize: 5 });
+  // Measuring the PGlite set: the test's own statements named in the statement log (test-side-db.ts).
+  const testSide = loggingDatabases() ? testSideDb(url) : undefined;
   return {
     database,
+    ...(testSide ? { testDb: testSide.db } : {}),
     seeded: !!from && template === 'seeded',
     drop: async () => {
+      await testSide?.end();
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
@@ -81,7 +86,7 @@ export async function createTestApp(
   opts: { env?: Record<string, string>; clock?: Clock; seed?: boolean; resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCatcher();
-  const { database, seeded, drop } = await openTestDatabase(opts.seed === false ? 'migrated' : 'seeded');
+  const { database, testDb, seeded, drop } = await openTestDatabase(opts.seed === false ? 'migrated' : 'seeded');
   const config = loadConfig({
     PUBLIC_URL: 'http://portal.test',
     SMTP_URL: smtp.url,
@@ -102,7 +107,7 @@ export async function createTestApp(
   await portal.app.ready();
   return {
     portal,
-    db: database.db,
+    db: testDb ?? database.db,
     database,
     smtp,
     config,

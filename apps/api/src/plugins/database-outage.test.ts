@@ -21,6 +21,7 @@ import { ADMIN, TestClient } from '../../test/harness.ts';
 import { startSmtpCatcher, codeFrom, type SmtpCatcher } from '../../test/smtp-catcher.ts';
 import { startRelay, type Relay } from '../../test/tcp-relay.ts';
 import { AUTH_CHANGES_APPLICATION_NAME } from '../modules/auth/auth-changes.ts';
+import { AUTH_CHANGES_CHANNEL } from '../modules/auth/session-cache.ts';
 
 const pgUrl = inject('pgUrl');
 
@@ -133,6 +134,31 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     }
   }
 
+  /**
+   * Resolves once a notification sent now on `auth_changes` has reached the session cache: PostgreSQL delivers a
+   * listener's notifications in commit order, so every one committed before it has been applied. Its payload names
+   * no session (`s:` and an id nobody has), so applying it changes nothing.
+   */
+  async function cacheHasSeenEarlierNotifications() {
+    const cache = portal.sessionCache;
+    const sentinel = `s:barrier-${Date.now()}-${Math.random()}`;
+    let seen = false;
+    const apply = cache.apply;
+    cache.apply = (payload) => {
+      if (payload === sentinel) seen = true;
+      apply(payload);
+    };
+    const notifier = new pg.Client({ connectionString: directUrl });
+    await notifier.connect();
+    try {
+      await notifier.query('select pg_notify($1, $2)', [AUTH_CHANGES_CHANNEL, sentinel]);
+      await until(() => seen, 'the session cache to receive a notification');
+    } finally {
+      cache.apply = apply;
+      await notifier.end();
+    }
+  }
+
   async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
     const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -183,8 +209,9 @@ describe.skipIf(!pgUrl)('PostgreSQL outage', () => {
     const client = await signedIn();
     for (let i = 0; i < 2; i++) expect((await client.call(routes.auth.check)).status).toBe(200);
     // The sign-in's and the first check's writes to the session row notify the cache, which forgets the entry when the
-    // message comes; on a loaded machine it came after the warm-up (one CI-like run). Let them arrive, warm it again.
-    await new Promise((r) => setTimeout(r, 1000));
+    // message comes; on a loaded machine it came after the warm-up (one CI-like run). Those writes committed before
+    // their answers, so once a notification sent now has reached the cache, theirs have too: then warm it again.
+    await cacheHasSeenEarlierNotifications();
     expect((await client.call(routes.auth.check)).status).toBe(200);
     // No read of the session: the answer comes while the sessions table is locked, long before the lock goes.
     const { value, tookMs } = await whileSessionsLocked(3000, () => client.call(routes.auth.check));
