@@ -10,7 +10,17 @@
  * from scratch as before.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -76,12 +86,16 @@ export async function makePostgresTemplates(
   };
 }
 
-/** Makes the PGlite snapshots in a temporary directory; returns them and a function that removes them. */
-export async function makePgliteTemplates(): Promise<{
-  templates: { migrated: string; seeded: string; migratedDataDir: string };
-  remove: () => void;
-}> {
-  const root = mkdtempSync(join(tmpdir(), 'pglite-templates-'));
+type PgliteTemplates = NonNullable<DatabaseTemplates['pglite']>;
+
+/**
+ * Makes the PGlite snapshots in `root` (default: a new temporary directory); returns them and a function that removes
+ * them.
+ */
+export async function makePgliteTemplates(
+  root = mkdtempSync(join(tmpdir(), 'pglite-templates-')),
+): Promise<{ templates: PgliteTemplates; remove: () => void }> {
+  mkdirSync(root, { recursive: true });
   const migratedDataDir = join(root, 'migrated-data-dir');
   const onDisk = await openDatabase({ dataDir: migratedDataDir });
   await onDisk.close();
@@ -99,4 +113,37 @@ export async function makePgliteTemplates(): Promise<{
     templates: { migrated, seeded, migratedDataDir },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The PGlite snapshots shared by the Vitest processes of one run of scripts/test.sh, which names a directory for them
+ * in IRONTECH_TEST_TEMPLATES_DIR and removes it at the end: the first process to ask makes them there (~6.5 s and ~11
+ * core-s: two migrations and the seed), the others wait for them and take them. Files only read after they are
+ * made. If the maker fails, the others make their own.
+ */
+export async function sharedPgliteTemplates(dir: string): Promise<{ templates: PgliteTemplates; remove: () => void }> {
+  mkdirSync(dir, { recursive: true });
+  const ready = join(dir, 'pglite-ready.json');
+  const failed = join(dir, 'pglite-failed');
+  const remove = () => {}; // the run's: scripts/test.sh removes the directory
+  try {
+    closeSync(openSync(join(dir, 'pglite.lock'), 'wx'));
+  } catch {
+    // Another process makes them: wait for its result.
+    for (const deadline = Date.now() + 600_000; Date.now() < deadline;) {
+      if (existsSync(ready)) return { templates: JSON.parse(readFileSync(ready, 'utf8')) as PgliteTemplates, remove };
+      if (existsSync(failed)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return makePgliteTemplates();
+  }
+  try {
+    const { templates } = await makePgliteTemplates(join(dir, 'pglite'));
+    writeFileSync(`${ready}.tmp`, JSON.stringify(templates));
+    renameSync(`${ready}.tmp`, ready);
+    return { templates, remove };
+  } catch (e) {
+    writeFileSync(failed, String(e));
+    throw e;
+  }
 }

@@ -5,7 +5,7 @@
  * The kernel weighs that group against each process outside it as one task of nice 0, whatever nice the test process
  * or libvirtd runs at. Chromium runs its renderers at nice 5 (weight 335 against the group's 1,024), and beside a TCG
  * guest's busy vCPUs a fresh page's first screen went undrawn for 15-30 s (docs/testing.md). While the browser tests
- * run, the guests weigh as one task of about nice 3 instead: they still take every cycle nobody else wants. The rest
+ * run, the guests weigh as one task of about nice 6 instead: they still take every cycle nobody else wants. The rest
  * of the time (the unit and API files beside the libvirt tests, or the libvirt tests alone) they keep the kernel's
  * default, so their boots are not slowed for nothing. Best effort: a machine whose cgroups are read-only keeps the
  * default. A test machine has only the tests' own guests; the product never does this on its hosts.
@@ -18,9 +18,7 @@ import { readPid } from './pid-alive.ts';
 const V1 = '/sys/fs/cgroup/cpu';
 const V2 = '/sys/fs/cgroup';
 const WEIGHTS = {
-  // Half the default (session 22; was 256 / 25): at a quarter, the real Debian guest's boots beside two browser tests
-  // at once took ~300 s each and its file became the run's last by ~80 s (docs/testing.md).
-  low: { v1Shares: 512, v2Weight: 50 },
+  low: { v1Shares: 256, v2Weight: 25 },
   default: { v1Shares: 1024, v2Weight: 100 },
 } as const;
 
