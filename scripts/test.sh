@@ -58,13 +58,17 @@ IRONTECH_TEST_TEMPLATES_DIR="$(mktemp -d /tmp/irontech-test-templates.XXXXXX)"
 export IRONTECH_TEST_TEMPLATES_DIR
 trap 'kill "${pids[@]}" 2>/dev/null || true; stop_build; rm -rf "$IRONTECH_TEST_TEMPLATES_DIR"' EXIT INT TERM
 (
-  npx vitest run --project libvirt-debian
+  failed=0
+  npx vitest run --project libvirt-debian || failed=1
   echo "The Debian guest's tests: $((SECONDS - start)) s"
+  exit $failed
 ) &
 pids+=($!)
 (
-  npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt
+  failed=0
+  npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt || failed=1
   echo "The other libvirt tests: $((SECONDS - start)) s"
+  exit $failed
 ) &
 pids+=($!)
 (

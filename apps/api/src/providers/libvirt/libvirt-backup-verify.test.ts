@@ -46,8 +46,10 @@ function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
     network: { name: NETWORK, bridge: 'irontestbv0', cidr: '10.231.148.0/24' },
     verifyNetwork: { name: VERIFY_NETWORK, bridge: 'irontestbv1', cidr: '10.231.149.0/24' },
     verifyRamMib: 256,
-    // Long enough for the fixture's boot under load (the copy that cannot boot is given less: its own driver).
-    verifyBootTimeoutMs: 60_000,
+    // Long enough for the fixture's boot under load, as its other boots get (the copy that cannot boot is given less:
+    // its own driver). 60 s was not, once: beside two browser tests at once the incremental's throwaway boot took no
+    // lease in time (session 22's ci16; the full's took 67 s with its take).
+    verifyBootTimeoutMs: 180_000,
     guestImage: 'test-fixture',
     bootTimeoutMs: 180_000,
     stopTimeoutMs: 5_000,
