@@ -22,7 +22,7 @@ const WEIGHTS = {
   default: { v1Shares: 1024, v2Weight: 100 },
 } as const;
 
-/** One file per Vitest process running browser tests while it runs them (scripts/test.sh runs two: a shard each). */
+/** One file per Vitest process running browser tests while it runs them (two may run at once: a developer's beside a run's). */
 const BROWSER_TESTS_MARKS = '/tmp/irontech-browser-tests';
 const ownMark = () => path.join(BROWSER_TESTS_MARKS, `${process.pid}.pid`);
 
