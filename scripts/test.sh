@@ -76,7 +76,7 @@ pids+=($!)
   failed=0
   npx vitest run --project unit --project api-pglite --project api-postgres || failed=1
   echo "Unit and API tests: $((SECONDS - start)) s"
-  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e || failed=1
+  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded || failed=1
   echo "Unit, API and browser tests: $((SECONDS - start)) s"
   exit $failed
 ) &

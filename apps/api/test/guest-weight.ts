@@ -9,18 +9,32 @@
  * of the time (the unit and API files beside the libvirt tests, or the libvirt tests alone) they keep the kernel's
  * default, so their boots are not slowed for nothing. Best effort: a machine whose cgroups are read-only keeps the
  * default. A test machine has only the tests' own guests; the product never does this on its hosts.
+ *
+ * The real Debian guest's daemon (libvirt-debian.test.ts, a lane of its own) puts its guests in a cpu group of their
+ * own (`ownGuestGroup`, cgroup v1: bound over the cpu hierarchy in the daemon's mount namespace, so libvirt's
+ * `/machine` is made inside it). That lane is one chain of TCG boots, the run's longest: in the shared `machine` group
+ * beside the other libvirt lane's guests, and at a quarter weight inside the browser tests' window, its boots took
+ * 300-390 s instead of 50-140 s and it ended alone, a core idle (docs/testing.md, session 23). Its group weighs as two
+ * tasks outside that window (it goes first) and as half of one inside it (Chromium's renderers still draw).
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { readPid } from './pid-alive.ts';
 
+const execFileP = promisify(execFile);
 const V1 = '/sys/fs/cgroup/cpu';
 const V2 = '/sys/fs/cgroup';
 const WEIGHTS = {
   low: { v1Shares: 256, v2Weight: 25 },
   default: { v1Shares: 1024, v2Weight: 100 },
 } as const;
+/** The cpu shares of a daemon's own group (`ownGuestGroup`), outside and inside the browser tests' window. */
+const OWN_GROUP_SHARES = { low: 512, default: 2048 } as const;
+/** The own groups' names start with this (under the v1 cpu hierarchy's root). */
+const OWN_GROUP_PREFIX = 'irontech-guests-';
 
 /** One file per Vitest process running browser tests while it runs them (two may run at once: a developer's beside a run's). */
 const BROWSER_TESTS_MARKS = '/tmp/irontech-browser-tests';
@@ -58,6 +72,32 @@ export async function weighGuestsForNow(): Promise<void> {
   await weighGuests((await othersRunBrowserTests()) ? 'low' : 'default');
 }
 
+/**
+ * A cpu group of its own for one libvirtd's guests (cgroup v1, as root; else null: its guests stay in the shared
+ * `machine` group), weighed for now. The caller binds the returned directory over the cpu hierarchy in the daemon's
+ * mount namespace, and removes it with `removeOwnGuestGroup` once the daemon and its guests are gone.
+ */
+export async function ownGuestGroup(name: string): Promise<string | null> {
+  if (process.getuid?.() !== 0 || !existsSync(path.join(V1, 'cpu.shares'))) return null;
+  const dir = path.join(V1, `${OWN_GROUP_PREFIX}${name}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, 'cpu.shares'),
+      String(OWN_GROUP_SHARES[(await othersRunBrowserTests()) ? 'low' : 'default']),
+    );
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes an own group (its empty subgroups first: libvirt's `machine` and what a crashed run left in it). */
+export async function removeOwnGuestGroup(dir: string): Promise<void> {
+  const { stdout } = await execFileP('find', [dir, '-depth', '-type', 'd']).catch(() => ({ stdout: '' }));
+  for (const d of stdout.split('\n').filter(Boolean)) await rmdir(d).catch(() => undefined);
+}
+
 async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
   if (process.getuid?.() !== 0) return;
   const w = WEIGHTS[weight];
@@ -65,6 +105,8 @@ async function weighGuests(weight: keyof typeof WEIGHTS): Promise<void> {
     if (existsSync(path.join(V1, 'cpu.shares'))) {
       await mkdir(path.join(V1, 'machine'), { recursive: true });
       await writeFile(path.join(V1, 'machine', 'cpu.shares'), String(w.v1Shares));
+      for (const own of (await readdir(V1)).filter((n) => n.startsWith(OWN_GROUP_PREFIX)))
+        await writeFile(path.join(V1, own, 'cpu.shares'), String(OWN_GROUP_SHARES[weight])).catch(() => undefined);
     } else if (existsSync(path.join(V2, 'cgroup.controllers'))) {
       await mkdir(path.join(V2, 'machine'), { recursive: true });
       await writeFile(path.join(V2, 'machine', 'cpu.weight'), String(w.v2Weight));

@@ -15,6 +15,7 @@ import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { daemonFiles, killAndWait, removeTestObjects, type TestObjects } from './libvirt-daemon.ts';
+import { ownGuestGroup, removeOwnGuestGroup } from './guest-weight.ts';
 import { readPid } from './pid-alive.ts';
 
 const execFileP = promisify(execFile);
@@ -56,6 +57,12 @@ export async function startNamespacedLibvirtDaemon(
      * guests directly. For a test that only needs a daemon apart from libvirt-daemon.ts's lock (libvirt-debian).
      */
     hostNetwork?: boolean;
+    /**
+     * Its guests in a cpu group of their own, weighed apart from the shared `machine` group (guest-weight.ts
+     * `ownGuestGroup`; cgroup v1 as root, else they stay in `machine`): the group is bound over the cpu hierarchy in
+     * the daemon's mount namespace, so libvirt makes its `/machine` partition inside it.
+     */
+    ownCpuGroup?: string;
   } = {},
 ): Promise<NamespacedLibvirtDaemon> {
   const files = daemonFiles(dir);
@@ -97,6 +104,8 @@ export async function startNamespacedLibvirtDaemon(
     );
   }
   mounts.push({ from: etc, over: '/etc/libvirt' });
+  const cpuGroup = opts.ownCpuGroup ? await ownGuestGroup(opts.ownCpuGroup) : null;
+  if (cpuGroup) mounts.push({ from: cpuGroup, over: '/sys/fs/cgroup/cpu' });
   for (const b of opts.binds ?? []) {
     await mkdir(b.from, { recursive: true, mode: 0o755 });
     await mkdir(b.over, { recursive: true, mode: 0o755 });
@@ -172,6 +181,7 @@ export async function startNamespacedLibvirtDaemon(
       } finally {
         await killAndWait(files.libvirtdPid);
         await killAndWait(files.virtlogdPid);
+        if (cpuGroup) await removeOwnGuestGroup(cpuGroup);
         await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       }
     },
