@@ -11,7 +11,7 @@ import { SSO_CALLBACK_PATH, SSO_TEXT as S } from '@portal/contract/single-sign-o
 import { createUser } from '../apps/api/test/fixtures.ts';
 import { startOidcProvider, type TestOidcProvider } from '../apps/api/test/oidc-provider.ts';
 import { everyLook } from './support/looks.ts';
-import { screenshot, startPortal, type Portal } from './support/portal.ts';
+import { pageState, screenshot, startPortal, watchRequests, type Portal } from './support/portal.ts';
 
 /** Waits on what the user sees, generously: the full suite runs on two loaded cores (docs/testing.md). */
 const WAIT = { timeout: 30_000 };
@@ -80,8 +80,16 @@ describe('single sign-on', () => {
 
     // A forged answer at the callback: the reason, and the way back to the login page.
     const stray = await portal.newPage();
+    // Once seen to time out in a whole run (session 23) and never alone: a failure says what the page showed instead.
+    const requests = watchRequests(stray.page);
     await stray.page.goto(`${base}${SSO_CALLBACK_PATH}?code=forged&state=forged`);
-    await stray.page.getByText(S.failed).waitFor(WAIT);
+    await stray.page
+      .getByText(S.failed)
+      .waitFor(WAIT)
+      .catch(async (err: unknown) => {
+        throw new Error(`No "${S.failed}": ${await pageState(stray.page, requests.report())}`, { cause: err });
+      })
+      .finally(() => requests.stop());
     await everyLook(stray.page, 'sso-callback-error', { within: 'body' });
     await stray.page.getByRole('button', { name: S.backToLogin }).click();
     await stray.page.waitForURL(/\/login$/, WAIT);

@@ -76,7 +76,9 @@ pids+=($!)
   failed=0
   npx vitest run --project unit --project api-pglite --project api-postgres || failed=1
   echo "Unit and API tests: $((SECONDS - start)) s"
-  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded || failed=1
+  # Three browser files at a time: two left 15-45% of the machine idle once the libvirt lanes were done (a file waits
+  # on timers and polls much of its time; ci18, docs/testing.md session 23).
+  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded --maxWorkers=3 || failed=1
   echo "Unit, API and browser tests: $((SECONDS - start)) s"
   exit $failed
 ) &

@@ -138,7 +138,7 @@ export async function startPortal(
 }
 
 /** The page's requests from now on: those not answered yet, and those that failed (for a failure's message). */
-function watchRequests(page: Page) {
+export function watchRequests(page: Page) {
   const pending = new Map<Request, number>();
   const failed: string[] = [];
   const started = (r: Request) => pending.set(r, Date.now());
@@ -164,7 +164,7 @@ function watchRequests(page: Page) {
 }
 
 /** Where the page is and what it shows, for a failure's message. */
-async function pageState(page: Page, requests: { pending: string[]; failed: string[] }): Promise<string> {
+export async function pageState(page: Page, requests: { pending: string[]; failed: string[] }): Promise<string> {
   const shown = await page
     .evaluate(() => `${document.readyState}; "${document.body?.innerText.replace(/\s+/g, ' ').slice(0, 300) ?? ''}"`)
     .catch((e: unknown) => `(not readable: ${String(e)})`);
