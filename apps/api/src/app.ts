@@ -55,7 +55,7 @@ import { registerForwardedHost } from './plugins/forwarded-host.ts';
 import { registerOpenApi } from './plugins/openapi.ts';
 import { checksResponses, fastSerializerCompiler } from './plugins/fast-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
-import { registerSession } from './plugins/session.ts';
+import { ensureCsrfCookie, registerSession } from './plugins/session.ts';
 import { registerStaticWeb } from './plugins/static-web.ts';
 import { registerWellFormedText } from './plugins/well-formed-text.ts';
 
@@ -308,6 +308,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     serveSourceMaps: config.SERVE_SOURCE_MAPS,
     // The tab is the reseller's before any script runs (issue 13, custom domains).
     brandOf: (host) => resellerHosts.resolve(host),
+    onPage: (req, reply) => ensureCsrfCookie(req, reply, cookieSecure),
   });
 
   return {

@@ -54,6 +54,29 @@ describe('portal under a base path', () => {
     expect(api.json()).toMatchObject({ message: 'Route not found' });
   });
 
+  it("sets the CSRF cookie with the page, before any script runs, and keeps a browser's own", async () => {
+    // A fresh browser: the page brings the cookie the first write echoes (a page that writes at once raced the first
+    // API answers for it before; session 23).
+    const fresh = await portal.app.inject({ url: '/portal/auth/oidc/callback?code=x&state=y' });
+    const cookie = fresh.cookies.find((c) => c.name === 'csrf_token');
+    expect(cookie).toMatchObject({ path: '/', sameSite: 'Strict' });
+    expect(cookie?.httpOnly).toBeFalsy();
+    expect(cookie!.value).toMatch(/^[0-9a-f]{32}$/);
+    // A write with it passes the CSRF check (and is then refused for what it is: no single sign-on under way).
+    const write = await portal.app.inject({
+      method: 'POST',
+      url: '/irontech/api/v1/auth/oidc/callback',
+      headers: { cookie: `csrf_token=${cookie!.value}`, 'x-csrf-token': cookie!.value },
+      payload: { query: '?code=x&state=y' },
+    });
+    expect(write.json().message).not.toBe('Missing or invalid CSRF token');
+    // A browser that has one keeps it: no cookie is sent again, neither with the page nor with an asset.
+    const again = await portal.app.inject({ url: '/portal/', headers: { cookie: `csrf_token=${cookie!.value}` } });
+    expect(again.cookies.find((c) => c.name === 'csrf_token')).toBeUndefined();
+    const asset = await portal.app.inject({ url: '/portal/assets/app-123.js' });
+    expect(asset.cookies.find((c) => c.name === 'csrf_token')).toBeUndefined();
+  });
+
   it('sends security headers and a request id', async () => {
     const res = await portal.app.inject({ url: '/portal/' });
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");

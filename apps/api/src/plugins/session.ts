@@ -114,7 +114,13 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1]?.trim() ?? '';
 }
 
-function ensureCsrfCookie(request: FastifyRequest, reply: FastifyReply, secure: boolean): void {
+/**
+ * Sets the double-submit CSRF cookie when the request has none. The portal's page (plugins/static-web.ts) sets it too,
+ * so it exists before any of the page's script runs: otherwise a page that writes at once in a fresh browser (the
+ * single sign-on callback) raced the first API answers, each setting a cookie of its own over the one the script made
+ * and sent in its header, and was refused "Missing or invalid CSRF token" (seen under load, session 23).
+ */
+export function ensureCsrfCookie(request: FastifyRequest, reply: FastifyReply, secure: boolean): void {
   if (request.cookies[CSRF_COOKIE]) return;
   const value = crypto.randomUUID().replace(/-/g, '');
   // Readable by the portal's script (not HttpOnly) so it can echo it in the header.

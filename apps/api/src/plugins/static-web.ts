@@ -21,6 +21,8 @@ export interface StaticWebOptions {
   brandOf?: (
     host: string,
   ) => Promise<{ resellerName: string | null; tabLogoUrl: string | null; accentColor?: string | null } | null>;
+  /** Called for each page sent (the portal's index.html): the session plugin's CSRF cookie, set before any script runs. */
+  onPage?: (req: FastifyRequest, reply: FastifyReply) => void;
 }
 
 const escapeAttr = (s: string) =>
@@ -106,6 +108,7 @@ export async function registerStaticWeb(app: FastifyInstance, opts: StaticWebOpt
           return null;
         })
       : null;
+    opts.onPage?.(req, reply);
     return reply
       .type('text/html')
       .header('cache-control', 'no-cache')
