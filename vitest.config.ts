@@ -41,8 +41,8 @@ const BROWSER_TESTS = {
   // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
   expect: { poll: { timeout: 10_000, interval: 50 } },
   // One browser-driven file at a time (each with its portal and Chromium: about a core's worth), unless
-  // IRONTECH_E2E_PARALLEL=1: scripts/test.sh runs the browser tests two at a time in one process beside the libvirt
-  // lanes, so that whichever lane ends first leaves no core idle (docs/testing.md, session 22).
+  // IRONTECH_E2E_PARALLEL=1: scripts/test.sh runs the browser tests three at a time (--maxWorkers=3) in one process
+  // beside the libvirt lanes, so that whichever lane ends first leaves no core idle (docs/testing.md, sessions 22-23).
   fileParallelism: process.env.IRONTECH_E2E_PARALLEL === '1',
 };
 
@@ -58,7 +58,6 @@ const BROWSER_TESTS = {
  */
 const POSTGRES_COVERS_ALONE = [
   'apps/api/src/cli/provider-settings-live.test.ts',
-  'apps/api/src/engine/operations/runner.test.ts',
   'apps/api/src/engine/placement.test.ts',
   'apps/api/src/mail/mailer.test.ts',
   'apps/api/src/modules/auth/auth-input.test.ts',

@@ -267,11 +267,16 @@ export function createOperationsRepository(db: Db, clock: Clock) {
         .returning();
     },
 
-    /** Extends a claim's lease; does nothing once the claim was lost. */
+    /**
+     * Extends a claim's lease; does nothing once the claim was lost. Never shortens it: two renewals in flight at once
+     * (the runner's timer and another caller) may reach the database in either order, and the older one landing last
+     * must not bring the end of the lease back (seen in a loaded test run: another runner then took the work over).
+     */
     async renewLease(claim: Claim, leaseMs: number): Promise<void> {
+      const until = new Date(clock.now().getTime() + leaseMs);
       await db
         .update(operations)
-        .set({ lockedUntil: new Date(clock.now().getTime() + leaseMs) })
+        .set({ lockedUntil: sql`greatest(${operations.lockedUntil}, ${at(until)})` })
         .where(heldBy(claim));
     },
 

@@ -15,6 +15,7 @@ import { createProviderRegistry } from '../../providers/registry.ts';
 import { createSimulatorDriver } from '../../providers/simulator/simulator.ts';
 import { createVmEvents } from '../vm-events.ts';
 import { createSecretBox } from '../vm-secrets.ts';
+import { createOperationsRepository } from './operations.repository.ts';
 import { createOperationRunner } from './runner.ts';
 
 let t: TestApp;
@@ -98,6 +99,12 @@ it('keeps the lease of a slow action, so no other runner takes it over', async (
   await second.tick();
   const [op] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
   expect(op).toMatchObject({ status: 'running', lockedBy: first.workerId, attempts: 1 });
+  // A renewal that ends sooner (one computed earlier, landing after a later one: the runner's timer and another call
+  // in flight at once) leaves the lease's end where it is.
+  const leaseEnd = op!.lockedUntil;
+  await createOperationsRepository(t.db, clock).renewLease({ op: op!, workerId: first.workerId }, 1);
+  const [renewed] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
+  expect(renewed!.lockedUntil).toEqual(leaseEnd);
   await first.idle();
   const [done] = await t.db.select().from(operations).where(eq(operations.vmId, vmId));
   expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
