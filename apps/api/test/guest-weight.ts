@@ -71,7 +71,12 @@ export async function browserTestsEnd(): Promise<void> {
  * default (a weight a killed run left lowered is given back; the setting outlives the processes).
  */
 export async function weighGuestsForNow(): Promise<void> {
-  await weighGuests((await othersRunBrowserTests()) ? 'low' : 'default');
+  await weighGuests(await weightForNow());
+}
+
+/** Low while a live process runs the browser tests, else the default. */
+async function weightForNow(): Promise<keyof typeof WEIGHTS> {
+  return (await othersRunBrowserTests()) ? 'low' : 'default';
 }
 
 /**
@@ -84,10 +89,7 @@ export async function ownGuestGroup(name: string): Promise<string | null> {
   const dir = path.join(V1, `${OWN_GROUP_PREFIX}${name}`);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(
-      path.join(dir, 'cpu.shares'),
-      String(OWN_GROUP_SHARES[(await othersRunBrowserTests()) ? 'low' : 'default']),
-    );
+    await writeFile(path.join(dir, 'cpu.shares'), String(OWN_GROUP_SHARES[await weightForNow()]));
     return dir;
   } catch {
     return null;
