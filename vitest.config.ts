@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './apps/api/test/longest-first-sequencer.ts';
 
 /** The libvirt tests share one private libvirtd (apps/api/test/libvirt-daemon.ts): they run one file at a time. */
 const LIBVIRT_DAEMON_PGLITE = [
@@ -58,6 +59,7 @@ const BROWSER_TESTS = {
  */
 const POSTGRES_COVERS_ALONE = [
   'apps/api/src/cli/provider-settings-live.test.ts',
+  'apps/api/src/engine/operations/runner.test.ts',
   'apps/api/src/engine/placement.test.ts',
   'apps/api/src/mail/mailer.test.ts',
   'apps/api/src/modules/auth/auth-input.test.ts',
@@ -65,7 +67,7 @@ const POSTGRES_COVERS_ALONE = [
   'apps/api/src/modules/auth/sign-in-hardening.test.ts',
   'apps/api/src/modules/auth/suspended-reset.test.ts',
   'apps/api/src/modules/billing/backup-storage-exact.test.ts',
-  'apps/api/src/modules/billing/storage-billing.test.ts',
+  'apps/api/src/modules/billing/billing.test.ts',
   'apps/api/src/modules/billing/webhook-safety.test.ts',
   'apps/api/src/modules/branding/domain-races.test.ts',
   'apps/api/src/modules/catalog/catalog-input.test.ts',
@@ -124,6 +126,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // Each project's files together, the longest first (longest-first-sequencer.ts); each Vitest process notes how
+    // long its files took when scripts/test.sh asks (file-durations-reporter.ts).
+    sequence: { sequencer: LongestFirstSequencer },
+    reporters: ['default', './apps/api/test/file-durations-reporter.ts'],
     projects: [
       {
         extends: true,
@@ -133,6 +139,7 @@ export default defineConfig({
           include: [
             'packages/contract/src/**/*.test.ts',
             'apps/api/src/**/*.unit.test.ts',
+            'apps/api/test/**/*.unit.test.ts',
             'apps/web/src/**/*.test.ts',
           ],
         },

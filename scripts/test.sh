@@ -42,6 +42,7 @@ for step in typecheck lint build; do
 done
 rm -rf "$checks"
 [ "$checks_failed" = 0 ] || exit 1
+echo "── type-check, lint and build: ${SECONDS} s"
 if [ $# -gt 0 ]; then
   exec npx vitest run "$@"
 fi
@@ -56,18 +57,30 @@ pids=()
 # (apps/api/test/global-pglite.ts) instead of once in each.
 IRONTECH_TEST_TEMPLATES_DIR="$(mktemp -d /tmp/irontech-test-templates.XXXXXX)"
 export IRONTECH_TEST_TEMPLATES_DIR
+# Each Vitest process notes how long its files took (apps/api/test/file-durations-reporter.ts): what
+# scripts/file-durations/merge.ts makes the next runs' order from (longest first).
+export IRONTECH_FILE_DURATIONS_DIR=test-results/file-durations
+rm -rf "$IRONTECH_FILE_DURATIONS_DIR"
 trap 'kill "${pids[@]}" 2>/dev/null || true; stop_build; rm -rf "$IRONTECH_TEST_TEMPLATES_DIR"' EXIT INT TERM
+# A lane's end: its wall time and the CPU its own processes have used (Vitest, its workers, the portals, Chromium; not
+# the guests, the libvirt daemons or the PostgreSQL cluster, which run apart): the children's line of bash's `times`,
+# taken in the lane's shell itself (a command substitution would be a child without children).
+lane_done() {
+  local note="$IRONTECH_TEST_TEMPLATES_DIR/times.$BASHPID"
+  times > "$note"
+  echo "$1: $((SECONDS - start)) s ($(tail -1 "$note" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.0f", t }') core-s of CPU so far)"
+}
 (
   failed=0
   npx vitest run --project libvirt-debian || failed=1
-  echo "The Debian guest's tests: $((SECONDS - start)) s"
+  lane_done "The Debian guest's tests"
   exit $failed
 ) &
 pids+=($!)
 (
   failed=0
   npx vitest run --project libvirt --project libvirt-postgres --project e2e-libvirt || failed=1
-  echo "The other libvirt tests: $((SECONDS - start)) s"
+  lane_done "The other libvirt tests"
   exit $failed
 ) &
 pids+=($!)
@@ -75,11 +88,11 @@ pids+=($!)
   # The browser tests run even when an API file failed: one run reports every failure.
   failed=0
   npx vitest run --project unit --project api-pglite --project api-postgres || failed=1
-  echo "Unit and API tests: $((SECONDS - start)) s"
+  lane_done "Unit and API tests"
   # Three browser files at a time: two left 15-45% of the machine idle once the libvirt lanes were done (a file waits
   # on timers and polls much of its time; ci18, docs/testing.md session 23).
   IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded --maxWorkers=3 || failed=1
-  echo "Unit, API and browser tests: $((SECONDS - start)) s"
+  lane_done "Unit, API and browser tests"
   exit $failed
 ) &
 pids+=($!)
