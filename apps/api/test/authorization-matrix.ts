@@ -43,6 +43,13 @@ export interface MatrixRun {
   failures: string[];
 }
 
+/**
+ * A whole matrix's time limit: ~220-240 cells, each with a snapshot of the tables before and after and the runner
+ * settled in between, took 24-32 s on a loaded two-core machine (the default 30 s cut the reseller matrix off in a
+ * whole run, ci21); alone it takes ~4-14 s.
+ */
+export const MATRIX_TIMEOUT_MS = 120_000;
+
 export async function runMatrix<X extends string = Actor>(opts: {
   cells: Cell<X>[];
   clients: Record<X, TestClient>;

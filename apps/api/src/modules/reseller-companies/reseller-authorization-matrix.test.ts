@@ -25,6 +25,7 @@ import {
 } from '../../db/schema.ts';
 import {
   A,
+  MATRIX_TIMEOUT_MS,
   RESELLER_ACTORS,
   runMatrix,
   type Cell,
@@ -531,7 +532,7 @@ const cells: Cell<ResellerActor>[] = [
 ];
 
 describe('authorisation matrix: the reseller area', () => {
-  it(`checks ${cells.length} calls × ${RESELLER_ACTORS.length} callers`, async () => {
+  it(`checks ${cells.length} calls × ${RESELLER_ACTORS.length} callers`, { timeout: MATRIX_TIMEOUT_MS }, async () => {
     const { checked, failures } = await runMatrix({ cells, clients, snapshot, actors: RESELLER_ACTORS });
     console.log(
       `reseller authorisation matrix: ${checked} cells checked (${cells.length} calls × ${RESELLER_ACTORS.length} callers)`,
