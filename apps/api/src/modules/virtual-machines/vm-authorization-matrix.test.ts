@@ -12,15 +12,7 @@ import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@portal/contract/routes';
 import { auditLog, operations, virtualMachines, vmBackups, vmBackupSchedules, vmSnapshots } from '../../db/schema.ts';
-import {
-  A,
-  ACTORS,
-  all,
-  MATRIX_TIMEOUT_MS,
-  runMatrix,
-  type Actor,
-  type Cell,
-} from '../../../test/authorization-matrix.ts';
+import { A, ACTORS, all, runMatrix, type Actor, type Cell } from '../../../test/authorization-matrix.ts';
 import { createTestApp, signIn, TestClient, type CallResult, type TestApp } from '../../../test/harness.ts';
 import type { App } from '../../app.ts';
 import { createOtherCompany, createTeam, createUser, PASSWORD } from '../../../test/fixtures.ts';
@@ -659,20 +651,13 @@ const cells: Cell[] = [
 ];
 
 describe('authorisation matrix: virtual machines', () => {
-  it(
-    `checks ${cells.length} calls × ${ACTORS.length} callers`,
-    { timeout: MATRIX_TIMEOUT_MS },
-    async () => {
-      const { checked, failures } = await runMatrix({ cells, clients, snapshot, settle });
-      console.log(
-        `VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`,
-      );
-      expect(failures).toEqual([]);
-      expect(checked).toBe(cells.length * ACTORS.length);
-      // 192 cells, each waiting for the runner: about 30 s alone, more under a full run's load.
-    },
-    180_000,
-  );
+  it(`checks ${cells.length} calls × ${ACTORS.length} callers`, async () => {
+    const { checked, failures } = await runMatrix({ cells, clients, snapshot, settle });
+    console.log(`VM authorisation matrix: ${checked} cells checked (${cells.length} calls × ${ACTORS.length} callers)`);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(cells.length * ACTORS.length);
+    // 192 cells, each waiting for the runner: about 30 s alone, more under a full run's load.
+  }, 180_000);
 });
 
 /**
