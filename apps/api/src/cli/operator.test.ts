@@ -86,7 +86,8 @@ describe('operator company-admin', () => {
     expect(await operator(['token', 'revoke', '42'])).toEqual({ exitCode: 1, output: 'No token #42.' });
   });
 
-  it('as a process: prints the change and its exit code tells', async () => {
+  // Two process starts, each opening the on-disk database: 38 s under a whole run's load (ci22), past the default 30 s.
+  it('as a process: prints the change and its exit code tells', { timeout: 120_000 }, async () => {
     await closeDatabase();
     const env = { ...process.env, ...scratch.env };
     const ok = await run(process.execPath, ['--import', 'tsx', cli, 'company-admin', 'revoke', 'owner@example.com'], {
