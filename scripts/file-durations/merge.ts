@@ -8,15 +8,15 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DURATIONS_FILE } from '../../apps/api/test/longest-first-sequencer.ts';
 
 const dir = process.argv[2] ?? 'test-results/file-durations';
 const seconds: Record<string, number> = {};
 for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')))
   Object.assign(seconds, JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, number>);
 const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
-const out = new URL('../../apps/api/test/file-durations.json', import.meta.url);
 writeFileSync(
-  out,
+  DURATIONS_FILE,
   JSON.stringify(
     {
       note: 'Seconds per project:file in a whole npm test run (scripts/file-durations/merge.ts); the order files run in.',
@@ -26,4 +26,4 @@ writeFileSync(
     2,
   ) + '\n',
 );
-console.log(`${Object.keys(sorted).length} files → ${out.pathname}`);
+console.log(`${Object.keys(sorted).length} files → ${DURATIONS_FILE.pathname}`);

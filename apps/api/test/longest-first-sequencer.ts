@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const DURATIONS_FILE = new URL('./file-durations.json', import.meta.url);
+/** Where the figures are kept (scripts/file-durations/merge.ts writes it): `{ note, seconds }`. */
+export const DURATIONS_FILE = new URL('./file-durations.json', import.meta.url);
 
 /** Seconds per `project:path` (path from the repository's root), as file-durations.json keeps them. */
 export type FileDurations = Record<string, number>;
@@ -32,9 +33,12 @@ export function longestFirst<T extends { project: string; path: string; groupOrd
   specs: T[],
   seconds: FileDurations,
 ): T[] {
-  const of = (s: T) => seconds[`${s.project}:${s.path}`] ?? Number.POSITIVE_INFINITY;
+  const known = (s: T) => seconds[`${s.project}:${s.path}`];
+  const of = (s: T) => known(s) ?? Number.POSITIVE_INFINITY;
+  // A project's work counts only the files with a figure: a new file moves to the front of its project, not its
+  // project to the back of the run.
   const projectWork = new Map<string, number>();
-  for (const s of specs) projectWork.set(s.project, (projectWork.get(s.project) ?? 0) + of(s));
+  for (const s of specs) projectWork.set(s.project, (projectWork.get(s.project) ?? 0) + (known(s) ?? 0));
   return [...specs].sort(
     (a, b) =>
       a.groupOrder - b.groupOrder ||

@@ -32,6 +32,11 @@ describe('the order a Vitest process runs its files in', () => {
     ]);
   });
 
+  it('counts a project by the files it has figures for: a new file does not send its project to the back', () => {
+    const seconds = { 'p:a': 50, 'q:b': 10 };
+    expect(order([spec('p', 'a'), spec('q', 'b'), spec('q', 'new')], seconds)).toEqual(['q:new', 'q:b', 'p:a']);
+  });
+
   it('reads the committed figures: every browser file has one', () => {
     const seconds = readFileDurations();
     expect(seconds['e2e:e2e/screens-sweep.e2e.ts']).toBeGreaterThan(0);
