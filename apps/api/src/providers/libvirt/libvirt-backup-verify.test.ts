@@ -51,7 +51,8 @@ function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
     // lease in time (session 22's ci16; the full's took 67 s with its take).
     verifyBootTimeoutMs: 180_000,
     guestImage: 'test-fixture',
-    bootTimeoutMs: 180_000,
+    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
+    bootTimeoutMs: 300_000,
     stopTimeoutMs: 5_000,
     deleteGraceMs: 0,
     ...extra,

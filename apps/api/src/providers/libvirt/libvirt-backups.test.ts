@@ -50,7 +50,8 @@ function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
     pool: { name: POOL, path: POOL_DIR },
     network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.89.0/24' },
     guestImage: 'test-fixture',
-    bootTimeoutMs: 120_000,
+    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
+    bootTimeoutMs: 300_000,
     stopTimeoutMs: 5_000,
     deleteGraceMs: 2_000,
     ...extra,
@@ -188,7 +189,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 
 it(
   'takes a backup of a running machine and of a powered-off one, each a whole qcow2 of that instant',
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     ref = (await driver.create(spec)).ref;
     expect(ref).toBe(refForKey(spec.key));
@@ -248,7 +249,7 @@ it(
 
 it(
   "restores in place: the machine keeps its domain and addresses, gets the backup's disk, and runs again",
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     await writeDisk(ref, 0x33, MARK);
     await powerOn(ref);
@@ -296,7 +297,7 @@ it(
   },
 );
 
-it('restores a backup as a new machine, grown to its size', { timeout: 300_000 }, async () => {
+it('restores a backup as a new machine, grown to its size', { timeout: 600_000 }, async () => {
   const copy: MachineSpec = {
     ...spec,
     key: `${spec.key}-copy`,
@@ -322,7 +323,7 @@ it('restores a backup as a new machine, grown to its size', { timeout: 300_000 }
   expect(await driver.backupVerify!('portal-backup-1')).toBeNull();
 });
 
-it('verify flags a copy whose bytes changed on the target', { timeout: 300_000 }, async () => {
+it('verify flags a copy whose bytes changed on the target', { timeout: 600_000 }, async () => {
   const file = path.join(BACKUP_DIR, backupVolumes('portal-backup-2').data);
   /** Inverts 16 bytes in the middle of the stored file (twice: as it was). */
   const flip = async () => {
@@ -350,7 +351,7 @@ it('verify flags a copy whose bytes changed on the target', { timeout: 300_000 }
 
 it(
   'an interrupted or failed take leaves nothing that looks complete; a retry with the name redoes it',
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     await powerOn(ref);
     // A portal killed mid-take: its backup-begin ran (the job goes on in libvirtd), its manifest was never written.
@@ -379,7 +380,7 @@ it(
 
 it(
   'a stop during a running take goes ahead at once: the take fails and leaves nothing (decision 0025)',
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     expect(await driver.status(ref)).toBe('running');
     // No checkpoint is left by the take above that failed: this one is a full copy, long enough to be caught.
@@ -409,7 +410,7 @@ async function backupFile(name: string): Promise<{ bytes: number; backing: strin
 
 it(
   'incremental after the first: only the change, a failed one leaves the chain, restore and delete of its base keep it whole',
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     await driver.forceStop(ref);
     await writeDisk(ref, 0x44, MARK);
@@ -476,7 +477,7 @@ it(
 
 it(
   "a snapshot reverts on a disk holding a backup's checkpoint, running or powered off (the checkpoint goes first)",
-  { timeout: 300_000 },
+  { timeout: 600_000 },
   async () => {
     const checkpoints = async () => (await virsh(['checkpoint-list', ref, '--name'])).trim();
     await powerOn(ref);

@@ -54,7 +54,8 @@ function settings(uri: string): LibvirtSettings {
     network: { name: NETWORK, bridge: 'irontestm0', cidr: '10.231.88.0/24' },
     publicNat: false,
     guestImage: 'test-fixture',
-    bootTimeoutMs: 120_000,
+    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
+    bootTimeoutMs: 300_000,
     stopTimeoutMs: 30_000,
     deleteGraceMs: 5_000,
   };
