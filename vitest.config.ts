@@ -42,8 +42,8 @@ const BROWSER_TESTS = {
   // Screens update asynchronously; give polled assertions time on a loaded 2-core machine.
   expect: { poll: { timeout: 10_000, interval: 50 } },
   // One browser-driven file at a time (each with its portal and Chromium: about a core's worth), unless
-  // IRONTECH_E2E_PARALLEL=1: scripts/test.sh runs the browser tests four at a time (--maxWorkers=4) in one process
-  // beside the libvirt lanes, so that whichever lane ends first leaves no core idle (docs/testing.md, sessions 22-23).
+  // IRONTECH_E2E_PARALLEL=1: scripts/test.sh runs the browser tests three at a time (--maxWorkers=3) in one process
+  // beside the libvirt lanes, so that whichever lane ends first leaves no core idle (docs/testing.md, sessions 22-25).
   fileParallelism: process.env.IRONTECH_E2E_PARALLEL === '1',
 };
 

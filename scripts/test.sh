@@ -5,7 +5,7 @@
 # With arguments (a file filter, --project …) it is one `vitest run` with them. Without, the projects run in three
 # lanes (docs/testing.md): the tests on the private libvirtd (guests under TCG, and the one browser test on a guest:
 # e2e-libvirt) in one Vitest process, the real Debian guest's file in a second, beside a third that runs the unit and
-# API files two at a time and then the browser tests four at a time: each leaves a core idle much of the time, so
+# API files two at a time and then the browser tests three at a time: each leaves a core idle much of the time, so
 # side by side they fill both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +49,7 @@ fi
 
 # Three lanes side by side (docs/testing.md, "Three lanes" and session 22): the real Debian guest's file on a libvirtd
 # of its own; the other tests on the private libvirtd (TCG guests, one file at a time); the unit and API files (two at
-# a time), then every browser test, four files at a time. None fills two cores alone; the browser tests, the longest
+# a time), then every browser test, three files at a time. None fills two cores alone; the browser tests, the longest
 # chain, start as soon as the API files are done and take up whatever the libvirt lanes leave, to the end.
 start=$SECONDS
 pids=()
@@ -89,10 +89,11 @@ pids+=($!)
   failed=0
   npx vitest run --project unit --project api-pglite --project api-postgres || failed=1
   lane_done "Unit and API tests"
-  # Four browser files at a time: a file waits on timers and polls much of its time, so two left 15-45% of the
-  # machine idle once the libvirt lanes were done (ci18) and three still 5-25% (ci20, ci21; docs/testing.md, sessions
-  # 23-24).
-  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded --maxWorkers=4 || failed=1
+  # Three browser files at a time: two left 15-45% of the machine idle once the libvirt lanes were done (ci18); four
+  # (session 24) left less idle but cost more CPU for the same work (ci22: 3,311 busy core-s against ci21's 2,919 with
+  # three) and starved the guests on CI (stop 39: restores of 409-500 s, a busybox start past 120 s; docs/testing.md,
+  # session 25).
+  IRONTECH_E2E_PARALLEL=1 npx vitest run --project e2e --project e2e-embedded --maxWorkers=3 || failed=1
   lane_done "Unit, API and browser tests"
   exit $failed
 ) &
