@@ -11,6 +11,7 @@ import { users } from '../../db/schema.ts';
 import { ADMIN, createTestApp, signIn, type TestApp } from '../../../test/harness.ts';
 import { createOtherCompany, createUser, PASSWORD } from '../../../test/fixtures.ts';
 import { codeFrom } from '../../../test/smtp-catcher.ts';
+import { until } from '../../../test/until.ts';
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -143,18 +144,31 @@ describe('inviting an address of another company (item 9)', () => {
 describe('forgotPassword timing (item 10)', () => {
   it('takes as long for an existing account as for an unknown one', async () => {
     const client = t.client();
+    // What an attacker times is the answer. The work after it (the lookup and, for an account, the mail) runs in this
+    // same process, and so does the SMTP peer that receives that mail: each call waits until the previous one's work
+    // is over, outside the timed part, and the order alternates, so neither side is timed with the other's mail in
+    // its way (a whole run once timed the account's answers 65% slower: 8.6 ms against 5.2 ms).
     const time = async (email: string) => {
+      const mailsBefore = t.smtp.messages.length;
       const start = process.hrtime.bigint();
       const res = await client.call(routes.password.forgotPassword, { body: { email } });
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
       expect(res.status).toBe(200);
-      return Number(process.hrtime.bigint() - start) / 1e6;
+      if (email === ADMIN.email) await until('the reset mail', async () => t.smtp.messages.length, (n) => n > mailsBefore);
+      await new Promise((r) => setTimeout(r, 10));
+      return ms;
     };
     const known: number[] = [];
     const unknown: number[] = [];
     for (let i = 0; i < 3; i++) await time(ADMIN.email); // warm-up
     for (let i = 0; i < 25; i++) {
-      known.push(await time(ADMIN.email));
-      unknown.push(await time(`nobody${i}@example.com`));
+      if (i % 2 === 0) {
+        known.push(await time(ADMIN.email));
+        unknown.push(await time(`nobody${i}@example.com`));
+      } else {
+        unknown.push(await time(`nobody${i}@example.com`));
+        known.push(await time(ADMIN.email));
+      }
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     expect(median(known)).toBeLessThan(median(unknown) * 1.4 + 1);
