@@ -154,7 +154,12 @@ describe('forgotPassword timing (item 10)', () => {
       const res = await client.call(routes.password.forgotPassword, { body: { email } });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       expect(res.status).toBe(200);
-      if (email === ADMIN.email) await until('the reset mail', async () => t.smtp.messages.length, (n) => n > mailsBefore);
+      if (email === ADMIN.email)
+        await until(
+          'the reset mail',
+          async () => t.smtp.messages.length,
+          (n) => n > mailsBefore,
+        );
       await new Promise((r) => setTimeout(r, 10));
       return ms;
     };
