@@ -38,6 +38,11 @@ export function asDaemon<T>(spawnIt: () => Promise<T>): Promise<T> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const LIBVIRT_TEST_DIR = '/tmp/irontech-libvirtd';
+/**
+ * How long the tests on the busybox fixture (`guestImage: 'test-fixture'`) give a boot: seconds alone, but a whole run
+ * on a slow 2-core CI machine starved one past 120 s beside the browser tests (stop 39).
+ */
+export const FIXTURE_BOOT_TIMEOUT_MS = 300_000;
 const LOCK_FILE = '/tmp/irontech-libvirtd.lock';
 const NAT_HOOK = fileURLToPath(new URL('../../../scripts/libvirt-hooks/qemu', import.meta.url));
 export const NAT_HOOK_INSTALLED = '/etc/libvirt/hooks/qemu.d/irontech-nat';

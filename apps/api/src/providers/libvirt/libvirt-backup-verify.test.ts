@@ -11,7 +11,12 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import {
+  FIXTURE_BOOT_TIMEOUT_MS,
+  LIBVIRT_TEST_DIR,
+  startLibvirtDaemon,
+  type LibvirtDaemon,
+} from '../../../test/libvirt-daemon.ts';
 import type { MachineSpec } from '../provider.ts';
 import { markerVolume, VERIFY_DOMAIN_RE } from './backup-verify.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
@@ -51,8 +56,7 @@ function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
     // lease in time (session 22's ci16; the full's took 67 s with its take).
     verifyBootTimeoutMs: 180_000,
     guestImage: 'test-fixture',
-    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
-    bootTimeoutMs: 300_000,
+    bootTimeoutMs: FIXTURE_BOOT_TIMEOUT_MS,
     stopTimeoutMs: 5_000,
     deleteGraceMs: 0,
     ...extra,

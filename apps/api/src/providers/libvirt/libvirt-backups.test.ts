@@ -15,7 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import {
+  FIXTURE_BOOT_TIMEOUT_MS,
+  LIBVIRT_TEST_DIR,
+  startLibvirtDaemon,
+  type LibvirtDaemon,
+} from '../../../test/libvirt-daemon.ts';
 import type { MachineSpec } from '../provider.ts';
 import { backupVolumes } from './backups.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
@@ -50,8 +55,7 @@ function settings(extra: Partial<LibvirtSettings> = {}): LibvirtSettings {
     pool: { name: POOL, path: POOL_DIR },
     network: { name: NETWORK, bridge: 'irontestb0', cidr: '10.231.89.0/24' },
     guestImage: 'test-fixture',
-    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
-    bootTimeoutMs: 300_000,
+    bootTimeoutMs: FIXTURE_BOOT_TIMEOUT_MS,
     stopTimeoutMs: 5_000,
     deleteGraceMs: 2_000,
     ...extra,

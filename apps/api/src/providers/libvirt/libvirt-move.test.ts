@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FIXTURE_BOOT_TIMEOUT_MS } from '../../../test/libvirt-daemon.ts';
 import { startNamespacedLibvirtDaemon, type NamespacedLibvirtDaemon } from '../../../test/libvirt-namespaced-daemon.ts';
 import type { MachineSpec } from '../provider.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
@@ -54,8 +55,7 @@ function settings(uri: string): LibvirtSettings {
     network: { name: NETWORK, bridge: 'irontestm0', cidr: '10.231.88.0/24' },
     publicNat: false,
     guestImage: 'test-fixture',
-    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
-    bootTimeoutMs: 300_000,
+    bootTimeoutMs: FIXTURE_BOOT_TIMEOUT_MS,
     stopTimeoutMs: 30_000,
     deleteGraceMs: 5_000,
   };

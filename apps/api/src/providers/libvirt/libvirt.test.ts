@@ -21,7 +21,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LIBVIRT_TEST_DIR, startLibvirtDaemon, type LibvirtDaemon } from '../../../test/libvirt-daemon.ts';
+import {
+  FIXTURE_BOOT_TIMEOUT_MS,
+  LIBVIRT_TEST_DIR,
+  startLibvirtDaemon,
+  type LibvirtDaemon,
+} from '../../../test/libvirt-daemon.ts';
 import type { MachineSpec } from '../provider.ts';
 import { createLibvirtDriver, type LibvirtDriver, type LibvirtSettings } from './libvirt.ts';
 import { macForKey, publicMacForKey, refForKey, REF_RE } from './names.ts';
@@ -55,8 +60,7 @@ function settings(uri: string, publicSetup: 'routed' | 'nat'): LibvirtSettings {
     ...(publicSetup === 'routed' ? { publicNetwork: { name: PUBLIC_NETWORK } } : { publicNat: true }),
     // The busybox fixture (seconds to boot under TCG): this test is about the driver's plumbing.
     guestImage: 'test-fixture',
-    // A busybox boot takes seconds alone; a whole run on a slow 2-core CI machine starved one past 120 s (stop 39).
-    bootTimeoutMs: 300_000,
+    bootTimeoutMs: FIXTURE_BOOT_TIMEOUT_MS,
     stopTimeoutMs: 30_000,
     deleteGraceMs: 15_000,
   };
@@ -191,7 +195,7 @@ async function waitForSsh(ip: string, since = Date.now()): Promise<number> {
       await ssh(ip, 'true');
       return (Date.now() - since) / 1000;
     } catch (e) {
-      if (Date.now() - since > 300_000) throw e;
+      if (Date.now() - since > FIXTURE_BOOT_TIMEOUT_MS) throw e;
       await new Promise((r) => setTimeout(r, 500));
     }
   }
